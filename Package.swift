@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Storefront",
+    products: [
+        .executable(name: "storefront", targets: ["storefront"]),
+        .library(name: "StoreEngine", targets: ["StoreEngine"]),
+    ],
+    targets: [
+        // MARK: - C libraries from Debian, through small shims
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+
+        // MARK: - Layers
+        /// The store: catalog, money, ledger (SQLite store file), engine. No terminal code.
+        .target(name: "StoreEngine", dependencies: ["CSQLite"]),
+        /// The paywall as values: State, Action, update, render. No ncurses.
+        .target(name: "StorefrontUI", dependencies: ["StoreEngine"]),
+        /// Argument parsing and the scriptable subcommands.
+        .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI"]),
+        .executableTarget(name: "storefront", dependencies: ["StorefrontCLI"]),
+
+        // MARK: - Tests
+        .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine"]),
+        .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI"]),
+        .testTarget(
+            name: "StorefrontCLITests",
+            dependencies: ["StorefrontCLI", "storefront"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

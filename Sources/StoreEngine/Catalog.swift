@@ -1,0 +1,149 @@
+import Foundation
+
+/// The kinds of in-app purchase, with StoreKit 2's `Product.ProductType` names.
+public enum ProductType: String, Sendable, CaseIterable, Codable {
+    case consumable
+    case nonConsumable
+    case nonRenewable
+    case autoRenewable
+
+    /// Whether restore (`sync`) brings it back and it counts as owned.
+    public var isRestorable: Bool { self != .consumable }
+}
+
+/// A product's text in one locale.
+public struct Localization: Sendable, Hashable {
+    public var displayName: String
+    public var description: String
+    public init(displayName: String, description: String) {
+        self.displayName = displayName
+        self.description = description
+    }
+}
+
+/// How an introductory offer is paid, as StoreKit's `Product.SubscriptionOffer.PaymentMode`.
+public enum PaymentMode: String, Sendable, CaseIterable {
+    case freeTrial
+    case payAsYouGo
+    case payUpFront
+}
+
+/// An introductory offer of an auto-renewable subscription.
+public struct IntroductoryOffer: Sendable, Hashable {
+    public var paymentMode: PaymentMode
+    /// The length of one offer period.
+    public var period: ISODuration
+    /// How many periods the offer lasts (pay as you go), 1 otherwise.
+    public var periodCount: Int
+    /// The offer price per period; zero for a free trial.
+    public var price: Decimal
+}
+
+/// What makes a catalog product an auto-renewable subscription.
+public struct SubscriptionTerms: Sendable, Hashable {
+    public var groupID: String
+    public var period: ISODuration
+    /// The level in its group: 1 is the highest tier.
+    public var level: Int
+    public var introductoryOffer: IntroductoryOffer?
+}
+
+/// One product as the catalog file declares it, before a storefront is chosen.
+public struct CatalogProduct: Sendable, Hashable {
+    public var id: String
+    public var type: ProductType
+    public var displayName: String
+    public var description: String
+    /// The base price, used by every storefront without an override.
+    public var price: Decimal
+    /// Per-storefront prices, by country code.
+    public var prices: [String: Decimal]
+    /// Text per locale identifier (`de_DE`) or language (`de`).
+    public var localizations: [String: Localization]
+    /// How long a non-renewing subscription lasts.
+    public var duration: ISODuration?
+    public var subscription: SubscriptionTerms?
+    public var familyShareable: Bool
+
+    /// The text for `locale`: the exact locale, then its language, then the base text.
+    public func localization(for locale: String) -> Localization {
+        let normalized = locale.replacingOccurrences(of: "-", with: "_")
+        let language = String(normalized.prefix { $0 != "_" })
+        return localizations[normalized] ?? localizations[language]
+            ?? localizations.first { $0.key.hasPrefix(language + "_") }.map(\.value)
+            ?? Localization(displayName: displayName, description: description)
+    }
+}
+
+/// A subscription group: subscriptions of which an account has at most one active.
+public struct SubscriptionGroup: Sendable, Hashable {
+    public var id: String
+    public var displayName: String
+    /// The group's subscriptions by level, highest tier (level 1) first.
+    public var subscriptionIDs: [String]
+}
+
+/// The paywall's marketing copy.
+public struct Paywall: Sendable, Hashable {
+    public var title: String
+    public var subtitle: String
+    public var features: [String]
+    public init(title: String = "Storefront", subtitle: String = "", features: [String] = []) {
+        (self.title, self.subtitle, self.features) = (title, subtitle, features)
+    }
+}
+
+/// A product catalog: products, subscription groups, storefronts and paywall copy.
+public struct Catalog: Sendable {
+    public var paywall: Paywall
+    /// The storefront a new store file starts in.
+    public var defaultStorefront: String
+    /// The storefronts by country code, in file order.
+    public var storefronts: [Storefront]
+    /// Every product, subscriptions included, in display order: subscription
+    /// groups by level, then non-consumables, consumables and non-renewing subscriptions.
+    public private(set) var products: [CatalogProduct]
+    public var subscriptionGroups: [SubscriptionGroup]
+    private var index: [String: Int]
+
+    public init(paywall: Paywall, defaultStorefront: String, storefronts: [Storefront],
+                products: [CatalogProduct], subscriptionGroups: [SubscriptionGroup]) {
+        self.paywall = paywall
+        self.defaultStorefront = defaultStorefront
+        self.storefronts = storefronts
+        self.subscriptionGroups = subscriptionGroups
+        let rank: (CatalogProduct) -> Int = { product in
+            switch product.type {
+            case .autoRenewable: 0
+            case .nonConsumable: 1
+            case .consumable: 2
+            case .nonRenewable: 3
+            }
+        }
+        let groupOrder = Dictionary(uniqueKeysWithValues: subscriptionGroups.enumerated().map { ($1.id, $0) })
+        // A stable sort keeps file order inside each kind.
+        self.products = products.enumerated().sorted { a, b in
+            let keyA = (rank(a.element), groupOrder[a.element.subscription?.groupID ?? ""] ?? 0,
+                        a.element.subscription?.level ?? 0, a.offset)
+            let keyB = (rank(b.element), groupOrder[b.element.subscription?.groupID ?? ""] ?? 0,
+                        b.element.subscription?.level ?? 0, b.offset)
+            return keyA < keyB
+        }.map(\.element)
+        self.index = Dictionary(self.products.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The product with this id, if the catalog has it.
+    public func product(id: String) -> CatalogProduct? {
+        index[id].map { products[$0] }
+    }
+
+    /// The storefront with this country code, if the catalog has it.
+    public func storefront(_ countryCode: String) -> Storefront? {
+        storefronts.first { $0.countryCode == countryCode }
+    }
+
+    /// The group with this id.
+    public func group(id: String) -> SubscriptionGroup? {
+        subscriptionGroups.first { $0.id == id }
+    }
+}

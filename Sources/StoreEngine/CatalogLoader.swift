@@ -1,0 +1,337 @@
+import Foundation
+
+/// Why a catalog could not be used. Its description names the file, the place
+/// (line and column, or a JSON path such as `products[3].price`) and the fault.
+public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// No file at the path (exit 66).
+        case missing
+        /// The file exists but cannot be read (exit 66).
+        case unreadable
+        /// Not JSON at all, at this line and column (exit 65).
+        case malformed(line: Int, column: Int)
+        /// Valid JSON with an invalid value at this JSON path (exit 65).
+        case invalid(path: String)
+    }
+
+    public var file: String
+    public var kind: Kind
+    public var reason: String
+
+    public var description: String {
+        switch kind {
+        case .missing, .unreadable: "\(file): \(reason)"
+        case .malformed(let line, let column): "\(file):\(line):\(column): malformed JSON: \(reason)"
+        case .invalid(let path): "\(file): \(path.isEmpty ? "top level" : path): \(reason)"
+        }
+    }
+}
+
+extension Catalog {
+    /// Reads and validates a products.json catalog.
+    public static func load(contentsOf path: String) throws(CatalogError) -> Catalog {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CatalogError(file: path, kind: .missing, reason: "no such file")
+        }
+        guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
+            throw CatalogError(file: path, kind: .unreadable,
+                               reason: isDirectory.boolValue ? "is a folder, not a catalog file" : "cannot be read")
+        }
+        return try parse([UInt8](data), file: path)
+    }
+
+    /// Parses and validates catalog text; `file` names it in errors.
+    public static func parse(_ bytes: [UInt8], file: String) throws(CatalogError) -> Catalog {
+        let json: JSON
+        do {
+            json = try JSON.parse(bytes)
+        } catch {
+            throw CatalogError(file: file, kind: .malformed(line: error.line, column: error.column), reason: error.reason)
+        }
+        do {
+            var reader = CatalogReader(root: Node(json, ""))
+            return try reader.catalog()
+        } catch let failure as Node.Failure {
+            throw CatalogError(file: file, kind: .invalid(path: failure.path), reason: failure.reason)
+        } catch {
+            throw CatalogError(file: file, kind: .invalid(path: ""), reason: "\(error)")
+        }
+    }
+}
+
+// MARK: - Reading with paths
+
+/// A JSON value and where it sits, so every complaint can name its place.
+struct Node {
+    struct Failure: Error {
+        var path: String
+        var reason: String
+    }
+
+    let value: JSON
+    let path: String
+
+    init(_ value: JSON, _ path: String) {
+        self.value = value
+        self.path = path
+    }
+
+    func fail(_ reason: String) -> Failure { Failure(path: path, reason: reason) }
+
+    func child(_ key: String) -> Node? {
+        value[key].map { Node($0, path.isEmpty ? key : "\(path).\(key)") }
+    }
+
+    func required(_ key: String) throws -> Node {
+        guard let node = child(key), node.value != .null else { throw fail("missing required field \"\(key)\"") }
+        return node
+    }
+
+    var kindName: String {
+        switch value {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    func members() throws -> [(key: String, node: Node)] {
+        guard case .object(let members) = value else { throw fail("expected an object, found \(kindName)") }
+        return members.map { ($0.key, Node($0.value, "\(path).\($0.key)")) }
+    }
+
+    func elements() throws -> [Node] {
+        guard case .array(let elements) = value else { throw fail("expected an array, found \(kindName)") }
+        return elements.enumerated().map { Node($1, "\(path)[\($0)]") }
+    }
+
+    func string() throws -> String {
+        guard case .string(let text) = value else { throw fail("expected a string, found \(kindName)") }
+        return text
+    }
+
+    func nonEmptyString() throws -> String {
+        let text = try string()
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("must not be empty") }
+        return text
+    }
+
+    func bool() throws -> Bool {
+        guard case .bool(let flag) = value else { throw fail("expected true or false, found \(kindName)") }
+        return flag
+    }
+
+    func integer() throws -> Int {
+        guard case .number(let text) = value, let number = Int(text) else {
+            throw fail("expected a whole number, found \(describe())")
+        }
+        return number
+    }
+
+    /// A price: a decimal string such as "0.99" (or a number literal, read from its exact text), not negative.
+    func price() throws -> Decimal {
+        let text: String
+        switch value {
+        case .string(let string): text = string
+        case .number(let literal): text = literal
+        default: throw fail("expected a price as a decimal string such as \"0.99\", found \(kindName)")
+        }
+        guard let price = DecimalText.parse(text) else {
+            throw fail("\(describe()) is not a decimal price such as \"0.99\"")
+        }
+        guard price >= 0 else { throw fail("price \(describe()) is negative") }
+        return price
+    }
+
+    func duration() throws -> ISODuration {
+        let text = try string()
+        guard let duration = ISODuration(text), duration != ISODuration() else {
+            throw fail("\(describe()) is not an ISO-8601 duration such as \"P1M\", \"P1W\" or \"P3M\"")
+        }
+        return duration
+    }
+
+    /// The value for an error message: short, quoted, with control characters escaped.
+    func describe() -> String {
+        if case .string(let raw) = value { return JSON.string(String(raw.prefix(60))).serialized(pretty: false) }
+        return String(value.serialized(pretty: false).prefix(60))
+    }
+}
+
+/// Turns a parsed products.json into a validated `Catalog`.
+private struct CatalogReader {
+    let root: Node
+    var seenIDs: [String: String] = [:]  // product id -> path where first declared
+
+    init(root: Node) { self.root = root }
+
+    mutating func catalog() throws -> Catalog {
+        _ = try root.members()
+        let paywall = try root.child("paywall").map(readPaywall) ?? Paywall()
+        let storefronts = try root.child("storefronts").map(readStorefronts) ?? [.unitedStates]
+        var defaultStorefront = storefronts[0].countryCode
+        if let node = root.child("storefront") {
+            defaultStorefront = try node.string()
+            guard storefronts.contains(where: { $0.countryCode == defaultStorefront }) else {
+                throw node.fail("storefront \(node.describe()) is not among \"storefronts\" (\(storefronts.map(\.countryCode).joined(separator: ", ")))")
+            }
+        }
+        let knownStorefronts = Set(storefronts.map(\.countryCode))
+
+        var products: [CatalogProduct] = []
+        if let list = root.child("products") {
+            for node in try list.elements() {
+                products.append(try readProduct(node, storefronts: knownStorefronts, group: nil))
+            }
+        }
+        var groups: [SubscriptionGroup] = []
+        if let list = root.child("subscriptionGroups") {
+            for node in try list.elements() {
+                let id = try node.required("id").nonEmptyString()
+                if let earlier = groups.first(where: { $0.id == id }) {
+                    throw try node.required("id").fail("duplicate subscription group id \"\(earlier.id)\"")
+                }
+                let displayName = try node.child("displayName")?.string() ?? id
+                var levels: [Int: String] = [:]
+                var subscriptions: [CatalogProduct] = []
+                for subscriptionNode in try node.required("subscriptions").elements() {
+                    let subscription = try readProduct(subscriptionNode, storefronts: knownStorefronts, group: id)
+                    let level = subscription.subscription!.level
+                    if let other = levels[level] {
+                        throw try subscriptionNode.required("level")
+                            .fail("level \(level) repeats inside group \"\(id)\" (already used by \"\(other)\")")
+                    }
+                    levels[level] = subscription.id
+                    subscriptions.append(subscription)
+                }
+                products += subscriptions
+                groups.append(SubscriptionGroup(
+                    id: id, displayName: displayName,
+                    subscriptionIDs: subscriptions.sorted { $0.subscription!.level < $1.subscription!.level }.map(\.id)))
+            }
+        }
+        return Catalog(paywall: paywall, defaultStorefront: defaultStorefront, storefronts: storefronts,
+                       products: products, subscriptionGroups: groups)
+    }
+
+    func readPaywall(_ node: Node) throws -> Paywall {
+        _ = try node.members()
+        return Paywall(
+            title: try node.child("title")?.string() ?? "Storefront",
+            subtitle: try node.child("subtitle")?.string() ?? "",
+            features: try node.child("features")?.elements().map { try $0.string() } ?? [])
+    }
+
+    func readStorefronts(_ node: Node) throws -> [Storefront] {
+        let members = try node.members()
+        guard !members.isEmpty else { throw node.fail("must name at least one storefront") }
+        return try members.map { code, entry in
+            guard code.count == 3, code.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                throw entry.fail("storefront code \(Node(.string(code), "").describe()) is not an ISO 3166-1 alpha-3 code such as \"USA\"")
+            }
+            guard let currencyNode = entry.child("currency") else {
+                throw entry.fail("storefront \"\(code)\" has no currency (an ISO 4217 code such as \"USD\")")
+            }
+            let currency = try currencyNode.string()
+            guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                throw currencyNode.fail("\(currencyNode.describe()) is not an ISO 4217 currency code such as \"USD\"")
+            }
+            let locale = try entry.child("locale")?.nonEmptyString() ?? "en_US"
+            return Storefront(countryCode: code, currency: currency, locale: locale)
+        }
+    }
+
+    mutating func readProduct(_ node: Node, storefronts: Set<String>, group: String?) throws -> CatalogProduct {
+        _ = try node.members()
+        let idNode = try node.required("id")
+        let id = try idNode.nonEmptyString()
+        if let earlier = seenIDs[id] {
+            throw idNode.fail("duplicate product id \"\(id)\" (first declared at \(earlier))")
+        }
+        seenIDs[id] = idNode.path
+
+        let type: ProductType
+        if group != nil {
+            type = .autoRenewable
+            if let typeNode = node.child("type"), try typeNode.string() != ProductType.autoRenewable.rawValue {
+                throw typeNode.fail("a subscription in a group must be of type \"autoRenewable\"")
+            }
+        } else {
+            let typeNode = try node.required("type")
+            let name = try typeNode.string()
+            guard let known = ProductType(rawValue: name) else {
+                throw typeNode.fail("unknown product type \(typeNode.describe()); expected \"consumable\", \"nonConsumable\" or \"nonRenewable\" (auto-renewable subscriptions go in \"subscriptionGroups\")")
+            }
+            guard known != .autoRenewable else {
+                throw typeNode.fail("auto-renewable subscriptions belong in \"subscriptionGroups\", not \"products\"")
+            }
+            type = known
+        }
+
+        var prices: [String: Decimal] = [:]
+        if let pricesNode = node.child("prices") {
+            for (code, priceNode) in try pricesNode.members() {
+                guard storefronts.contains(code) else {
+                    throw priceNode.fail("no storefront \"\(code)\" in \"storefronts\"")
+                }
+                prices[code] = try priceNode.price()
+            }
+        }
+        var localizations: [String: Localization] = [:]
+        if let localizationsNode = node.child("localizations") {
+            for (locale, entry) in try localizationsNode.members() {
+                _ = try entry.members()
+                localizations[locale] = Localization(
+                    displayName: try entry.required("displayName").string(),
+                    description: try entry.child("description")?.string() ?? "")
+            }
+        }
+
+        var duration: ISODuration?
+        if type == .nonRenewable {
+            duration = try node.required("duration").duration()
+        } else if let durationNode = node.child("duration") {
+            throw durationNode.fail("only a nonRenewable product has a \"duration\"")
+        }
+
+        var terms: SubscriptionTerms?
+        if let group {
+            let levelNode = try node.required("level")
+            let level = try levelNode.integer()
+            guard level >= 1 else { throw levelNode.fail("level must be 1 or more (1 is the highest tier)") }
+            terms = SubscriptionTerms(groupID: group, period: try node.required("period").duration(), level: level,
+                                      introductoryOffer: try node.child("introductoryOffer").map(readOffer))
+        }
+
+        return CatalogProduct(
+            id: id, type: type,
+            displayName: try node.required("displayName").nonEmptyString(),
+            description: try node.child("description")?.string() ?? "",
+            price: try node.required("price").price(),
+            prices: prices, localizations: localizations, duration: duration, subscription: terms,
+            familyShareable: try node.child("familyShareable")?.bool() ?? false)
+    }
+
+    func readOffer(_ node: Node) throws -> IntroductoryOffer {
+        _ = try node.members()
+        let modeNode = try node.required("paymentMode")
+        guard let mode = PaymentMode(rawValue: try modeNode.string()) else {
+            throw modeNode.fail("unknown payment mode \(modeNode.describe()); expected \"freeTrial\", \"payAsYouGo\" or \"payUpFront\"")
+        }
+        let price: Decimal
+        if mode == .freeTrial {
+            price = try node.child("price")?.price() ?? 0
+        } else {
+            price = try node.required("price").price()
+        }
+        let countNode = node.child("periodCount")
+        let count = try countNode?.integer() ?? 1
+        if let countNode, count < 1 { throw countNode.fail("periodCount must be 1 or more") }
+        return IntroductoryOffer(paymentMode: mode, period: try node.required("period").duration(),
+                                 periodCount: count, price: price)
+    }
+}

@@ -1,0 +1,361 @@
+/// A JSON value that keeps what the catalog and the CLI need and Foundation's
+/// parser loses: the order of object members, numbers as their exact literal
+/// text (prices are never binary floating point), and line and column on errors.
+public enum JSON: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// A number, as its literal text in the document (`"0.99"`, `"160"`).
+    case number(String)
+    case string(String)
+    case array([JSON])
+    case object([Member])
+
+    /// One `"key": value` pair of an object, in document order.
+    public struct Member: Sendable, Equatable {
+        public var key: String
+        public var value: JSON
+        public init(_ key: String, _ value: JSON) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// The value of `key` when this is an object that has it.
+    public subscript(key: String) -> JSON? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+
+    /// Builds an object from pairs, skipping nil values (absent optional fields).
+    public static func object(_ pairs: KeyValuePairs<String, JSON?>) -> JSON {
+        .object(pairs.compactMap { key, value in value.map { Member(key, $0) } })
+    }
+
+    /// A number from an integer.
+    public static func integer<T: BinaryInteger>(_ value: T) -> JSON { .number(String(value)) }
+}
+
+// MARK: - Parsing
+
+/// A syntax error in a JSON document, with its 1-based line and column.
+public struct JSONSyntaxError: Error, Sendable, Equatable {
+    public var line: Int
+    public var column: Int
+    public var reason: String
+}
+
+extension JSON {
+    /// Parses a UTF-8 JSON document. Nesting deeper than `maxDepth` is an error,
+    /// so hostile input cannot exhaust the stack.
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = 256) throws(JSONSyntaxError) -> JSON {
+        var parser = Parser(bytes: bytes, maxDepth: maxDepth)
+        return try parser.document()
+    }
+}
+
+private struct Parser {
+    let bytes: [UInt8]
+    let maxDepth: Int
+    var index = 0
+    var depth = 0
+
+    init(bytes: [UInt8], maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+        // A UTF-8 byte order mark is allowed before the document.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+    }
+
+    mutating func document() throws(JSONSyntaxError) -> JSON {
+        skipWhitespace()
+        guard index < bytes.count else { throw error("the file is empty, expected a JSON value") }
+        let value = try parseValue()
+        skipWhitespace()
+        guard index == bytes.count else { throw error("unexpected \(describeHere()) after the end of the JSON value") }
+        return value
+    }
+
+    mutating func parseValue() throws(JSONSyntaxError) -> JSON {
+        guard index < bytes.count else { throw error("unexpected end of file, expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error("unexpected \(describeHere()), expected a value")
+        }
+    }
+
+    mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > maxDepth { throw error("nesting deeper than \(maxDepth) levels") }
+    }
+
+    mutating func parseObject() throws(JSONSyntaxError) -> JSON {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var members: [JSON.Member] = []
+        var seen = Set<String>()
+        skipWhitespace()
+        if peek(UInt8(ascii: "}")) { index += 1; return .object(members) }
+        while true {
+            skipWhitespace()
+            guard peek(UInt8(ascii: "\"")) else { throw error("unexpected \(describeHere()), expected a string key") }
+            let keyStart = index
+            let key = try parseString()
+            guard seen.insert(key).inserted else {
+                index = keyStart
+                throw error("duplicate key \"\(key)\"")
+            }
+            skipWhitespace()
+            guard peek(UInt8(ascii: ":")) else { throw error("unexpected \(describeHere()), expected ':' after key \"\(key)\"") }
+            index += 1
+            skipWhitespace()
+            members.append(JSON.Member(key, try parseValue()))
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) { index += 1; continue }
+            if peek(UInt8(ascii: "}")) { index += 1; return .object(members) }
+            throw error("unexpected \(describeHere()), expected ',' or '}' in an object")
+        }
+    }
+
+    mutating func parseArray() throws(JSONSyntaxError) -> JSON {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var elements: [JSON] = []
+        skipWhitespace()
+        if peek(UInt8(ascii: "]")) { index += 1; return .array(elements) }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) { index += 1; continue }
+            if peek(UInt8(ascii: "]")) { index += 1; return .array(elements) }
+            throw error("unexpected \(describeHere()), expected ',' or ']' in an array")
+        }
+    }
+
+    mutating func parseString() throws(JSONSyntaxError) -> String {
+        let start = index
+        index += 1
+        var scalars: [UInt8] = []
+        var plainStart = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                scalars.append(contentsOf: bytes[plainStart..<index])
+                index += 1
+                guard let text = String(validating: scalars, as: UTF8.self) else {
+                    index = start
+                    throw error("a string that is not valid UTF-8")
+                }
+                return text
+            case UInt8(ascii: "\\"):
+                scalars.append(contentsOf: bytes[plainStart..<index])
+                try parseEscape(into: &scalars)
+                plainStart = index
+            case 0..<0x20:
+                throw error("a control character (U+\(hex4(UInt16(byte)))) inside a string; write it as an escape")
+            default:
+                index += 1
+            }
+        }
+        index = start
+        throw error("a string that never ends")
+    }
+
+    mutating func parseEscape(into out: inout [UInt8]) throws(JSONSyntaxError) {
+        index += 1
+        guard index < bytes.count else { throw error("unexpected end of file in an escape") }
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+        case UInt8(ascii: "/"): out.append(UInt8(ascii: "/"))
+        case UInt8(ascii: "b"): out.append(0x08)
+        case UInt8(ascii: "f"): out.append(0x0C)
+        case UInt8(ascii: "n"): out.append(0x0A)
+        case UInt8(ascii: "r"): out.append(0x0D)
+        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "u"):
+            var code = UInt32(try hexQuad())
+            if (0xD800..<0xDC00).contains(code) {
+                guard bytes[index...].starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "u")]) else {
+                    throw error("a lone UTF-16 surrogate in a \\u escape")
+                }
+                index += 2
+                let low = UInt32(try hexQuad())
+                guard (0xDC00..<0xE000).contains(low) else { throw error("an invalid UTF-16 surrogate pair") }
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(code) {
+                throw error("a lone UTF-16 surrogate in a \\u escape")
+            }
+            out.append(contentsOf: Array(String(Character(Unicode.Scalar(code)!)).utf8))
+        default:
+            index -= 1
+            throw error("an unknown escape '\\\(Character(Unicode.Scalar(byte)))'")
+        }
+    }
+
+    mutating func hexQuad() throws(JSONSyntaxError) -> UInt16 {
+        guard index + 4 <= bytes.count else { throw error("unexpected end of file in a \\u escape") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("unexpected \(describeHere()) in a \\u escape, expected a hex digit")
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    mutating func parseNumber() throws(JSONSyntaxError) -> String {
+        let start = index
+        if peek(UInt8(ascii: "-")) { index += 1 }
+        if peek(UInt8(ascii: "0")) {
+            index += 1
+        } else if digits() == 0 {
+            throw error("unexpected \(describeHere()) in a number, expected a digit")
+        }
+        if peek(UInt8(ascii: ".")) {
+            index += 1
+            if digits() == 0 { throw error("unexpected \(describeHere()) in a number, expected a digit after '.'") }
+        }
+        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
+            index += 1
+            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
+            if digits() == 0 { throw error("unexpected \(describeHere()) in a number's exponent, expected a digit") }
+        }
+        return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+
+    mutating func digits() -> Int {
+        let start = index
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+        return index - start
+    }
+
+    mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
+        let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        guard bytes[index...].starts(with: expected) else { throw error("unexpected \(describeHere()), expected a value") }
+        index += expected.count
+    }
+
+    func peek(_ byte: UInt8) -> Bool { index < bytes.count && bytes[index] == byte }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// Names the byte at the current position for an error message, never echoing a control character.
+    func describeHere() -> String {
+        guard index < bytes.count else { return "end of file" }
+        let byte = bytes[index]
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x\(String(byte, radix: 16, uppercase: true))"
+    }
+
+    func error(_ reason: String) -> JSONSyntaxError {
+        var line = 1
+        var column = 1
+        var position = 0
+        let end = min(index, bytes.count)
+        while position < end {
+            if bytes[position] == 0x0A {
+                line += 1
+                column = 1
+            } else if bytes[position] & 0xC0 != 0x80 {
+                column += 1  // count characters, not UTF-8 continuation bytes
+            }
+            position += 1
+        }
+        return JSONSyntaxError(line: line, column: column, reason: reason)
+    }
+
+    func hex4(_ value: UInt16) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 4 - text.count) + text
+    }
+}
+
+// MARK: - Writing
+
+extension JSON {
+    /// The document as text: pretty-printed with two-space indents, or on one line.
+    public func serialized(pretty: Bool = true) -> String {
+        var out = ""
+        write(to: &out, indent: pretty ? 0 : nil)
+        return out
+    }
+
+    private func write(to out: inout String, indent: Int?) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .number(let text): out += text
+        case .string(let text): JSON.writeString(text, to: &out)
+        case .array(let elements):
+            writeContainer(open: "[", close: "]", count: elements.count, to: &out, indent: indent) { i, out, inner in
+                elements[i].write(to: &out, indent: inner)
+            }
+        case .object(let members):
+            writeContainer(open: "{", close: "}", count: members.count, to: &out, indent: indent) { i, out, inner in
+                JSON.writeString(members[i].key, to: &out)
+                out += indent == nil ? ":" : ": "
+                members[i].value.write(to: &out, indent: inner)
+            }
+        }
+    }
+
+    private func writeContainer(
+        open: String, close: String, count: Int, to out: inout String, indent: Int?,
+        element: (Int, inout String, Int?) -> Void
+    ) {
+        out += open
+        guard count > 0 else { out += close; return }
+        let inner = indent.map { $0 + 2 }
+        for i in 0..<count {
+            if i > 0 { out += "," }
+            if let inner { out += "\n" + String(repeating: " ", count: inner) }
+            element(i, &out, inner)
+        }
+        if let indent { out += "\n" + String(repeating: " ", count: indent) }
+        out += close
+    }
+
+    private static func writeString(_ text: String, to out: inout String) {
+        out += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}

@@ -1,0 +1,374 @@
+import CSQLite
+import Foundation
+
+/// The store file: one SQLite database with what the App Store knows
+/// (accounts, every transaction, settings, the event log) and what the app on
+/// the device knows (its cache of owned products, consumable balances) in
+/// separate tables, so deleting the app and resetting an account differ as on a device.
+///
+/// A file that is not a store file is refused before anything is written to it.
+final class Ledger {
+    /// `PRAGMA application_id` of every store file: "SFRT".
+    static let applicationID: Int32 = 0x5346_5254
+    /// The newest schema this build reads and writes.
+    static let schemaVersion: Int64 = 1
+    /// Transaction ids start above this, like the long ids Apple hands out.
+    static let firstTransactionID: Int64 = 2_000_000_000
+
+    let path: String
+    let db: SQLiteDatabase
+
+    /// Opens the store file at `path`, creating it (and, with `createFolder`,
+    /// its folder) when there is none.
+    init(path: String, createFolder: Bool = false) throws(StoreFileError) {
+        self.path = path
+        let fileManager = FileManager.default
+        var isDirectory: ObjCBool = false
+        let exists = fileManager.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists {
+            guard !isDirectory.boolValue else { throw StoreFileError(path: path, reason: "is a folder, not a store file") }
+            guard fileManager.isReadableFile(atPath: path) else {
+                throw StoreFileError(path: path, reason: "cannot be read (permission denied)")
+            }
+            let size = (try? fileManager.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            guard size > 0 else {
+                throw StoreFileError(path: path, reason: "is empty (0 bytes), not a store file; delete it to start a new store")
+            }
+            guard fileManager.isWritableFile(atPath: path) else {
+                throw StoreFileError(path: path, reason: "is read-only; the store file must be writable")
+            }
+        } else {
+            let folder = (path as NSString).deletingLastPathComponent
+            if !folder.isEmpty, !fileManager.fileExists(atPath: folder) {
+                guard createFolder else {
+                    throw StoreFileError(path: path, reason: "the folder \(folder) does not exist")
+                }
+                do {
+                    try fileManager.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                } catch {
+                    throw StoreFileError(path: path, reason: "cannot create the folder \(folder): \(error.localizedDescription)")
+                }
+            }
+        }
+        do {
+            db = try SQLiteDatabase(path: path, create: !exists)
+            // Waiting for a second process is not an error; five seconds covers any purchase.
+            try db.execute("PRAGMA busy_timeout = 5000")
+        } catch {
+            throw StoreFileError(path: path, reason: "cannot be opened: \(error.message)")
+        }
+        try checkAndPrepare(isNew: !exists)
+    }
+
+    /// Refuses foreign files, then switches on WAL and creates or migrates the schema.
+    private func checkAndPrepare(isNew: Bool) throws(StoreFileError) {
+        do {
+            // Reads only: nothing is written until the file is known to be ours.
+            let applicationID = try db.scalar("PRAGMA application_id") ?? 0
+            let version = try db.scalar("PRAGMA user_version") ?? 0
+            let objects = try db.scalar("SELECT count(*) FROM sqlite_master") ?? 0
+            if applicationID != Int64(Self.applicationID) {
+                guard applicationID == 0, objects == 0 else {
+                    throw StoreFileError(path: path, reason: "is a SQLite database of another application, not a store file")
+                }
+            } else if version > Self.schemaVersion {
+                throw StoreFileError(
+                    path: path,
+                    reason: "was written by a newer storefront (schema version \(version); this one reads up to \(Self.schemaVersion))")
+            }
+            try db.execute("PRAGMA journal_mode = WAL")
+            try db.execute("PRAGMA synchronous = FULL")
+            try db.transaction {
+                // Checked again under the write lock: another process may have created it meanwhile.
+                let current = try db.scalar("PRAGMA user_version") ?? 0
+                if current < 1 { try createSchema() }
+            }
+        } catch let error as StoreFileError {
+            throw error
+        } catch let error as SQLiteError where error.isNotADatabase {
+            throw StoreFileError(path: path, reason: "is not a store file (not a SQLite database, or a damaged one)")
+        } catch {
+            throw StoreFileError(path: path, reason: "cannot be used: \(error)")
+        }
+    }
+
+    private func createSchema() throws(SQLiteError) {
+        try db.execute("""
+            PRAGMA application_id = \(Self.applicationID);
+            PRAGMA user_version = \(Self.schemaVersion);
+
+            -- What the App Store knows.
+            CREATE TABLE accounts (
+                name TEXT PRIMARY KEY,
+                created INTEGER NOT NULL
+            );
+            CREATE TABLE transactions (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                original_id INTEGER NOT NULL,
+                account TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                product_type TEXT NOT NULL,
+                purchase_date INTEGER NOT NULL,          -- milliseconds since 1970, as Apple's payloads
+                original_purchase_date INTEGER NOT NULL,
+                expiration_date INTEGER,
+                revocation_date INTEGER,
+                revocation_reason TEXT,
+                is_upgraded INTEGER NOT NULL DEFAULT 0,
+                ownership_type TEXT NOT NULL,
+                quantity INTEGER NOT NULL,
+                app_account_token TEXT,
+                environment TEXT NOT NULL,
+                storefront TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                price TEXT NOT NULL,                     -- decimal text, never a float
+                reason TEXT NOT NULL,
+                subscription_group_id TEXT,
+                offer_type TEXT,
+                status TEXT NOT NULL,
+                finished INTEGER NOT NULL DEFAULT 0      -- the App Store's record that the app called finish()
+            );
+            CREATE INDEX transactions_by_account ON transactions (account, product_id);
+            CREATE TABLE settings (
+                account TEXT NOT NULL,                   -- '' for settings of the whole store
+                name TEXT NOT NULL,
+                value TEXT NOT NULL,
+                PRIMARY KEY (account, name)
+            ) WITHOUT ROWID;
+            CREATE TABLE events (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                date INTEGER NOT NULL,
+                account TEXT NOT NULL,
+                state TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                transaction_id INTEGER,
+                detail TEXT NOT NULL
+            );
+
+            -- What the app on the device knows.
+            CREATE TABLE app_owned (
+                account TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                transaction_id INTEGER NOT NULL,
+                PRIMARY KEY (account, product_id)
+            ) WITHOUT ROWID;
+            CREATE TABLE app_balances (
+                account TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                balance INTEGER NOT NULL,
+                PRIMARY KEY (account, product_id)
+            ) WITHOUT ROWID;
+            """)
+        try db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('transactions', ?)", Self.firstTransactionID)
+    }
+
+    /// Changes whenever another connection commits: cheap to poll.
+    func dataVersion() throws(SQLiteError) -> Int64 {
+        try db.scalar("PRAGMA data_version") ?? 0
+    }
+
+    // MARK: - Accounts
+
+    func ensureAccount(_ name: String, at date: Date) throws(SQLiteError) {
+        try db.run("INSERT OR IGNORE INTO accounts (name, created) VALUES (?, ?)", name, date.milliseconds)
+    }
+
+    func accounts() throws(SQLiteError) -> [String] {
+        try db.rows("SELECT name FROM accounts ORDER BY created, name") { $0.text(0) }
+    }
+
+    // MARK: - Transactions
+
+    private static let columns = """
+        id, original_id, account, product_id, product_type, purchase_date, original_purchase_date,
+        expiration_date, revocation_date, revocation_reason, is_upgraded, ownership_type, quantity,
+        app_account_token, environment, storefront, currency, price, reason, subscription_group_id,
+        offer_type, status, finished
+        """
+
+    private static func transaction(_ row: SQLiteDatabase.Row) -> Transaction {
+        Transaction(
+            id: row.int64(0), originalID: row.int64(1), productID: row.text(3),
+            productType: ProductType(rawValue: row.text(4)) ?? .nonConsumable,
+            purchaseDate: Date(milliseconds: row.int64(5)),
+            originalPurchaseDate: Date(milliseconds: row.int64(6)),
+            expirationDate: row.optionalInt64(7).map(Date.init(milliseconds:)),
+            revocationDate: row.optionalInt64(8).map(Date.init(milliseconds:)),
+            revocationReason: row.optionalText(9).flatMap(Transaction.RevocationReason.init(rawValue:)),
+            isUpgraded: row.bool(10),
+            ownershipType: Transaction.OwnershipType(rawValue: row.text(11)) ?? .purchased,
+            purchasedQuantity: row.int(12),
+            appAccountToken: row.optionalText(13).flatMap(UUID.init(uuidString:)),
+            environment: Transaction.AppStoreEnvironment(rawValue: row.text(14)) ?? .xcode,
+            storefront: row.text(15), currency: row.text(16),
+            price: DecimalText.parse(row.text(17)) ?? 0,
+            reason: Transaction.Reason(rawValue: row.text(18)) ?? .purchase,
+            subscriptionGroupID: row.optionalText(19),
+            offerType: row.optionalText(20).flatMap(Transaction.OfferType.init(rawValue:)),
+            account: row.text(2),
+            status: Transaction.Status(rawValue: row.text(21)) ?? .pending,
+            isFinished: row.bool(22))
+    }
+
+    /// Stores a new transaction and returns it with its id (and, for a first
+    /// purchase, its `originalID`) filled in.
+    func insert(_ transaction: Transaction) throws(SQLiteError) -> Transaction {
+        var stored = transaction
+        try db.run("""
+            INSERT INTO transactions (original_id, account, product_id, product_type, purchase_date,
+                original_purchase_date, expiration_date, revocation_date, revocation_reason, is_upgraded,
+                ownership_type, quantity, app_account_token, environment, storefront, currency, price,
+                reason, subscription_group_id, offer_type, status, finished)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            transaction.originalID, transaction.account, transaction.productID, transaction.productType.rawValue,
+            transaction.purchaseDate.milliseconds, transaction.originalPurchaseDate.milliseconds,
+            transaction.expirationDate?.milliseconds, transaction.revocationDate?.milliseconds,
+            transaction.revocationReason?.rawValue, transaction.isUpgraded, transaction.ownershipType.rawValue,
+            transaction.purchasedQuantity, transaction.appAccountToken?.uuidString,
+            transaction.environment.rawValue, transaction.storefront, transaction.currency,
+            DecimalText.format(transaction.price), transaction.reason.rawValue, transaction.subscriptionGroupID,
+            transaction.offerType?.rawValue, transaction.status.rawValue, transaction.isFinished)
+        stored.id = try db.scalar("SELECT last_insert_rowid()") ?? 0
+        if stored.originalID == 0 {
+            stored.originalID = stored.id
+            try db.run("UPDATE transactions SET original_id = id WHERE id = ?", stored.id)
+        }
+        return stored
+    }
+
+    /// The account's transactions, newest first; optionally of one product only.
+    func transactions(account: String, productID: String? = nil) throws(SQLiteError) -> [Transaction] {
+        if let productID {
+            return try db.rows("SELECT \(Self.columns) FROM transactions WHERE account = ? AND product_id = ? ORDER BY id DESC",
+                               account, productID, as: Self.transaction)
+        }
+        return try db.rows("SELECT \(Self.columns) FROM transactions WHERE account = ? ORDER BY id DESC",
+                           account, as: Self.transaction)
+    }
+
+    /// Transactions the App Store still holds for the app: purchased, not finished.
+    func unfinishedTransactions(account: String) throws(SQLiteError) -> [Transaction] {
+        try db.rows("""
+            SELECT \(Self.columns) FROM transactions
+            WHERE account = ? AND status = 'purchased' AND finished = 0 ORDER BY id
+            """, account, as: Self.transaction)
+    }
+
+    /// The newest transaction of each product that is not a consumable, for
+    /// entitlements and restore.
+    func latestRestorableTransactions(account: String) throws(SQLiteError) -> [Transaction] {
+        try db.rows("""
+            SELECT \(Self.columns) FROM transactions
+            WHERE id IN (SELECT max(id) FROM transactions
+                         WHERE account = ? AND status = 'purchased' AND product_type != 'consumable'
+                           AND revocation_date IS NULL AND is_upgraded = 0
+                         GROUP BY product_id)
+            ORDER BY id
+            """, account, as: Self.transaction)
+    }
+
+    func transaction(id: Int64) throws(SQLiteError) -> Transaction? {
+        try db.rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", id, as: Self.transaction).first
+    }
+
+    func markUpgraded(_ id: Int64) throws(SQLiteError) {
+        try db.run("UPDATE transactions SET is_upgraded = 1 WHERE id = ?", id)
+    }
+
+    /// Marks a transaction finished; false when it already was (so delivery happens once).
+    func markFinished(_ id: Int64) throws(SQLiteError) -> Bool {
+        try db.run("UPDATE transactions SET finished = 1 WHERE id = ? AND finished = 0", id)
+        return db.changes > 0
+    }
+
+    // MARK: - App side
+
+    func recordOwned(account: String, productID: String, transactionID: Int64) throws(SQLiteError) {
+        try db.run("INSERT OR REPLACE INTO app_owned (account, product_id, transaction_id) VALUES (?, ?, ?)",
+                   account, productID, transactionID)
+    }
+
+    /// The app's cache of owned products: product id → the transaction that granted it.
+    func owned(account: String) throws(SQLiteError) -> [String: Int64] {
+        var owned: [String: Int64] = [:]
+        try db.query("SELECT product_id, transaction_id FROM app_owned WHERE account = ?", [account]) { row in
+            owned[row.text(0)] = row.int64(1)
+        }
+        return owned
+    }
+
+    func balances(account: String) throws(SQLiteError) -> [String: Int] {
+        var balances: [String: Int] = [:]
+        try db.query("SELECT product_id, balance FROM app_balances WHERE account = ?", [account]) { row in
+            balances[row.text(0)] = row.int(1)
+        }
+        return balances
+    }
+
+    func addToBalance(account: String, productID: String, amount: Int) throws(SQLiteError) {
+        try db.run("""
+            INSERT INTO app_balances (account, product_id, balance) VALUES (?, ?, ?)
+            ON CONFLICT (account, product_id) DO UPDATE SET balance = balance + excluded.balance
+            """, account, productID, amount)
+    }
+
+    // MARK: - Settings
+
+    func setting(_ name: String, account: String) throws(SQLiteError) -> String? {
+        try db.rows("SELECT value FROM settings WHERE account = ? AND name = ?", account, name) { $0.text(0) }.first
+    }
+
+    func setSetting(_ name: String, account: String, value: String) throws(SQLiteError) {
+        try db.run("INSERT OR REPLACE INTO settings (account, name, value) VALUES (?, ?, ?)", account, name, value)
+    }
+
+    // MARK: - Events
+
+    func log(_ state: TransactionEvent.State, account: String, productID: String, transactionID: Int64? = nil,
+             detail: String = "", at date: Date) throws(SQLiteError) {
+        try db.run("INSERT INTO events (date, account, state, product_id, transaction_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
+                   date.milliseconds, account, state.rawValue, productID, transactionID, detail)
+    }
+
+    /// The account's newest events, oldest first.
+    func events(account: String, limit: Int) throws(SQLiteError) -> [TransactionEvent] {
+        try db.rows("""
+            SELECT id, date, account, state, product_id, transaction_id, detail FROM
+              (SELECT * FROM events WHERE account = ? ORDER BY id DESC LIMIT ?) ORDER BY id
+            """, account, limit) { row in
+            TransactionEvent(id: row.int64(0), date: Date(milliseconds: row.int64(1)), account: row.text(2),
+                             state: TransactionEvent.State(rawValue: row.text(3)) ?? .failed,
+                             productID: row.text(4), transactionID: row.optionalInt64(5), detail: row.text(6))
+        }
+    }
+
+    // MARK: - Resets
+
+    func reset(_ scope: ResetScope, account: String) throws(SQLiteError) {
+        switch scope {
+        case .app:
+            // Deleting the app wipes what the device knows, for every account signed in on it.
+            try db.execute("DELETE FROM app_owned; DELETE FROM app_balances;")
+        case .account:
+            for table in ["transactions", "settings", "events", "app_owned", "app_balances"] {
+                try db.run("DELETE FROM \(table) WHERE account = ?", account)
+            }
+            try db.run("DELETE FROM accounts WHERE name = ?", account)
+        case .all:
+            // The id sequence is kept, so no transaction id is ever handed out twice.
+            try db.execute("""
+                DELETE FROM transactions; DELETE FROM settings; DELETE FROM events;
+                DELETE FROM app_owned; DELETE FROM app_balances; DELETE FROM accounts;
+                """)
+        }
+    }
+}
+
+extension Date {
+    /// Milliseconds since 1970, as Apple's transaction payloads count.
+    var milliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+
+    init(milliseconds: Int64) {
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

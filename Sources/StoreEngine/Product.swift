@@ -1,0 +1,75 @@
+import Foundation
+
+/// A product as the app sees it in one storefront: localized text and price,
+/// with StoreKit 2's `Product` names.
+public struct Product: Sendable, Hashable, Identifiable {
+    public var id: String
+    public var type: ProductType
+    public var displayName: String
+    public var description: String
+    public var price: Decimal
+    /// The price as the storefront writes it: "$0.99", "0,99 €".
+    public var displayPrice: String
+    public var currencyCode: String
+    public var subscription: SubscriptionInfo?
+    /// How long a non-renewing subscription lasts.
+    public var nonRenewingDuration: ISODuration?
+    public var isFamilyShareable: Bool
+
+    /// Subscription details, as StoreKit's `Product.SubscriptionInfo`.
+    public struct SubscriptionInfo: Sendable, Hashable {
+        public var subscriptionGroupID: String
+        public var groupDisplayName: String
+        public var subscriptionPeriod: ISODuration
+        public var groupLevel: Int
+        public var introductoryOffer: Offer?
+    }
+
+    /// An introductory offer with its localized price.
+    public struct Offer: Sendable, Hashable {
+        public var paymentMode: PaymentMode
+        public var period: ISODuration
+        public var periodCount: Int
+        public var price: Decimal
+        public var displayPrice: String
+    }
+
+    /// A short label of what kind of product this is: "1 month", "Non-consumable",
+    /// "Non-renewing 3 months".
+    public var kindLabel: String {
+        switch type {
+        case .consumable: "Consumable"
+        case .nonConsumable: "Non-consumable"
+        case .nonRenewable: "Non-renewing " + (nonRenewingDuration?.spelledOut ?? "")
+        case .autoRenewable: subscription?.subscriptionPeriod.spelledOut ?? "Subscription"
+        }
+    }
+}
+
+extension Catalog {
+    /// The catalog's products as seen in `storefront`, in display order.
+    public func products(in storefront: Storefront) -> [Product] {
+        products.map { product(from: $0, in: storefront) }
+    }
+
+    /// One catalog product as seen in `storefront`.
+    public func product(from item: CatalogProduct, in storefront: Storefront) -> Product {
+        let text = item.localization(for: storefront.locale)
+        let price = item.prices[storefront.countryCode] ?? item.price
+        let subscription = item.subscription.map { terms in
+            Product.SubscriptionInfo(
+                subscriptionGroupID: terms.groupID,
+                groupDisplayName: group(id: terms.groupID)?.displayName ?? terms.groupID,
+                subscriptionPeriod: terms.period,
+                groupLevel: terms.level,
+                introductoryOffer: terms.introductoryOffer.map { offer in
+                    Product.Offer(paymentMode: offer.paymentMode, period: offer.period, periodCount: offer.periodCount,
+                                  price: offer.price, displayPrice: storefront.displayPrice(offer.price))
+                })
+        }
+        return Product(id: item.id, type: item.type, displayName: text.displayName, description: text.description,
+                       price: price, displayPrice: storefront.displayPrice(price), currencyCode: storefront.currency,
+                       subscription: subscription, nonRenewingDuration: item.duration,
+                       isFamilyShareable: item.familyShareable)
+    }
+}

@@ -1,0 +1,156 @@
+import CSQLite
+
+/// An error from SQLite, with its result code.
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    public var code: Int32
+    public var message: String
+    public var description: String { message }
+
+    /// The file is not a database (garbage, encrypted, truncated header).
+    public var isNotADatabase: Bool { code & 0xFF == SQLITE_NOTADB || code & 0xFF == SQLITE_CORRUPT }
+    /// Another connection holds the lock longer than the busy timeout.
+    public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
+}
+
+/// A value bound to a statement parameter.
+enum SQLValue {
+    case null
+    case integer(Int64)
+    case text(String)
+    case real(Double)
+}
+
+/// Something that can be bound as a parameter: never SQL built from strings.
+protocol SQLBindable {
+    var sqlValue: SQLValue { get }
+}
+
+extension Int: SQLBindable { var sqlValue: SQLValue { .integer(Int64(self)) } }
+extension Int64: SQLBindable { var sqlValue: SQLValue { .integer(self) } }
+extension Bool: SQLBindable { var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
+extension String: SQLBindable { var sqlValue: SQLValue { .text(self) } }
+extension Optional: SQLBindable where Wrapped: SQLBindable {
+    var sqlValue: SQLValue { self?.sqlValue ?? .null }
+}
+
+/// One SQLite connection, with prepared statements cached by their SQL text.
+/// Not thread-safe: each owner (an actor) keeps its own.
+final class SQLiteDatabase {
+    private var handle: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+
+    /// Opens (and with `create`, creates) the database at `path`.
+    init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
+        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create { flags |= SQLITE_OPEN_CREATE }
+        flags |= SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK else {
+            let error = SQLiteError(code: status, message: handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory")
+            sqlite3_close_v2(handle)
+            handle = nil
+            throw error
+        }
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
+
+    private func error(_ status: Int32) -> SQLiteError {
+        SQLiteError(code: status, message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// Runs one or more statements that take no parameters.
+    func execute(_ sql: String) throws(SQLiteError) {
+        let status = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard status == SQLITE_OK else { throw error(status) }
+    }
+
+    /// Runs a statement for its effect.
+    func run(_ sql: String, _ parameters: any SQLBindable...) throws(SQLiteError) {
+        try query(sql, parameters) { _ in }
+    }
+
+    /// Runs a query and hands each row to `body`.
+    func query(_ sql: String, _ parameters: [any SQLBindable], _ body: (Row) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (offset, parameter) in parameters.enumerated() {
+            let position = Int32(offset + 1)
+            let status: Int32
+            switch parameter.sqlValue {
+            case .null: status = sqlite3_bind_null(statement, position)
+            case .integer(let value): status = sqlite3_bind_int64(statement, position, value)
+            case .real(let value): status = sqlite3_bind_double(statement, position, value)
+            case .text(let value): status = sqlite3_bind_text(statement, position, value, -1, csqlite_transient())
+            }
+            guard status == SQLITE_OK else { throw error(status) }
+        }
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { return }
+            guard status == SQLITE_ROW else { throw error(status) }
+            try body(Row(statement: statement!))
+        }
+    }
+
+    /// The rows of a query, each mapped by `transform`.
+    func rows<T>(_ sql: String, _ parameters: any SQLBindable..., as transform: (Row) -> T) throws(SQLiteError) -> [T] {
+        var result: [T] = []
+        try query(sql, parameters) { row in result.append(transform(row)) }
+        return result
+    }
+
+    /// The first column of the first row, as an integer.
+    func scalar(_ sql: String, _ parameters: any SQLBindable...) throws(SQLiteError) -> Int64? {
+        var value: Int64?
+        try query(sql, parameters) { row in if value == nil, !row.isNull(0) { value = row.int64(0) } }
+        return value
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up
+    /// front, so two processes never deadlock upgrading a read to a write.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer? {
+        if let cached = statements[sql] { return cached }
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK else { throw error(status) }
+        statements[sql] = statement
+        return statement
+    }
+
+    /// A result row; valid only inside the query's row callback.
+    struct Row {
+        let statement: OpaquePointer
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+        func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+        func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
+        func bool(_ column: Int32) -> Bool { sqlite3_column_int64(statement, column) != 0 }
+        func text(_ column: Int32) -> String {
+            guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+            return String(cString: bytes)
+        }
+        func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+        func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    }
+}

@@ -1,0 +1,79 @@
+/// Why a store operation failed, named as StoreKit names it so QA reports map
+/// straight to Apple's documentation.
+public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `SKError.paymentNotAllowed`: the account may not make payments (parental
+    /// controls, `canMakePayments` off). Nothing is charged.
+    case paymentNotAllowed
+    /// `Product.PurchaseError.productUnavailable` (`SKError.storeProductNotAvailable`):
+    /// no such product in the catalog.
+    case productUnavailable(productID: String)
+    /// `Product.PurchaseError.invalidQuantity`: a quantity below 1, above 10
+    /// (Apple's limit), or above 1 for anything but a consumable.
+    case invalidQuantity(Int)
+    /// The app asked to consume more of a consumable than it has delivered.
+    case insufficientBalance(productID: String, balance: Int, requested: Int)
+    /// The app asked to consume a product that is not a consumable.
+    case notConsumable(productID: String)
+    /// No transaction with this id in the account's history.
+    case transactionNotFound(id: Int64)
+
+    /// The Swift case name users search for: `paymentNotAllowed`, `productUnavailable`.
+    public var name: String {
+        switch self {
+        case .paymentNotAllowed: "paymentNotAllowed"
+        case .productUnavailable: "productUnavailable"
+        case .invalidQuantity: "invalidQuantity"
+        case .insufficientBalance: "insufficientBalance"
+        case .notConsumable: "notConsumable"
+        case .transactionNotFound: "transactionNotFound"
+        }
+    }
+
+    /// Where Apple declares the case: `SKError`, `Product.PurchaseError`, or nil for the app's own errors.
+    public var domain: String? {
+        switch self {
+        case .paymentNotAllowed: "SKError"
+        case .productUnavailable, .invalidQuantity: "Product.PurchaseError"
+        case .insufficientBalance, .notConsumable, .transactionNotFound: nil
+        }
+    }
+
+    /// The matching `SKError.Code` raw value, for StoreKit 1 logs.
+    public var skErrorCode: Int? {
+        switch self {
+        case .paymentNotAllowed: 4
+        case .productUnavailable: 5
+        case .invalidQuantity: 3  // paymentInvalid
+        default: nil
+        }
+    }
+
+    /// A plain sentence for people.
+    public var message: String {
+        switch self {
+        case .paymentNotAllowed:
+            "This account is not allowed to make payments (canMakePayments is false)."
+        case .productUnavailable(let id):
+            "The product \"\(id)\" is not available in this store's catalog."
+        case .invalidQuantity(let quantity):
+            "The quantity \(quantity) is not allowed: 1 to 10 for consumables, 1 for everything else."
+        case .insufficientBalance(let id, let balance, let requested):
+            "Cannot consume \(requested) of \"\(id)\": the balance is \(balance)."
+        case .notConsumable(let id):
+            "\"\(id)\" is not a consumable."
+        case .transactionNotFound(let id):
+            "No transaction \(id) in this account's history."
+        }
+    }
+
+    public var description: String {
+        "\(domain.map { $0 + "." } ?? "")\(name): \(message)"
+    }
+}
+
+/// Why the store file cannot be used. The file is never modified when this is thrown.
+public struct StoreFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "\(path): \(reason)" }
+}

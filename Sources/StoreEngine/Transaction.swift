@@ -1,0 +1,132 @@
+import Foundation
+
+/// A purchase record, with StoreKit 2's `Transaction` names. Renewals are new
+/// transactions sharing the first one's `originalID`.
+public struct Transaction: Sendable, Hashable, Identifiable {
+    public var id: Int64
+    public var originalID: Int64
+    public var productID: String
+    public var productType: ProductType
+    public var purchaseDate: Date
+    public var originalPurchaseDate: Date
+    public var expirationDate: Date?
+    public var revocationDate: Date?
+    public var revocationReason: RevocationReason?
+    /// Set on a subscription's transaction when a higher tier replaced it.
+    public var isUpgraded: Bool
+    public var ownershipType: OwnershipType
+    public var purchasedQuantity: Int
+    public var appAccountToken: UUID?
+    public var environment: AppStoreEnvironment
+    /// The storefront's country code at the time of purchase.
+    public var storefront: String
+    public var currency: String
+    /// The price charged, for the whole quantity.
+    public var price: Decimal
+    public var reason: Reason
+    public var subscriptionGroupID: String?
+    public var offerType: OfferType?
+    /// The sandbox account that made the purchase.
+    public var account: String
+    public var status: Status
+    /// Whether the app has delivered the content and called `finish()`.
+    public var isFinished: Bool
+
+    /// Why a transaction was revoked, as `Transaction.RevocationReason`.
+    public enum RevocationReason: String, Sendable, Hashable {
+        case developerIssue
+        case other
+    }
+
+    /// `Transaction.OwnershipType`.
+    public enum OwnershipType: String, Sendable, Hashable {
+        case purchased
+        case familyShared
+    }
+
+    /// `AppStore.Environment`.
+    public enum AppStoreEnvironment: String, Sendable, Hashable {
+        case production
+        case sandbox
+        case xcode
+    }
+
+    /// `Transaction.Reason`: a purchase made by the user, or an automatic renewal.
+    public enum Reason: String, Sendable, Hashable {
+        case purchase
+        case renew
+    }
+
+    /// `Transaction.OfferType`.
+    public enum OfferType: String, Sendable, Hashable {
+        case introductory
+        case promotional
+        case code
+        case winBack
+    }
+
+    /// Where the purchase stands at the App Store. Only `purchased` transactions
+    /// reach the app; pending ones wait for Ask to Buy approval or an action.
+    public enum Status: String, Sendable, Hashable {
+        case purchased
+        case pending
+        case declined
+    }
+
+    /// Whether the transaction grants access at `date`: purchased, not revoked,
+    /// not upgraded away, and not expired.
+    public func isActive(at date: Date) -> Bool {
+        guard status == .purchased, revocationDate == nil, !isUpgraded else { return false }
+        if let expirationDate { return expirationDate > date }
+        return productType != .consumable
+    }
+}
+
+/// The outcome of `Store.purchase`, as StoreKit 2's `Product.PurchaseResult`.
+public enum PurchaseResult: Sendable, Hashable {
+    /// The purchase went through (or, for an owned non-consumable, was restored for free).
+    case success(Transaction)
+    case userCancelled
+    /// Waiting for Ask to Buy approval or another action; the transaction arrives as an update later.
+    case pending(Transaction?)
+
+    /// StoreKit's name of the case: `success`, `userCancelled`, `pending`.
+    public var name: String {
+        switch self {
+        case .success: "success"
+        case .userCancelled: "userCancelled"
+        case .pending: "pending"
+        }
+    }
+}
+
+/// A StoreKit 1 transaction state change, kept in the store file's event log.
+public struct TransactionEvent: Sendable, Hashable, Identifiable {
+    /// `SKPaymentTransactionState`'s names.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        case purchasing
+        case purchased
+        case failed
+        case restored
+        case deferred
+    }
+
+    public var id: Int64
+    public var date: Date
+    public var account: String
+    public var state: State
+    public var productID: String
+    public var transactionID: Int64?
+    /// Extra words: the error's name, "already owned", "finished".
+    public var detail: String
+}
+
+/// Why `reset` wipes what it wipes.
+public enum ResetScope: String, Sendable, CaseIterable {
+    /// The app-side state, as deleting the app would: owned-products cache and consumable balances.
+    case app
+    /// The account's purchase history, settings and app-side state.
+    case account
+    /// Everything in the store file.
+    case all
+}

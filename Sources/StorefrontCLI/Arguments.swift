@@ -1,0 +1,164 @@
+import StoreEngine
+
+/// What the user asked for on the command line.
+public struct Invocation: Equatable, Sendable {
+    public var catalogPath = "products.json"
+    /// `--store`; nil means `STOREFRONT_STORE` or the default location.
+    public var storePath: String?
+    public var account = Store.defaultAccount
+    public var json = false
+    /// The TUI's simulated purchase latency in milliseconds (`--latency`).
+    public var latency: Int?
+    public var command: Command
+
+    public init(command: Command) { self.command = command }
+}
+
+/// A subcommand and its operands.
+public enum Command: Equatable, Sendable {
+    /// No subcommand: open the paywall.
+    case paywall
+    case products
+    case buy(productID: String, quantity: Int)
+    case restore
+    case transactions
+    case entitlements
+    case consume(productID: String, quantity: Int)
+    case reset(ResetScope)
+    case settings
+    case setSetting(name: String, value: String)
+    case log(limit: Int)
+    /// `--help`, `help`, or `COMMAND --help`: help on one command, or on all when nil.
+    case help(String?)
+    case version
+}
+
+/// A command line that does not parse: the message says what and how to fix it (exit 64).
+public struct UsageError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+    /// The command whose usage to show after the message, if known.
+    public var command: String?
+}
+
+extension Invocation {
+    /// Parses the arguments after the program name. Options may come before or
+    /// after the subcommand, as `--name value` or `--name=value`.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        var invocation = Invocation(command: .paywall)
+        var operands: [String] = []
+        var quantity: Int?
+        var limit: Int?
+        var wantsHelp = false
+        var rest = arguments[...]
+
+        func value(for option: String, inline: String?) throws(UsageError) -> String {
+            if let inline { return inline }
+            guard let next = rest.popFirst() else {
+                throw UsageError(description: "\(option) needs a value", command: operands.first)
+            }
+            return next
+        }
+        func number(_ text: String, for option: String, minimum: Int) throws(UsageError) -> Int {
+            guard let number = Int(text), number >= minimum else {
+                throw UsageError(description: "\(option) needs a whole number of at least \(minimum), not \"\(text)\"",
+                                 command: operands.first)
+            }
+            return number
+        }
+
+        while let argument = rest.popFirst() {
+            if argument == "--" {
+                operands.append(contentsOf: rest)
+                break
+            }
+            guard argument.hasPrefix("-"), argument.count > 1 else {
+                operands.append(argument)
+                continue
+            }
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            let option = parts[0]
+            let inline = parts.count > 1 ? parts[1] : nil
+            switch option {
+            case "--catalog", "-c": invocation.catalogPath = try value(for: option, inline: inline)
+            case "--store", "-s": invocation.storePath = try value(for: option, inline: inline)
+            case "--account", "-a":
+                let name = try value(for: option, inline: inline)
+                guard !name.isEmpty else { throw UsageError(description: "--account needs a name", command: nil) }
+                invocation.account = name
+            case "--json": invocation.json = true
+            case "--quantity", "-q":
+                quantity = try number(try value(for: option, inline: inline), for: option, minimum: 1)
+            case "--limit", "-n":
+                limit = try number(try value(for: option, inline: inline), for: option, minimum: 1)
+            case "--latency":
+                invocation.latency = try number(try value(for: option, inline: inline), for: option, minimum: 0)
+            case "--help", "-h": wantsHelp = true
+            case "--version": invocation.command = .version; return invocation
+            default:
+                throw UsageError(description: "unknown option \(option)", command: operands.first)
+            }
+        }
+
+        guard let name = operands.first else {
+            invocation.command = wantsHelp ? .help(nil) : .paywall
+            return invocation
+        }
+        let args = Array(operands.dropFirst())
+        if wantsHelp || name == "help" {
+            let topic = name == "help" ? args.first : name
+            if let topic, CommandHelp.named(topic) == nil {
+                throw UsageError(description: "no command \"\(topic)\"", command: nil)
+            }
+            invocation.command = .help(topic)
+            return invocation
+        }
+
+        func expect(_ count: Int, _ what: String) throws(UsageError) {
+            guard args.count == count else {
+                let problem = args.count < count ? "needs \(what)" : "takes \(count == 0 ? "no operands" : what), not \"\(args.joined(separator: " "))\""
+                throw UsageError(description: "\(name) \(problem)", command: name)
+            }
+        }
+        func allow(quantity allowed: Bool = false, limit limitAllowed: Bool = false) throws(UsageError) {
+            if quantity != nil, !allowed { throw UsageError(description: "\(name) takes no --quantity", command: name) }
+            if limit != nil, !limitAllowed { throw UsageError(description: "\(name) takes no --limit", command: name) }
+        }
+
+        switch name {
+        case "products", "restore", "transactions", "entitlements":
+            try expect(0, "")
+            try allow()
+            invocation.command = [
+                "products": .products, "restore": .restore, "transactions": .transactions, "entitlements": .entitlements,
+            ][name]!
+        case "buy", "consume":
+            try expect(1, "a PRODUCT_ID")
+            try allow(quantity: true)
+            invocation.command = name == "buy"
+                ? .buy(productID: args[0], quantity: quantity ?? 1)
+                : .consume(productID: args[0], quantity: quantity ?? 1)
+        case "reset":
+            try expect(1, "what to reset: app, account or all")
+            try allow()
+            guard let scope = ResetScope(rawValue: args[0]) else {
+                throw UsageError(description: "reset takes app, account or all, not \"\(args[0])\"", command: name)
+            }
+            invocation.command = .reset(scope)
+        case "settings":
+            try allow()
+            switch args.count {
+            case 0: invocation.command = .settings
+            case 3 where args[0] == "set": invocation.command = .setSetting(name: args[1], value: args[2])
+            default:
+                throw UsageError(description: "settings takes nothing, or set NAME VALUE", command: name)
+            }
+        case "log":
+            try expect(0, "")
+            try allow(limit: true)
+            invocation.command = .log(limit: limit ?? 50)
+        default:
+            throw UsageError(description: "no command \"\(name)\"", command: nil)
+        }
+        return invocation
+    }
+}

@@ -1,0 +1,357 @@
+import Foundation
+import StoreEngine
+import StorefrontUI
+
+/// The exit codes scripts rely on (sysexits.h where one fits).
+public enum ExitCode: Int32, Sendable {
+    case success = 0
+    /// The operation failed (a StoreKit error such as paymentNotAllowed).
+    case failure = 1
+    /// The paywall needs a terminal and there is none.
+    case noTerminal = 2
+    case usage = 64
+    case badCatalog = 65
+    case catalogMissing = 66
+    case storeUnusable = 74
+}
+
+/// Where the CLI writes: standard output and standard error, or a test's buffers.
+public struct Console: Sendable {
+    public var out: @Sendable (String) -> Void
+    public var err: @Sendable (String) -> Void
+
+    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+        self.out = out
+        self.err = err
+    }
+
+    /// The process's standard output and error.
+    public static let standard = Console(
+        out: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
+        err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
+}
+
+/// Opens the paywall for an invocation; supplied by the executable, which owns the terminal.
+public typealias PaywallRunner = @Sendable (Store, Invocation, Console) async -> ExitCode
+
+/// The `storefront` command line.
+public enum CLI {
+    public static let version = "0.1.0"
+
+    /// The store file used when neither `--store` nor `STOREFRONT_STORE` names one:
+    /// `$XDG_STATE_HOME/storefront/store.sqlite`, else `~/.local/state/storefront/store.sqlite`.
+    public static func defaultStorePath(environment: [String: String]) -> String {
+        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+        return state + "/storefront/store.sqlite"
+    }
+
+    /// Runs one command line and returns its exit code.
+    public static func run(_ arguments: [String], environment: [String: String], console: Console = .standard,
+                           paywall: PaywallRunner? = nil) async -> ExitCode {
+        let invocation: Invocation
+        do {
+            invocation = try Invocation.parse(arguments)
+        } catch {
+            console.err("storefront: \(error.description)")
+            if let name = error.command, let help = CommandHelp.named(name) {
+                console.err("Usage: storefront [OPTIONS] \(help.usage)")
+            }
+            console.err("Run 'storefront --help' for the commands and options.")
+            return .usage
+        }
+
+        let defaultStore = defaultStorePath(environment: environment)
+        switch invocation.command {
+        case .help(nil):
+            console.out(CommandHelp.overview(defaultStore: defaultStore))
+            return .success
+        case .help(let name?):
+            console.out(CommandHelp.named(name)!.text)
+            return .success
+        case .version:
+            console.out("storefront \(version)")
+            return .success
+        default:
+            break
+        }
+
+        let catalog: Catalog
+        do {
+            catalog = try Catalog.load(contentsOf: invocation.catalogPath)
+        } catch {
+            console.err("storefront: error: \(error.description)")
+            switch error.kind {
+            case .missing, .unreadable:
+                console.err("Pass the catalog with --catalog PATH (default ./products.json).")
+                return .catalogMissing
+            case .malformed, .invalid:
+                return .badCatalog
+            }
+        }
+
+        let explicitStore = invocation.storePath ?? environment["STOREFRONT_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+        let store: Store
+        do {
+            store = try Store(catalog: catalog, path: explicitStore ?? defaultStore, account: invocation.account,
+                              createFolder: explicitStore == nil)
+        } catch {
+            console.err("storefront: error: store file \(error.description)")
+            console.err("The file was left as it is. Use --store PATH (or STOREFRONT_STORE) for another store file.")
+            return .storeUnusable
+        }
+
+        let session = Session(store: store, invocation: invocation, console: console)
+        do {
+            try await session.deliverUnfinished()
+            if invocation.command == .paywall {
+                if let paywall { return await paywall(store, invocation, console) }
+                try await session.run(.products)
+                return .success
+            }
+            try await session.run(invocation.command)
+            return .success
+        } catch let error as StoreError {
+            if invocation.json { console.out(error.json.serialized()) }
+            console.err("storefront: \(error.description)")
+            return .failure
+        } catch let error as SettingError {
+            console.err("storefront: \(error.description)")
+            return .usage
+        } catch let error as SQLiteError {
+            console.err("storefront: error: store file \(store.path): \(error.message)")
+            return .storeUnusable
+        } catch {
+            console.err("storefront: error: \(error)")
+            return .failure
+        }
+    }
+}
+
+/// One command against an open store.
+struct Session {
+    let store: Store
+    let invocation: Invocation
+    let console: Console
+
+    var json: Bool { invocation.json }
+
+    /// As an app does at launch: transactions left unfinished by an earlier run
+    /// (a crash between purchase and delivery) are delivered and finished now.
+    func deliverUnfinished() async throws {
+        for transaction in try await store.unfinished() {
+            try await store.finish(transaction)
+            console.err("storefront: delivered unfinished transaction \(transaction.id) (\(TerminalText.sanitized(transaction.productID))) from an earlier run")
+        }
+    }
+
+    func run(_ command: Command) async throws {
+        switch command {
+        case .products: try await products()
+        case .buy(let productID, let quantity): try await buy(productID, quantity: quantity)
+        case .restore: try await restore()
+        case .transactions: try await transactions()
+        case .entitlements: try await entitlements()
+        case .consume(let productID, let quantity): try await consume(productID, quantity: quantity)
+        case .reset(let scope): try await reset(scope)
+        case .settings: try await settings()
+        case .setSetting(let name, let value): try await setSetting(name, value)
+        case .log(let limit): try await log(limit: limit)
+        case .paywall, .help, .version: break
+        }
+    }
+
+    func products() async throws {
+        let storefront = try await store.storefront()
+        let products = try await store.products()
+        let owned = try await store.ownedProducts()
+        let balances = try await store.balances()
+        let canPay = try await store.canMakePayments()
+        if json {
+            console.out(JSON.object([
+                "storefront": storefront.json,
+                "account": .string(store.account),
+                "canMakePayments": .bool(canPay),
+                "products": .array(products.map { $0.json(owned: owned[$0.id], balance: balances[$0.id]) }),
+            ]).serialized())
+            return
+        }
+        console.out("Storefront \(storefront.countryCode) (\(storefront.currency), \(storefront.locale)) · account \(TerminalText.sanitized(store.account))")
+        if !canPay { console.out("canMakePayments is false for this account: purchases are not available.") }
+        var table = Table("PRODUCT ID", "NAME", "KIND", "PRICE", "STATUS")
+        for product in products {
+            table.add(product.id, product.displayName, product.kindLabel,
+                      canPay ? product.displayPrice : "Not available",
+                      ProductStatus.text(for: product, owned: owned[product.id], balance: balances[product.id]))
+        }
+        console.out(table.rendered)
+    }
+
+    func buy(_ productID: String, quantity: Int) async throws {
+        let isNonConsumable = try await store.product(id: productID)?.type == .nonConsumable
+        let alreadyOwned = isNonConsumable ? try await store.isEntitled(to: productID) : false
+        let result = try await store.purchase(productID, quantity: quantity)
+        if case .success(let transaction) = result {
+            try await store.finish(transaction)  // deliver the content, as the app would
+        }
+        let delivered: Transaction? = switch result {
+        case .success(let transaction): try await store.transaction(id: transaction.id)
+        case .pending(let transaction): transaction
+        case .userCancelled: nil
+        }
+        if json {
+            console.out(JSON.object([
+                "result": .string(result.name),
+                "transaction": delivered?.json,
+                "alreadyOwned": .bool(alreadyOwned),
+            ]).serialized())
+            return
+        }
+        let name = TerminalText.sanitized(try await store.product(id: productID)?.displayName ?? productID)
+        switch result {
+        case .success(let transaction):
+            if alreadyOwned {
+                console.out("You've already purchased \(name). It was restored for free (transaction \(transaction.id)).")
+            } else {
+                console.out("Purchased \(name)\(quantity > 1 ? " × \(quantity)" : "") for \(try await displayPrice(transaction)) — transaction \(transaction.id).")
+            }
+        case .userCancelled:
+            console.out("The purchase of \(name) was cancelled.")
+        case .pending:
+            console.out("The purchase of \(name) is pending.")
+        }
+    }
+
+    func displayPrice(_ transaction: Transaction) async throws -> String {
+        if let storefront = store.catalog.storefront(transaction.storefront) {
+            return storefront.displayPrice(transaction.price)
+        }
+        return try await store.storefront().displayPrice(transaction.price)
+    }
+
+    func restore() async throws {
+        let restored = try await store.sync()
+        if json {
+            console.out(JSON.object([
+                "count": .integer(restored.count),
+                "restored": .array(restored.map(\.json)),
+            ]).serialized())
+            return
+        }
+        console.out("Restored \(restored.count) purchase\(restored.count == 1 ? "" : "s").")
+        for transaction in restored { console.out("  \(TerminalText.sanitized(transaction.productID))") }
+    }
+
+    func transactions() async throws {
+        let transactions = try await store.transactions()
+        if json {
+            console.out(JSON.object([
+                "account": .string(store.account),
+                "transactions": .array(transactions.map(\.json)),
+            ]).serialized())
+            return
+        }
+        guard !transactions.isEmpty else {
+            console.out("No transactions for \(TerminalText.sanitized(store.account)).")
+            return
+        }
+        var table = Table("ID", "PURCHASED", "PRODUCT ID", "QTY", "PRICE", "STATUS", "EXPIRES", "NOTES")
+        for transaction in transactions {
+            var notes: [String] = []
+            if transaction.isUpgraded { notes.append("upgraded") }
+            if let reason = transaction.revocationReason { notes.append("revoked (\(reason.rawValue))") }
+            if transaction.offerType != nil { notes.append("\(transaction.offerType!.rawValue) offer") }
+            if !transaction.isFinished, transaction.status == .purchased { notes.append("unfinished") }
+            table.add(String(transaction.id), transaction.purchaseDate.iso8601, transaction.productID,
+                      String(transaction.purchasedQuantity), try await displayPrice(transaction),
+                      transaction.status.rawValue, transaction.expirationDate?.iso8601 ?? "",
+                      notes.joined(separator: ", "))
+        }
+        console.out(table.rendered)
+    }
+
+    func entitlements() async throws {
+        let entitlements = try await store.currentEntitlements()
+        if json {
+            console.out(JSON.object([
+                "account": .string(store.account),
+                "entitlements": .array(entitlements.map(\.json)),
+            ]).serialized())
+            return
+        }
+        guard !entitlements.isEmpty else {
+            console.out("\(TerminalText.sanitized(store.account)) owns nothing.")
+            return
+        }
+        var table = Table("PRODUCT ID", "TYPE", "TRANSACTION", "PURCHASED", "EXPIRES")
+        for transaction in entitlements {
+            table.add(transaction.productID, transaction.productType.rawValue, String(transaction.id),
+                      transaction.purchaseDate.iso8601, transaction.expirationDate?.iso8601 ?? "")
+        }
+        console.out(table.rendered)
+    }
+
+    func consume(_ productID: String, quantity: Int) async throws {
+        let balance = try await store.consume(productID, quantity: quantity)
+        if json {
+            console.out(JSON.object([
+                "productID": .string(productID), "consumed": .integer(quantity), "balance": .integer(balance),
+            ]).serialized())
+            return
+        }
+        console.out("Consumed \(quantity) of \(TerminalText.sanitized(productID)); balance \(balance).")
+    }
+
+    func reset(_ scope: ResetScope) async throws {
+        try await store.reset(scope)
+        if json {
+            console.out(JSON.object(["reset": .string(scope.rawValue), "account": .string(store.account)]).serialized())
+            return
+        }
+        switch scope {
+        case .app: console.out("Reset the app: owned products and balances are gone, as after deleting the app. Restore brings purchases back.")
+        case .account: console.out("Reset account \(TerminalText.sanitized(store.account)): its history, settings and app state are gone.")
+        case .all: console.out("Reset everything in \(store.path).")
+        }
+    }
+
+    func settings() async throws {
+        let settings = try await store.settings()
+        if json {
+            console.out(JSON.object([
+                "account": .string(store.account),
+                "settings": .object(settings.map { JSON.Member($0.name, .string($0.value)) }),
+            ]).serialized())
+            return
+        }
+        var table = Table("NAME", "VALUE", "SCOPE")
+        for setting in settings {
+            table.add(setting.name, setting.value + (setting.isDefault ? " (default)" : ""),
+                      setting.scope == .account ? "account \(store.account)" : "store")
+        }
+        console.out(table.rendered)
+    }
+
+    func setSetting(_ name: String, _ value: String) async throws {
+        let stored = try await store.setSetting(name, to: value)
+        if json {
+            console.out(JSON.object(["name": .string(name), "value": .string(stored)]).serialized())
+            return
+        }
+        console.out("\(name) = \(stored)")
+    }
+
+    func log(limit: Int) async throws {
+        let events = try await store.events(limit: limit)
+        if json {
+            console.out(JSON.object(["account": .string(store.account), "events": .array(events.map(\.json))]).serialized())
+            return
+        }
+        var table = Table("DATE", "STATE", "PRODUCT ID", "TRANSACTION", "DETAIL")
+        for event in events {
+            table.add(event.date.iso8601, event.state.rawValue, event.productID,
+                      event.transactionID.map(String.init) ?? "", event.detail)
+        }
+        console.out(table.rendered)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import StoreEngine
+
+// The CLI's `--json` documents: StoreKit 2's field names, ISO-8601 dates,
+// prices as exact decimal strings.
+
+extension Date {
+    /// ISO-8601 in UTC, e.g. `2026-11-30T14:02:11Z`.
+    var iso8601: String { formatted(Date.ISO8601FormatStyle()) }
+}
+
+extension JSON {
+    static func date(_ date: Date?) -> JSON? { date.map { .string($0.iso8601) } }
+    static func decimal(_ value: Decimal) -> JSON { .string(DecimalText.format(value)) }
+}
+
+extension Product {
+    func json(owned: Transaction?, balance: Int?) -> JSON {
+        .object([
+            "id": .string(id),
+            "type": .string(type.rawValue),
+            "displayName": .string(displayName),
+            "description": .string(description),
+            "price": .decimal(price),
+            "displayPrice": .string(displayPrice),
+            "currencyCode": .string(currencyCode),
+            "subscription": subscription.map { info in
+                .object([
+                    "subscriptionGroupID": .string(info.subscriptionGroupID),
+                    "groupDisplayName": .string(info.groupDisplayName),
+                    "subscriptionPeriod": .string(info.subscriptionPeriod.description),
+                    "groupLevel": .integer(info.groupLevel),
+                    "introductoryOffer": info.introductoryOffer.map { offer in
+                        .object([
+                            "paymentMode": .string(offer.paymentMode.rawValue),
+                            "period": .string(offer.period.description),
+                            "periodCount": .integer(offer.periodCount),
+                            "price": .decimal(offer.price),
+                            "displayPrice": .string(offer.displayPrice),
+                        ])
+                    },
+                ])
+            },
+            "nonRenewingDuration": nonRenewingDuration.map { .string($0.description) },
+            "isFamilyShareable": .bool(isFamilyShareable),
+            "owned": type == .consumable ? nil : .bool(owned != nil),
+            "expirationDate": .date(owned?.expirationDate),
+            "balance": type == .consumable ? .integer(balance ?? 0) : nil,
+        ])
+    }
+}
+
+extension Transaction {
+    var json: JSON {
+        .object([
+            "id": .integer(id),
+            "originalID": .integer(originalID),
+            "productID": .string(productID),
+            "productType": .string(productType.rawValue),
+            "purchaseDate": .date(purchaseDate),
+            "originalPurchaseDate": .date(originalPurchaseDate),
+            "expirationDate": .date(expirationDate),
+            "revocationDate": .date(revocationDate),
+            "revocationReason": revocationReason.map { .string($0.rawValue) },
+            "isUpgraded": .bool(isUpgraded),
+            "ownershipType": .string(ownershipType.rawValue),
+            "purchasedQuantity": .integer(purchasedQuantity),
+            "appAccountToken": appAccountToken.map { .string($0.uuidString.lowercased()) },
+            "environment": .string(environment.rawValue),
+            "storefront": .string(storefront),
+            "currency": .string(currency),
+            "price": .decimal(price),
+            "reason": .string(reason.rawValue),
+            "subscriptionGroupID": subscriptionGroupID.map { .string($0) },
+            "offerType": offerType.map { .string($0.rawValue) },
+            "status": .string(status.rawValue),
+            "isFinished": .bool(isFinished),
+            "account": .string(account),
+        ])
+    }
+}
+
+extension TransactionEvent {
+    var json: JSON {
+        .object([
+            "date": .date(date),
+            "state": .string(state.rawValue),
+            "productID": .string(productID),
+            "transactionID": transactionID.map { .integer($0) },
+            "detail": detail.isEmpty ? nil : .string(detail),
+        ])
+    }
+}
+
+extension StoreError {
+    var json: JSON {
+        .object([
+            "error": .object([
+                "name": .string(name),
+                "domain": domain.map { .string($0) },
+                "skErrorCode": skErrorCode.map { .integer($0) },
+                "message": .string(message),
+            ])
+        ])
+    }
+}
+
+extension Storefront {
+    var json: JSON {
+        .object(["countryCode": .string(countryCode), "currency": .string(currency), "locale": .string(locale)])
+    }
+}

@@ -1,0 +1,78 @@
+/// Text from a catalog or a store file is data: before it reaches a terminal,
+/// control characters and escape sequences are made visible and harmless, and
+/// widths are counted in terminal columns, not characters.
+public enum TerminalText {
+    /// The text with every control character, escape sequence introducer and
+    /// bidirectional override replaced by a visible escape (`\e`, `\n`, `\u{202E}`),
+    /// so it prints on one line and cannot move the cursor, recolour or reorder the screen.
+    public static func sanitized(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard isUnsafe(scalar) else { out.append(scalar); continue }
+            let escape: String
+            switch scalar {
+            case "\u{1B}": escape = "\\e"
+            case "\n": escape = "\\n"
+            case "\r": escape = "\\r"
+            case "\t": escape = "\\t"
+            default: escape = "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            }
+            out.append(contentsOf: escape.unicodeScalars)
+        }
+        return String(out)
+    }
+
+    /// Control characters (C0, DEL, C1) and the bidirectional controls that can
+    /// make a terminal show text in another order than it is stored.
+    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00..<0x20, 0x7F...0x9F: true
+        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x061C: true
+        default: false
+        }
+    }
+
+    /// Columns a scalar takes in a terminal: 0 for combining marks and
+    /// zero-width joiners, 2 for East Asian wide and emoji, 1 otherwise.
+    public static func width(of scalar: Unicode.Scalar) -> Int {
+        let value = scalar.value
+        switch value {
+        case 0x0300...0x036F, 0x200B...0x200D, 0xFE00...0xFE0F, 0x20D0...0x20FF, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF:
+            return 0
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+             0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+             0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x1F680...0x1F6FF,
+             0x20000...0x2FFFD, 0x30000...0x3FFFD:
+            return 2
+        default:
+            return scalar.properties.generalCategory == .nonspacingMark ? 0 : 1
+        }
+    }
+
+    /// Columns a string takes in a terminal.
+    public static func width(_ text: String) -> Int {
+        text.unicodeScalars.reduce(0) { $0 + width(of: $1) }
+    }
+
+    /// The text cut to at most `columns` columns, ending in "…" when cut.
+    public static func truncated(_ text: String, to columns: Int) -> String {
+        guard columns > 0 else { return "" }
+        guard width(text) > columns else { return text }
+        var out = String.UnicodeScalarView()
+        var used = 0
+        for scalar in text.unicodeScalars {
+            let w = width(of: scalar)
+            if used + w > columns - 1 { break }
+            out.append(scalar)
+            used += w
+        }
+        return String(out) + "…"
+    }
+
+    /// The text padded with spaces to exactly `columns` columns (cut first when longer).
+    public static func padded(_ text: String, to columns: Int) -> String {
+        let fitted = truncated(text, to: columns)
+        return fitted + String(repeating: " ", count: max(0, columns - width(fitted)))
+    }
+}
