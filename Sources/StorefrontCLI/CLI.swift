@@ -212,6 +212,8 @@ struct Session {
         case .success(let transaction):
             if alreadyOwned {
                 console.out("You've already purchased \(name). It was restored for free (transaction \(transaction.id)).")
+            } else if transaction.offerType == .introductory, transaction.price == 0 {
+                console.out("Started the free trial of \(name) — transaction \(transaction.id).")
             } else {
                 console.out("Purchased \(name)\(quantity > 1 ? " × \(quantity)" : "") for \(try await displayPrice(transaction)) — transaction \(transaction.id).")
             }
