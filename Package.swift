@@ -14,6 +14,9 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // No pkgConfig: SwiftPM would warn about the .pc file's -D flags on every
+        // build; the shim defines what is needed, and Debian's libncursesw.so pulls in tinfo.
+        .systemLibrary(name: "CNcursesw"),
 
         // MARK: - Layers
         /// The store: catalog, money, ledger (SQLite store file), engine. No terminal code.
@@ -22,11 +25,13 @@ let package = Package(
         .target(name: "StorefrontUI", dependencies: ["StoreEngine"]),
         /// Argument parsing and the scriptable subcommands.
         .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI"]),
-        .executableTarget(name: "storefront", dependencies: ["StorefrontCLI"]),
+        /// The real terminal: Canvas → ncurses, keys/mouse/resize → events.
+        .target(name: "CursesBackend", dependencies: ["StorefrontUI", "CNcursesw"]),
+        .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "CursesBackend"]),
 
         // MARK: - Tests
         .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine"]),
-        .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI"]),
+        .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend"]),
         .testTarget(
             name: "StorefrontCLITests",
             dependencies: ["StorefrontCLI", "storefront"]

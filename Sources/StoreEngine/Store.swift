@@ -63,8 +63,25 @@ public actor Store {
     /// charged again: the existing transaction comes back and the event log says `restored`.
     /// The caller delivers the content and calls ``finish(_:)``.
     public func purchase(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil) throws -> PurchaseResult {
+        try purchaseOutcome(productID, quantity: quantity, appAccountToken: appAccountToken).result
+    }
+
+    /// What an app does on a Buy tap: purchase, then deliver and ``finish(_:)`` a
+    /// successful transaction. Also tells whether the product was already owned
+    /// (handed back for free rather than charged), so a UI can say so.
+    public func purchaseAndFinish(_ productID: String, quantity: Int = 1,
+                                  appAccountToken: UUID? = nil) throws -> (result: PurchaseResult, alreadyOwned: Bool) {
+        let outcome = try purchaseOutcome(productID, quantity: quantity, appAccountToken: appAccountToken)
+        guard case .success(let transaction) = outcome.result else { return outcome }
+        try finish(transaction)
+        let delivered = try ledger.transaction(id: transaction.id) ?? transaction
+        return (.success(delivered), outcome.alreadyOwned)
+    }
+
+    private func purchaseOutcome(_ productID: String, quantity: Int,
+                                 appAccountToken: UUID?) throws -> (result: PurchaseResult, alreadyOwned: Bool) {
         let date = now()
-        let outcome: Result<PurchaseResult, StoreError> = try ledger.db.transaction {
+        let outcome: Result<(result: PurchaseResult, alreadyOwned: Bool), StoreError> = try ledger.db.transaction {
             try ledger.ensureAccount(account, at: date)
             try ledger.log(.purchasing, account: account, productID: productID, at: date)
             let failure: StoreError?
@@ -92,7 +109,7 @@ public actor Store {
 
     /// The purchase itself, inside the write transaction.
     private func commitPurchase(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?,
-                                at date: Date) throws -> PurchaseResult {
+                                at date: Date) throws -> (result: PurchaseResult, alreadyOwned: Bool) {
         let history = try ledger.transactions(account: account, productID: item.id)
         let active = history.first { $0.isActive(at: date) }
         if let active, item.type == .nonConsumable || item.type == .autoRenewable {
@@ -100,7 +117,7 @@ public actor Store {
             try ledger.recordOwned(account: account, productID: item.id, transactionID: active.id)
             try ledger.log(.restored, account: account, productID: item.id, transactionID: active.id,
                            detail: item.type == .nonConsumable ? "already purchased" : "already subscribed", at: date)
-            return .success(active)
+            return (.success(active), true)
         }
 
         let storefront = try storefront()
@@ -140,7 +157,7 @@ public actor Store {
         }
         let stored = try ledger.insert(transaction)
         try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id, at: date)
-        return .success(stored)
+        return (.success(stored), false)
     }
 
     private func groupTransactions(_ groupID: String) throws -> [Transaction] {

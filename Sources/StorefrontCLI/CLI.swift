@@ -80,7 +80,8 @@ public enum CLI {
         do {
             catalog = try Catalog.load(contentsOf: invocation.catalogPath)
         } catch {
-            console.err("storefront: error: \(error.description)")
+            // The message quotes catalog text (ids, keys), which is data: never raw escapes on the terminal.
+            console.err("storefront: error: \(TerminalText.sanitized(error.description))")
             switch error.kind {
             case .missing, .unreadable:
                 console.err("Pass the catalog with --catalog PATH (default ./products.json).")
@@ -188,14 +189,9 @@ struct Session {
     }
 
     func buy(_ productID: String, quantity: Int) async throws {
-        let isNonConsumable = try await store.product(id: productID)?.type == .nonConsumable
-        let alreadyOwned = isNonConsumable ? try await store.isEntitled(to: productID) : false
-        let result = try await store.purchase(productID, quantity: quantity)
-        if case .success(let transaction) = result {
-            try await store.finish(transaction)  // deliver the content, as the app would
-        }
+        let (result, alreadyOwned) = try await store.purchaseAndFinish(productID, quantity: quantity)
         let delivered: Transaction? = switch result {
-        case .success(let transaction): try await store.transaction(id: transaction.id)
+        case .success(let transaction): transaction
         case .pending(let transaction): transaction
         case .userCancelled: nil
         }

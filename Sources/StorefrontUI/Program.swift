@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+/// Input from a terminal, already decoded.
+public enum TerminalEvent: Equatable, Sendable {
+    case key(Key)
+    case click(x: Int, y: Int)
+    case resize(Size)
+}
+
+/// What the paywall program needs from a terminal: ncurses in the product, a
+/// recording test double in tests.
+public protocol Terminal: AnyObject {
+    var size: Size { get }
+    /// Whether the terminal can show UTF-8 (else the ASCII glyphs are used).
+    var supportsUnicode: Bool { get }
+    /// Shows a canvas, sending only what changed since the last one.
+    func draw(_ canvas: Canvas)
+    /// The next input, waiting at most `timeoutMilliseconds`; nil when none came.
+    func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent?
+}
+
+/// The paywall's run loop, in the Elm/bubbletea shape: events become actions,
+/// `update` turns them into a new state and effects, effects run on the engine
+/// in the background and come back as actions, `render` draws the state.
+///
+/// All terminal calls happen on the thread that calls `run`.
+public final class Program {
+    private var state: State
+    private let terminal: any Terminal
+    private let perform: @Sendable (Effect) async -> Action?
+    private let timeZone: TimeZone
+    /// Results of effects, handed over from background tasks.
+    private let inbox = Inbox()
+    /// Set from a signal handler's queue to stop the loop.
+    private let stop: StopSignal
+    private var lastCanvas: Canvas?
+
+    /// - Parameter perform: runs one effect against the engine and returns the action reporting its result.
+    public init(state: State, terminal: any Terminal, timeZone: TimeZone = .current, stop: StopSignal = StopSignal(),
+                perform: @escaping @Sendable (Effect) async -> Action?) {
+        self.state = state
+        self.stop = stop
+        self.terminal = terminal
+        self.timeZone = timeZone
+        self.perform = perform
+    }
+
+    /// The state now, for tests that drive the loop step by step.
+    public var currentState: State { state }
+
+    /// Runs until the user quits or a stop is requested.
+    public func run() {
+        state.size = terminal.size
+        state.glyphs = terminal.supportsUnicode ? .unicode : .ascii
+        launch(start(&state))
+        var lastTick = ContinuousClock.now
+        while state.isRunning {
+            step(timeoutMilliseconds: 50)
+            let now = ContinuousClock.now
+            if now - lastTick >= .milliseconds(100) {
+                lastTick = now
+                dispatch(.tick)
+            }
+        }
+    }
+
+    /// One turn of the loop: draw, wait for input, then apply input and finished effects.
+    public func step(timeoutMilliseconds: Int) {
+        redraw()
+        if let event = terminal.nextEvent(timeoutMilliseconds: timeoutMilliseconds) {
+            switch event {
+            case .key(let key): dispatch(.key(key))
+            case .resize(let size): dispatch(.resized(size))
+            case .click(let x, let y):
+                if let target = lastCanvas?.target(atX: x, y: y) { dispatch(.click(target)) }
+            }
+        }
+        for action in inbox.takeAll() {
+            dispatch(action)
+        }
+        if stop.isRequested { dispatch(.terminate) }
+    }
+
+    /// Applies an action now (input, or a test's scripted event) and starts its effects.
+    public func dispatch(_ action: Action) {
+        launch(update(&state, action))
+    }
+
+    private func redraw() {
+        let canvas = render(state, timeZone: timeZone)
+        guard canvas != lastCanvas else { return }
+        terminal.draw(canvas)
+        lastCanvas = canvas
+    }
+
+    private func launch(_ effects: [Effect]) {
+        for effect in effects {
+            Task { [perform, inbox] in
+                if let action = await perform(effect) {
+                    inbox.post(action)
+                }
+            }
+        }
+    }
+
+    /// Waits (pumping the loop) until `condition` holds or `timeout` passes; for tests.
+    @discardableResult
+    public func run(until condition: (State) -> Bool, timeout: Duration = .seconds(5)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(state) {
+            if ContinuousClock.now > deadline { return false }
+            step(timeoutMilliseconds: 10)
+        }
+        redraw()
+        return true
+    }
+}
+
+/// Actions posted by background tasks, taken by the loop's thread.
+private final class Inbox: Sendable {
+    private let actions = Mutex<[Action]>([])
+
+    func post(_ action: Action) {
+        actions.withLock { $0.append(action) }
+    }
+
+    func takeAll() -> [Action] {
+        actions.withLock { actions in
+            defer { actions.removeAll() }
+            return actions
+        }
+    }
+}
+
+/// A request to stop the loop, safe to make from any thread (a signal handler's queue).
+public final class StopSignal: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func request() { flag.store(true, ordering: .relaxed) }
+
+    public var isRequested: Bool { flag.load(ordering: .relaxed) }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import StoreEngine
+
+/// The size of the screen in columns and rows.
+public struct Size: Equatable, Sendable {
+    public var columns: Int
+    public var rows: Int
+    public init(columns: Int, rows: Int) {
+        self.columns = columns
+        self.rows = rows
+    }
+
+    /// Below this the paywall asks for more room instead of drawing a broken table.
+    public static let minimum = Size(columns: 60, rows: 16)
+
+    public func fits(_ other: Size) -> Bool { columns >= other.columns && rows >= other.rows }
+}
+
+/// What the store knows that the screen shows, loaded from the engine in one go.
+public struct StoreSnapshot: Equatable, Sendable {
+    public var storefront: Storefront
+    public var products: [Product]
+    /// The app's owned products (its local cache), with the granting transaction.
+    public var owned: [String: Transaction]
+    /// What the account is entitled to at the App Store, whether or not the app has it.
+    public var entitled: Set<String>
+    public var balances: [String: Int]
+    public var canMakePayments: Bool
+    /// The newest transaction state changes, oldest first.
+    public var events: [TransactionEvent]
+    /// The store file's data version when this was read; a different one means another process wrote.
+    public var dataVersion: Int64
+
+    public init(storefront: Storefront, products: [Product], owned: [String: Transaction], entitled: Set<String>,
+                balances: [String: Int], canMakePayments: Bool, events: [TransactionEvent], dataVersion: Int64) {
+        self.storefront = storefront
+        self.products = products
+        self.owned = owned
+        self.entitled = entitled
+        self.balances = balances
+        self.canMakePayments = canMakePayments
+        self.events = events
+        self.dataVersion = dataVersion
+    }
+}
+
+/// A dialog over the paywall.
+public enum Sheet: Equatable, Sendable {
+    /// The App Store's purchase confirmation for a product.
+    case confirm(productID: String)
+    /// "You've already purchased this…" for an owned non-consumable.
+    case alreadyOwned(productID: String)
+    case alert(title: String, message: String)
+    case help
+}
+
+/// Work the engine is doing that the spinner stands for.
+public enum Busy: Equatable, Sendable {
+    case loading
+    case purchasing(productID: String)
+    case restoring
+    case consuming(productID: String)
+}
+
+/// Everything the paywall screen shows: a value, changed only by `update`.
+public struct State: Equatable, Sendable {
+    public var size: Size
+    public var glyphs: Glyphs
+    public var account: String
+    public var storePath: String
+    public var paywall: Paywall
+    /// The store's contents; nil until the first load.
+    public var snapshot: StoreSnapshot?
+    /// Why the last load failed, shown instead of the table.
+    public var loadError: String?
+    /// The selected product, an index into `snapshot.products`.
+    public var selection = 0
+    /// The first table line shown (the table scrolls when taller than the screen).
+    public var scroll = 0
+    public var sheet: Sheet?
+    public var busy: Busy?
+    /// Counts timer ticks: drives the spinner and the check for other processes' writes.
+    public var ticks = 0
+    public var showLog = true
+    /// A one-line note in the status line ("Purchased Swift Shopping").
+    public var flash: String?
+    public var isRunning = true
+
+    public init(size: Size, glyphs: Glyphs = .unicode, account: String, storePath: String, paywall: Paywall) {
+        self.size = size
+        self.glyphs = glyphs
+        self.account = account
+        self.storePath = storePath
+        self.paywall = paywall
+    }
+
+    /// The products, or none before the first load.
+    public var products: [Product] { snapshot?.products ?? [] }
+
+    public var selectedProduct: Product? {
+        products.indices.contains(selection) ? products[selection] : nil
+    }
+}

@@ -1,0 +1,48 @@
+import CursesBackend
+import Dispatch
+import Foundation
+import StoreEngine
+import StorefrontCLI
+import StorefrontUI
+
+/// Opens the ncurses paywall on the process's terminal and runs it until the
+/// user quits. The terminal is restored on every way out: q, Ctrl-C, SIGTERM,
+/// SIGHUP, or an error.
+@Sendable func runPaywall(store: Store, invocation: Invocation, console: Console) async -> ExitCode {
+    // Handled by the loop instead of killing the process with the terminal in raw mode.
+    let stop = StopSignal()
+    let sources = [SIGTERM, SIGHUP, SIGINT, SIGQUIT].map { signal in
+        Glibc.signal(signal, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
+        source.setEventHandler { stop.request() }
+        source.resume()
+        return source
+    }
+    defer { for source in sources { source.cancel() } }
+    // ncurses is used from one thread only: the loop gets a thread of its own,
+    // so engine work keeps running on the concurrency pool.
+    return await withCheckedContinuation { (done: CheckedContinuation<ExitCode, Never>) in
+        let thread = Thread {
+            done.resume(returning: runLoop(store: store, invocation: invocation, console: console, stop: stop))
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}
+
+private func runLoop(store: Store, invocation: Invocation, console: Console, stop: StopSignal) -> ExitCode {
+    let terminal: CursesTerminal
+    do {
+        terminal = try CursesTerminal.startOnProcessTerminal(environment: ProcessInfo.processInfo.environment)
+    } catch {
+        console.err("storefront: \(error)")
+        console.err("For scripts and pipes use the commands instead: storefront products, buy ID, restore, transactions (see storefront --help).")
+        return .noTerminal
+    }
+    defer { terminal.end() }
+    let state = State(size: terminal.size, account: store.account, storePath: store.path, paywall: store.catalog.paywall)
+    let effects = EngineEffects(store: store, latency: .milliseconds(invocation.latency ?? 400))
+    let program = Program(state: state, terminal: terminal, stop: stop, perform: effects.perform)
+    program.run()
+    return .success
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and the tests need, when they are missing.
+# As root it runs apt-get; otherwise it prints the exact command and fails.
+set -euo pipefail
+
+packages=(
+  pkg-config      # SwiftPM finds the C libraries through it
+  libsqlite3-dev  # the store file
+  libncurses-dev  # the paywall (ncursesw)
+  libssl-dev      # libcrypto: transaction signatures
+  tmux            # end-to-end tests of the paywall
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$package")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+command="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "storefront needs these Debian packages: ${missing[*]}" >&2
+  echo "Install them with:  sudo sh -c '$command'" >&2
+  exit 1
+fi
+echo "Installing ${missing[*]} …" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
