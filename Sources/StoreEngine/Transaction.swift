@@ -32,6 +32,37 @@ public struct Transaction: Sendable, Hashable, Identifiable {
     /// Whether the app has delivered the content and called `finish()`.
     public var isFinished: Bool
 
+    public init(id: Int64, originalID: Int64, productID: String, productType: ProductType, purchaseDate: Date,
+                originalPurchaseDate: Date, expirationDate: Date?, revocationDate: Date?,
+                revocationReason: RevocationReason?, isUpgraded: Bool, ownershipType: OwnershipType,
+                purchasedQuantity: Int, appAccountToken: UUID?, environment: AppStoreEnvironment, storefront: String,
+                currency: String, price: Decimal, reason: Reason, subscriptionGroupID: String?, offerType: OfferType?,
+                account: String, status: Status, isFinished: Bool) {
+        self.id = id
+        self.originalID = originalID
+        self.productID = productID
+        self.productType = productType
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expirationDate = expirationDate
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.isUpgraded = isUpgraded
+        self.ownershipType = ownershipType
+        self.purchasedQuantity = purchasedQuantity
+        self.appAccountToken = appAccountToken
+        self.environment = environment
+        self.storefront = storefront
+        self.currency = currency
+        self.price = price
+        self.reason = reason
+        self.subscriptionGroupID = subscriptionGroupID
+        self.offerType = offerType
+        self.account = account
+        self.status = status
+        self.isFinished = isFinished
+    }
+
     /// Why a transaction was revoked, as `Transaction.RevocationReason`.
     public enum RevocationReason: String, Sendable, Hashable {
         case developerIssue
@@ -119,6 +150,17 @@ public struct TransactionEvent: Sendable, Hashable, Identifiable {
     public var transactionID: Int64?
     /// Extra words: the error's name, "already owned", "finished".
     public var detail: String
+
+    public init(id: Int64, date: Date, account: String, state: State, productID: String, transactionID: Int64?,
+                detail: String) {
+        self.id = id
+        self.date = date
+        self.account = account
+        self.state = state
+        self.productID = productID
+        self.transactionID = transactionID
+        self.detail = detail
+    }
 }
 
 /// Why `reset` wipes what it wipes.
