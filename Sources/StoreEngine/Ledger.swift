@@ -25,6 +25,7 @@ final class Ledger {
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
         let exists = fileManager.fileExists(atPath: path, isDirectory: &isDirectory)
+        var createInPlace = false
         if exists {
             guard !isDirectory.boolValue else { throw StoreFileError(path: path, reason: "is a folder, not a store file") }
             guard fileManager.isReadableFile(atPath: path) else {
@@ -49,9 +50,10 @@ final class Ledger {
                     throw StoreFileError(path: path, reason: "cannot create the folder \(folder): \(error.localizedDescription)")
                 }
             }
+            createInPlace = !Self.createComplete(at: path)
         }
         do {
-            db = try SQLiteDatabase(path: path, create: !exists)
+            db = try SQLiteDatabase(path: path, create: createInPlace)
             // Waiting for a second process is not an error; five seconds covers any purchase.
             try db.execute("PRAGMA busy_timeout = 5000")
         } catch {
@@ -63,10 +65,14 @@ final class Ledger {
     /// Refuses foreign files, then switches on WAL and creates or migrates the schema.
     private func checkAndPrepare(isNew: Bool) throws(StoreFileError) {
         do {
-            // Reads only: nothing is written until the file is known to be ours.
+            // Reads only: nothing is written until the file is known to be ours. One read
+            // transaction, so all three come from one snapshot even while another process
+            // is creating the schema.
+            try db.execute("BEGIN")
             let applicationID = try db.scalar("PRAGMA application_id") ?? 0
             let version = try db.scalar("PRAGMA user_version") ?? 0
             let objects = try db.scalar("SELECT count(*) FROM sqlite_master") ?? 0
+            try db.execute("COMMIT")
             if applicationID != Int64(Self.applicationID) {
                 guard applicationID == 0, objects == 0 else {
                     throw StoreFileError(path: path, reason: "is a SQLite database of another application, not a store file")
@@ -92,7 +98,28 @@ final class Ledger {
         }
     }
 
+    /// Builds a new store file beside `path` and links it into place complete, so
+    /// that a second process starting at the same moment never finds a half-made
+    /// (empty) file there, which it would rightly refuse. Returns true when a store
+    /// file is now at `path`: this one, or another process's that got there first.
+    /// False when it could not be built so (the caller then creates it in place).
+    private static func createComplete(at path: String) -> Bool {
+        let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { unlink(temporary) }
+        do {
+            let db = try SQLiteDatabase(path: temporary, create: true)
+            try db.transaction { try createSchema(in: db) }
+        } catch {
+            return false
+        }
+        return link(temporary, path) == 0 || errno == EEXIST
+    }
+
     private func createSchema() throws(SQLiteError) {
+        try Self.createSchema(in: db)
+    }
+
+    private static func createSchema(in db: SQLiteDatabase) throws(SQLiteError) {
         try db.execute("""
             PRAGMA application_id = \(Self.applicationID);
             PRAGMA user_version = \(Self.schemaVersion);

@@ -75,12 +75,23 @@ extension Invocation {
                 operands.append(argument)
                 continue
             }
-            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            // `--name=` has an empty value; it must not take the next argument as its value.
+            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             let option = parts[0]
             let inline = parts.count > 1 ? parts[1] : nil
+            if let inline, ["--json", "--help", "-h", "--version"].contains(option) {
+                throw UsageError(description: "\(option) takes no value, not \"\(inline)\"", command: operands.first)
+            }
             switch option {
-            case "--catalog", "-c": invocation.catalogPath = try value(for: option, inline: inline)
-            case "--store", "-s": invocation.storePath = try value(for: option, inline: inline)
+            case "--catalog", "-c":
+                let path = try value(for: option, inline: inline)
+                guard !path.isEmpty else { throw UsageError(description: "--catalog needs a path", command: nil) }
+                invocation.catalogPath = path
+            case "--store", "-s":
+                // An empty path would make SQLite open a temporary database that vanishes on exit.
+                let path = try value(for: option, inline: inline)
+                guard !path.isEmpty else { throw UsageError(description: "--store needs a path", command: nil) }
+                invocation.storePath = path
             case "--account", "-a":
                 let name = try value(for: option, inline: inline)
                 guard !name.isEmpty else { throw UsageError(description: "--account needs a name", command: nil) }

@@ -76,7 +76,7 @@ public struct Canvas: Equatable, Sendable {
         var column = x
         for character in TerminalText.sanitized(text) {
             var glyph = String(character)
-            if asciiOnly, !character.isASCII { glyph = "?" }
+            if asciiOnly, !character.isASCII { glyph = character == "…" ? "~" : "?" }
             let columns = TerminalText.width(glyph)
             if columns == 0 {
                 // A combining mark or joiner belongs to the character before it.

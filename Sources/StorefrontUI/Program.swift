@@ -49,11 +49,16 @@ public final class Program {
     /// The state now, for tests that drive the loop step by step.
     public var currentState: State { state }
 
-    /// Runs until the user quits or a stop is requested.
-    public func run() {
+    /// Takes the terminal's size and character set and starts loading the store.
+    public func start() {
         state.size = terminal.size
         state.glyphs = terminal.supportsUnicode ? .unicode : .ascii
-        launch(start(&state))
+        launch(StorefrontUI.start(&state))
+    }
+
+    /// Runs until the user quits or a stop is requested.
+    public func run() {
+        start()
         var lastTick = ContinuousClock.now
         while state.isRunning {
             step(timeoutMilliseconds: 50)
@@ -104,13 +109,15 @@ public final class Program {
         }
     }
 
-    /// Waits (pumping the loop) until `condition` holds or `timeout` passes; for tests.
+    /// Pumps the loop until `condition` holds or `timeout` passes; for tests.
+    /// Suspends between steps rather than blocking, so effects can run meanwhile.
     @discardableResult
-    public func run(until condition: (State) -> Bool, timeout: Duration = .seconds(5)) -> Bool {
+    public func run(until condition: (State) -> Bool, timeout: Duration = .seconds(5)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition(state) {
             if ContinuousClock.now > deadline { return false }
-            step(timeoutMilliseconds: 10)
+            step(timeoutMilliseconds: 0)
+            try? await Task.sleep(for: .milliseconds(2))
         }
         redraw()
         return true

@@ -66,24 +66,24 @@ private struct Columns {
         let canPay = state.snapshot?.canMakePayments ?? true
         kindWidth = min(22, max(4, products.map { TerminalText.width($0.kindLabel) }.max() ?? 4))
         priceWidth = max(5, canPay ? (products.map { TerminalText.width($0.displayPrice) }.max() ?? 5) : 13)
-        let statuses = products.map { statusText($0, state) }
-        let widestStatus = max(6, statuses.map(TerminalText.width).max() ?? 6)
-        let fixed = name + 2 + kindWidth + 2 + priceWidth + 2
+        let widestName = min(34, max(7, products.map { TerminalText.width($0.displayName) }.max() ?? 7))
+        let widestStatus = min(26, max(6, products.map { TerminalText.width(statusText($0, state)) }.max() ?? 6))
+        // Room for name and status after the fixed columns, their gaps and a right margin.
+        let room = width - name - (2 + kindWidth) - (2 + priceWidth) - 2 - 1
         let buyWidth = Columns.buyLabel.count + 2
-        var statusWidth = min(widestStatus, 26)
-        var nameWidth = width - fixed - statusWidth - 1
-        if nameWidth < 14 {
-            statusWidth = max(10, statusWidth - (14 - nameWidth))
-            nameWidth = max(8, width - fixed - statusWidth - 1)
+        if widestName + widestStatus + buyWidth <= room {
+            nameWidth = widestName
+            statusWidth = room - widestName - buyWidth
+            buy = width - buyWidth
+        } else {
+            // Tight: names keep up to 20 columns, the status takes what is left; both end in "…" when cut.
+            nameWidth = max(8, min(widestName, 20, room - 8))
+            statusWidth = max(0, room - nameWidth)
+            buy = nil
         }
-        let hasRoomForBuy = nameWidth - buyWidth >= 24
-        if hasRoomForBuy { nameWidth = min(nameWidth - buyWidth, 34) }
-        self.nameWidth = nameWidth
-        self.statusWidth = statusWidth
         kind = name + nameWidth + 2
         price = kind + kindWidth + 2
         status = price + priceWidth + 2
-        buy = hasRoomForBuy ? width - buyWidth : nil
     }
 }
 
@@ -147,13 +147,14 @@ private func drawProduct(_ index: Int, _ snapshot: StoreSnapshot, _ state: State
     check.bold = true
     if owned { check.color = .green }
     canvas.put(owned ? state.glyphs.check : state.glyphs.noCheck, x: columns.check, y: row, style: check)
-    canvas.put(product.displayName, x: columns.name, y: row, limit: columns.nameWidth, style: base)
-    canvas.put(product.kindLabel, x: columns.kind, y: row, limit: columns.kindWidth, style: base)
+    canvas.put(TerminalText.truncated(product.displayName, to: columns.nameWidth), x: columns.name, y: row, style: base)
+    canvas.put(TerminalText.truncated(product.kindLabel, to: columns.kindWidth), x: columns.kind, y: row, style: base)
     let price = snapshot.canMakePayments ? product.displayPrice : "Not available"
     var priceStyle = base
     if !snapshot.canMakePayments { priceStyle.dim = true }
     canvas.put(price, x: columns.price, y: row, limit: columns.priceWidth, style: priceStyle)
-    canvas.put(statusText(product, state), x: columns.status, y: row, limit: columns.statusWidth, style: base)
+    canvas.put(TerminalText.truncated(statusText(product, state), to: columns.statusWidth), x: columns.status, y: row,
+               style: base)
     canvas.addHotspot(x: 0, y: row, width: canvas.width, target: .product(index))
     if selected, let buy = columns.buy {
         canvas.put(Columns.buyLabel, x: buy, y: row, style: Style(bold: true, reverse: false, color: .green))

@@ -1,0 +1,67 @@
+import Testing
+@testable import StorefrontUI
+
+@Suite("Canvas and terminal text")
+struct CanvasTests {
+    @Test("put writes within the limit and reports the columns used")
+    func putLimit() {
+        var canvas = Canvas(width: 10, height: 2)
+        #expect(canvas.put("abcdef", x: 2, y: 0, limit: 3) == 3)
+        #expect(canvas.lines == ["  abc", ""])
+        #expect(canvas.put("0123456789ABC", x: 0, y: 1) == 10, "the right edge clips")
+        #expect(canvas.lines[1] == "0123456789")
+    }
+
+    @Test("a wide character is never split at the edge")
+    func wideAtEdge() {
+        var canvas = Canvas(width: 5, height: 1)
+        canvas.put("ab年年", x: 0, y: 0)
+        #expect(canvas.lines == ["ab年"], "the second 年 would need columns 4 and 5")
+        #expect(canvas[3, 0].text == "")
+    }
+
+    @Test("combining marks join the character before them")
+    func combining() {
+        var canvas = Canvas(width: 6, height: 1)
+        #expect(canvas.put("e\u{301}x", x: 0, y: 0) == 2)
+        #expect(canvas[0, 0].text == "e\u{301}")
+        #expect(canvas[1, 0].text == "x")
+    }
+
+    @Test("control characters and bidi overrides are escaped, never stored raw")
+    func sanitizing() {
+        #expect(TerminalText.sanitized("a\u{1B}[31mb") == "a\\e[31mb")
+        #expect(TerminalText.sanitized("x\ny\tz\r") == "x\\ny\\tz\\r")
+        #expect(TerminalText.sanitized("\u{202E}abc") == "\\u{202E}abc")
+        #expect(TerminalText.sanitized("\u{9B}2J") == "\\u{9B}2J", "C1 CSI")
+        #expect(TerminalText.sanitized("plain €") == "plain €")
+    }
+
+    @Test("widths count terminal columns")
+    func widths() {
+        #expect(TerminalText.width("abc") == 3)
+        #expect(TerminalText.width("年間") == 4)
+        #expect(TerminalText.width("🎉") == 2)
+        #expect(TerminalText.width("e\u{301}") == 1)
+        #expect(TerminalText.truncated("Monthly Subscription", to: 10) == "Monthly S…")
+        #expect(TerminalText.width(TerminalText.truncated("年間プラン", to: 5)) <= 5)
+        #expect(TerminalText.padded("ab", to: 4) == "ab  ")
+    }
+
+    @Test("an ASCII-only canvas replaces everything outside ASCII")
+    func asciiOnly() {
+        var canvas = Canvas(width: 12, height: 1, asciiOnly: true)
+        canvas.put("0,99 € ✓…", x: 0, y: 0)
+        #expect(canvas.lines == ["0,99 ? ?~"])
+    }
+
+    @Test("the topmost hotspot wins")
+    func hotspotOrder() {
+        var canvas = Canvas(width: 20, height: 3)
+        canvas.addHotspot(x: 0, y: 1, width: 20, target: .product(3))
+        canvas.addHotspot(x: 5, y: 1, width: 4, target: .buy(3))
+        #expect(canvas.target(atX: 6, y: 1) == .buy(3))
+        #expect(canvas.target(atX: 2, y: 1) == .product(3))
+        #expect(canvas.target(atX: 2, y: 2) == nil)
+    }
+}

@@ -1,0 +1,59 @@
+import CursesBackend
+import Glibc
+import Testing
+@testable import StorefrontUI
+
+/// The real ncurses backend on a headless screen: no TTY needed.
+@Suite("ncurses backend", .serialized)
+struct CursesBackendTests {
+    func headless() throws -> CursesTerminal {
+        setlocale(LC_ALL, "C.UTF-8")
+        return try CursesTerminal(term: "xterm-256color", input: fopen("/dev/null", "r"),
+                                  output: fopen("/dev/null", "w"), ownsFiles: true)
+    }
+
+    @Test("a rendered paywall reaches ncurses' screen cell for cell")
+    func drawsCanvas() throws {
+        let terminal = try headless()
+        defer { terminal.end() }
+        terminal.resize(to: Size(columns: 100, rows: 30))
+        #expect(terminal.size == Size(columns: 100, rows: 30))
+        var state = loadedState(columns: 100, rows: 30, snapshot: snapshot(owned: [purchase(swiftShopping)]))
+        state.selection = index(of: swiftShopping)
+        let canvas = render(state)
+        terminal.draw(canvas)
+        for row in 0..<30 {
+            #expect(terminal.line(row) == canvas.lines[row], "row \(row)")
+        }
+        let selectedRow = canvas.lines.firstIndex { $0.contains("Swift Shopping") }!
+        #expect(terminal.isReverse(x: 20, y: selectedRow))
+        #expect(!terminal.isReverse(x: 20, y: selectedRow + 1))
+    }
+
+    @Test("drawing a changed canvas updates only what changed, and a smaller size redraws all")
+    func redraws() throws {
+        let terminal = try headless()
+        defer { terminal.end() }
+        terminal.resize(to: Size(columns: 80, rows: 24))
+        var state = loadedState(columns: 80, rows: 24)
+        terminal.draw(render(state))
+        _ = update(&state, .key(.down))
+        let moved = render(state)
+        terminal.draw(moved)
+        #expect((0..<24).map(terminal.line) == moved.lines)
+
+        terminal.resize(to: Size(columns: 60, rows: 16))
+        _ = update(&state, .resized(Size(columns: 60, rows: 16)))
+        let small = render(state)
+        terminal.draw(small)
+        #expect((0..<16).map(terminal.line) == small.lines)
+    }
+
+    @Test("an unknown terminal type is a clear error, not an abort")
+    func unknownTerm() {
+        #expect(throws: TerminalUnavailable.self) {
+            _ = try CursesTerminal(term: "no-such-terminal-xyz", input: fopen("/dev/null", "r"),
+                                   output: fopen("/dev/null", "w"), ownsFiles: true)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import StoreEngine
+@testable import StorefrontUI
+
+/// The bundled demo catalog, as every UI test sees it.
+let demoCatalog: Catalog = {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    return try! Catalog.load(contentsOf: root.appendingPathComponent("products.json").path)
+}()
+
+let swiftShopping = "com.razeware.razefaces.swiftshopping"
+let iPhoneRage = "com.razeware.razefaces.iphonerage"
+let coins = "com.example.storefront.coins100"
+let seasonPass = "com.example.storefront.seasonpass"
+let monthly = "barcode_month_subscription"
+
+/// A fixed moment, so dates on screen never depend on when the test runs.
+let fixedDate = Date(timeIntervalSince1970: 1_796_083_200)  // 2026-12-01T00:00:00Z
+
+/// A purchased transaction of a demo product.
+func purchase(_ productID: String, id: Int64 = 2_000_000_001, expires: Date? = nil) -> StoreEngine.Transaction {
+    let type = demoCatalog.product(id: productID)!.type
+    return StoreEngine.Transaction(
+        id: id, originalID: id, productID: productID, productType: type, purchaseDate: fixedDate,
+        originalPurchaseDate: fixedDate, expirationDate: expires, revocationDate: nil, revocationReason: nil,
+        isUpgraded: false, ownershipType: .purchased, purchasedQuantity: 1, appAccountToken: nil,
+        environment: .xcode, storefront: "USA", currency: "USD", price: 0.99, reason: .purchase,
+        subscriptionGroupID: nil, offerType: nil, account: Store.defaultAccount, status: .purchased, isFinished: true)
+}
+
+/// A store snapshot of the demo catalog in the USA storefront.
+func snapshot(owned: [StoreEngine.Transaction] = [], balances: [String: Int] = [:], canMakePayments: Bool = true,
+              events: [TransactionEvent] = [], dataVersion: Int64 = 1) -> StoreSnapshot {
+    StoreSnapshot(
+        storefront: demoCatalog.storefront("USA")!, products: demoCatalog.products(in: demoCatalog.storefront("USA")!),
+        owned: Dictionary(uniqueKeysWithValues: owned.map { ($0.productID, $0) }),
+        entitled: Set(owned.map(\.productID)), balances: balances, canMakePayments: canMakePayments,
+        events: events, dataVersion: dataVersion)
+}
+
+/// A paywall state of the given size with the demo catalog loaded.
+func loadedState(columns: Int = 100, rows: Int = 30, snapshot: StoreSnapshot = snapshot()) -> State {
+    var state = State(size: Size(columns: columns, rows: rows), account: Store.defaultAccount,
+                      storePath: "/tmp/store.sqlite", paywall: demoCatalog.paywall)
+    _ = update(&state, .loaded(snapshot))
+    return state
+}
+
+/// The index of a product in the display order.
+func index(of productID: String) -> Int {
+    demoCatalog.products.firstIndex { $0.id == productID }!
+}
+
+let utc = TimeZone(identifier: "UTC")!

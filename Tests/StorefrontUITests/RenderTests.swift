@@ -1,0 +1,237 @@
+import Foundation
+import StoreEngine
+import Testing
+@testable import StorefrontUI
+
+/// Whole screens, compared line by line (ratatui's `Buffer::with_lines` style).
+@Suite("render")
+struct RenderTests {
+    let events = [
+        TransactionEvent(id: 1, date: fixedDate.addingTimeInterval(50531), account: "a", state: .purchasing,
+                         productID: swiftShopping, transactionID: nil, detail: ""),
+        TransactionEvent(id: 2, date: fixedDate.addingTimeInterval(50531), account: "a", state: .purchased,
+                         productID: swiftShopping, transactionID: 2_000_000_001, detail: ""),
+    ]
+
+    @Test("the main screen at 100×30: groups, checkmarks, prices, statuses, log, footer")
+    func mainScreen100x30() {
+        let owned = [purchase(swiftShopping),
+                     purchase(monthly, id: 2_000_000_002, expires: fixedDate.addingTimeInterval(86_400 * 30))]
+        var state = loadedState(columns: 100, rows: 30,
+                                snapshot: snapshot(owned: owned, balances: [coins: 300], events: events))
+        state.selection = index(of: iPhoneRage)
+        let expected = [
+            " Storefront · tester@local · USA",
+            "  ★ Barcode Scanner Premium",
+            "  Unlimited scans · No ads · Cloud sync",
+            "  Scan without limits · Sync your history across devices · Unlock every RazeFace",
+            String(repeating: "─", count: 100),
+            "      PRODUCT               KIND                   PRICE   STATUS",
+            "  Premium (subscription group)",
+            "      Annual Subscription   1 year                 $39.99",
+            "   ✓  Monthly Subscription  1 month                $4.99   Renews Dec 31, 2026",
+            "  Non-consumables",
+            "   ✓  Swift Shopping        Non-consumable         $0.99   Owned",
+            " ▸    iPhone Rage           Non-consumable         $0.99                                   [ Buy ]",
+            "      Nightly Rage          Non-consumable         $0.99",
+            "      Go Pro                Non-consumable         $0.99",
+            "  Consumables",
+            "      100 Coins             Consumable             $0.99   Balance: 300",
+            "  Non-renewing subscriptions",
+            "      Season Pass           Non-renewing 3 months  $9.99",
+            "",
+            "",
+            "",
+            "",
+            "                                                                             [ Restore Purchases ]",
+            String(repeating: "─", count: 100),
+            " 14:02:11 purchasing com.razeware.razefaces.swiftshopping",
+            " 14:02:11 purchased  com.razeware.razefaces.swiftshopping  tx 2000000001",
+            "",
+            "",
+            String(repeating: "─", count: 100),
+            " ↑↓ move  ⏎ buy  r restore  c consume  l log  ? help  q quit                      /tmp/store.sqlite",
+        ]
+        let canvas = render(state, timeZone: utc)
+        #expect(canvas.lines == expected)
+        // The selected row is highlighted across the screen; others are not.
+        #expect(canvas[10, 11].style.reverse)
+        #expect(!canvas[10, 10].style.reverse)
+    }
+
+    @Test("80×24 with canMakePayments off: Not available, statuses cut with an ellipsis, the sheet on top")
+    func confirmationSheet80x24() {
+        var state = loadedState(columns: 80, rows: 24,
+                                snapshot: snapshot(owned: [purchase(seasonPass, expires: fixedDate.addingTimeInterval(86_400 * 90))],
+                                                   canMakePayments: false))
+        state.selection = index(of: coins)
+        _ = update(&state, .key(.enter))
+        let expected = [
+            " Storefront · tester@local · USA",
+            "  ★ Barcode Scanner Premium",
+            "  Unlimited scans · No ads · Cloud sync",
+            String(repeating: "─", count: 80),
+            "      PRODUCT               KIND                   PRICE          STATUS",
+            "  Premium (subscription group)",
+            "      Annual Subscription   1 year                 Not available",
+            "      Monthly Subscription  1 month                Not available",
+            "  Non-consum┌───────────────────── App Store ──────────────────────┐",
+            "      Swift │ 100 Coins                                            │",
+            "      iPhone│ Consumable · Not available                           │",
+            "      Nightl│ Account: tester@local  [Sandbox]                     │",
+            "      Go Pro│                                                      │",
+            "  Consumable│            [ Confirm ⏎ ]   [ Cancel esc ]            │",
+            " ▸    100 Co└──────────────────────────────────────────────────────┘lance: 0",
+            "  Non-renewing subscriptions",
+            "   ✓  Season Pass           Non-renewing 3 months  Not available  Active until…",
+            "                                                         [ Restore Purchases ]",
+            String(repeating: "─", count: 80),
+            " No transactions yet. Press ⏎ to buy, r to restore.",
+            "",
+            "",
+            String(repeating: "─", count: 80),
+            " ↑↓ move  ⏎ buy  r restore  c consume  l log  ? help  q quit  /tmp/store.sqlite",
+        ]
+        let canvas = render(state, timeZone: utc)
+        #expect(canvas.lines == expected)
+        // The sheet's buttons are clickable.
+        let confirm = canvas.lines[13].distance(of: "[ Confirm")
+        #expect(canvas.target(atX: confirm + 2, y: 13) == .confirm)
+        #expect(canvas.target(atX: confirm + 20, y: 13) == .cancel)
+    }
+
+    @Test("the already-purchased sheet asks to get it again for free")
+    func alreadyOwnedSheet() {
+        var state = loadedState(snapshot: snapshot(owned: [purchase(swiftShopping)]))
+        state.selection = index(of: swiftShopping)
+        _ = update(&state, .key(.enter))
+        let text = render(state, timeZone: utc).lines.joined(separator: "\n")
+        #expect(text.contains("You've already purchased this. Would you like to get"))
+        #expect(text.contains("it again for free?"))
+        #expect(text.contains("[ Get It Free ⏎ ]"))
+    }
+
+    @Test("a monochrome, non-UTF-8 terminal gets ASCII: [x] checkmarks, > pointer, - rules")
+    func asciiFallback() {
+        var state = loadedState(columns: 80, rows: 24, snapshot: snapshot(owned: [purchase(swiftShopping)]))
+        state.glyphs = .ascii
+        state.selection = index(of: swiftShopping)
+        let canvas = render(state, timeZone: utc)
+        let row = canvas.lines.first { $0.contains("Swift Shopping") }!
+        #expect(row.hasPrefix(" >[x] Swift Shopping"))
+        #expect(canvas.lines.first { $0.contains("iPhone Rage") }!.hasPrefix("  [ ] iPhone Rage"))
+        #expect(canvas.lines[3] == String(repeating: "-", count: 80))
+        for line in canvas.lines {
+            let isASCII = line.unicodeScalars.allSatisfy { $0.isASCII }
+            #expect(isASCII, "non-ASCII on an ASCII screen: \(line)")
+        }
+    }
+
+    @Test("below the minimum size the screen says how much room it needs")
+    func tooSmall() {
+        let state = loadedState(columns: 40, rows: 10)
+        let text = render(state).lines.joined(separator: "\n")
+        #expect(text.contains("Storefront needs 60×16;"))
+        #expect(text.contains("this terminal is 40×10."))
+        #expect(!text.contains("Swift Shopping"))
+        // And it comes back when the window grows.
+        var grown = state
+        _ = update(&grown, .resized(Size(columns: 80, rows: 24)))
+        #expect(render(grown).lines.joined().contains("Swift Shopping"))
+    }
+
+    @Test("before the first load a spinner says products are loading")
+    func loading() {
+        var state = State(size: Size(columns: 80, rows: 24), account: "a", storePath: "p", paywall: Paywall(title: "T"))
+        _ = start(&state)
+        let text = render(state).lines.joined(separator: "\n")
+        #expect(text.contains("Loading products…"))
+        _ = update(&state, .tick)
+        #expect(render(state).lines != render(loadedState(columns: 80, rows: 24)).lines)
+    }
+
+    @Test("the spinner turns while a purchase runs")
+    func spinner() {
+        var state = loadedState()
+        _ = update(&state, .key(.enter))
+        _ = update(&state, .key(.enter))
+        let first = render(state).lines.first { $0.contains("Purchasing Annual Subscription…") }
+        _ = update(&state, .tick)
+        let second = render(state).lines.first { $0.contains("Purchasing Annual Subscription…") }
+        #expect(first != nil && second != nil)
+        #expect(first != second, "the spinner frame changes with each tick")
+    }
+
+    @Test("hostile catalog text is shown escaped and cannot break the layout")
+    func hostileText() {
+        var snap = snapshot()
+        snap.products[0].displayName = "Evil\u{1B}[2J\u{1B}]0;pwned\u{07}\u{202E}txt.exe\nnext"
+        let state = loadedState(snapshot: snap)
+        let canvas = render(state, timeZone: utc)
+        for cell in canvas.cells {
+            #expect(!cell.text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0.value == 0x202E })
+        }
+        let row = canvas.lines[7]
+        #expect(row.contains("Evil\\e[2J"), "ESC is shown as \\e")
+        // The kind column still starts where it does on the other rows.
+        #expect(row.distance(of: "1 year") == canvas.lines[8].distance(of: "1 month"))
+    }
+
+    @Test("wide characters (CJK, emoji) keep the columns aligned")
+    func wideCharacters() {
+        var snap = snapshot()
+        snap.products[0].displayName = "年間プラン 🎉"
+        let canvas = render(loadedState(snapshot: snap), timeZone: utc)
+        // Measured in columns: the kind column starts at the same column on both rows.
+        func column(of text: String, in line: String) -> Int {
+            TerminalText.width(String(line[..<line.range(of: text)!.lowerBound]))
+        }
+        #expect(column(of: "1 year", in: canvas.lines[7]) == column(of: "1 month", in: canvas.lines[8]))
+        // A wide character takes two cells, the second left empty.
+        let x = canvas.lines[7].distance(of: "年")
+        #expect(canvas[x, 7].text == "年")
+        #expect(canvas[x + 1, 7].text == "")
+    }
+
+    @Test("rows and the Restore button are clickable where they are drawn")
+    func hotspots() {
+        let state = loadedState()
+        let canvas = render(state)
+        let row = canvas.lines.firstIndex { $0.contains("Swift Shopping") }!
+        #expect(canvas.target(atX: 10, y: row) == .product(index(of: swiftShopping)))
+        let restoreRow = canvas.lines.firstIndex { $0.contains("[ Restore Purchases ]") }!
+        let x = canvas.lines[restoreRow].distance(of: "[ Restore")
+        #expect(canvas.target(atX: x + 3, y: restoreRow) == .restore)
+        #expect(canvas.target(atX: 2, y: 0) == nil)
+        let buyX = canvas.lines[7].distance(of: "[ Buy ]")
+        #expect(canvas.target(atX: buyX + 1, y: 7) == .buy(0))
+    }
+
+    @Test("the help sheet lists every key")
+    func help() {
+        var state = loadedState()
+        _ = update(&state, .key(.character("?")))
+        let text = render(state).lines.joined(separator: "\n")
+        for words in ["move", "scroll", "buy the selected product", "restore purchases", "consume one",
+                      "event log", "this help", "quit", "mouse"] {
+            #expect(text.contains(words), "help lacks \(words)")
+        }
+    }
+
+    @Test("a tall catalog scrolls, with arrows showing rows hidden above and below")
+    func scrollHints() {
+        var state = loadedState(columns: 80, rows: 18)
+        _ = update(&state, .key(.end))
+        let canvas = render(state)
+        #expect(canvas.lines.contains { $0.hasSuffix("↑") })
+        #expect(canvas.lines.contains { $0.contains("Season Pass") })
+        #expect(!canvas.lines.contains { $0.contains("Annual Subscription") })
+    }
+}
+
+extension String {
+    /// The character offset of the first occurrence of `text` (tests only).
+    func distance(of text: String) -> Int {
+        distance(from: startIndex, to: range(of: text)!.lowerBound)
+    }
+}
