@@ -1,0 +1,215 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A detached tmux session of a fixed size running the built binary: the real
+/// terminal path, read back with `capture-pane` as a user would see it.
+final class TmuxSession {
+    private let socket = "storefront-e2e-\(UUID().uuidString.prefix(8))"
+    let sandbox: Sandbox
+
+    /// Starts `storefront` on the sandbox's store in a `columns`×`rows` session.
+    init(_ sandbox: Sandbox) {
+        self.sandbox = sandbox
+    }
+
+    static func start(_ sandbox: Sandbox, columns: Int = 100, rows: Int = 30, environment: String = "LANG=C.UTF-8",
+                      arguments: [String] = ["--latency", "50"]) async throws -> TmuxSession {
+        let session = TmuxSession(sandbox)
+        let binary = try #require(Binary.url, "cannot find the storefront binary; set STOREFRONT_BIN")
+        let quoted = ([binary.path, "--catalog", Binary.catalog, "--store", sandbox.store] + arguments)
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        // After the program ends the pane stays, showing its exit status.
+        let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' \(environment) \(quoted); echo EXIT=$?; sleep 120"
+        try await session.tmux("new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "paywall", command)
+        return session
+    }
+
+    /// Stops the session's tmux server and everything in it.
+    func stop() async {
+        _ = try? await tmux("kill-server")
+    }
+
+    /// Runs a tmux command on this session's own server and returns what it printed.
+    @discardableResult
+    func tmux(_ arguments: String...) async throws -> String {
+        let output = sandbox.path("tmux-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        try spawnAndWait(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments, output: output)
+        return String(decoding: FileManager.default.contents(atPath: output) ?? Data(), as: UTF8.self)
+    }
+
+    /// The screen as lines of text.
+    func screen() async throws -> [String] {
+        try await tmux("capture-pane", "-p", "-t", "paywall").components(separatedBy: "\n")
+    }
+
+    func send(_ keys: String...) async throws {
+        for key in keys { try await tmux("send-keys", "-t", "paywall", key) }
+    }
+
+    func resize(columns: Int, rows: Int) async throws {
+        try await tmux("resize-window", "-t", "paywall", "-x", String(columns), "-y", String(rows))
+    }
+
+    /// Waits until the screen satisfies `condition`; records the last screen when it never does.
+    @discardableResult
+    func waitFor(_ what: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+                 _ condition: ([String]) -> Bool) async throws -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        var lines = try await screen()
+        while !condition(lines) {
+            if ContinuousClock.now > deadline {
+                Issue.record("timed out waiting for \(what); the screen was:\n\(lines.joined(separator: "\n"))",
+                             sourceLocation: sourceLocation)
+                return lines
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            lines = try await screen()
+        }
+        return lines
+    }
+
+    /// The screen line showing `text`.
+    func row(_ text: String, in lines: [String]) -> String? {
+        lines.first { $0.contains(text) }
+    }
+}
+
+/// Runs a short command to its end with its output in a file. Unlike Foundation's
+/// `Process`, it closes every other descriptor in the child: the tmux server that
+/// `new-session` leaves behind would otherwise hold them, and with them the pipes
+/// by which `Process` notices that other test processes have ended.
+func spawnAndWait(_ arguments: [String], output: String) throws {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [])
+        .compactMap { Int32($0) }.filter { $0 > 2 }
+    for descriptor in open { posix_spawn_file_actions_addclose(&actions, descriptor) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    var argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
+    guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
+    var exitStatus: Int32 = 0
+    while waitpid(pid, &exitStatus, 0) == -1 && errno == EINTR {}
+}
+
+/// Runs `body` against a paywall in tmux, and stops the tmux server afterwards, also on failure.
+func withPaywall(_ sandbox: Sandbox, environment: String = "LANG=C.UTF-8",
+                 _ body: (TmuxSession) async throws -> Void) async throws {
+    let session = try await TmuxSession.start(sandbox, environment: environment)
+    do {
+        try await body(session)
+    } catch {
+        await session.stop()
+        throw error
+    }
+    await session.stop()
+}
+
+/// The few flows that prove the whole stack: binary, ncurses, engine, store file, second process.
+@Suite("paywall end to end (tmux)")
+struct PaywallEndToEndTests {
+    @Test("buying a non-consumable puts a checkmark on its row")
+    func buyShowsCheckmark() async throws {
+        let sandbox = try Sandbox()
+        try await withPaywall(sandbox) { session in
+            try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
+            try await session.send("Down", "Down", "Enter")
+            let sheet = try await session.waitFor("the confirmation sheet") { $0.contains { $0.contains("App Store") } }
+            #expect(sheet.contains { $0.contains("Swift Shopping") && $0.contains("│") })
+            #expect(sheet.contains { $0.contains("Non-consumable · $0.99") })
+            try await session.send("Enter")
+            let lines = try await session.waitFor("the checkmark") { lines in
+                lines.contains { $0.contains("✓") && $0.contains("Swift Shopping") && $0.contains("Owned") }
+            }
+            #expect(session.row("iPhone Rage", in: lines)?.contains("✓") == false, "only the bought row is checked")
+        }
+        // The purchase is in the store file, as a second process sees it.
+        let history = try await sandbox.storefront("transactions", "--json").jsonObject()
+        let transactions = try #require(history["transactions"] as? [[String: Any]])
+        #expect(transactions.map { $0["productID"] as? String } == [Demo.swiftShopping])
+    }
+
+    @Test("reset app from a second process removes the checkmark live; r brings it back")
+    func resetAndRestore() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("buy", Demo.swiftShopping).expect(exit: 0)
+        try await withPaywall(sandbox) { session in
+            try await session.waitFor("the owned checkmark") { lines in
+                lines.contains { $0.contains("✓") && $0.contains("Swift Shopping") }
+            }
+            try await sandbox.storefront("reset", "app").expect(exit: 0)
+            // No key is pressed: the paywall notices the other process's write by itself.
+            try await session.waitFor("the checkmark to go", timeout: .seconds(3)) { lines in
+                lines.contains { $0.contains("Swift Shopping") && !$0.contains("✓") }
+            }
+            try await session.send("r")
+            let lines = try await session.waitFor("restore") { lines in
+                lines.contains { $0.contains("✓") && $0.contains("Swift Shopping") }
+            }
+            #expect(lines.contains { $0.contains("Restored 1 purchase") })
+        }
+    }
+
+    @Test("with canMakePayments off prices say Not available and a purchase fails with paymentNotAllowed")
+    func cannotMakePayments() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("settings", "set", "canMakePayments", "false").expect(exit: 0)
+        try await withPaywall(sandbox) { session in
+            let lines = try await session.waitFor("Not available") { lines in
+                lines.contains { $0.contains("Swift Shopping") && $0.contains("Not available") }
+            }
+            #expect(!lines.contains { $0.contains("$0.99") })
+            try await session.send("Down", "Down", "Enter")
+            try await session.waitFor("the sheet") { $0.contains { $0.contains("App Store") } }
+            try await session.send("Enter")
+            let alert = try await session.waitFor("the alert") { $0.contains { $0.contains("Purchase Failed") } }
+            #expect(alert.contains { $0.contains("paymentNotAllowed") })
+            #expect(!alert.contains { $0.contains("✓") })
+        }
+    }
+
+    @Test("resizing redraws at once, says when too small, and comes back")
+    func resize() async throws {
+        try await withPaywall(try Sandbox()) { session in
+            try await session.waitFor("the paywall") { $0.contains { $0.contains("Swift Shopping") } }
+            try await session.resize(columns: 80, rows: 24)
+            let small = try await session.waitFor("the 80×24 layout") { lines in
+                lines.count >= 24 && lines[23].contains("q quit") && lines[3] == String(repeating: "─", count: 80)
+            }
+            #expect(small.contains { $0.contains("Season Pass") })
+            try await session.resize(columns: 50, rows: 12)
+            try await session.waitFor("the too-small message") { $0.contains { $0.contains("needs 60×16") } }
+            try await session.resize(columns: 100, rows: 30)
+            try await session.waitFor("the full paywall again") { lines in
+                lines.count >= 30 && lines[29].contains("q quit") && lines.contains { $0.contains("Swift Shopping") }
+            }
+        }
+    }
+
+    @Test("q quits with exit code 0 and gives the terminal back")
+    func quit() async throws {
+        try await withPaywall(try Sandbox()) { session in
+            try await session.waitFor("the paywall") { $0.contains { $0.contains("Swift Shopping") } }
+            try await session.send("q")
+            let lines = try await session.waitFor("the exit status") { $0.contains { $0.contains("EXIT=") } }
+            #expect(lines.contains("EXIT=0"))
+            #expect(!lines.contains { $0.contains("Swift Shopping") }, "the paywall's screen is gone")
+        }
+    }
+
+    @Test("an unknown TERM is one clear line and exit code 2")
+    func unknownTerm() async throws {
+        try await withPaywall(try Sandbox(), environment: "LANG=C.UTF-8 TERM=no-such-terminal") { session in
+            let lines = try await session.waitFor("the exit status") { $0.contains { $0.contains("EXIT=") } }
+            #expect(lines.contains("EXIT=2"))
+            #expect(lines.contains { $0.contains("no-such-terminal") && $0.contains("unknown") })
+        }
+    }
+}
