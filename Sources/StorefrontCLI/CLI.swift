@@ -142,7 +142,7 @@ struct Session {
     func deliverUnfinished() async throws {
         for transaction in try await store.unfinished() {
             try await store.finish(transaction)
-            console.err("storefront: delivered unfinished transaction \(transaction.id) (\(TerminalText.sanitized(transaction.productID))) from an earlier run")
+            console.err("storefront: delivered unfinished transaction \(transaction.id) (\(TerminalText.sanitized(transaction.productID))), left unfinished by an earlier or concurrent run")
         }
     }
 
