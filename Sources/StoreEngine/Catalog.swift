@@ -65,12 +65,13 @@ public struct CatalogProduct: Sendable, Hashable {
     public var subscription: SubscriptionTerms?
     public var familyShareable: Bool
 
-    /// The text for `locale`: the exact locale, then its language, then the base text.
+    /// The text for `locale`: the exact locale, then its language, then another region
+    /// of that language (the alphabetically first, so every run picks the same), then the base text.
     public func localization(for locale: String) -> Localization {
         let normalized = locale.replacingOccurrences(of: "-", with: "_")
         let language = String(normalized.prefix { $0 != "_" })
         return localizations[normalized] ?? localizations[language]
-            ?? localizations.first { $0.key.hasPrefix(language + "_") }.map(\.value)
+            ?? localizations.filter { $0.key.hasPrefix(language + "_") }.min { $0.key < $1.key }.map(\.value)
             ?? Localization(displayName: displayName, description: description)
     }
 }

@@ -74,7 +74,8 @@ final class Ledger {
             let objects = try db.scalar("SELECT count(*) FROM sqlite_master") ?? 0
             try db.execute("COMMIT")
             if applicationID != Int64(Self.applicationID) {
-                guard applicationID == 0, objects == 0 else {
+                // A blank database (no id, no version, no tables) may become a store file; anything else is foreign.
+                guard applicationID == 0, version == 0, objects == 0 else {
                     throw StoreFileError(path: path, reason: "is a SQLite database of another application, not a store file")
                 }
             } else if version > Self.schemaVersion {
@@ -260,7 +261,8 @@ final class Ledger {
             stored.originalID = stored.id
             try db.run("UPDATE transactions SET original_id = id WHERE id = ?", stored.id)
         }
-        return stored
+        // Read back, so the caller gets what the file keeps (dates to the millisecond), not the draft.
+        return try self.transaction(id: stored.id) ?? stored
     }
 
     /// The account's transactions, newest first; optionally of one product only.
