@@ -14,13 +14,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // No pkgConfig: SwiftPM would warn about the .pc file's -D flags on every
         // build; the shim defines what is needed, and Debian's libncursesw.so pulls in tinfo.
         .systemLibrary(name: "CNcursesw"),
 
         // MARK: - Layers
         /// The store: catalog, money, ledger (SQLite store file), engine. No terminal code.
-        .target(name: "StoreEngine", dependencies: ["CSQLite"]),
+        .target(name: "StoreEngine", dependencies: ["CSQLite", "COpenSSL"]),
         /// The paywall as values: State, Action, update, render. No ncurses.
         .target(name: "StorefrontUI", dependencies: ["StoreEngine"]),
         /// Argument parsing and the scriptable subcommands.

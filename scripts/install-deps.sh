@@ -9,6 +9,8 @@ packages=(
   libncurses-dev  # the paywall (ncursesw)
   libssl-dev      # libcrypto: transaction signatures
   tmux            # end-to-end tests of the paywall
+  openssl         # an independent verifier of the signatures, in tests
+  sqlite3         # tests edit store files by hand, as a tamperer would
 )
 
 missing=()

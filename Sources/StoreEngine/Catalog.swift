@@ -96,6 +96,11 @@ public struct Paywall: Sendable, Hashable {
 
 /// A product catalog: products, subscription groups, storefronts and paywall copy.
 public struct Catalog: Sendable {
+    /// The bundle id used when a catalog names none.
+    public static let defaultBundleID = "com.example.storefront"
+
+    /// The app's bundle id, as signed transactions name it (`bundleId`).
+    public var bundleID = Catalog.defaultBundleID
     public var paywall: Paywall
     /// The storefront a new store file starts in.
     public var defaultStorefront: String

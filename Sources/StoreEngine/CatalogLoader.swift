@@ -214,8 +214,10 @@ private struct CatalogReader {
                     subscriptionIDs: subscriptions.sorted { $0.subscription!.level < $1.subscription!.level }.map(\.id)))
             }
         }
-        return Catalog(paywall: paywall, defaultStorefront: defaultStorefront, storefronts: storefronts,
-                       products: products, subscriptionGroups: groups)
+        var catalog = Catalog(paywall: paywall, defaultStorefront: defaultStorefront, storefronts: storefronts,
+                              products: products, subscriptionGroups: groups)
+        if let bundle = root.child("bundleID") { catalog.bundleID = try bundle.nonEmptyString() }
+        return catalog
     }
 
     func readPaywall(_ node: Node) throws -> Paywall {

@@ -17,11 +17,18 @@ final class Ledger {
 
     let path: String
     let db: SQLiteDatabase
+    /// The store's signing key, kept inside the store file (see README: one file to share).
+    private(set) var key: SigningKey!
+    /// The app's bundle id, for signed payloads.
+    let bundleID: String
+    /// JWS strings already checked, so a long-running paywall verifies each once.
+    private var verifiedSignatures: [String: Result<JSON, VerificationFailure>] = [:]
 
     /// Opens the store file at `path`, creating it (and, with `createFolder`,
     /// its folder) when there is none.
-    init(path: String, createFolder: Bool = false) throws(StoreFileError) {
+    init(path: String, bundleID: String = Catalog.defaultBundleID, createFolder: Bool = false) throws(StoreFileError) {
         self.path = path
+        self.bundleID = bundleID
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
         let exists = fileManager.fileExists(atPath: path, isDirectory: &isDirectory)
@@ -54,12 +61,34 @@ final class Ledger {
         }
         do {
             db = try SQLiteDatabase(path: path, create: createInPlace)
-            // Waiting for a second process is not an error; five seconds covers any purchase.
-            try db.execute("PRAGMA busy_timeout = 5000")
+            if createInPlace { chmod(path, 0o600) }
+            // Waiting for another process is not an error: each write holds the lock for one
+            // fsync, but a queue of writers on a slow disk can take seconds to drain.
+            try db.execute("PRAGMA busy_timeout = 30000")
         } catch {
             throw StoreFileError(path: path, reason: "cannot be opened: \(error.message)")
         }
         try checkAndPrepare(isNew: !exists)
+        do {
+            key = try loadKey()
+        } catch {
+            throw StoreFileError(path: path, reason: "has an unusable signing key: \(error)")
+        }
+    }
+
+    /// The signing key stored in the file; made on first use.
+    private func loadKey() throws -> SigningKey {
+        if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first {
+            return try SigningKey(pem: pem)
+        }
+        return try db.transaction {
+            if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first {
+                return try SigningKey(pem: pem)
+            }
+            let key = try SigningKey.generate()
+            try db.run("INSERT INTO signing_key (id, private_key) VALUES (1, ?)", key.privateKeyPEM)
+            return key
+        }
     }
 
     /// Refuses foreign files, then switches on WAL and creates or migrates the schema.
@@ -109,6 +138,8 @@ final class Ledger {
         defer { unlink(temporary) }
         do {
             let db = try SQLiteDatabase(path: temporary, create: true)
+            // Purchases and the signing key are the owner's alone (SQLite gives -wal and -shm the same mode).
+            chmod(temporary, 0o600)
             try db.transaction { try createSchema(in: db) }
         } catch {
             return false
@@ -153,7 +184,12 @@ final class Ledger {
                 subscription_group_id TEXT,
                 offer_type TEXT,
                 status TEXT NOT NULL,
-                finished INTEGER NOT NULL DEFAULT 0      -- the App Store's record that the app called finish()
+                finished INTEGER NOT NULL DEFAULT 0,     -- the App Store's record that the app called finish()
+                jws TEXT                                 -- the signed transaction; NULL while pending
+            );
+            CREATE TABLE signing_key (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                private_key TEXT NOT NULL                -- PKCS#8 PEM of the ES256 key that signs transactions
             );
             CREATE INDEX transactions_by_account ON transactions (account, product_id);
             CREATE TABLE settings (
@@ -210,10 +246,38 @@ final class Ledger {
         id, original_id, account, product_id, product_type, purchase_date, original_purchase_date,
         expiration_date, revocation_date, revocation_reason, is_upgraded, ownership_type, quantity,
         app_account_token, environment, storefront, currency, price, reason, subscription_group_id,
-        offer_type, status, finished
+        offer_type, status, finished, jws
         """
 
-    private static func transaction(_ row: SQLiteDatabase.Row) -> Transaction {
+    /// A transaction row, verified: its JWS must carry a valid signature of this
+    /// store's key over exactly the payload the row describes.
+    private func transaction(_ row: SQLiteDatabase.Row) -> Transaction {
+        var transaction = Self.unverifiedTransaction(row)
+        transaction.jwsRepresentation = row.optionalText(23)
+        transaction.verification = verify(transaction)
+        return transaction
+    }
+
+    private func verify(_ transaction: Transaction) -> Transaction.Verification {
+        guard let jws = transaction.jwsRepresentation else {
+            return .unverified(reason: "not signed by the App Store")
+        }
+        let checked = verifiedSignatures[jws] ?? Result { () throws(VerificationFailure) in try key.verify(jws).payload }
+        verifiedSignatures[jws] = checked
+        switch checked {
+        case .failure(let failure):
+            return .unverified(reason: failure.description)
+        case .success(let payload):
+            guard case .number(let signed) = payload["signedDate"], let milliseconds = Int64(signed),
+                  payload == transaction.signedPayload(bundleID: bundleID, signedDate: Date(milliseconds: milliseconds))
+            else {
+                return .unverified(reason: "the stored transaction does not match its signed payload (edited data)")
+            }
+            return .verified
+        }
+    }
+
+    private static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {
         Transaction(
             id: row.int64(0), originalID: row.int64(1), productID: row.text(3),
             productType: ProductType(rawValue: row.text(4)) ?? .nonConsumable,
@@ -261,6 +325,7 @@ final class Ledger {
             stored.originalID = stored.id
             try db.run("UPDATE transactions SET original_id = id WHERE id = ?", stored.id)
         }
+        try sign(stored.id)
         // Read back, so the caller gets what the file keeps (dates to the millisecond), not the draft.
         return try self.transaction(id: stored.id) ?? stored
     }
@@ -269,10 +334,10 @@ final class Ledger {
     func transactions(account: String, productID: String? = nil) throws(SQLiteError) -> [Transaction] {
         if let productID {
             return try db.rows("SELECT \(Self.columns) FROM transactions WHERE account = ? AND product_id = ? ORDER BY id DESC",
-                               account, productID, as: Self.transaction)
+                               account, productID, as: transaction)
         }
         return try db.rows("SELECT \(Self.columns) FROM transactions WHERE account = ? ORDER BY id DESC",
-                           account, as: Self.transaction)
+                           account, as: transaction)
     }
 
     /// Transactions the App Store still holds for the app: purchased, not finished.
@@ -280,7 +345,7 @@ final class Ledger {
         try db.rows("""
             SELECT \(Self.columns) FROM transactions
             WHERE account = ? AND status = 'purchased' AND finished = 0 ORDER BY id
-            """, account, as: Self.transaction)
+            """, account, as: transaction)
     }
 
     /// The newest transaction of each product that is not a consumable, for
@@ -293,15 +358,31 @@ final class Ledger {
                            AND revocation_date IS NULL AND is_upgraded = 0
                          GROUP BY product_id)
             ORDER BY id
-            """, account, as: Self.transaction)
+            """, account, as: transaction)
     }
 
     func transaction(id: Int64) throws(SQLiteError) -> Transaction? {
-        try db.rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", id, as: Self.transaction).first
+        try db.rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", id, as: transaction).first
     }
 
     func markUpgraded(_ id: Int64) throws(SQLiteError) {
         try db.run("UPDATE transactions SET is_upgraded = 1 WHERE id = ?", id)
+        try sign(id)
+    }
+
+    /// Signs (or re-signs, after a change) a transaction as it now stands, as the
+    /// App Store re-signs a transaction when it is upgraded or revoked.
+    private func sign(_ id: Int64) throws(SQLiteError) {
+        guard let row = try db.rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", id,
+                                    as: Self.unverifiedTransaction).first else { return }
+        do {
+            let jws = try key.sign(row.signedPayload(bundleID: bundleID, signedDate: Date()))
+            try db.run("UPDATE transactions SET jws = ? WHERE id = ?", jws, id)
+        } catch let error as SQLiteError {
+            throw error
+        } catch {
+            throw SQLiteError(code: 1, message: "signing transaction \(id) failed: \(error)")
+        }
     }
 
     /// Marks a transaction finished; false when it already was (so delivery happens once).

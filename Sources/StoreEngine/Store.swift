@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// The in-process App Store: products, purchases, restore and entitlements for
@@ -15,6 +16,14 @@ public actor Store {
     /// The store file's path.
     public nonisolated let path: String
     private let ledger: Ledger
+    private nonisolated let ledgerPublicKeyPEM: String
+    /// The store runs on a queue of its own: SQLite waits for locks and fsync
+    /// block, and must not hold up Swift's small cooperative thread pool.
+    private nonisolated let executor = QueueExecutor(label: "storefront.store")
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
     private let now: @Sendable () -> Date
 
     /// Opens (or creates) the store file at `path` for `account`.
@@ -27,7 +36,8 @@ public actor Store {
         self.account = account
         self.path = path
         self.now = now
-        self.ledger = try Ledger(path: path, createFolder: createFolder)
+        self.ledger = try Ledger(path: path, bundleID: catalog.bundleID, createFolder: createFolder)
+        self.ledgerPublicKeyPEM = ledger.key.publicKeyPEM
     }
 
     // MARK: - Products
@@ -252,6 +262,24 @@ public actor Store {
         return owned
     }
 
+    /// Products whose newest transaction fails verification (edited in the store
+    /// file, or signed by another key), with the reason: shown with a warning, never entitled.
+    public func unverifiedProducts() throws -> [String: String] {
+        var unverified: [String: String] = [:]
+        for transaction in try ledger.latestRestorableTransactions(account: account) {
+            if case .unverified(let reason) = transaction.verification { unverified[transaction.productID] = reason }
+        }
+        return unverified
+    }
+
+    /// The public half of the store's signing key, as PEM, for servers and tests to verify with.
+    public nonisolated var publicKeyPEM: String { ledgerPublicKeyPEM }
+
+    /// Decodes and verifies a JWS against the store's key.
+    public func verify(jws: String) throws(VerificationFailure) -> (header: JSON, payload: JSON) {
+        try ledger.key.verify(jws)
+    }
+
     /// The app's consumable balances, by product id.
     public func balances() throws -> [String: Int] {
         try ledger.balances(account: account)
@@ -332,5 +360,25 @@ public actor Store {
     /// A number that changes when another process commits to the store file.
     public func dataVersion() throws -> Int64 {
         try ledger.dataVersion()
+    }
+}
+
+/// A serial executor on a dispatch queue of its own. Dispatch gives such queues
+/// extra threads when one blocks, unlike the cooperative pool (one thread per core).
+final class QueueExecutor: SerialExecutor, @unchecked Sendable {
+    // Immutable; DispatchQueue is thread-safe.
+    private let queue: DispatchQueue
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
     }
 }

@@ -31,13 +31,27 @@ public struct Transaction: Sendable, Hashable, Identifiable {
     public var status: Status
     /// Whether the app has delivered the content and called `finish()`.
     public var isFinished: Bool
+    /// The signed transaction (compact JWS, ES256); nil until the App Store signs it (pending ones are not).
+    public var jwsRepresentation: String?
+    /// Whether the signature and the stored record agree, as StoreKit's `VerificationResult`.
+    public var verification: Verification = .verified
+
+    /// StoreKit's `VerificationResult` of a transaction read from the store file.
+    public enum Verification: Sendable, Hashable {
+        case verified
+        /// Not to be trusted: the reason says why (edited data, a bad signature, not signed).
+        case unverified(reason: String)
+
+        public var isVerified: Bool { self == .verified }
+    }
 
     public init(id: Int64, originalID: Int64, productID: String, productType: ProductType, purchaseDate: Date,
                 originalPurchaseDate: Date, expirationDate: Date?, revocationDate: Date?,
                 revocationReason: RevocationReason?, isUpgraded: Bool, ownershipType: OwnershipType,
                 purchasedQuantity: Int, appAccountToken: UUID?, environment: AppStoreEnvironment, storefront: String,
                 currency: String, price: Decimal, reason: Reason, subscriptionGroupID: String?, offerType: OfferType?,
-                account: String, status: Status, isFinished: Bool) {
+                account: String, status: Status, isFinished: Bool, jwsRepresentation: String? = nil,
+                verification: Verification = .verified) {
         self.id = id
         self.originalID = originalID
         self.productID = productID
@@ -61,6 +75,8 @@ public struct Transaction: Sendable, Hashable, Identifiable {
         self.account = account
         self.status = status
         self.isFinished = isFinished
+        self.jwsRepresentation = jwsRepresentation
+        self.verification = verification
     }
 
     /// Why a transaction was revoked, as `Transaction.RevocationReason`.
@@ -104,10 +120,10 @@ public struct Transaction: Sendable, Hashable, Identifiable {
         case declined
     }
 
-    /// Whether the transaction grants access at `date`: purchased, not revoked,
-    /// not upgraded away, and not expired.
+    /// Whether the transaction grants access at `date`: verified, purchased, not
+    /// revoked, not upgraded away, and not expired.
     public func isActive(at date: Date) -> Bool {
-        guard status == .purchased, revocationDate == nil, !isUpgraded else { return false }
+        guard verification.isVerified, status == .purchased, revocationDate == nil, !isUpgraded else { return false }
         if let expirationDate { return expirationDate > date }
         return productType != .consumable
     }

@@ -28,6 +28,10 @@ public enum Command: Equatable, Sendable {
     case settings
     case setSetting(name: String, value: String)
     case log(limit: Int)
+    /// `key export`: the public key that verifies the store's signatures.
+    case exportKey
+    /// `verify JWS`: decode and verify one signed transaction.
+    case verify(jws: String)
     /// `--help`, `help`, or `COMMAND --help`: help on one command, or on all when nil.
     case help(String?)
     case version
@@ -167,6 +171,14 @@ extension Invocation {
             try expect(0, "")
             try allow(limit: true)
             invocation.command = .log(limit: limit ?? 50)
+        case "key":
+            try allow()
+            guard args == ["export"] else { throw UsageError(description: "key takes export", command: name) }
+            invocation.command = .exportKey
+        case "verify":
+            try expect(1, "a JWS string")
+            try allow()
+            invocation.command = .verify(jws: args[0])
         default:
             throw UsageError(description: "no command \"\(name)\"", command: nil)
         }

@@ -116,6 +116,9 @@ public enum CLI {
             if invocation.json { console.out(error.json.serialized()) }
             console.err("storefront: \(error.description)")
             return .failure
+        } catch let error as VerifyFailed {
+            console.err("storefront: failedVerification: \(error.reason)")
+            return .failure
         } catch let error as SettingError {
             console.err("storefront: \(error.description)")
             return .usage
@@ -158,6 +161,8 @@ struct Session {
         case .settings: try await settings()
         case .setSetting(let name, let value): try await setSetting(name, value)
         case .log(let limit): try await log(limit: limit)
+        case .exportKey: console.out(store.publicKeyPEM.trimmingCharacters(in: .newlines))
+        case .verify(let jws): try await verify(jws)
         case .paywall, .help, .version: break
         }
     }
@@ -260,6 +265,7 @@ struct Session {
             if let reason = transaction.revocationReason { notes.append("revoked (\(reason.rawValue))") }
             if transaction.offerType != nil { notes.append("\(transaction.offerType!.rawValue) offer") }
             if !transaction.isFinished, transaction.status == .purchased { notes.append("unfinished") }
+            if case .unverified(let reason) = transaction.verification { notes.append("UNVERIFIED: \(reason)") }
             table.add(String(transaction.id), transaction.purchaseDate.iso8601, transaction.productID,
                       String(transaction.purchasedQuantity), try await displayPrice(transaction),
                       transaction.status.rawValue, transaction.expirationDate?.iso8601 ?? "",
@@ -339,6 +345,27 @@ struct Session {
         console.out("\(name) = \(stored)")
     }
 
+    func verify(_ jws: String) async throws {
+        do {
+            let (header, payload) = try await store.verify(jws: jws)
+            if json {
+                console.out(JSON.object(["verification": .string("verified"), "header": header, "payload": payload]).serialized())
+            } else {
+                console.out("Verified: signed by this store's key (kid \(header["kid"].map { $0.serialized(pretty: false) } ?? "none")).")
+                console.out("Header:  \(TerminalText.sanitized(header.serialized(pretty: false)))")
+                console.out("Payload:")
+                for line in payload.serialized().split(separator: "\n") {
+                    console.out("  " + TerminalText.sanitized(String(line)))
+                }
+            }
+        } catch {
+            if json {
+                console.out(JSON.object(["verification": .string("unverified"), "reason": .string(error.description)]).serialized())
+            }
+            throw VerifyFailed(reason: error.description)
+        }
+    }
+
     func log(limit: Int) async throws {
         let events = try await store.events(limit: limit)
         if json {
@@ -352,4 +379,9 @@ struct Session {
         }
         console.out(table.rendered)
     }
+}
+
+/// `verify` found the JWS wanting (exit 1).
+struct VerifyFailed: Error {
+    var reason: String
 }

@@ -82,6 +82,22 @@ struct CommandHelp {
                 The newest N (default 50) state changes of the account's transactions, oldest
                 first: purchasing, purchased, failed, restored, deferred.
                 """),
+        CommandHelp(
+            name: "key", usage: "key export",
+            summary: "Print the public key that verifies the store's signed transactions",
+            details: """
+                Prints the store file's ECDSA P-256 public key as PEM (-----BEGIN PUBLIC KEY-----).
+                Give it to a server or a test to verify each transaction's jwsRepresentation, e.g.
+                with `openssl dgst -sha256 -verify key.pem` over the JWS's first two parts.
+                """),
+        CommandHelp(
+            name: "verify", usage: "verify JWS [--json]",
+            summary: "Decode and verify one signed transaction (JWS)",
+            details: """
+                Checks a compact JWS (ES256) against the store's key and prints its header and
+                payload. Exits with 1 when it does not verify: an edited byte, another key, or
+                an algorithm other than ES256 (alg none is always refused).
+                """),
     ]
 
     static func named(_ name: String) -> CommandHelp? {

@@ -76,6 +76,9 @@ extension Transaction {
             "status": .string(status.rawValue),
             "isFinished": .bool(isFinished),
             "account": .string(account),
+            "verification": .string(verification.isVerified ? "verified" : "unverified"),
+            "verificationError": { if case .unverified(let reason) = verification { .string(reason) } else { nil } }(),
+            "jwsRepresentation": jwsRepresentation.map { .string($0) },
         ])
     }
 }

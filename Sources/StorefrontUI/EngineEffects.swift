@@ -64,6 +64,7 @@ public struct EngineEffects: Sendable {
             owned: try await store.ownedProducts(),
             entitled: Set(try await store.currentEntitlements().map(\.productID)),
             balances: try await store.balances(),
+            unverified: try await store.unverifiedProducts(),
             canMakePayments: try await store.canMakePayments(),
             events: try await store.events(limit: 20),
             dataVersion: try await store.dataVersion())

@@ -15,16 +15,17 @@ public struct Glyphs: Equatable, Sendable {
     public var up: String
     public var down: String
     public var enter: String
+    public var warning: String
 
     public static let unicode = Glyphs(
         check: " ✓ ", noCheck: "   ", pointer: "▸", star: "★", horizontal: "─", vertical: "│",
         corners: ("┌", "┐", "└", "┘"), spinner: ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"],
-        dot: "·", up: "↑", down: "↓", enter: "⏎")
+        dot: "·", up: "↑", down: "↓", enter: "⏎", warning: "⚠")
 
     public static let ascii = Glyphs(
         check: "[x]", noCheck: "[ ]", pointer: ">", star: "*", horizontal: "-", vertical: "|",
         corners: ("+", "+", "+", "+"), spinner: ["|", "/", "-", "\\"],
-        dot: "-", up: "^", down: "v", enter: "Enter")
+        dot: "-", up: "^", down: "v", enter: "Enter", warning: "!")
 
     public static func == (a: Glyphs, b: Glyphs) -> Bool {
         a.check == b.check && a.spinner == b.spinner && a.horizontal == b.horizontal

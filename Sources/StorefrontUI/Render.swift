@@ -90,6 +90,9 @@ private struct Columns {
 /// The status column of a product: Owned, Renews …, Balance: N.
 private func statusText(_ product: Product, _ state: State) -> String {
     guard let snapshot = state.snapshot else { return "" }
+    if snapshot.unverified[product.id] != nil, snapshot.owned[product.id] == nil {
+        return "\(state.glyphs.warning) Unverified"
+    }
     return ProductStatus.text(for: product, owned: snapshot.owned[product.id], balance: snapshot.balances[product.id])
 }
 
@@ -153,8 +156,10 @@ private func drawProduct(_ index: Int, _ snapshot: StoreSnapshot, _ state: State
     var priceStyle = base
     if !snapshot.canMakePayments { priceStyle.dim = true }
     canvas.put(price, x: columns.price, y: row, limit: columns.priceWidth, style: priceStyle)
+    var statusStyle = base
+    if snapshot.unverified[product.id] != nil, !owned { (statusStyle.bold, statusStyle.color) = (true, .red) }
     canvas.put(TerminalText.truncated(statusText(product, state), to: columns.statusWidth), x: columns.status, y: row,
-               style: base)
+               style: statusStyle)
     canvas.addHotspot(x: 0, y: row, width: canvas.width, target: .product(index))
     if selected, let buy = columns.buy {
         canvas.put(Columns.buyLabel, x: buy, y: row, style: Style(bold: true, reverse: false, color: .green))

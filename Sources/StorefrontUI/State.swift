@@ -25,6 +25,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// What the account is entitled to at the App Store, whether or not the app has it.
     public var entitled: Set<String>
     public var balances: [String: Int]
+    /// Products whose newest transaction failed verification, with the reason: warned about, never checked.
+    public var unverified: [String: String]
     public var canMakePayments: Bool
     /// The newest transaction state changes, oldest first.
     public var events: [TransactionEvent]
@@ -32,12 +34,14 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var dataVersion: Int64
 
     public init(storefront: Storefront, products: [Product], owned: [String: Transaction], entitled: Set<String>,
-                balances: [String: Int], canMakePayments: Bool, events: [TransactionEvent], dataVersion: Int64) {
+                balances: [String: Int], unverified: [String: String] = [:], canMakePayments: Bool,
+                events: [TransactionEvent], dataVersion: Int64) {
         self.storefront = storefront
         self.products = products
         self.owned = owned
         self.entitled = entitled
         self.balances = balances
+        self.unverified = unverified
         self.canMakePayments = canMakePayments
         self.events = events
         self.dataVersion = dataVersion

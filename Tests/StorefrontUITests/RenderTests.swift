@@ -207,6 +207,19 @@ struct RenderTests {
         #expect(canvas.target(atX: buyX + 1, y: 7) == .buy(0))
     }
 
+    @Test("a product whose transaction fails verification gets a warning and no checkmark")
+    func unverified() {
+        var snap = snapshot()
+        snap.unverified = [iPhoneRage: "the stored transaction does not match its signed payload (edited data)"]
+        let canvas = render(loadedState(snapshot: snap), timeZone: utc)
+        let row = canvas.lines.first { $0.contains("iPhone Rage") }!
+        #expect(row.hasSuffix("⚠ Unverified"))
+        #expect(!row.contains("✓"))
+        let x = row.distance(of: "⚠")
+        let y = canvas.lines.firstIndex(of: row)!
+        #expect(canvas[x, y].style.color == .red)
+    }
+
     @Test("the help sheet lists every key")
     func help() {
         var state = loadedState()

@@ -1,0 +1,194 @@
+import COpenSSL
+import Foundation
+
+/// Why a JWS did not verify.
+public struct VerificationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+}
+
+/// An ECDSA P-256 key pair that signs transactions as compact JWS (ES256), as
+/// StoreKit 2 signs them in local testing. Built on OpenSSL's libcrypto (EVP).
+public final class SigningKey: @unchecked Sendable {
+    // Immutable after init; OpenSSL's EVP_PKEY is safe to share for signing and verifying.
+    private let key: OpaquePointer
+
+    private init(key: OpaquePointer) {
+        self.key = key
+    }
+
+    deinit { EVP_PKEY_free(key) }
+
+    /// A fresh P-256 key pair.
+    public static func generate() throws(VerificationFailure) -> SigningKey {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw opensslError("key context") }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen_init(context) == 1,
+              EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
+              EVP_PKEY_generate(context, &key) == 1, let key else {
+            throw opensslError("generating a P-256 key")
+        }
+        return SigningKey(key: key)
+    }
+
+    /// Reads a private key (PKCS#8 PEM) or a public key (SubjectPublicKeyInfo PEM).
+    public convenience init(pem: String) throws(VerificationFailure) {
+        let bio = BIO_new_mem_buf(pem, Int32(pem.utf8.count))
+        defer { BIO_free(bio) }
+        if pem.contains("PRIVATE KEY"), let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) {
+            self.init(key: key)
+        } else if let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) {
+            self.init(key: key)
+        } else {
+            throw Self.opensslError("reading a PEM key")
+        }
+    }
+
+    /// The private key as PKCS#8 PEM.
+    public var privateKeyPEM: String {
+        pem { bio in PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) }
+    }
+
+    /// The public key as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`),
+    /// for a server or the `openssl` command line to verify with.
+    public var publicKeyPEM: String {
+        pem { bio in PEM_write_bio_PUBKEY(bio, key) }
+    }
+
+    /// A short, stable id of the public key: the first 16 hex digits of the
+    /// SHA-256 of its DER encoding. Goes into each JWS header as `kid`.
+    public var keyID: String {
+        var der: UnsafeMutablePointer<UInt8>?
+        let length = i2d_PUBKEY(key, &der)
+        guard length > 0, let der else { return "unknown" }
+        defer { cossl_free(der) }
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        SHA256(der, Int(length), &digest)
+        return digest.prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private func pem(_ write: (OpaquePointer?) -> Int32) -> String {
+        let bio = BIO_new(BIO_s_mem())
+        defer { BIO_free(bio) }
+        guard write(bio) == 1 else { return "" }
+        var data: UnsafeMutablePointer<CChar>?
+        let length = cossl_bio_get_mem_data(bio, &data)
+        guard let data, length > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+    }
+
+    // MARK: - JWS
+
+    /// Signs `payload` (a JSON object) as a compact JWS with header
+    /// `{"alg":"ES256","typ":"JWT","kid":…}` and a raw 64-byte r‖s signature.
+    public func sign(_ payload: JSON) throws(VerificationFailure) -> String {
+        let header = JSON.object(["alg": .string("ES256"), "typ": .string("JWT"), "kid": .string(keyID)])
+        let signingInput = Base64URL.encode(Array(header.serialized(pretty: false).utf8)) + "."
+            + Base64URL.encode(Array(payload.serialized(pretty: false).utf8))
+        let der = try digestSign(Array(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(try Self.rawSignature(fromDER: der))
+    }
+
+    /// Verifies a compact JWS made with this key (or its public half) and returns
+    /// its decoded header and payload. Anything but ES256 is refused, `alg: none` first of all.
+    public func verify(_ jws: String) throws(VerificationFailure) -> (header: JSON, payload: JSON) {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw VerificationFailure(description: "not a compact JWS (three dot-separated parts)") }
+        guard let headerBytes = Base64URL.decode(parts[0]), let header = try? JSON.parse(headerBytes),
+              let payloadBytes = Base64URL.decode(parts[1]), let payload = try? JSON.parse(payloadBytes) else {
+            throw VerificationFailure(description: "the header or payload is not base64url-encoded JSON")
+        }
+        guard header["alg"] == .string("ES256") else {
+            throw VerificationFailure(description: "the header's alg is \(header["alg"]?.serialized(pretty: false) ?? "missing"), not ES256")
+        }
+        guard let signature = Base64URL.decode(parts[2]), signature.count == 64 else {
+            throw VerificationFailure(description: "the signature is not 64 bytes of r‖s")
+        }
+        let der = try Self.derSignature(fromRaw: signature)
+        let input = Array(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        guard try digestVerify(input, signature: der) else {
+            throw VerificationFailure(description: "the signature does not match (edited data, or another key)")
+        }
+        return (header, payload)
+    }
+
+    private func digestSign(_ message: [UInt8]) throws(VerificationFailure) -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { throw Self.opensslError("digest context") }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else { throw Self.opensslError("sign init") }
+        var length = 0
+        guard EVP_DigestSign(context, nil, &length, message, message.count) == 1 else { throw Self.opensslError("sign") }
+        var signature = [UInt8](repeating: 0, count: length)
+        guard EVP_DigestSign(context, &signature, &length, message, message.count) == 1 else {
+            throw Self.opensslError("sign")
+        }
+        return Array(signature.prefix(length))
+    }
+
+    private func digestVerify(_ message: [UInt8], signature: [UInt8]) throws(VerificationFailure) -> Bool {
+        guard let context = EVP_MD_CTX_new() else { throw Self.opensslError("digest context") }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else {
+            throw Self.opensslError("verify init")
+        }
+        return EVP_DigestVerify(context, signature, signature.count, message, message.count) == 1
+    }
+
+    /// DER `ECDSA-Sig-Value` → the 64-byte r‖s that JWS requires.
+    static func rawSignature(fromDER der: [UInt8]) throws(VerificationFailure) -> [UInt8] {
+        var pointer: UnsafePointer<UInt8>? = nil
+        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            pointer = buffer.baseAddress
+            return d2i_ECDSA_SIG(nil, &pointer, buffer.count)
+        }
+        guard let signature = parsed else { throw opensslError("reading a DER signature") }
+        defer { ECDSA_SIG_free(signature) }
+        var raw = [UInt8](repeating: 0, count: 64)
+        guard BN_bn2binpad(ECDSA_SIG_get0_r(signature), &raw, 32) == 32,
+              raw.withUnsafeMutableBufferPointer({ BN_bn2binpad(ECDSA_SIG_get0_s(signature), $0.baseAddress! + 32, 32) }) == 32
+        else { throw opensslError("encoding r‖s") }
+        return raw
+    }
+
+    /// The 64-byte r‖s → DER, as EVP_DigestVerify expects.
+    static func derSignature(fromRaw raw: [UInt8]) throws(VerificationFailure) -> [UInt8] {
+        guard let signature = ECDSA_SIG_new() else { throw opensslError("signature") }
+        defer { ECDSA_SIG_free(signature) }
+        let r = BN_bin2bn(raw, 32, nil)
+        let s = raw.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress! + 32, 32, nil) }
+        guard ECDSA_SIG_set0(signature, r, s) == 1 else {
+            BN_free(r)
+            BN_free(s)
+            throw opensslError("signature")
+        }
+        var der: UnsafeMutablePointer<UInt8>?
+        let length = i2d_ECDSA_SIG(signature, &der)
+        guard length > 0, let der else { throw opensslError("encoding a DER signature") }
+        defer { cossl_free(der) }
+        return Array(UnsafeBufferPointer(start: der, count: Int(length)))
+    }
+
+    private static func opensslError(_ what: String) -> VerificationFailure {
+        let code = ERR_get_error()
+        var buffer = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &buffer, buffer.count)
+        return VerificationFailure(description: "OpenSSL failed at \(what): \(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+    }
+}
+
+/// Base64url without padding, as JWS uses.
+public enum Base64URL {
+    public static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    public static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
+        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64).map { [UInt8]($0) }
+    }
+}
