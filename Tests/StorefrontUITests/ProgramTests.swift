@@ -37,10 +37,11 @@ struct ProgramTests {
 
     @Test("Enter, Enter buys through the engine, and the checkmark is drawn")
     func buyShowsCheckmark() async throws {
-        #expect(await program.run(until: { $0.snapshot != nil }))
+        #expect(await program.run(until: { $0.snapshot != nil }, timeout: .seconds(30)))
         program.dispatch(.click(.product(index(of: swiftShopping))))
         terminal.input = [.key(.enter), .key(.enter)]
-        #expect(await program.run(until: { $0.snapshot?.owned[swiftShopping] != nil && $0.busy == nil }))
+        #expect(await program.run(until: { $0.snapshot?.owned[swiftShopping] != nil && $0.busy == nil },
+                                  timeout: .seconds(30)))
         let row = try #require(terminal.drawn.last?.lines.first { $0.contains("Swift Shopping") })
         #expect(row.contains("✓"))
         #expect(row.contains("Owned"))
@@ -51,21 +52,22 @@ struct ProgramTests {
     func clickRestore() async throws {
         _ = try await store.purchaseAndFinish(iPhoneRage)
         try await store.reset(.app)
-        #expect(await program.run(until: { $0.snapshot != nil }))
+        #expect(await program.run(until: { $0.snapshot != nil }, timeout: .seconds(30)))
         let canvas = try #require(terminal.drawn.last)
         let restoreRow = try #require(canvas.lines.firstIndex { $0.contains("[ Restore Purchases ]") })
         let x = canvas.lines[restoreRow].distance(of: "[ Restore")
         terminal.input = [.click(x: x + 2, y: restoreRow)]
-        #expect(await program.run(until: { $0.flash == "Restored 1 purchase" && $0.snapshot?.owned[iPhoneRage] != nil }))
+        #expect(await program.run(until: { $0.flash == "Restored 1 purchase" && $0.snapshot?.owned[iPhoneRage] != nil },
+                                  timeout: .seconds(30)))
     }
 
     @Test("a purchase by another connection to the store file appears without a key press")
     func externalPurchase() async throws {
-        #expect(await program.run(until: { $0.snapshot != nil }))
+        #expect(await program.run(until: { $0.snapshot != nil }, timeout: .seconds(30)))
         let other = try Store(catalog: demoCatalog, path: store.path)
         _ = try await other.purchaseAndFinish(iPhoneRage)
         // Ticks drive the data-version check, as the real loop's timer does.
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         while program.currentState.snapshot?.owned[iPhoneRage] == nil, ContinuousClock.now < deadline {
             program.dispatch(.tick)
             program.step(timeoutMilliseconds: 0)
