@@ -226,6 +226,27 @@ public actor Store {
         return try ledger.latestRestorableTransactions(account: account).filter { $0.isActive(at: date) }
     }
 
+    /// The signed renewal information of each active auto-renewable subscription,
+    /// by subscription group id. (Auto-renew on; the lifecycle controls come with the clock.)
+    public func renewalInfo() throws -> [String: RenewalInfo] {
+        let storefront = try storefront()
+        var infos: [String: RenewalInfo] = [:]
+        for transaction in try currentEntitlements() where transaction.productType == .autoRenewable {
+            guard let groupID = transaction.subscriptionGroupID, let item = catalog.product(id: transaction.productID) else {
+                continue
+            }
+            var info = RenewalInfo(
+                originalTransactionID: transaction.originalID, currentProductID: transaction.productID,
+                autoRenewPreference: transaction.productID, willAutoRenew: true,
+                renewalDate: transaction.expirationDate, recentSubscriptionStartDate: transaction.purchaseDate,
+                environment: transaction.environment, currency: storefront.currency,
+                renewalPrice: catalog.product(from: item, in: storefront).price)
+            info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: now()))
+            infos[groupID] = info
+        }
+        return infos
+    }
+
     /// Whether the account owns this product now: a non-consumable bought and
     /// not revoked, or an active subscription.
     public func isEntitled(to productID: String) throws -> Bool {

@@ -277,9 +277,11 @@ struct Session {
     func entitlements() async throws {
         let entitlements = try await store.currentEntitlements()
         if json {
+            let renewals = try await store.renewalInfo()
             console.out(JSON.object([
                 "account": .string(store.account),
                 "entitlements": .array(entitlements.map(\.json)),
+                "renewalInfo": .object(renewals.sorted { $0.key < $1.key }.map { JSON.Member($0.key, $0.value.json) }),
             ]).serialized())
             return
         }

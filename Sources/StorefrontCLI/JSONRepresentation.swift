@@ -113,3 +113,19 @@ extension Storefront {
         .object(["countryCode": .string(countryCode), "currency": .string(currency), "locale": .string(locale)])
     }
 }
+
+extension RenewalInfo {
+    var json: JSON {
+        .object([
+            "originalTransactionID": .integer(originalTransactionID),
+            "currentProductID": .string(currentProductID),
+            "autoRenewPreference": .string(autoRenewPreference),
+            "willAutoRenew": .bool(willAutoRenew),
+            "renewalDate": .date(renewalDate),
+            "recentSubscriptionStartDate": .date(recentSubscriptionStartDate),
+            "currency": .string(currency),
+            "renewalPrice": .decimal(renewalPrice),
+            "jwsRepresentation": jwsRepresentation.map { .string($0) },
+        ])
+    }
+}
