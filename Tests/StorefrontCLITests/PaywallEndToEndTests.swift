@@ -20,7 +20,8 @@ final class TmuxSession {
         let quoted = ([binary.path, "--catalog", Binary.catalog, "--store", sandbox.store] + arguments)
             .map { "'" + $0 + "'" }.joined(separator: " ")
         // After the program ends the pane stays, showing its exit status.
-        let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' \(environment) \(quoted); echo EXIT=$?; sleep 120"
+        // `timeout`, so a paywall whose test was killed midway does not run on forever.
+        let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' \(environment) timeout 120 \(quoted); echo EXIT=$?; sleep 60"
         try await session.tmux("new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "paywall", command)
         return session
     }
