@@ -21,7 +21,7 @@ final class TmuxSession {
             .map { "'" + $0 + "'" }.joined(separator: " ")
         // After the program ends the pane stays, showing its exit status.
         // `timeout`, so a paywall whose test was killed midway does not run on forever.
-        let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' \(environment) timeout 120 \(quoted); echo EXIT=$?; sleep 60"
+        let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' \(environment) timeout --foreground 120 \(quoted); echo EXIT=$?; sleep 60"
         try await session.tmux("new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "paywall", command)
         return session
     }
