@@ -39,6 +39,37 @@ public struct IntroductoryOffer: Sendable, Hashable {
     public var price: Decimal
 }
 
+/// A subscription offer other than the introductory one, as StoreKit's
+/// `Product.SubscriptionOffer`: promotional offers (Xcode's `adHocOffers`), offer
+/// codes (`codeOffers`) and win-back offers (`winbackOffers`). The catalog keeps
+/// and counts them; the store does not redeem them yet. Every field but the
+/// kind is optional, as Xcode's files have grown these offers over the years.
+public struct SubscriptionOffer: Sendable, Hashable {
+    /// StoreKit's `Product.SubscriptionOffer.OfferType` names.
+    public enum Kind: String, Sendable, CaseIterable {
+        case promotional
+        case code
+        case winBack
+    }
+
+    public var kind: Kind
+    /// The offer identifier (`offerID`) the app passes when it redeems the offer.
+    public var id: String?
+    /// The name people gave it in Xcode (`referenceName`).
+    public var referenceName: String?
+    public var paymentMode: PaymentMode?
+    public var period: ISODuration?
+    /// How many periods the offer lasts.
+    public var periodCount: Int
+    public var price: Decimal?
+
+    public init(kind: Kind, id: String? = nil, referenceName: String? = nil, paymentMode: PaymentMode? = nil,
+                period: ISODuration? = nil, periodCount: Int = 1, price: Decimal? = nil) {
+        (self.kind, self.id, self.referenceName, self.paymentMode) = (kind, id, referenceName, paymentMode)
+        (self.period, self.periodCount, self.price) = (period, periodCount, price)
+    }
+}
+
 /// What makes a catalog product an auto-renewable subscription.
 public struct SubscriptionTerms: Sendable, Hashable {
     public var groupID: String
@@ -46,6 +77,16 @@ public struct SubscriptionTerms: Sendable, Hashable {
     /// The level in its group: 1 is the highest tier.
     public var level: Int
     public var introductoryOffer: IntroductoryOffer?
+    /// Promotional, offer-code and win-back offers, in file order.
+    public var offers: [SubscriptionOffer] = []
+}
+
+/// The kind of file a catalog was read from.
+public enum CatalogFormat: Sendable, Hashable {
+    /// Storefront's own products.json.
+    case productsJSON
+    /// An Xcode StoreKit configuration file (`.storekit`) of this `version`.
+    case storeKit(major: Int, minor: Int)
 }
 
 /// One product as the catalog file declares it, before a storefront is chosen.
@@ -95,7 +136,9 @@ public struct Paywall: Sendable, Hashable {
 }
 
 /// A product catalog: products, subscription groups, storefronts and paywall copy.
-public struct Catalog: Sendable {
+/// Two catalogs are equal when they hold the same content, whatever file
+/// format they came from and whatever notes loading made.
+public struct Catalog: Sendable, Equatable {
     /// The bundle id used when a catalog names none.
     public static let defaultBundleID = "com.example.storefront"
 
@@ -110,6 +153,17 @@ public struct Catalog: Sendable {
     /// groups by level, then non-consumables, consumables and non-renewing subscriptions.
     public private(set) var products: [CatalogProduct]
     public var subscriptionGroups: [SubscriptionGroup]
+    /// Conditions a store file starts in, by name: a `.storekit` file's `settings`
+    /// (`_askToBuyEnabled` → `askToBuyEnabled`, `_timeRate` → `timeRate`, …) or
+    /// products.json's `startingSettings`. Values are text (`"true"`, `"0"`; a list
+    /// such as `storeKitErrors` as compact JSON). Kept for the store to apply where
+    /// it has the matching control; today it has `canMakePayments` and `storefront` only.
+    public var startingSettings: [String: String] = [:]
+    /// Where the catalog was read from.
+    public var format: CatalogFormat = .productsJSON
+    /// What loading noticed and worked around without refusing the file (an unknown
+    /// storefront, a newer `.storekit` version): for people, not part of the content.
+    public var notes: [String] = []
     private var index: [String: Int]
 
     public init(paywall: Paywall, defaultStorefront: String, storefronts: [Storefront],
@@ -151,5 +205,11 @@ public struct Catalog: Sendable {
     /// The group with this id.
     public func group(id: String) -> SubscriptionGroup? {
         subscriptionGroups.first { $0.id == id }
+    }
+
+    public static func == (a: Catalog, b: Catalog) -> Bool {
+        a.bundleID == b.bundleID && a.paywall == b.paywall && a.defaultStorefront == b.defaultStorefront
+            && a.storefronts == b.storefronts && a.products == b.products
+            && a.subscriptionGroups == b.subscriptionGroups && a.startingSettings == b.startingSettings
     }
 }

@@ -28,7 +28,8 @@ public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 extension Catalog {
-    /// Reads and validates a products.json catalog.
+    /// Reads and validates a catalog file: products.json, or an Xcode StoreKit
+    /// configuration file (`.storekit`), told apart by content, not by the name.
     public static func load(contentsOf path: String) throws(CatalogError) -> Catalog {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -41,7 +42,7 @@ extension Catalog {
         return try parse([UInt8](data), file: path)
     }
 
-    /// Parses and validates catalog text; `file` names it in errors.
+    /// Parses and validates catalog text (products.json or `.storekit`); `file` names it in errors.
     public static func parse(_ bytes: [UInt8], file: String) throws(CatalogError) -> Catalog {
         let json: JSON
         do {
@@ -50,6 +51,10 @@ extension Catalog {
             throw CatalogError(file: file, kind: .malformed(line: error.line, column: error.column), reason: error.reason)
         }
         do {
+            if StoreKitConfiguration.recognizes(json) {
+                var reader = StoreKitReader(root: Node(json, ""))
+                return try reader.catalog()
+            }
             var reader = CatalogReader(root: Node(json, ""))
             return try reader.catalog()
         } catch let failure as Node.Failure {
@@ -155,6 +160,18 @@ struct Node {
         return duration
     }
 
+    /// A setting's value as text: a string as it is, `true`/`false`, a number's
+    /// literal, a list or object as compact JSON; nil for null.
+    func settingText() -> String? {
+        switch value {
+        case .null: nil
+        case .string(let text): text
+        case .bool(let flag): flag ? "true" : "false"
+        case .number(let literal): literal
+        case .array, .object: value.serialized(pretty: false)
+        }
+    }
+
     /// The value for an error message: short, quoted, with control characters escaped.
     func describe() -> String {
         if case .string(let raw) = value { return JSON.string(String(raw.prefix(60))).serialized(pretty: false) }
@@ -217,6 +234,14 @@ private struct CatalogReader {
         var catalog = Catalog(paywall: paywall, defaultStorefront: defaultStorefront, storefronts: storefronts,
                               products: products, subscriptionGroups: groups)
         if let bundle = root.child("bundleID") { catalog.bundleID = try bundle.nonEmptyString() }
+        if let settings = root.child("startingSettings") {
+            for (name, node) in try settings.members() {
+                guard StoreKitConfiguration.startingSettingNames.contains(name) else {
+                    throw node.fail("unknown starting setting \"\(name)\"; expected one of \(StoreKitConfiguration.startingSettingNames.joined(separator: ", "))")
+                }
+                if let text = node.settingText() { catalog.startingSettings[name] = text }
+            }
+        }
         return catalog
     }
 
@@ -306,7 +331,10 @@ private struct CatalogReader {
             let level = try levelNode.integer()
             guard level >= 1 else { throw levelNode.fail("level must be 1 or more (1 is the highest tier)") }
             terms = SubscriptionTerms(groupID: group, period: try node.required("period").duration(), level: level,
-                                      introductoryOffer: try node.child("introductoryOffer").map(readOffer))
+                                      introductoryOffer: try node.child("introductoryOffer").map(readOffer),
+                                      offers: try node.child("offers")?.elements().map(readSubscriptionOffer) ?? [])
+        } else if let offersNode = node.child("offers") {
+            throw offersNode.fail("only a subscription in \"subscriptionGroups\" has \"offers\"")
         }
 
         return CatalogProduct(
@@ -335,5 +363,28 @@ private struct CatalogReader {
         if let countNode, count < 1 { throw countNode.fail("periodCount must be 1 or more") }
         return IntroductoryOffer(paymentMode: mode, period: try node.required("period").duration(),
                                  periodCount: count, price: price)
+    }
+
+    /// One of `offers`: a promotional, offer-code or win-back offer.
+    func readSubscriptionOffer(_ node: Node) throws -> SubscriptionOffer {
+        _ = try node.members()
+        let typeNode = try node.required("type")
+        guard let kind = SubscriptionOffer.Kind(rawValue: try typeNode.string()) else {
+            throw typeNode.fail("unknown offer type \(typeNode.describe()); expected \"promotional\", \"code\" or \"winBack\"")
+        }
+        var mode: PaymentMode?
+        if let modeNode = node.child("paymentMode") {
+            guard let known = PaymentMode(rawValue: try modeNode.string()) else {
+                throw modeNode.fail("unknown payment mode \(modeNode.describe()); expected \"freeTrial\", \"payAsYouGo\" or \"payUpFront\"")
+            }
+            mode = known
+        }
+        let countNode = node.child("periodCount")
+        let count = try countNode?.integer() ?? 1
+        if let countNode, count < 1 { throw countNode.fail("periodCount must be 1 or more") }
+        return SubscriptionOffer(
+            kind: kind, id: try node.child("id")?.nonEmptyString(), referenceName: try node.child("referenceName")?.string(),
+            paymentMode: mode, period: try node.child("period")?.duration(), periodCount: count,
+            price: try node.child("price")?.price())
     }
 }

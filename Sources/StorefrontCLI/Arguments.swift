@@ -32,6 +32,10 @@ public enum Command: Equatable, Sendable {
     case exportKey
     /// `verify JWS`: decode and verify one signed transaction.
     case verify(jws: String)
+    /// `catalog check FILE`: validate a products.json or `.storekit` file and summarize it.
+    case catalogCheck(path: String)
+    /// `catalog convert FILE`: print a catalog file as products.json.
+    case catalogConvert(path: String)
     /// `--help`, `help`, or `COMMAND --help`: help on one command, or on all when nil.
     case help(String?)
     case version
@@ -175,6 +179,12 @@ extension Invocation {
             try allow()
             guard args == ["export"] else { throw UsageError(description: "key takes export", command: name) }
             invocation.command = .exportKey
+        case "catalog":
+            try allow()
+            guard args.count == 2, ["check", "convert"].contains(args[0]), !args[1].isEmpty else {
+                throw UsageError(description: "catalog takes check FILE or convert FILE", command: name)
+            }
+            invocation.command = args[0] == "check" ? .catalogCheck(path: args[1]) : .catalogConvert(path: args[1])
         case "verify":
             try expect(1, "a JWS string")
             try allow()

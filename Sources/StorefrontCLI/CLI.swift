@@ -72,6 +72,10 @@ public enum CLI {
         case .version:
             console.out("storefront \(version)")
             return .success
+        case .catalogCheck(let path):
+            return CatalogCommands.check(path, json: invocation.json, console: console)
+        case .catalogConvert(let path):
+            return CatalogCommands.convert(path, console: console)
         default:
             break
         }
@@ -90,6 +94,7 @@ public enum CLI {
                 return .badCatalog
             }
         }
+        for note in catalog.notes { console.err("storefront: note: \(TerminalText.sanitized(note))") }
 
         let explicitStore = invocation.storePath ?? environment["STOREFRONT_STORE"].flatMap { $0.isEmpty ? nil : $0 }
         let store: Store
@@ -163,7 +168,7 @@ struct Session {
         case .log(let limit): try await log(limit: limit)
         case .exportKey: console.out(store.publicKeyPEM.trimmingCharacters(in: .newlines))
         case .verify(let jws): try await verify(jws)
-        case .paywall, .help, .version: break
+        case .paywall, .help, .version, .catalogCheck, .catalogConvert: break
         }
     }
 

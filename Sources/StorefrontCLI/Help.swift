@@ -90,6 +90,7 @@ struct CommandHelp {
                 Give it to a server or a test to verify each transaction's jwsRepresentation, e.g.
                 with `openssl dgst -sha256 -verify key.pem` over the JWS's first two parts.
                 """),
+        CatalogCommands.help,
         CommandHelp(
             name: "verify", usage: "verify JWS [--json]",
             summary: "Decode and verify one signed transaction (JWS)",

@@ -1,0 +1,106 @@
+import Foundation
+
+// MARK: - Catalog → products.json
+
+extension Catalog {
+    /// The catalog as a products.json document that loads back to an equal catalog
+    /// (`storefront catalog convert`), and notes on anything products.json holds
+    /// differently. One change is possible: products.json wants a distinct level per
+    /// subscription in a group, Xcode lets several share one; shared levels are
+    /// renumbered 1, 2, 3… in the group's order, and a note says so.
+    public func productsJSON() -> (document: JSON, notes: [String]) {
+        var notes: [String] = []
+        var members: [JSON.Member] = []
+        if bundleID != Catalog.defaultBundleID { members.append(JSON.Member("bundleID", .string(bundleID))) }
+        if paywall != Paywall() {
+            members.append(JSON.Member("paywall", .object([
+                "title": .string(paywall.title),
+                "subtitle": paywall.subtitle.isEmpty ? nil : .string(paywall.subtitle),
+                "features": paywall.features.isEmpty ? nil : .array(paywall.features.map(JSON.string)),
+            ])))
+        }
+        members.append(JSON.Member("storefront", .string(defaultStorefront)))
+        members.append(JSON.Member("storefronts", .object(storefronts.map {
+            JSON.Member($0.countryCode, .object(["currency": .string($0.currency), "locale": .string($0.locale)]))
+        })))
+        if !startingSettings.isEmpty {
+            members.append(JSON.Member("startingSettings", .object(
+                startingSettings.sorted { $0.key < $1.key }.map { JSON.Member($0.key, .string($0.value)) })))
+        }
+
+        let plain = products.filter { $0.subscription == nil }
+        if !plain.isEmpty {
+            members.append(JSON.Member("products", .array(plain.map { productJSON($0, level: nil) })))
+        }
+        if !subscriptionGroups.isEmpty {
+            members.append(JSON.Member("subscriptionGroups", .array(subscriptionGroups.map { group in
+                let subscriptions = group.subscriptionIDs.compactMap { product(id: $0) }
+                let levels = subscriptions.map { $0.subscription!.level }
+                let renumber = Set(levels).count != levels.count
+                if renumber {
+                    notes.append("subscription group \"\(group.id)\": levels \(levels.map(String.init).joined(separator: ", ")) are shared, which products.json does not allow; written as 1–\(levels.count) in the same order")
+                }
+                return .object([
+                    "id": .string(group.id),
+                    "displayName": .string(group.displayName),
+                    "subscriptions": .array(subscriptions.enumerated().map { position, subscription in
+                        productJSON(subscription, level: renumber ? position + 1 : subscription.subscription!.level)
+                    }),
+                ])
+            })))
+        }
+        return (.object(members), notes)
+    }
+
+    /// One product or subscription in products.json's shape.
+    private func productJSON(_ product: CatalogProduct, level: Int?) -> JSON {
+        let terms = product.subscription
+        return .object([
+            "id": .string(product.id),
+            "type": terms == nil ? .string(product.type.rawValue) : nil,
+            "displayName": .string(product.displayName),
+            "description": product.description.isEmpty ? nil : .string(product.description),
+            "price": .decimalText(product.price),
+            "prices": product.prices.isEmpty ? nil : .object(product.prices.sorted { $0.key < $1.key }.map {
+                JSON.Member($0.key, .decimalText($0.value))
+            }),
+            "localizations": product.localizations.isEmpty ? nil : .object(
+                product.localizations.sorted { $0.key < $1.key }.map { locale, text in
+                    JSON.Member(locale, .object([
+                        "displayName": .string(text.displayName),
+                        "description": text.description.isEmpty ? nil : .string(text.description),
+                    ]))
+                }),
+            "familyShareable": product.familyShareable ? .bool(true) : nil,
+            "duration": product.duration.map { .string($0.description) },
+            "period": terms.map { .string($0.period.description) },
+            "level": level.map { .integer($0) },
+            "introductoryOffer": terms?.introductoryOffer.map { offer in
+                .object([
+                    "paymentMode": .string(offer.paymentMode.rawValue),
+                    "period": .string(offer.period.description),
+                    "periodCount": offer.periodCount == 1 ? nil : .integer(offer.periodCount),
+                    "price": offer.paymentMode == .freeTrial && offer.price == 0 ? nil : .decimalText(offer.price),
+                ])
+            },
+            "offers": terms.flatMap { $0.offers.isEmpty ? nil : .array($0.offers.map(offerJSON)) },
+        ])
+    }
+
+    private func offerJSON(_ offer: SubscriptionOffer) -> JSON {
+        .object([
+            "type": .string(offer.kind.rawValue),
+            "id": offer.id.map(JSON.string),
+            "referenceName": offer.referenceName.map(JSON.string),
+            "paymentMode": offer.paymentMode.map { .string($0.rawValue) },
+            "period": offer.period.map { .string($0.description) },
+            "periodCount": offer.periodCount == 1 ? nil : .integer(offer.periodCount),
+            "price": offer.price.map { .decimalText($0) },
+        ])
+    }
+}
+
+extension JSON {
+    /// A price as products.json writes it: an exact decimal string such as `"0.99"`.
+    fileprivate static func decimalText(_ value: Decimal) -> JSON { .string(DecimalText.format(value)) }
+}

@@ -1,0 +1,360 @@
+import Foundation
+
+// MARK: - Xcode StoreKit configuration files
+
+/// Reading Xcode StoreKit configuration files (`.storekit`, JSON) into a `Catalog`.
+///
+/// What is read: `products` (`Consumable`, `NonConsumable`, `NonRenewingSubscription`),
+/// the top-level `nonRenewingSubscriptions` of older files, `subscriptionGroups` with
+/// their `subscriptions` (`RecurringSubscription`), each product's `productID`,
+/// `referenceName`, `displayPrice`, `familyShareable` and `localizations`,
+/// a subscription's `groupNumber`, `subscriptionGroupID`, `recurringSubscriptionPeriod`,
+/// `introductoryOffer` (or the first of a newer file's `introductoryOffers`),
+/// `adHocOffers`, `codeOffers` and `winbackOffers`, the `settings` listed in
+/// `startingSettingNames` plus `_storefront` and `_locale`, and `version`.
+/// Everything else (`identifier`, `internalID`, group localizations, `appPolicies`,
+/// `billingPlans`, unknown keys of newer versions) is ignored, never fatal.
+public enum StoreKitConfiguration {
+    /// The `version.major` values this reader was written against; a newer file is
+    /// read as far as it keeps their shape, with a note.
+    public static let knownMajorVersions = 1...4
+
+    /// The starting settings a catalog can carry: a `.storekit` file's `settings`
+    /// keys without their leading underscore.
+    public static let startingSettingNames = [
+        "timeRate", "askToBuyEnabled", "failTransactionsEnabled", "storeKitErrors",
+        "billingIssuesEnabled", "billingGracePeriodEnabled", "disableDialogs",
+    ]
+
+    /// How long a non-renewing subscription from a `.storekit` file lasts: Xcode's
+    /// files hold no duration for them (the app decides), the store needs one.
+    public static let nonRenewingDuration = ISODuration(years: 1)
+
+    /// Whether a parsed document is an Xcode StoreKit configuration rather than a
+    /// products.json: a top-level object with `identifier`, `version`, `settings` or
+    /// `nonRenewingSubscriptions`, or whose products or subscriptions carry
+    /// `productID` or `referenceName`.
+    public static func recognizes(_ document: JSON) -> Bool {
+        guard case .object(let members) = document else { return false }
+        let keys = Set(members.map(\.key))
+        if !keys.isDisjoint(with: ["identifier", "version", "settings", "nonRenewingSubscriptions"]) { return true }
+        func carriesXcodeKeys(_ list: JSON?) -> Bool {
+            guard case .array(let items)? = list else { return false }
+            return items.contains { $0["productID"] != nil || $0["referenceName"] != nil }
+        }
+        if carriesXcodeKeys(document["products"]) { return true }
+        if case .array(let groups)? = document["subscriptionGroups"] {
+            return groups.contains { carriesXcodeKeys($0["subscriptions"]) }
+        }
+        return false
+    }
+
+    /// A storefront Xcode can name in `_storefront`: its currency and usual locale.
+    struct KnownStorefront {
+        var code: String
+        var currency: String
+        var locale: String
+    }
+
+    /// Storefronts by alpha-3 code, in the order a converted catalog lists them.
+    static let knownStorefronts: [KnownStorefront] = [
+        ("USA", "USD", "en_US"), ("GBR", "GBP", "en_GB"), ("DEU", "EUR", "de_DE"), ("FRA", "EUR", "fr_FR"),
+        ("ITA", "EUR", "it_IT"), ("ESP", "EUR", "es_ES"), ("NLD", "EUR", "nl_NL"), ("AUT", "EUR", "de_AT"),
+        ("IRL", "EUR", "en_IE"), ("JPN", "JPY", "ja_JP"), ("CAN", "CAD", "en_CA"), ("AUS", "AUD", "en_AU"),
+        ("NZL", "NZD", "en_NZ"), ("CHN", "CNY", "zh_CN"), ("HKG", "HKD", "zh_HK"), ("TWN", "TWD", "zh_TW"),
+        ("KOR", "KRW", "ko_KR"), ("IND", "INR", "en_IN"), ("BRA", "BRL", "pt_BR"), ("MEX", "MXN", "es_MX"),
+        ("CHE", "CHF", "de_CH"), ("SWE", "SEK", "sv_SE"), ("NOR", "NOK", "nb_NO"), ("DNK", "DKK", "da_DK"),
+        ("POL", "PLN", "pl_PL"), ("TUR", "TRY", "tr_TR"), ("SGP", "SGD", "en_SG"), ("ZAF", "ZAR", "en_ZA"),
+    ].map { KnownStorefront(code: $0.0, currency: $0.1, locale: $0.2) }
+
+    /// Xcode's product `type` names.
+    static let productTypes: [String: ProductType] = [
+        "Consumable": .consumable, "NonConsumable": .nonConsumable,
+        "NonRenewingSubscription": .nonRenewable, "RecurringSubscription": .autoRenewable,
+    ]
+
+    /// Xcode's offer `paymentMode` names (and ours, so a hand-edited file may use either).
+    static let paymentModes: [String: PaymentMode] = [
+        "free": .freeTrial, "freeTrial": .freeTrial, "payAsYouGo": .payAsYouGo, "payUpFront": .payUpFront,
+    ]
+}
+
+// MARK: - Reading
+
+extension Node {
+    /// The child at `key` unless it is absent or `null` (Xcode writes `"introductoryOffer": null`).
+    fileprivate func present(_ key: String) -> Node? {
+        guard let node = child(key), node.value != .null else { return nil }
+        return node
+    }
+}
+
+/// Turns a parsed `.storekit` document into a validated `Catalog`, with the same
+/// kind of errors as products.json: a JSON path and a reason.
+struct StoreKitReader {
+    let root: Node
+    var seenIDs: [String: String] = [:]  // product id -> path where first declared
+    var notes: [String] = []
+
+    init(root: Node) { self.root = root }
+
+    mutating func catalog() throws -> Catalog {
+        _ = try root.members()
+        let (major, minor) = try readVersion()
+        let (storefronts, startingSettings) = try readSettings()
+
+        var products: [CatalogProduct] = []
+        if let list = root.present("products") {
+            for node in try list.elements() {
+                products.append(try readProduct(node, in: "products"))
+            }
+        }
+        if let list = root.present("nonRenewingSubscriptions") {
+            for node in try list.elements() {
+                products.append(try readProduct(node, in: "nonRenewingSubscriptions"))
+            }
+        }
+        var groups: [SubscriptionGroup] = []
+        if let list = root.present("subscriptionGroups") {
+            for node in try list.elements() {
+                let group = try readGroup(node, existing: groups)
+                products += group.subscriptions
+                groups.append(group.group)
+            }
+        }
+
+        var catalog = Catalog(paywall: Paywall(), defaultStorefront: storefronts[0].countryCode, storefronts: storefronts,
+                              products: products, subscriptionGroups: groups)
+        catalog.startingSettings = startingSettings
+        catalog.format = .storeKit(major: major, minor: minor)
+        catalog.notes = notes
+        return catalog
+    }
+
+    // MARK: Version and settings
+
+    mutating func readVersion() throws -> (major: Int, minor: Int) {
+        guard let version = root.present("version") else { return (1, 0) }
+        _ = try version.members()
+        let majorNode = try version.required("major")
+        let major = try majorNode.integer()
+        guard major >= 1 else { throw majorNode.fail("version \(major) is not a StoreKit configuration version (1 or more)") }
+        let minorNode = version.present("minor")
+        let minor = try minorNode?.integer() ?? 0
+        if let minorNode, minor < 0 { throw minorNode.fail("a minor version cannot be negative") }
+        if major > StoreKitConfiguration.knownMajorVersions.upperBound {
+            notes.append("StoreKit configuration version \(major).\(minor) is newer than the \(StoreKitConfiguration.knownMajorVersions.lowerBound).x–\(StoreKitConfiguration.knownMajorVersions.upperBound).x this reader knows: read as far as it keeps their shape; unknown fields are ignored")
+        }
+        return (major, minor)
+    }
+
+    /// The storefronts (the file's own first) and the starting settings.
+    mutating func readSettings() throws -> ([Storefront], [String: String]) {
+        let settings = root.present("settings")
+        if let settings { _ = try settings.members() }
+
+        let known = StoreKitConfiguration.knownStorefronts
+        var home = known[0]
+        if let node = settings?.present("_storefront") {
+            let code = try node.string()
+            if let match = known.first(where: { $0.code == code.uppercased() }) {
+                home = match
+            } else {
+                notes.append("settings._storefront \(node.describe()) is not a storefront this reader knows (\(known.map(\.code).joined(separator: ", "))): prices are shown as in USA (USD)")
+            }
+        }
+        var locale = home.locale
+        if let node = settings?.present("_locale") {
+            locale = try node.nonEmptyString()
+        }
+        // The file's prices are in its storefront's currency; every other storefront
+        // shows the same price in that currency, in its own locale's words.
+        let storefronts = [Storefront(countryCode: home.code, currency: home.currency, locale: locale)]
+            + known.filter { $0.code != home.code }
+                .map { Storefront(countryCode: $0.code, currency: home.currency, locale: $0.locale) }
+
+        var starting: [String: String] = [:]
+        for name in StoreKitConfiguration.startingSettingNames {
+            if let text = settings?.present("_" + name)?.settingText() { starting[name] = text }
+        }
+        return (storefronts, starting)
+    }
+
+    // MARK: Products
+
+    /// One product of `products`, `nonRenewingSubscriptions`, or (with `group`) a
+    /// group's `subscriptions`. `level` is the default level when `groupNumber` is absent.
+    mutating func readProduct(_ node: Node, in list: String, group: String? = nil,
+                              level defaultLevel: Int = 1) throws -> CatalogProduct {
+        _ = try node.members()
+        let idNode = try node.required("productID")
+        let id = try idNode.nonEmptyString()
+        if let earlier = seenIDs[id] {
+            throw idNode.fail("duplicate product id \"\(id)\" (first declared at \(earlier))")
+        }
+        seenIDs[id] = idNode.path
+
+        let type = try readType(node, in: list)
+        let referenceName = try node.present("referenceName")?.string()
+        let price = try node.required("displayPrice").price()
+        let familyShareable = try node.present("familyShareable")?.bool() ?? false
+
+        // Text: every localization by its locale; the base text (the last fallback) is the first entry.
+        var localizations: [String: Localization] = [:]
+        var base: Localization?
+        let fallbackName = referenceName.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? id
+        if let list = node.present("localizations") {
+            for entry in try list.elements() {
+                _ = try entry.members()
+                let localeNode = try entry.required("locale")
+                let locale = try localeNode.nonEmptyString()
+                if localizations[locale] != nil {
+                    throw localeNode.fail("locale \"\(locale)\" repeats in this product's localizations")
+                }
+                var displayName = try entry.present("displayName")?.string() ?? ""
+                if displayName.trimmingCharacters(in: .whitespaces).isEmpty { displayName = fallbackName }
+                let text = Localization(displayName: displayName,
+                                        description: try entry.present("description")?.string() ?? "")
+                localizations[locale] = text
+                if base == nil { base = text }
+            }
+        }
+        let text = base ?? Localization(displayName: fallbackName, description: "")
+
+        var terms: SubscriptionTerms?
+        if let group {
+            var level = defaultLevel
+            if let levelNode = node.present("groupNumber") {
+                level = try levelNode.integer()
+                guard level >= 1 else { throw levelNode.fail("groupNumber must be 1 or more (1 is the highest tier)") }
+            }
+            if let groupIDNode = node.present("subscriptionGroupID") {
+                let named = try groupIDNode.string()
+                guard named == group else {
+                    throw groupIDNode.fail("subscriptionGroupID \(groupIDNode.describe()) does not match its group's id \"\(group)\"")
+                }
+            }
+            var offers: [SubscriptionOffer] = []
+            for (key, kind) in [("adHocOffers", SubscriptionOffer.Kind.promotional), ("codeOffers", .code),
+                                ("winbackOffers", .winBack)] {
+                if let list = node.present(key) {
+                    offers += try list.elements().map { try readOffer($0, kind: kind) }
+                }
+            }
+            terms = SubscriptionTerms(
+                groupID: group, period: try node.required("recurringSubscriptionPeriod").duration(), level: level,
+                introductoryOffer: try readIntroductoryOffer(node), offers: offers)
+        }
+
+        return CatalogProduct(
+            id: id, type: type, displayName: text.displayName, description: text.description,
+            price: price, prices: [:], localizations: localizations,
+            duration: type == .nonRenewable ? StoreKitConfiguration.nonRenewingDuration : nil,
+            subscription: terms, familyShareable: familyShareable)
+    }
+
+    /// The product's `type`, which must suit the list it is in.
+    func readType(_ node: Node, in list: String) throws -> ProductType {
+        let expected: [ProductType] = switch list {
+        case "products": [.consumable, .nonConsumable, .nonRenewable]
+        case "nonRenewingSubscriptions": [.nonRenewable]
+        default: [.autoRenewable]
+        }
+        // Only `products` mixes types, so only there is `type` required.
+        let typeNode: Node
+        if list == "products" {
+            typeNode = try node.required("type")
+        } else if let present = node.present("type") {
+            typeNode = present
+        } else {
+            return expected[0]
+        }
+        let name = try typeNode.string()
+        let names = StoreKitConfiguration.productTypes.filter { expected.contains($0.value) }.keys.sorted()
+        guard let type = StoreKitConfiguration.productTypes[name] else {
+            let quoted = names.map { "\"\($0)\"" }
+            let choices = quoted.count > 1 ? quoted.dropLast().joined(separator: ", ") + " or " + quoted.last! : quoted[0]
+            throw typeNode.fail("unknown product type \(typeNode.describe()); expected \(choices)")
+        }
+        guard expected.contains(type) else {
+            let place = type == .autoRenewable ? "a subscription group's \"subscriptions\"" : "\"products\" or \"nonRenewingSubscriptions\""
+            throw typeNode.fail("a product of type \"\(name)\" belongs in \(place), not in \"\(list)\"")
+        }
+        return type
+    }
+
+    /// `introductoryOffer`, or the first of a newer file's `introductoryOffers`.
+    func readIntroductoryOffer(_ subscription: Node) throws -> IntroductoryOffer? {
+        let node: Node
+        if let single = subscription.present("introductoryOffer") {
+            node = single
+        } else if let list = subscription.present("introductoryOffers"), let first = try list.elements().first {
+            node = first
+        } else {
+            return nil
+        }
+        _ = try node.members()
+        let mode = try paymentMode(try node.required("paymentMode"))
+        let price: Decimal
+        if mode == .freeTrial {
+            price = try node.present("displayPrice")?.price() ?? 0
+        } else {
+            price = try node.required("displayPrice").price()
+        }
+        return IntroductoryOffer(paymentMode: mode, period: try node.required("subscriptionPeriod").duration(),
+                                 periodCount: try periodCount(node), price: price)
+    }
+
+    /// A promotional, offer-code or win-back offer: whatever of its fields is present must be valid.
+    func readOffer(_ node: Node, kind: SubscriptionOffer.Kind) throws -> SubscriptionOffer {
+        _ = try node.members()
+        return SubscriptionOffer(
+            kind: kind, id: try node.present("offerID")?.nonEmptyString(),
+            referenceName: try node.present("referenceName")?.string(),
+            paymentMode: try node.present("paymentMode").map(paymentMode),
+            period: try node.present("subscriptionPeriod")?.duration(), periodCount: try periodCount(node),
+            price: try node.present("displayPrice")?.price())
+    }
+
+    func paymentMode(_ node: Node) throws -> PaymentMode {
+        guard let mode = StoreKitConfiguration.paymentModes[try node.string()] else {
+            throw node.fail("unknown payment mode \(node.describe()); expected \"free\", \"payAsYouGo\" or \"payUpFront\"")
+        }
+        return mode
+    }
+
+    func periodCount(_ node: Node) throws -> Int {
+        guard let countNode = node.present("numberOfPeriods") else { return 1 }
+        let count = try countNode.integer()
+        guard count >= 1 else { throw countNode.fail("numberOfPeriods must be 1 or more") }
+        return count
+    }
+
+    // MARK: Subscription groups
+
+    mutating func readGroup(_ node: Node, existing: [SubscriptionGroup]) throws
+        -> (group: SubscriptionGroup, subscriptions: [CatalogProduct]) {
+        _ = try node.members()
+        let subscriptionNodes = try node.required("subscriptions").elements()
+        // The group's id; an older or hand-written file may leave it to its subscriptions, or name only.
+        let idNode = node.present("id") ?? subscriptionNodes.lazy.compactMap { $0.present("subscriptionGroupID") }.first
+            ?? node.present("name")
+        guard let idNode else { throw node.fail("missing required field \"id\"") }
+        let id = try idNode.nonEmptyString()
+        if existing.contains(where: { $0.id == id }) {
+            throw idNode.fail("duplicate subscription group id \"\(id)\"")
+        }
+        var displayName = try node.present("name")?.string() ?? ""
+        if displayName.trimmingCharacters(in: .whitespaces).isEmpty { displayName = id }
+
+        var subscriptions: [CatalogProduct] = []
+        for (position, subscriptionNode) in subscriptionNodes.enumerated() {
+            subscriptions.append(try readProduct(subscriptionNode, in: "subscriptions", group: id, level: position + 1))
+        }
+        // By level, highest tier first; Apple lets several subscriptions share a level: file order among them.
+        let ordered = subscriptions.enumerated()
+            .sorted { ($0.element.subscription!.level, $0.offset) < ($1.element.subscription!.level, $1.offset) }
+            .map(\.element.id)
+        return (SubscriptionGroup(id: id, displayName: displayName, subscriptionIDs: ordered), subscriptions)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import StoreEngine
+import StorefrontUI
+
+/// `catalog check FILE` and `catalog convert FILE`: work on a catalog file alone,
+/// before (and without) any store file.
+enum CatalogCommands {
+    static let help = CommandHelp(
+        name: "catalog", usage: "catalog check FILE [--json] | catalog convert FILE",
+        summary: "Validate a products.json or Xcode .storekit file, or convert one to products.json",
+        details: """
+              check FILE     validate the file with the same rules as --catalog and summarize it:
+                             products per type, subscription groups, offers, locales, storefronts,
+                             starting settings. Exits 65 on a bad file (the message names the file,
+                             line:column or JSON path, and the fault), 66 when it is missing.
+              convert FILE   print the file as products.json, which --catalog reads back to the same
+                             catalog; add per-storefront prices or paywall copy to it afterwards.
+            The format is told by content, not by the file's extension. No store file is opened.
+            """)
+
+    /// `catalog check`.
+    static func check(_ path: String, json: Bool, console: Console) -> ExitCode {
+        let catalog: Catalog
+        do {
+            catalog = try Catalog.load(contentsOf: path)
+        } catch {
+            if json {
+                var place: [JSON.Member] = []
+                switch error.kind {
+                case .malformed(let line, let column): place = [JSON.Member("line", .integer(line)), JSON.Member("column", .integer(column))]
+                case .invalid(let path): place = [JSON.Member("path", .string(path))]
+                case .missing, .unreadable: break
+                }
+                console.out(JSON.object([JSON.Member("valid", .bool(false)), JSON.Member("file", .string(path))]
+                    + place + [JSON.Member("reason", .string(error.reason)),
+                               JSON.Member("message", .string(error.description))]).serialized())
+            }
+            return report(error, console: console)
+        }
+        let summary = Summary(catalog)
+        if json {
+            console.out(summary.json(file: path).serialized())
+        } else {
+            for line in summary.lines(file: path) { console.out(TerminalText.sanitized(line)) }
+        }
+        return .success
+    }
+
+    /// `catalog convert`.
+    static func convert(_ path: String, console: Console) -> ExitCode {
+        let catalog: Catalog
+        do {
+            catalog = try Catalog.load(contentsOf: path)
+        } catch {
+            return report(error, console: console)
+        }
+        let (document, notes) = catalog.productsJSON()
+        for note in catalog.notes + notes { console.err("storefront: note: \(TerminalText.sanitized(note))") }
+        console.out(document.serialized())
+        return .success
+    }
+
+    /// A catalog error on standard error, and its exit code (as for --catalog).
+    static func report(_ error: CatalogError, console: Console) -> ExitCode {
+        console.err("storefront: error: \(TerminalText.sanitized(error.description))")
+        switch error.kind {
+        case .missing, .unreadable: return .catalogMissing
+        case .malformed, .invalid: return .badCatalog
+        }
+    }
+}
+
+// MARK: - The summary
+
+/// What `catalog check` tells about a valid catalog.
+private struct Summary {
+    let catalog: Catalog
+    let counts: [(type: ProductType, count: Int)]
+    let offers: [(name: String, count: Int)]
+    let locales: [String]
+
+    init(_ catalog: Catalog) {
+        self.catalog = catalog
+        counts = ProductType.allCases.map { type in (type, catalog.products.filter { $0.type == type }.count) }
+        let terms = catalog.products.compactMap(\.subscription)
+        offers = [("introductory", terms.filter { $0.introductoryOffer != nil }.count)]
+            + SubscriptionOffer.Kind.allCases.map { kind in
+                (kind.rawValue, terms.map { $0.offers.filter { $0.kind == kind }.count }.reduce(0, +))
+            }
+        locales = Set(catalog.products.flatMap(\.localizations.keys)).sorted()
+    }
+
+    var formatName: String {
+        switch catalog.format {
+        case .productsJSON: "products.json"
+        case .storeKit(let major, let minor): "Xcode StoreKit configuration (.storekit) version \(major).\(minor)"
+        }
+    }
+
+    var home: Storefront? { catalog.storefront(catalog.defaultStorefront) }
+
+    func lines(file: String) -> [String] {
+        let words: [ProductType: String] = [
+            .consumable: "consumable", .nonConsumable: "non-consumable",
+            .nonRenewable: "non-renewing", .autoRenewable: "auto-renewable",
+        ]
+        var lines = ["\(file): valid \(formatName)"]
+        lines.append("Products: \(catalog.products.count) — "
+                     + counts.map { "\($0.count) \(words[$0.type]!)" }.joined(separator: ", "))
+        let groups = catalog.subscriptionGroups.map { group in
+            "\(group.displayName) (\(group.id), \(group.subscriptionIDs.count) subscription\(group.subscriptionIDs.count == 1 ? "" : "s"))"
+        }
+        lines.append("Subscription groups: \(groups.count)\(groups.isEmpty ? "" : " — " + groups.joined(separator: "; "))")
+        lines.append("Offers: " + offers.map { "\($0.count) \($0.name)" }.joined(separator: ", "))
+        lines.append("Locales: \(locales.isEmpty ? "none (base text only)" : locales.joined(separator: ", "))")
+        if let home {
+            lines.append("Storefront: \(home.countryCode) (\(home.currency), \(home.locale)); \(catalog.storefronts.count) in all: "
+                         + catalog.storefronts.map(\.countryCode).joined(separator: ", "))
+        }
+        if case .storeKit = catalog.format {
+            lines.append("Prices: one per product, in \(home?.currency ?? "USD"), shown in every storefront")
+            if counts.contains(where: { $0.type == .nonRenewable && $0.count > 0 }) {
+                lines.append("Non-renewing subscriptions last \(StoreKitConfiguration.nonRenewingDuration.spelledOut) (a .storekit file holds no duration)")
+            }
+        }
+        if !catalog.startingSettings.isEmpty {
+            lines.append("Starting settings: " + catalog.startingSettings.sorted { $0.key < $1.key }
+                .map { "\($0.key)=\($0.value)" }.joined(separator: ", "))
+        }
+        for note in catalog.notes { lines.append("Note: \(note)") }
+        return lines
+    }
+
+    func json(file: String) -> JSON {
+        var version: JSON?
+        if case .storeKit(let major, let minor) = catalog.format { version = .string("\(major).\(minor)") }
+        return .object([
+            "valid": .bool(true),
+            "file": .string(file),
+            "format": .string(catalog.format == .productsJSON ? "products.json" : "storekit"),
+            "version": version,
+            "products": .object([JSON.Member("total", .integer(catalog.products.count))]
+                + counts.map { JSON.Member($0.type.rawValue, .integer($0.count)) }),
+            "subscriptionGroups": .array(catalog.subscriptionGroups.map { group in
+                .object([
+                    "id": .string(group.id), "displayName": .string(group.displayName),
+                    "subscriptions": .integer(group.subscriptionIDs.count),
+                ])
+            }),
+            "offers": .object(offers.map { JSON.Member($0.name, .integer($0.count)) }),
+            "locales": .array(locales.map(JSON.string)),
+            "storefront": .string(catalog.defaultStorefront),
+            "storefronts": .array(catalog.storefronts.map { .string($0.countryCode) }),
+            "startingSettings": .object(catalog.startingSettings.sorted { $0.key < $1.key }
+                .map { JSON.Member($0.key, .string($0.value)) }),
+            "notes": .array(catalog.notes.map(JSON.string)),
+        ])
+    }
+}
