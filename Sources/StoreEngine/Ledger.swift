@@ -340,6 +340,15 @@ final class Ledger {
                            account, as: transaction)
     }
 
+    /// The account's transactions in one subscription group, newest first: read
+    /// (and verified) without touching the rest of the history.
+    func transactions(account: String, groupID: String) throws(SQLiteError) -> [Transaction] {
+        try db.rows("""
+            SELECT \(Self.columns) FROM transactions
+            WHERE account = ? AND subscription_group_id = ? ORDER BY id DESC
+            """, account, groupID, as: transaction)
+    }
+
     /// Transactions the App Store still holds for the app: purchased, not finished.
     func unfinishedTransactions(account: String) throws(SQLiteError) -> [Transaction] {
         try db.rows("""

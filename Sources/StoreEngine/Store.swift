@@ -171,7 +171,7 @@ public actor Store {
     }
 
     private func groupTransactions(_ groupID: String) throws -> [Transaction] {
-        try ledger.transactions(account: account).filter { $0.subscriptionGroupID == groupID }
+        try ledger.transactions(account: account, groupID: groupID)
     }
 
     /// Delivers a purchased transaction's content to the app and finishes it,
