@@ -35,6 +35,8 @@ public final class Program {
     /// Set from a signal handler's queue to stop the loop.
     private let stop: StopSignal
     private var lastCanvas: Canvas?
+    /// Whether an action may have changed what is on screen since the last render.
+    private var needsRender = true
 
     /// - Parameter perform: runs one effect against the engine and returns the action reporting its result.
     public init(state: State, terminal: any Terminal, timeZone: TimeZone = .current, stop: StopSignal = StopSignal(),
@@ -89,10 +91,15 @@ public final class Program {
 
     /// Applies an action now (input, or a test's scripted event) and starts its effects.
     public func dispatch(_ action: Action) {
+        // A tick changes only the spinner, which shows only while loading or busy:
+        // an idle paywall is not re-rendered ten times a second.
+        if action != .tick || state.busy != nil || state.snapshot == nil { needsRender = true }
         launch(update(&state, action))
     }
 
     private func redraw() {
+        guard needsRender else { return }
+        needsRender = false
         let canvas = render(state, timeZone: timeZone)
         guard canvas != lastCanvas else { return }
         terminal.draw(canvas)
