@@ -105,6 +105,13 @@ public struct CatalogProduct: Sendable, Hashable {
     public var duration: ISODuration?
     public var subscription: SubscriptionTerms?
     public var familyShareable: Bool
+    /// The storefronts (country codes) that offer the product; nil means every storefront.
+    public var availableStorefronts: [String]? = nil
+
+    /// Whether the product is on offer in the storefront with this country code.
+    public func isAvailable(in countryCode: String) -> Bool {
+        availableStorefronts?.contains(countryCode) ?? true
+    }
 
     /// The text for `locale`: the exact locale, then its language, then another region
     /// of that language (the alphabetically first, so every run picks the same), then the base text.

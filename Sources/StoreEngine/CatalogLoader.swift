@@ -337,13 +337,27 @@ private struct CatalogReader {
             throw offersNode.fail("only a subscription in \"subscriptionGroups\" has \"offers\"")
         }
 
+        var availability: [String]?
+        if let availabilityNode = node.child("availability") {
+            let elements = try availabilityNode.elements()
+            guard !elements.isEmpty else {
+                throw availabilityNode.fail("availability lists the storefronts that offer the product; it may not be empty (leave it out for all)")
+            }
+            availability = try elements.map { element in
+                let code = try element.string()
+                guard storefronts.contains(code) else { throw element.fail("no storefront \"\(code)\" in \"storefronts\"") }
+                return code
+            }
+        }
+
         return CatalogProduct(
             id: id, type: type,
             displayName: try node.required("displayName").nonEmptyString(),
             description: try node.child("description")?.string() ?? "",
             price: try node.required("price").price(),
             prices: prices, localizations: localizations, duration: duration, subscription: terms,
-            familyShareable: try node.child("familyShareable")?.bool() ?? false)
+            familyShareable: try node.child("familyShareable")?.bool() ?? false,
+            availableStorefronts: availability)
     }
 
     func readOffer(_ node: Node) throws -> IntroductoryOffer {

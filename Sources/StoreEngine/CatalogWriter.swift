@@ -72,6 +72,7 @@ extension Catalog {
                     ]))
                 }),
             "familyShareable": product.familyShareable ? .bool(true) : nil,
+            "availability": product.availableStorefronts.map { .array($0.map(JSON.string)) },
             "duration": product.duration.map { .string($0.description) },
             "period": terms.map { .string($0.period.description) },
             "level": level.map { .integer($0) },

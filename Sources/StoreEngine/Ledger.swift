@@ -11,7 +11,7 @@ final class Ledger {
     /// `PRAGMA application_id` of every store file: "SFRT".
     static let applicationID: Int32 = 0x5346_5254
     /// The newest schema this build reads and writes.
-    static let schemaVersion: Int64 = 1
+    static let schemaVersion: Int64 = 2
     /// Transaction ids start above this, like the long ids Apple hands out.
     static let firstTransactionID: Int64 = 2_000_000_000
 
@@ -118,6 +118,7 @@ final class Ledger {
                 // Checked again under the write lock: another process may have created it meanwhile.
                 let current = try db.scalar("PRAGMA user_version") ?? 0
                 if current < 1 { try createSchema() }
+                if current == 1 { try Self.migrate1to2(db) }
             }
         } catch let error as StoreFileError {
             throw error
@@ -185,7 +186,8 @@ final class Ledger {
                 offer_type TEXT,
                 status TEXT NOT NULL,
                 finished INTEGER NOT NULL DEFAULT 0,     -- the App Store's record that the app called finish()
-                jws TEXT                                 -- the signed transaction; NULL while pending
+                jws TEXT,                                -- the signed transaction; NULL while pending
+                pending_reason TEXT                      -- askToBuy or interrupted, while status is pending
             );
             CREATE TABLE signing_key (
                 id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -225,6 +227,14 @@ final class Ledger {
         try db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('transactions', ?)", Self.firstTransactionID)
     }
 
+    /// Schema 2 adds why a pending transaction waits (Ask to Buy, interrupted purchases).
+    private static func migrate1to2(_ db: SQLiteDatabase) throws(SQLiteError) {
+        try db.execute("""
+            ALTER TABLE transactions ADD COLUMN pending_reason TEXT;
+            PRAGMA user_version = 2;
+            """)
+    }
+
     /// Changes whenever another connection commits: cheap to poll.
     func dataVersion() throws(SQLiteError) -> Int64 {
         try db.scalar("PRAGMA data_version") ?? 0
@@ -246,7 +256,7 @@ final class Ledger {
         id, original_id, account, product_id, product_type, purchase_date, original_purchase_date,
         expiration_date, revocation_date, revocation_reason, is_upgraded, ownership_type, quantity,
         app_account_token, environment, storefront, currency, price, reason, subscription_group_id,
-        offer_type, status, finished, jws
+        offer_type, status, finished, jws, pending_reason
         """
 
     /// A transaction row, verified: its JWS must carry a valid signature of this
@@ -260,7 +270,8 @@ final class Ledger {
 
     private func verify(_ transaction: Transaction) -> Transaction.Verification {
         guard let jws = transaction.jwsRepresentation else {
-            return .unverified(reason: "not signed by the App Store")
+            // The App Store signs a transaction when it is purchased; pending and declined ones carry no signature.
+            return transaction.status == .purchased ? .unverified(reason: "not signed by the App Store") : .verified
         }
         let checked = verifiedSignatures[jws] ?? Result { () throws(VerificationFailure) in try key.verify(jws).payload }
         verifiedSignatures[jws] = checked
@@ -298,7 +309,8 @@ final class Ledger {
             offerType: row.optionalText(20).flatMap(Transaction.OfferType.init(rawValue:)),
             account: row.text(2),
             status: Transaction.Status(rawValue: row.text(21)) ?? .pending,
-            isFinished: row.bool(22))
+            isFinished: row.bool(22),
+            pendingReason: row.optionalText(24).flatMap(Transaction.PendingReason.init(rawValue:)))
     }
 
     /// Stores a new transaction and returns it with its id (and, for a first
@@ -309,8 +321,8 @@ final class Ledger {
             INSERT INTO transactions (original_id, account, product_id, product_type, purchase_date,
                 original_purchase_date, expiration_date, revocation_date, revocation_reason, is_upgraded,
                 ownership_type, quantity, app_account_token, environment, storefront, currency, price,
-                reason, subscription_group_id, offer_type, status, finished)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                reason, subscription_group_id, offer_type, status, finished, pending_reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             transaction.originalID, transaction.account, transaction.productID, transaction.productType.rawValue,
             transaction.purchaseDate.milliseconds, transaction.originalPurchaseDate.milliseconds,
@@ -319,13 +331,14 @@ final class Ledger {
             transaction.purchasedQuantity, transaction.appAccountToken?.uuidString,
             transaction.environment.rawValue, transaction.storefront, transaction.currency,
             DecimalText.format(transaction.price), transaction.reason.rawValue, transaction.subscriptionGroupID,
-            transaction.offerType?.rawValue, transaction.status.rawValue, transaction.isFinished)
+            transaction.offerType?.rawValue, transaction.status.rawValue, transaction.isFinished,
+            transaction.pendingReason?.rawValue)
         stored.id = try db.scalar("SELECT last_insert_rowid()") ?? 0
         if stored.originalID == 0 {
             stored.originalID = stored.id
             try db.run("UPDATE transactions SET original_id = id WHERE id = ?", stored.id)
         }
-        try sign(stored.id)
+        if stored.status == .purchased { try sign(stored.id) }
         // Read back, so the caller gets what the file keeps (dates to the millisecond), not the draft.
         return try self.transaction(id: stored.id) ?? stored
     }
@@ -372,6 +385,35 @@ final class Ledger {
 
     func transaction(id: Int64) throws(SQLiteError) -> Transaction? {
         try db.rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", id, as: transaction).first
+    }
+
+    /// Rewrites a transaction's App Store record (approval, refund) and signs it anew.
+    func update(_ transaction: Transaction) throws(SQLiteError) -> Transaction {
+        try db.run("""
+            UPDATE transactions SET purchase_date = ?, original_purchase_date = ?, expiration_date = ?,
+                revocation_date = ?, revocation_reason = ?, is_upgraded = ?, storefront = ?, currency = ?, price = ?,
+                offer_type = ?, status = ?, pending_reason = ?, jws = NULL
+            WHERE id = ?
+            """,
+            transaction.purchaseDate.milliseconds, transaction.originalPurchaseDate.milliseconds,
+            transaction.expirationDate?.milliseconds, transaction.revocationDate?.milliseconds,
+            transaction.revocationReason?.rawValue, transaction.isUpgraded, transaction.storefront,
+            transaction.currency, DecimalText.format(transaction.price), transaction.offerType?.rawValue,
+            transaction.status.rawValue, transaction.pendingReason?.rawValue, transaction.id)
+        if transaction.status == .purchased { try sign(transaction.id) }
+        return try self.transaction(id: transaction.id) ?? transaction
+    }
+
+    /// Removes a transaction from the history (the Transaction Manager's Delete).
+    func delete(transactionID id: Int64) throws(SQLiteError) {
+        try db.run("DELETE FROM transactions WHERE id = ?", id)
+        try db.run("DELETE FROM app_owned WHERE transaction_id = ?", id)
+    }
+
+    /// The account's transactions waiting for approval or an action, oldest first.
+    func pendingTransactions(account: String) throws(SQLiteError) -> [Transaction] {
+        try db.rows("SELECT \(Self.columns) FROM transactions WHERE account = ? AND status = 'pending' ORDER BY id",
+                    account, as: transaction)
     }
 
     func markUpgraded(_ id: Int64) throws(SQLiteError) {
@@ -439,6 +481,10 @@ final class Ledger {
 
     func setSetting(_ name: String, account: String, value: String) throws(SQLiteError) {
         try db.run("INSERT OR REPLACE INTO settings (account, name, value) VALUES (?, ?, ?)", account, name, value)
+    }
+
+    func removeSetting(_ name: String, account: String) throws(SQLiteError) {
+        try db.run("DELETE FROM settings WHERE account = ? AND name = ?", account, name)
     }
 
     // MARK: - Events

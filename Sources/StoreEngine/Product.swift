@@ -47,9 +47,9 @@ public struct Product: Sendable, Hashable, Identifiable {
 }
 
 extension Catalog {
-    /// The catalog's products as seen in `storefront`, in display order.
+    /// The catalog's products on offer in `storefront`, as seen there, in display order.
     public func products(in storefront: Storefront) -> [Product] {
-        products.map { product(from: $0, in: storefront) }
+        products.filter { $0.isAvailable(in: storefront.countryCode) }.map { product(from: $0, in: storefront) }
     }
 
     /// One catalog product as seen in `storefront`.

@@ -117,13 +117,15 @@ final class SQLiteDatabase {
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up
     /// front, so two processes never deadlock upgrading a read to a write.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        // Inside another transaction, a savepoint: the inner work joins the outer commit.
+        let nested = sqlite3_get_autocommit(handle) == 0
+        try execute(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try execute(nested ? "RELEASE nested" : "COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            try? execute(nested ? "ROLLBACK TO nested; RELEASE nested" : "ROLLBACK")
             throw error
         }
     }

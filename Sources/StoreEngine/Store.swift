@@ -30,14 +30,20 @@ public actor Store {
     /// - Parameters:
     ///   - createFolder: create the file's folder when missing (the default location does).
     ///   - now: the store's clock; tests pass a fixed or stepping one.
-    public init(catalog: Catalog, path: String, account: String = Store.defaultAccount,
+    ///   - account: the sandbox account; nil means the one last switched to (`accounts switch`), else ``defaultAccount``.
+    public init(catalog: Catalog, path: String, account: String? = nil,
                 createFolder: Bool = false, now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
         self.catalog = catalog
-        self.account = account
         self.path = path
         self.now = now
-        self.ledger = try Ledger(path: path, bundleID: catalog.bundleID, createFolder: createFolder)
+        let ledger = try Ledger(path: path, bundleID: catalog.bundleID, createFolder: createFolder)
+        self.ledger = ledger
         self.ledgerPublicKeyPEM = ledger.key.publicKeyPEM
+        do {
+            self.account = try account ?? ledger.setting(Self.currentAccountSetting, account: "") ?? Self.defaultAccount
+        } catch {
+            throw StoreFileError(path: path, reason: "cannot be read: \(error)")
+        }
     }
 
     // MARK: - Products
@@ -48,9 +54,11 @@ public actor Store {
         return catalog.storefront(code) ?? catalog.storefront(catalog.defaultStorefront) ?? .unitedStates
     }
 
-    /// The catalog's products, localized and priced for the current storefront, in display order.
-    public func products() throws -> [Product] {
-        catalog.products(in: try storefront())
+    /// The catalog's products on offer in the current storefront, localized and priced,
+    /// in display order (`Product.products(for:)`): latency, `offline` and `loadProductsError` apply.
+    public func products() async throws -> [Product] {
+        try await simulateConditions(errorSetting: "loadProductsError")
+        return catalog.products(in: try storefront())
     }
 
     /// One product as the current storefront shows it.
@@ -71,55 +79,117 @@ public actor Store {
     /// Returns only after the transaction is durably committed. A non-consumable
     /// the account owns, or a subscription it is already subscribed to, is not
     /// charged again: the existing transaction comes back and the event log says `restored`.
-    /// The caller delivers the content and calls ``finish(_:)``.
-    public func purchase(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil) throws -> PurchaseResult {
-        try purchaseOutcome(productID, quantity: quantity, appAccountToken: appAccountToken).result
+    /// The caller delivers the content and calls ``finish(_:)``. The settings
+    /// (Ask to Buy, interrupted purchases, simulated errors, offline, latency) apply,
+    /// unless `outcome` chooses how this one purchase ends.
+    public func purchase(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
+                         outcome: PurchaseOutcome? = nil) async throws -> PurchaseResult {
+        try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken, outcome: outcome).result
     }
 
     /// What an app does on a Buy tap: purchase, then deliver and ``finish(_:)`` a
-    /// successful transaction. Also tells whether the product was already owned
-    /// (handed back for free rather than charged), so a UI can say so.
-    public func purchaseAndFinish(_ productID: String, quantity: Int = 1,
-                                  appAccountToken: UUID? = nil) throws -> (result: PurchaseResult, alreadyOwned: Bool) {
-        let outcome = try purchaseOutcome(productID, quantity: quantity, appAccountToken: appAccountToken)
-        guard case .success(let transaction) = outcome.result else { return outcome }
+    /// successful, verified transaction. Also tells whether the product was already
+    /// owned (handed back for free rather than charged), so a UI can say so.
+    /// Throws ``StoreError/failedVerification(_:transactionID:)`` when the transaction
+    /// arrives unverified; it is then left unfinished, as an app that checks verification leaves it.
+    public func purchaseAndFinish(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
+                                  outcome: PurchaseOutcome? = nil) async throws -> AppPurchase {
+        let purchase = try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken,
+                                              outcome: outcome)
+        guard case .success(let transaction) = purchase.result else {
+            return AppPurchase(result: purchase.result, alreadyOwned: false, isFinished: false)
+        }
+        if let error = purchase.verificationError {
+            throw StoreError.failedVerification(error, transactionID: transaction.id)
+        }
+        guard try setting(named: "finishTransactions") == "true" || purchase.alreadyOwned else {
+            return AppPurchase(result: purchase.result, alreadyOwned: false, isFinished: false)
+        }
         try finish(transaction)
         let delivered = try ledger.transaction(id: transaction.id) ?? transaction
-        return (.success(delivered), outcome.alreadyOwned)
+        return AppPurchase(result: .success(delivered), alreadyOwned: purchase.alreadyOwned, isFinished: true)
     }
 
-    private func purchaseOutcome(_ productID: String, quantity: Int,
-                                 appAccountToken: UUID?) throws -> (result: PurchaseResult, alreadyOwned: Bool) {
+    /// Records a purchase made outside the app (on another device, or a promoted
+    /// purchase): the App Store has it, the app gets it as an update, unfinished.
+    /// The purchase conditions of this device (Ask to Buy, errors, offline) do not apply.
+    public func purchaseOutsideApp(_ productID: String, quantity: Int = 1) async throws -> PurchaseResult {
+        try await makePurchase(productID, quantity: quantity, appAccountToken: nil, outcome: .succeed, outside: true).result
+    }
+
+    private struct Purchase {
+        var result: PurchaseResult
+        var alreadyOwned = false
+        /// A simulated `verificationError` the transaction reached the app with.
+        var verificationError: SimulatedError?
+    }
+
+    private func makePurchase(_ productID: String, quantity: Int, appAccountToken: UUID?,
+                              outcome chosen: PurchaseOutcome?, outside: Bool = false) async throws -> Purchase {
+        if !outside { try await simulateLatency() }
         let date = now()
-        let outcome: Result<(result: PurchaseResult, alreadyOwned: Bool), StoreError> = try ledger.db.transaction {
+        let outcome: Result<Purchase, StoreError> = try ledger.db.transaction {
             try ledger.ensureAccount(account, at: date)
             try ledger.log(.purchasing, account: account, productID: productID, at: date)
-            let failure: StoreError?
-            if catalog.product(id: productID) == nil {
-                failure = .productUnavailable(productID: productID)
-            } else if !(1...10).contains(quantity)
-                        || (quantity != 1 && catalog.product(id: productID)?.type != .consumable) {
-                failure = .invalidQuantity(quantity)
-            } else if try setting(named: "canMakePayments") != "true" {
-                failure = .paymentNotAllowed
-            } else {
-                failure = nil
+            // A failure is logged and committed with the log, then thrown after the write transaction.
+            func fail(_ error: StoreError) throws -> Result<Purchase, StoreError> {
+                try ledger.log(.failed, account: account, productID: productID, detail: Self.logDetail(error), at: date)
+                return .failure(error)
             }
-            if let failure {
+            guard let item = catalog.product(id: productID) else { return try fail(.productUnavailable(productID: productID)) }
+            let storefront = try storefront()
+            guard item.isAvailable(in: storefront.countryCode) else {
+                return try fail(.notAvailableInStorefront(productID: productID, storefront: storefront.countryCode))
+            }
+            guard (1...10).contains(quantity), quantity == 1 || item.type == .consumable else {
+                return try fail(.invalidQuantity(quantity))
+            }
+            guard try setting(named: "canMakePayments") == "true" else { return try fail(.paymentNotAllowed) }
+
+            var outcome = chosen ?? .succeed
+            var cause = "chosen for this purchase"
+            if !outside, try setting(named: "offline") == "true" {
+                return try fail(.simulated(.networkError, cause: "offline is true"))
+            }
+            if chosen == nil {
+                if let error = try takeSimulatedError("purchaseError") {
+                    (outcome, cause) = (.fail(error.error), error.cause)
+                } else if try setting(named: "askToBuy") == "true" {
+                    outcome = .askToBuy
+                } else if try setting(named: "interruptedPurchases") == "true" {
+                    outcome = .interrupt
+                }
+            }
+            switch outcome {
+            case .cancel, .fail(.userCancelled):
                 try ledger.log(.failed, account: account, productID: productID,
-                               detail: "\(failure.name)\(failure.skErrorCode.map { " (SKError code \($0))" } ?? "")",
-                               at: date)
-                return .failure(failure)
+                               detail: "userCancelled (SKError code 2)", at: date)
+                return .success(Purchase(result: .userCancelled))
+            case .fail(let error):
+                return try fail(.simulated(error, cause: cause))
+            case .askToBuy:
+                return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
+                                                   pending: .askToBuy, at: date))
+            case .interrupt:
+                return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
+                                                   pending: .interrupted, at: date))
+            case .succeed:
+                return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
+                                                   pending: nil, outside: outside, at: date))
             }
-            return .success(try commitPurchase(catalog.product(id: productID)!, quantity: quantity,
-                                               appAccountToken: appAccountToken, at: date))
         }
         return try outcome.get()
     }
 
+    /// The event log's words for a failure: the error's name and its StoreKit 1 code.
+    private static func logDetail(_ error: StoreError) -> String {
+        "\(error.name)\(error.skErrorCode.map { " (SKError code \($0))" } ?? "")"
+    }
+
     /// The purchase itself, inside the write transaction.
     private func commitPurchase(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?,
-                                at date: Date) throws -> (result: PurchaseResult, alreadyOwned: Bool) {
+                                pending: Transaction.PendingReason?, outside: Bool = false,
+                                at date: Date) throws -> Purchase {
         let history = try ledger.transactions(account: account, productID: item.id)
         let active = history.first { $0.isActive(at: date) }
         if let active, item.type == .nonConsumable || item.type == .autoRenewable {
@@ -127,9 +197,45 @@ public actor Store {
             try ledger.recordOwned(account: account, productID: item.id, transactionID: active.id)
             try ledger.log(.restored, account: account, productID: item.id, transactionID: active.id,
                            detail: item.type == .nonConsumable ? "already purchased" : "already subscribed", at: date)
-            return (.success(active), true)
+            return Purchase(result: .success(active), alreadyOwned: true)
         }
 
+        if let pending {
+            // Nothing is charged or granted yet: the record waits for approval or an action.
+            var draft = try draftTransaction(item, quantity: quantity, appAccountToken: appAccountToken, at: date,
+                                             applyingToGroup: false)
+            (draft.status, draft.pendingReason, draft.expirationDate, draft.offerType) = (.pending, pending, nil, nil)
+            let stored = try ledger.insert(draft)
+            switch pending {
+            case .askToBuy:
+                try ledger.log(.deferred, account: account, productID: item.id, transactionID: stored.id,
+                               detail: "Ask to Buy: waiting for a parent to approve or decline", at: date)
+            case .interrupted:
+                try ledger.log(.failed, account: account, productID: item.id, transactionID: stored.id,
+                               detail: "interrupted: the user must act (resolve) before it completes", at: date)
+            }
+            return Purchase(result: .pending(stored))
+        }
+
+        let draft = try draftTransaction(item, quantity: quantity, appAccountToken: appAccountToken, at: date,
+                                         applyingToGroup: true)
+        var stored = try ledger.insert(draft)
+        let verificationError = outside ? nil : try takeSimulatedError("verificationError")?.error
+        var detail = outside ? "purchased outside the app" : ""
+        if let verificationError {
+            stored.verification = .unverified(reason: "\(verificationError.rawValue) (simulated by verificationError)")
+            detail = "reached the app unverified: \(verificationError.rawValue) (simulated)"
+        }
+        try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id, detail: detail, at: date)
+        return Purchase(result: .success(stored), verificationError: verificationError)
+    }
+
+    /// A new transaction for `item` bought at `date`, priced in the current storefront:
+    /// a non-renewing subscription extends the current period, a subscription gets
+    /// its introductory offer when eligible. With `applyingToGroup`, the subscription
+    /// it replaces in its group is marked upgraded (inside the caller's write transaction).
+    private func draftTransaction(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, at date: Date,
+                                  applyingToGroup: Bool) throws -> Transaction {
         let storefront = try storefront()
         let product = catalog.product(from: item, in: storefront)
         var transaction = Transaction(
@@ -147,12 +253,14 @@ public actor Store {
             break
         case .nonRenewable:
             // Buying again extends: the new period starts when the current one ends.
+            let active = try ledger.transactions(account: account, productID: item.id).first { $0.isActive(at: date) }
             let start = max(date, active?.expirationDate ?? date)
             transaction.expirationDate = item.duration?.after(start)
         case .autoRenewable:
             let terms = item.subscription!
             let groupHistory = try groupTransactions(terms.groupID)
-            if let offer = terms.introductoryOffer, !groupHistory.contains(where: { $0.offerType == .introductory }) {
+            if let offer = terms.introductoryOffer,
+               !groupHistory.contains(where: { $0.offerType == .introductory && $0.status == .purchased }) {
                 // Eligible once per group per account.
                 transaction.offerType = .introductory
                 transaction.price = offer.price
@@ -160,14 +268,145 @@ public actor Store {
             } else {
                 transaction.expirationDate = terms.period.after(date)
             }
-            // At most one active subscription per group: the one it replaces is marked upgraded.
-            for replaced in groupHistory where replaced.isActive(at: date) {
-                try ledger.markUpgraded(replaced.id)
+            if applyingToGroup {
+                // At most one active subscription per group: the one it replaces is marked upgraded.
+                for replaced in groupHistory where replaced.isActive(at: date) {
+                    try ledger.markUpgraded(replaced.id)
+                }
             }
         }
-        let stored = try ledger.insert(transaction)
-        try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id, at: date)
-        return (.success(stored), false)
+        return transaction
+    }
+
+    /// A simulated error setting's value, taken: a `--once` value is cleared in the same
+    /// write transaction, so exactly one call, in whichever process, gets it.
+    private func takeSimulatedError(_ name: String) throws -> (error: SimulatedError, cause: String)? {
+        guard SimulatedError(rawValue: try setting(named: name)) != nil else { return nil }
+        return try ledger.db.transaction { () -> (error: SimulatedError, cause: String)? in
+            // Read again under the write lock: another process may have taken a `--once` error meanwhile.
+            guard let error = SimulatedError(rawValue: try setting(named: name)) else { return nil }
+            guard try ledger.setting(name + Self.onceSuffix, account: "") == "true" else {
+                return (error, "\(name) is \(error.rawValue)")
+            }
+            try ledger.removeSetting(name, account: "")
+            try ledger.removeSetting(name + Self.onceSuffix, account: "")
+            return (error, "\(name) is \(error.rawValue), once")
+        }
+    }
+
+    /// A read-only call's simulated conditions: latency, then offline, then the setting's error.
+    private func simulateConditions(errorSetting name: String) async throws {
+        try await simulateLatency()
+        if try setting(named: "offline") == "true" { throw StoreError.simulated(.networkError, cause: "offline is true") }
+        if let error = try takeSimulatedError(name) {
+            try ledger.db.transaction {
+                try ledger.log(.failed, account: account, productID: "", detail: "\(name): \(Self.logDetail(.simulated(error.error, cause: error.cause)))", at: now())
+            }
+            throw StoreError.simulated(error.error, cause: error.cause)
+        }
+    }
+
+    /// Waits the `latency` setting's milliseconds, as the App Store takes time to answer.
+    /// The actor is free meanwhile: other calls go on.
+    private func simulateLatency() async throws {
+        let milliseconds = Int(try setting(named: "latency")) ?? 0
+        if milliseconds > 0 { try await Task.sleep(for: .milliseconds(milliseconds)) }
+    }
+
+    // MARK: - Pending purchases and the Transaction Manager
+
+    /// The account's purchases waiting for a parent or an action, oldest first.
+    public func pendingTransactions() throws -> [Transaction] {
+        try ledger.pendingTransactions(account: account)
+    }
+
+    /// A parent approves an Ask to Buy request: the purchase completes now and
+    /// reaches the app as an update (unfinished until the app delivers it).
+    @discardableResult
+    public func approve(_ id: Int64) throws -> Transaction {
+        try complete(id, waitingFor: .askToBuy, action: "approve", detail: "approved by a parent (Ask to Buy)")
+    }
+
+    /// Completes an interrupted purchase, as when the user has accepted the terms.
+    @discardableResult
+    public func resolve(_ id: Int64) throws -> Transaction {
+        try complete(id, waitingFor: .interrupted, action: "resolve", detail: "interrupted purchase resolved")
+    }
+
+    /// A parent declines an Ask to Buy request: nothing is charged, nothing arrives.
+    @discardableResult
+    public func decline(_ id: Int64) throws -> Transaction {
+        let date = now()
+        return try ledger.db.transaction {
+            var transaction = try pending(id, waitingFor: .askToBuy, action: "decline")
+            transaction.status = .declined
+            let stored = try ledger.update(transaction)
+            try ledger.log(.failed, account: account, productID: transaction.productID, transactionID: id,
+                           detail: "declined by a parent (Ask to Buy)", at: date)
+            return stored
+        }
+    }
+
+    private func complete(_ id: Int64, waitingFor reason: Transaction.PendingReason, action: String,
+                          detail: String) throws -> Transaction {
+        let date = now()
+        return try ledger.db.transaction {
+            let waiting = try pending(id, waitingFor: reason, action: action)
+            guard let item = catalog.product(id: waiting.productID) else {
+                throw StoreError.productUnavailable(productID: waiting.productID)
+            }
+            // Charged and dated now, as the App Store completes it now.
+            var transaction = try draftTransaction(item, quantity: waiting.purchasedQuantity,
+                                                   appAccountToken: waiting.appAccountToken, at: date,
+                                                   applyingToGroup: true)
+            (transaction.id, transaction.originalID) = (waiting.id, waiting.originalID)
+            let stored = try ledger.update(transaction)
+            try ledger.log(.purchased, account: account, productID: item.id, transactionID: id, detail: detail, at: date)
+            return stored
+        }
+    }
+
+    private func pending(_ id: Int64, waitingFor reason: Transaction.PendingReason, action: String) throws -> Transaction {
+        let transaction = try transaction(id: id)
+        guard transaction.status == .pending, transaction.pendingReason == reason else {
+            let state = transaction.status == .pending ? "pending (\(transaction.pendingReason?.rawValue ?? "unknown"))"
+                : transaction.status.rawValue
+            throw StoreError.invalidTransactionState(id: id, action: action, state: state)
+        }
+        return transaction
+    }
+
+    /// Refunds a purchase, as the App Store does after a refund request: `revocationDate`
+    /// and `revocationReason` are set, the entitlement goes, and a refunded
+    /// consumable is taken from the app's balance (never below zero).
+    @discardableResult
+    public func refund(_ id: Int64, reason: Transaction.RevocationReason = .other) throws -> Transaction {
+        let date = now()
+        return try ledger.db.transaction {
+            var transaction = try transaction(id: id)
+            guard transaction.status == .purchased, transaction.revocationDate == nil else {
+                let state = transaction.revocationDate != nil ? "refunded already" : transaction.status.rawValue
+                throw StoreError.invalidTransactionState(id: id, action: "refund", state: state)
+            }
+            (transaction.revocationDate, transaction.revocationReason) = (date, reason)
+            let stored = try ledger.update(transaction)
+            if transaction.productType == .consumable, transaction.isFinished {
+                let balance = try ledger.balances(account: account)[transaction.productID] ?? 0
+                try ledger.addToBalance(account: account, productID: transaction.productID,
+                                        amount: -min(balance, transaction.purchasedQuantity))
+            }
+            try ledger.log(.revoked, account: account, productID: transaction.productID, transactionID: id,
+                           detail: "refunded (\(reason.rawValue))", at: date)
+            return stored
+        }
+    }
+
+    /// Deletes a transaction from the account's history (the Transaction Manager's Delete).
+    public func deleteTransaction(_ id: Int64) throws {
+        try ledger.db.transaction {
+            _ = try transaction(id: id)
+            try ledger.delete(transactionID: id)
+        }
     }
 
     private func groupTransactions(_ groupID: String) throws -> [Transaction] {
@@ -200,12 +439,35 @@ public actor Store {
         try ledger.unfinishedTransactions(account: account)
     }
 
+    /// What an app does at launch and on `Transaction.updates`: deliver and finish
+    /// each unfinished transaction, unless it arrives unverified (a simulated
+    /// `verificationError`) or the app "crashes" first (`finishTransactions` false).
+    public func deliverUnfinished() throws -> Delivery {
+        var delivery = Delivery()
+        let waiting = try unfinished()
+        guard !waiting.isEmpty else { return delivery }
+        let finishes = try setting(named: "finishTransactions") == "true"
+        for var transaction in waiting {
+            if let error = try takeSimulatedError("verificationError") {
+                transaction.verification = .unverified(reason: "\(error.error.rawValue) (simulated by verificationError)")
+                delivery.left.append(transaction)
+            } else if !finishes || !transaction.verification.isVerified {
+                delivery.left.append(transaction)
+            } else {
+                try finish(transaction)
+                delivery.finished.append(transaction)
+            }
+        }
+        return delivery
+    }
+
     // MARK: - Restore and entitlements
 
     /// Restores purchases (`AppStore.sync()`): non-consumables and active
     /// subscriptions return to the app, consumables never. Adds no transaction;
     /// each restored product is logged as `restored`. Returns what was restored.
-    public func sync() throws -> [Transaction] {
+    public func sync() async throws -> [Transaction] {
+        try await simulateConditions(errorSetting: "restoreError")
         let date = now()
         return try ledger.db.transaction {
             try ledger.ensureAccount(account, at: date)
@@ -324,28 +586,42 @@ public actor Store {
 
     // MARK: - Settings, resets, log
 
+    /// The settings row that marks an error setting as `--once`.
+    private static let onceSuffix = ".once"
+
     /// Every setting with its value for this account.
     public func settings() throws -> [SettingValue] {
         try SettingDefinition.all.map { definition in
             let stored = try ledger.setting(definition.name, account: scopeKey(definition))
+            let onceMark = definition.acceptsOnce ? try ledger.setting(definition.name + Self.onceSuffix, account: "") : nil
+            let once = stored != nil && onceMark == "true"
             return SettingValue(name: definition.name, value: stored ?? defaultValue(definition),
-                                scope: definition.scope, isDefault: stored == nil)
+                                scope: definition.scope, isDefault: stored == nil, once: once)
         }
     }
 
     /// Changes a setting (for this account when the setting is per account).
-    /// Returns the value as stored, normalized (`on` becomes `true`).
+    /// Returns the value as stored, normalized (`on` becomes `true`). With `once`
+    /// (error settings only) the value applies to the next call, then clears itself.
     @discardableResult
-    public func setSetting(_ name: String, to value: String) throws -> String {
+    public func setSetting(_ name: String, to value: String, once: Bool = false) throws -> String {
         guard let definition = SettingDefinition.named(name) else {
             throw SettingError(description: "unknown setting \"\(name)\"; known settings: \(SettingDefinition.all.map(\.name).joined(separator: ", "))")
         }
         guard let normalized = definition.normalize(value, catalog) else {
             throw SettingError(description: "\"\(value)\" is not a valid value for \(name); expected \(definition.allowed(catalog))")
         }
+        guard !once || definition.acceptsOnce else {
+            throw SettingError(description: "--once applies to the error settings only, not to \(name)")
+        }
         try ledger.db.transaction {
             try ledger.ensureAccount(account, at: now())
             try ledger.setSetting(name, account: scopeKey(definition), value: normalized)
+            if once, normalized != definition.defaultValue {
+                try ledger.setSetting(name + Self.onceSuffix, account: "", value: "true")
+            } else if definition.acceptsOnce {
+                try ledger.removeSetting(name + Self.onceSuffix, account: "")
+            }
         }
         return normalized
     }
@@ -373,10 +649,39 @@ public actor Store {
         try ledger.events(account: account, limit: limit)
     }
 
-    /// The sandbox accounts that have used this store file.
+    /// The sandbox accounts that have used this store file, oldest first.
     public func accounts() throws -> [String] {
         try ledger.accounts()
     }
+
+    /// Adds a sandbox tester with an empty history. False when it exists already.
+    @discardableResult
+    public func createAccount(_ name: String) throws -> Bool {
+        try ledger.db.transaction {
+            guard try !ledger.accounts().contains(name) else { return false }
+            try ledger.ensureAccount(name, at: now())
+            return true
+        }
+    }
+
+    /// Makes `name` the account used when none is named (`--account`), creating it
+    /// when new. Returns a store for it; this one keeps its own account.
+    public func switchAccount(to name: String) throws -> Store {
+        try ledger.db.transaction {
+            try ledger.ensureAccount(name, at: now())
+            try ledger.setSetting(Self.currentAccountSetting, account: "", value: name)
+        }
+        return try Store(catalog: catalog, path: path, account: name, now: now)
+    }
+
+    /// A name for a new tester that no account has yet: `tester2@local`, `tester3@local`, …
+    public func unusedTesterName() throws -> String {
+        let taken = Set(try ledger.accounts())
+        return (2...).lazy.map { "tester\($0)@local" }.first { !taken.contains($0) }!
+    }
+
+    /// The settings row that names the account used when none is named.
+    static let currentAccountSetting = "currentAccount"
 
     /// A number that changes when another process commits to the store file.
     public func dataVersion() throws -> Int64 {

@@ -16,6 +16,15 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case notConsumable(productID: String)
     /// No transaction with this id in the account's history.
     case transactionNotFound(id: Int64)
+    /// `StoreKitError.notAvailableInStorefront`: the catalog does not offer the product in this storefront.
+    case notAvailableInStorefront(productID: String, storefront: String)
+    /// An error the store was told to raise (a setting, `offline`, or the tester's choice on the sheet).
+    case simulated(SimulatedError, cause: String)
+    /// The transaction reached the app unverified (a simulated `verificationError`): the app
+    /// does not deliver it and leaves it unfinished, so it is offered again.
+    case failedVerification(SimulatedError, transactionID: Int64)
+    /// The transaction is not in a state that allows the action (approving a purchased one, refunding twice).
+    case invalidTransactionState(id: Int64, action: String, state: String)
 
     /// The Swift case name users search for: `paymentNotAllowed`, `productUnavailable`.
     public var name: String {
@@ -26,6 +35,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .insufficientBalance: "insufficientBalance"
         case .notConsumable: "notConsumable"
         case .transactionNotFound: "transactionNotFound"
+        case .notAvailableInStorefront: "notAvailableInStorefront"
+        case .simulated(let error, _), .failedVerification(let error, _): error.rawValue
+        case .invalidTransactionState: "invalidTransactionState"
         }
     }
 
@@ -34,7 +46,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .paymentNotAllowed: "SKError"
         case .productUnavailable, .invalidQuantity: "Product.PurchaseError"
-        case .insufficientBalance, .notConsumable, .transactionNotFound: nil
+        case .notAvailableInStorefront: "StoreKitError"
+        case .simulated(let error, _), .failedVerification(let error, _): error.domain.rawValue
+        case .insufficientBalance, .notConsumable, .transactionNotFound, .invalidTransactionState: nil
         }
     }
 
@@ -44,6 +58,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .paymentNotAllowed: 4
         case .productUnavailable: 5
         case .invalidQuantity: 3  // paymentInvalid
+        case .notAvailableInStorefront: 5
+        case .simulated(let error, _), .failedVerification(let error, _): error.skErrorCode
         default: nil
         }
     }
@@ -63,6 +79,14 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "\"\(id)\" is not a consumable."
         case .transactionNotFound(let id):
             "No transaction \(id) in this account's history."
+        case .notAvailableInStorefront(let id, let storefront):
+            "The product \"\(id)\" is not available in the \(storefront) storefront."
+        case .simulated(let error, let cause):
+            "\(error.message) (simulated: \(cause))"
+        case .failedVerification(let error, let id):
+            "Transaction \(id) reached the app unverified (\(error.rawValue), simulated by verificationError); the app does not deliver it and leaves it unfinished."
+        case .invalidTransactionState(let id, let action, let state):
+            "Cannot \(action) transaction \(id): it is \(state)."
         }
     }
 

@@ -31,6 +31,8 @@ public struct Transaction: Sendable, Hashable, Identifiable {
     public var status: Status
     /// Whether the app has delivered the content and called `finish()`.
     public var isFinished: Bool
+    /// Why a pending transaction waits: Ask to Buy, or an interrupted purchase.
+    public var pendingReason: PendingReason?
     /// The signed transaction (compact JWS, ES256); nil until the App Store signs it (pending ones are not).
     public var jwsRepresentation: String?
     /// Whether the signature and the stored record agree, as StoreKit's `VerificationResult`.
@@ -50,8 +52,8 @@ public struct Transaction: Sendable, Hashable, Identifiable {
                 revocationReason: RevocationReason?, isUpgraded: Bool, ownershipType: OwnershipType,
                 purchasedQuantity: Int, appAccountToken: UUID?, environment: AppStoreEnvironment, storefront: String,
                 currency: String, price: Decimal, reason: Reason, subscriptionGroupID: String?, offerType: OfferType?,
-                account: String, status: Status, isFinished: Bool, jwsRepresentation: String? = nil,
-                verification: Verification = .verified) {
+                account: String, status: Status, isFinished: Bool, pendingReason: PendingReason? = nil,
+                jwsRepresentation: String? = nil, verification: Verification = .verified) {
         self.id = id
         self.originalID = originalID
         self.productID = productID
@@ -75,6 +77,7 @@ public struct Transaction: Sendable, Hashable, Identifiable {
         self.account = account
         self.status = status
         self.isFinished = isFinished
+        self.pendingReason = pendingReason
         self.jwsRepresentation = jwsRepresentation
         self.verification = verification
     }
@@ -120,6 +123,14 @@ public struct Transaction: Sendable, Hashable, Identifiable {
         case declined
     }
 
+    /// What a pending transaction waits for.
+    public enum PendingReason: String, Sendable, Hashable {
+        /// A parent's approval (`approve` / `decline`).
+        case askToBuy
+        /// An action of the user's, such as accepting new terms (`resolve`).
+        case interrupted
+    }
+
     /// Whether the transaction grants access at `date`: verified, purchased, not
     /// revoked, not upgraded away, and not expired.
     public func isActive(at date: Date) -> Bool {
@@ -147,6 +158,58 @@ public enum PurchaseResult: Sendable, Hashable {
     }
 }
 
+/// How one purchase ends, chosen by the tester (the confirmation sheet's outcome,
+/// `buy --outcome`) instead of what the settings would make of it.
+public enum PurchaseOutcome: Sendable, Hashable {
+    case succeed
+    case cancel
+    case fail(SimulatedError)
+    case askToBuy
+    case interrupt
+
+    /// The outcome named on a command line: `succeed`, `cancel`, `askToBuy`, `interrupt`, or an error's case name.
+    public init?(name: String) {
+        switch name {
+        case "succeed", "success": self = .succeed
+        case "cancel", "userCancelled": self = .cancel
+        case "askToBuy": self = .askToBuy
+        case "interrupt", "interrupted": self = .interrupt
+        default:
+            guard let error = SimulatedError.cases(in: [.storeKitError, .purchaseError]).first(where: { $0.rawValue == name })
+            else { return nil }
+            self = .fail(error)
+        }
+    }
+
+    /// Its name, as `init(name:)` reads it.
+    public var name: String {
+        switch self {
+        case .succeed: "succeed"
+        case .cancel: "cancel"
+        case .fail(let error): error.rawValue
+        case .askToBuy: "askToBuy"
+        case .interrupt: "interrupt"
+        }
+    }
+}
+
+/// What an app's Buy button got: the result, and what the app then did with it.
+public struct AppPurchase: Sendable, Hashable {
+    public var result: PurchaseResult
+    /// The product was owned already and was handed back for free, not charged.
+    public var alreadyOwned: Bool
+    /// The app delivered and finished the transaction (false when `finishTransactions` is off).
+    public var isFinished: Bool
+}
+
+/// What an app does with the transactions waiting for it at launch or on an update.
+public struct Delivery: Sendable, Hashable {
+    /// Delivered and finished.
+    public var finished: [Transaction] = []
+    /// Still unfinished: the app "crashed" first (`finishTransactions` false) or got them unverified.
+    public var left: [Transaction] = []
+}
+
 /// A StoreKit 1 transaction state change, kept in the store file's event log.
 public struct TransactionEvent: Sendable, Hashable, Identifiable {
     /// `SKPaymentTransactionState`'s names.
@@ -156,6 +219,8 @@ public struct TransactionEvent: Sendable, Hashable, Identifiable {
         case failed
         case restored
         case deferred
+        /// Not a StoreKit 1 state: the App Store refunded the purchase (StoreKit 2 sets `revocationDate`).
+        case revoked
     }
 
     public var id: Int64

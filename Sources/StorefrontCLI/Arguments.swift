@@ -5,7 +5,8 @@ public struct Invocation: Equatable, Sendable {
     public var catalogPath = "products.json"
     /// `--store`; nil means `STOREFRONT_STORE` or the default location.
     public var storePath: String?
-    public var account = Store.defaultAccount
+    /// `--account`; nil means the account last switched to, else ``Store/defaultAccount``.
+    public var account: String?
     public var json = false
     /// The TUI's simulated purchase latency in milliseconds (`--latency`).
     public var latency: Int?
@@ -19,14 +20,27 @@ public enum Command: Equatable, Sendable {
     /// No subcommand: open the paywall.
     case paywall
     case products
-    case buy(productID: String, quantity: Int)
+    /// `buy`; `--outcome` chooses how this purchase ends instead of the settings.
+    case buy(productID: String, quantity: Int, outcome: PurchaseOutcome? = nil)
+    /// `buy --outside`: a purchase made outside the app, reaching it as an update.
+    case buyOutside(productID: String, quantity: Int)
+    /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.
+    case approve(transactionID: Int64)
+    case decline(transactionID: Int64)
+    case resolve(transactionID: Int64)
+    case refund(transactionID: Int64, reason: Transaction.RevocationReason)
+    case deleteTransaction(transactionID: Int64)
+    /// `accounts`, `accounts create NAME`, `accounts switch NAME`.
+    case accounts
+    case createAccount(name: String)
+    case switchAccount(name: String)
     case restore
     case transactions
     case entitlements
     case consume(productID: String, quantity: Int)
     case reset(ResetScope)
     case settings
-    case setSetting(name: String, value: String)
+    case setSetting(name: String, value: String, once: Bool = false)
     case log(limit: Int)
     /// `key export`: the public key that verifies the store's signatures.
     case exportKey
@@ -57,6 +71,10 @@ extension Invocation {
         var quantity: Int?
         var limit: Int?
         var wantsHelp = false
+        var once = false
+        var outside = false
+        var outcome: PurchaseOutcome?
+        var reason: Transaction.RevocationReason?
         var rest = arguments[...]
 
         func value(for option: String, inline: String?) throws(UsageError) -> String {
@@ -87,7 +105,7 @@ extension Invocation {
             let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             let option = parts[0]
             let inline = parts.count > 1 ? parts[1] : nil
-            if let inline, ["--json", "--help", "-h", "--version"].contains(option) {
+            if let inline, ["--json", "--help", "-h", "--version", "--once", "--outside"].contains(option) {
                 throw UsageError(description: "\(option) takes no value, not \"\(inline)\"", command: operands.first)
             }
             switch option {
@@ -111,6 +129,20 @@ extension Invocation {
                 limit = try number(try value(for: option, inline: inline), for: option, minimum: 1)
             case "--latency":
                 invocation.latency = try number(try value(for: option, inline: inline), for: option, minimum: 0)
+            case "--once": once = true
+            case "--outside": outside = true
+            case "--outcome":
+                let name = try value(for: option, inline: inline)
+                guard let chosen = PurchaseOutcome(name: name) else {
+                    throw UsageError(description: "--outcome takes succeed, cancel, askToBuy, interrupt or a purchase error (\(SimulatedError.cases(in: [.storeKitError, .purchaseError]).map(\.rawValue).joined(separator: ", "))), not \"\(name)\"", command: operands.first)
+                }
+                outcome = chosen
+            case "--reason":
+                let name = try value(for: option, inline: inline)
+                guard let chosen = Transaction.RevocationReason(rawValue: name) else {
+                    throw UsageError(description: "--reason takes developerIssue or other, not \"\(name)\"", command: operands.first)
+                }
+                reason = chosen
             case "--help", "-h": wantsHelp = true
             case "--version": invocation.command = .version; return invocation
             default:
@@ -138,9 +170,23 @@ extension Invocation {
                 throw UsageError(description: "\(name) \(problem)", command: name)
             }
         }
-        func allow(quantity allowed: Bool = false, limit limitAllowed: Bool = false) throws(UsageError) {
-            if quantity != nil, !allowed { throw UsageError(description: "\(name) takes no --quantity", command: name) }
-            if limit != nil, !limitAllowed { throw UsageError(description: "\(name) takes no --limit", command: name) }
+        func allow(quantity allowed: Bool = false, limit limitAllowed: Bool = false, once onceAllowed: Bool = false,
+                   purchase purchaseAllowed: Bool = false, reason reasonAllowed: Bool = false) throws(UsageError) {
+            let given: [(String, Bool, Bool)] = [
+                ("--quantity", quantity != nil, allowed), ("--limit", limit != nil, limitAllowed),
+                ("--once", once, onceAllowed), ("--outside", outside, purchaseAllowed),
+                ("--outcome", outcome != nil, purchaseAllowed), ("--reason", reason != nil, reasonAllowed),
+            ]
+            if let (option, _, _) = given.first(where: { $0.1 && !$0.2 }) {
+                throw UsageError(description: "\(name) takes no \(option)", command: name)
+            }
+        }
+        func transactionID() throws(UsageError) -> Int64 {
+            try expect(1, "a TRANSACTION_ID")
+            guard let id = Int64(args[0]), id > 0 else {
+                throw UsageError(description: "\(name) needs a transaction id (a whole number), not \"\(args[0])\"", command: name)
+            }
+            return id
         }
 
         switch name {
@@ -150,12 +196,38 @@ extension Invocation {
             invocation.command = [
                 "products": .products, "restore": .restore, "transactions": .transactions, "entitlements": .entitlements,
             ][name]!
-        case "buy", "consume":
+        case "buy":
+            try expect(1, "a PRODUCT_ID")
+            try allow(quantity: true, purchase: true)
+            if outside, outcome != nil {
+                throw UsageError(description: "buy takes --outside or --outcome, not both", command: name)
+            }
+            invocation.command = outside
+                ? .buyOutside(productID: args[0], quantity: quantity ?? 1)
+                : .buy(productID: args[0], quantity: quantity ?? 1, outcome: outcome)
+        case "consume":
             try expect(1, "a PRODUCT_ID")
             try allow(quantity: true)
-            invocation.command = name == "buy"
-                ? .buy(productID: args[0], quantity: quantity ?? 1)
-                : .consume(productID: args[0], quantity: quantity ?? 1)
+            invocation.command = .consume(productID: args[0], quantity: quantity ?? 1)
+        case "approve", "decline", "resolve", "delete-transaction":
+            try allow()
+            let id = try transactionID()
+            invocation.command = [
+                "approve": .approve(transactionID: id), "decline": .decline(transactionID: id),
+                "resolve": .resolve(transactionID: id), "delete-transaction": .deleteTransaction(transactionID: id),
+            ][name]!
+        case "refund":
+            try allow(reason: true)
+            invocation.command = .refund(transactionID: try transactionID(), reason: reason ?? .other)
+        case "accounts":
+            try allow()
+            switch (args.first, args.count) {
+            case (nil, _): invocation.command = .accounts
+            case ("create", 2) where !args[1].isEmpty: invocation.command = .createAccount(name: args[1])
+            case ("switch", 2) where !args[1].isEmpty: invocation.command = .switchAccount(name: args[1])
+            default:
+                throw UsageError(description: "accounts takes nothing, create NAME or switch NAME", command: name)
+            }
         case "reset":
             try expect(1, "what to reset: app, account or all")
             try allow()
@@ -164,10 +236,10 @@ extension Invocation {
             }
             invocation.command = .reset(scope)
         case "settings":
-            try allow()
+            try allow(once: args.count == 3)
             switch args.count {
             case 0: invocation.command = .settings
-            case 3 where args[0] == "set": invocation.command = .setSetting(name: args[1], value: args[2])
+            case 3 where args[0] == "set": invocation.command = .setSetting(name: args[1], value: args[2], once: once)
             default:
                 throw UsageError(description: "settings takes nothing, or set NAME VALUE", command: name)
             }

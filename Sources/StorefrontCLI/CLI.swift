@@ -109,7 +109,7 @@ public enum CLI {
 
         let session = Session(store: store, invocation: invocation, console: console)
         do {
-            try await session.deliverUnfinished()
+            if invocation.command.actsAsTheApp { try await session.deliverUnfinished() }
             if invocation.command == .paywall {
                 if let paywall { return await paywall(store, invocation, console) }
                 try await session.run(.products)
@@ -120,6 +120,9 @@ public enum CLI {
         } catch let error as StoreError {
             if invocation.json { console.out(error.json.serialized()) }
             console.err("storefront: \(error.description)")
+            return .failure
+        } catch let error as AccountExists {
+            console.err("storefront: the account \(TerminalText.sanitized(error.name)) exists already; switch to it with: storefront accounts switch NAME")
             return .failure
         } catch let error as VerifyFailed {
             console.err("storefront: failedVerification: \(error.reason)")
@@ -145,26 +148,40 @@ struct Session {
 
     var json: Bool { invocation.json }
 
-    /// As an app does at launch: transactions left unfinished by an earlier run
-    /// (a crash between purchase and delivery) are delivered and finished now.
+    /// As an app does at launch: transactions left unfinished (a crash between purchase
+    /// and delivery, an approval, a purchase outside the app) are delivered and finished now.
     func deliverUnfinished() async throws {
-        for transaction in try await store.unfinished() {
-            try await store.finish(transaction)
-            console.err("storefront: delivered unfinished transaction \(transaction.id) (\(TerminalText.sanitized(transaction.productID))), left unfinished by an earlier or concurrent run")
+        let delivery = try await store.deliverUnfinished()
+        for transaction in delivery.finished {
+            console.err("storefront: delivered unfinished transaction \(transaction.id) (\(TerminalText.sanitized(transaction.productID))): an update from an approval, a purchase outside the app, or an earlier or concurrent run")
+        }
+        for transaction in delivery.left {
+            let why = if case .unverified(let reason) = transaction.verification { "it arrived unverified (\(reason))" }
+                else { "finishTransactions is false" }
+            console.err("storefront: transaction \(transaction.id) (\(TerminalText.sanitized(transaction.productID))) is waiting for the app and was not finished: \(why)")
         }
     }
 
     func run(_ command: Command) async throws {
         switch command {
         case .products: try await products()
-        case .buy(let productID, let quantity): try await buy(productID, quantity: quantity)
+        case .buy(let productID, let quantity, let outcome): try await buy(productID, quantity: quantity, outcome: outcome)
+        case .buyOutside(let productID, let quantity): try await buyOutside(productID, quantity: quantity)
+        case .approve(let id): try await changed(try await store.approve(id), "Approved")
+        case .decline(let id): try await changed(try await store.decline(id), "Declined")
+        case .resolve(let id): try await changed(try await store.resolve(id), "Resolved")
+        case .refund(let id, let reason): try await changed(try await store.refund(id, reason: reason), "Refunded")
+        case .deleteTransaction(let id): try await deleteTransaction(id)
+        case .accounts: try await accounts()
+        case .createAccount(let name): try await createAccount(name)
+        case .switchAccount(let name): try await switchAccount(name)
         case .restore: try await restore()
         case .transactions: try await transactions()
         case .entitlements: try await entitlements()
         case .consume(let productID, let quantity): try await consume(productID, quantity: quantity)
         case .reset(let scope): try await reset(scope)
         case .settings: try await settings()
-        case .setSetting(let name, let value): try await setSetting(name, value)
+        case .setSetting(let name, let value, let once): try await setSetting(name, value, once: once)
         case .log(let limit): try await log(limit: limit)
         case .exportKey: console.out(store.publicKeyPEM.trimmingCharacters(in: .newlines))
         case .verify(let jws): try await verify(jws)
@@ -198,36 +215,119 @@ struct Session {
         console.out(table.rendered)
     }
 
-    func buy(_ productID: String, quantity: Int) async throws {
-        let (result, alreadyOwned) = try await store.purchaseAndFinish(productID, quantity: quantity)
-        let delivered: Transaction? = switch result {
+    func buy(_ productID: String, quantity: Int, outcome: PurchaseOutcome?) async throws {
+        let purchase = try await store.purchaseAndFinish(productID, quantity: quantity, outcome: outcome)
+        let transaction: Transaction? = switch purchase.result {
         case .success(let transaction): transaction
         case .pending(let transaction): transaction
         case .userCancelled: nil
         }
         if json {
             console.out(JSON.object([
-                "result": .string(result.name),
-                "transaction": delivered?.json,
-                "alreadyOwned": .bool(alreadyOwned),
+                "result": .string(purchase.result.name),
+                "transaction": transaction?.json,
+                "alreadyOwned": .bool(purchase.alreadyOwned),
+                "finished": .bool(purchase.isFinished),
             ]).serialized())
             return
         }
         let name = TerminalText.sanitized(try await store.product(id: productID)?.displayName ?? productID)
-        switch result {
+        switch purchase.result {
         case .success(let transaction):
-            if alreadyOwned {
+            if purchase.alreadyOwned {
                 console.out("You've already purchased \(name). It was restored for free (transaction \(transaction.id)).")
             } else if transaction.offerType == .introductory, transaction.price == 0 {
                 console.out("Started the free trial of \(name) — transaction \(transaction.id).")
             } else {
                 console.out("Purchased \(name)\(quantity > 1 ? " × \(quantity)" : "") for \(try await displayPrice(transaction)) — transaction \(transaction.id).")
             }
+            if !purchase.isFinished {
+                console.out("Not finished: finishTransactions is false, so the app \"crashed\" before finish(). It is delivered again at the next launch.")
+            }
         case .userCancelled:
-            console.out("The purchase of \(name) was cancelled.")
-        case .pending:
-            console.out("The purchase of \(name) is pending.")
+            console.out("The purchase of \(name) was cancelled (userCancelled).")
+        case .pending(let transaction):
+            let id = transaction.map { String($0.id) } ?? "?"
+            switch transaction?.pendingReason {
+            case .interrupted:
+                console.out("The purchase of \(name) was interrupted and is pending (transaction \(id)): the user must act first. Complete it with: storefront resolve \(id)")
+            default:
+                console.out("The purchase of \(name) is pending Ask to Buy approval (transaction \(id)). A parent answers with: storefront approve \(id) (or decline \(id))")
+            }
         }
+    }
+
+    func buyOutside(_ productID: String, quantity: Int) async throws {
+        let result = try await store.purchaseOutsideApp(productID, quantity: quantity)
+        guard case .success(let transaction) = result else { return }
+        if json {
+            console.out(JSON.object(["result": .string(result.name), "transaction": transaction.json]).serialized())
+            return
+        }
+        let name = TerminalText.sanitized(try await store.product(id: productID)?.displayName ?? productID)
+        console.out("Purchased \(name) outside the app — transaction \(transaction.id). The app receives it as an update (a running paywall within a second; otherwise at its next launch).")
+    }
+
+    /// Reports a transaction an App Store action changed (approve, decline, resolve, refund).
+    func changed(_ transaction: Transaction, _ verb: String) async throws {
+        if json {
+            console.out(JSON.object(["transaction": transaction.json]).serialized())
+            return
+        }
+        let name = TerminalText.sanitized(try await store.product(id: transaction.productID)?.displayName ?? transaction.productID)
+        switch verb {
+        case "Approved", "Resolved":
+            console.out("\(verb) transaction \(transaction.id) (\(name)): purchased. The app receives it as an update.")
+        case "Refunded":
+            console.out("Refunded transaction \(transaction.id) (\(name)): revoked (\(transaction.revocationReason?.rawValue ?? "other")); the entitlement is gone.")
+        default:
+            console.out("\(verb) transaction \(transaction.id) (\(name)): \(transaction.status.rawValue).")
+        }
+    }
+
+    func deleteTransaction(_ id: Int64) async throws {
+        try await store.deleteTransaction(id)
+        if json {
+            console.out(JSON.object(["deleted": .integer(id)]).serialized())
+            return
+        }
+        console.out("Deleted transaction \(id) from \(TerminalText.sanitized(store.account))'s history.")
+    }
+
+    func accounts() async throws {
+        let names = try await store.accounts()
+        if json {
+            console.out(JSON.object([
+                "current": .string(store.account),
+                "accounts": .array(names.map(JSON.string)),
+            ]).serialized())
+            return
+        }
+        guard !names.isEmpty else {
+            console.out("No accounts yet; \(TerminalText.sanitized(store.account)) is used when none is named.")
+            return
+        }
+        for name in names {
+            console.out("\(name == store.account ? "*" : " ") \(TerminalText.sanitized(name))")
+        }
+    }
+
+    func createAccount(_ name: String) async throws {
+        guard try await store.createAccount(name) else { throw AccountExists(name: name) }
+        if json {
+            console.out(JSON.object(["created": .string(name)]).serialized())
+            return
+        }
+        console.out("Created sandbox tester \(TerminalText.sanitized(name)) with an empty history. Use it with --account \(TerminalText.sanitized(name)) or: storefront accounts switch \(TerminalText.sanitized(name))")
+    }
+
+    func switchAccount(_ name: String) async throws {
+        _ = try await store.switchAccount(to: name)
+        if json {
+            console.out(JSON.object(["current": .string(name)]).serialized())
+            return
+        }
+        console.out("Switched to \(TerminalText.sanitized(name)): commands without --account use it now.")
     }
 
     func displayPrice(_ transaction: Transaction) async throws -> String {
@@ -270,6 +370,11 @@ struct Session {
             if let reason = transaction.revocationReason { notes.append("revoked (\(reason.rawValue))") }
             if transaction.offerType != nil { notes.append("\(transaction.offerType!.rawValue) offer") }
             if !transaction.isFinished, transaction.status == .purchased { notes.append("unfinished") }
+            switch transaction.pendingReason {
+            case .askToBuy where transaction.status == .pending: notes.append("Ask to Buy: approve or decline")
+            case .interrupted where transaction.status == .pending: notes.append("interrupted: resolve")
+            default: break
+            }
             if case .unverified(let reason) = transaction.verification { notes.append("UNVERIFIED: \(reason)") }
             table.add(String(transaction.id), transaction.purchaseDate.iso8601, transaction.productID,
                       String(transaction.purchasedQuantity), try await displayPrice(transaction),
@@ -332,24 +437,25 @@ struct Session {
             console.out(JSON.object([
                 "account": .string(store.account),
                 "settings": .object(settings.map { JSON.Member($0.name, .string($0.value)) }),
+                "once": .array(settings.filter(\.once).map { JSON.string($0.name) }),
             ]).serialized())
             return
         }
         var table = Table("NAME", "VALUE", "SCOPE")
         for setting in settings {
-            table.add(setting.name, setting.value + (setting.isDefault ? " (default)" : ""),
+            table.add(setting.name, setting.value + (setting.isDefault ? " (default)" : setting.once ? " (once)" : ""),
                       setting.scope == .account ? "account \(store.account)" : "store")
         }
         console.out(table.rendered)
     }
 
-    func setSetting(_ name: String, _ value: String) async throws {
-        let stored = try await store.setSetting(name, to: value)
+    func setSetting(_ name: String, _ value: String, once: Bool) async throws {
+        let stored = try await store.setSetting(name, to: value, once: once)
         if json {
-            console.out(JSON.object(["name": .string(name), "value": .string(stored)]).serialized())
+            console.out(JSON.object(["name": .string(name), "value": .string(stored), "once": .bool(once)]).serialized())
             return
         }
-        console.out("\(name) = \(stored)")
+        console.out("\(name) = \(stored)\(once ? " (once: the next call only)" : "")")
     }
 
     func verify(_ jws: String) async throws {
@@ -385,6 +491,22 @@ struct Session {
                       event.transactionID.map(String.init) ?? "", event.detail)
         }
         console.out(table.rendered)
+    }
+}
+
+/// `accounts create` named an account that exists (exit 1).
+struct AccountExists: Error {
+    var name: String
+}
+
+extension Command {
+    /// Whether the command plays the app (which delivers waiting transactions when it
+    /// starts), rather than the App Store, a parent, or the tester.
+    var actsAsTheApp: Bool {
+        switch self {
+        case .paywall, .products, .buy, .restore, .entitlements, .consume: true
+        default: false
+        }
     }
 }
 

@@ -18,16 +18,24 @@ struct CommandHelp {
                 price and what the account has of it: Owned, Active until DATE, Balance N.
                 """),
         CommandHelp(
-            name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--json]",
+            name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--outcome OUTCOME | --outside] [--json]",
             summary: "Purchase a product and deliver it, as Product.purchase()",
             details: """
                 Buys the product for the account and, as the app would, delivers the content
                 and finishes the transaction. Success is reported only after the purchase is
                 durably written to the store file.
-                  --quantity N   how many of a consumable (1 to 10); other types take 1
+                  --quantity N        how many of a consumable (1 to 10); other types take 1
+                  --outcome OUTCOME   how this purchase ends, whatever the settings say:
+                                      succeed, cancel, askToBuy, interrupt, or an error's
+                                      case name (networkError, purchaseNotAllowed, …)
+                  --outside           a purchase made outside the app (another device): the
+                                      App Store records it, the app gets it as an update
                 A non-consumable the account owns is not charged again: it is restored for free.
-                Fails with paymentNotAllowed when canMakePayments is false for the account.
-                --json prints {"result": "success" | "userCancelled" | "pending", "transaction": {…}}.
+                The settings apply: canMakePayments false → paymentNotAllowed; askToBuy or
+                interruptedPurchases → pending (with the id to approve or resolve); offline →
+                networkError; purchaseError → that error; finishTransactions false → not finished.
+                --json prints {"result": "success" | "userCancelled" | "pending", "transaction": {…},
+                "alreadyOwned": …, "finished": …}.
                 """),
         CommandHelp(
             name: "restore", usage: "restore [--json]",
@@ -42,7 +50,52 @@ struct CommandHelp {
             summary: "The account's transaction history, newest first",
             details: """
                 Every transaction of the account (Transaction.all), newest first, with its
-                status: purchased, or pending while it waits for approval.
+                status: purchased; pending while it waits for a parent (Ask to Buy) or an action
+                (interrupted); declined. Notes say what a pending one needs, and mark refunded,
+                upgraded, unfinished and unverified transactions.
+                """),
+        CommandHelp(
+            name: "approve", usage: "approve TRANSACTION_ID [--json]",
+            summary: "Approve an Ask to Buy request, as the parent",
+            details: """
+                Completes a purchase pending Ask to Buy approval: it is charged and dated now, and
+                reaches the app as an update (a running paywall shows it within a second).
+                """),
+        CommandHelp(
+            name: "decline", usage: "decline TRANSACTION_ID [--json]",
+            summary: "Decline an Ask to Buy request, as the parent",
+            details: "Declines a purchase pending Ask to Buy approval: nothing is charged or delivered."),
+        CommandHelp(
+            name: "resolve", usage: "resolve TRANSACTION_ID [--json]",
+            summary: "Complete an interrupted purchase",
+            details: """
+                Completes a purchase that interruptedPurchases left pending, as when the user has
+                accepted the terms: it is charged now and reaches the app as an update.
+                """),
+        CommandHelp(
+            name: "refund", usage: "refund TRANSACTION_ID [--reason developerIssue|other] [--json]",
+            summary: "Refund a purchase: revocationDate and revocationReason are set",
+            details: """
+                Revokes the transaction (reason other unless given): the entitlement goes at once
+                and the paywall's checkmark with it; a refunded consumable is taken from the app's
+                balance (never below zero). The transaction is signed anew with its revocation.
+                """),
+        CommandHelp(
+            name: "delete-transaction", usage: "delete-transaction TRANSACTION_ID [--json]",
+            summary: "Delete a transaction from the account's history",
+            details: """
+                Removes the transaction, as the Transaction Manager's Delete: the App Store forgets
+                it, so the product can be bought again.
+                """),
+        CommandHelp(
+            name: "accounts", usage: "accounts [create NAME | switch NAME] [--json]",
+            summary: "List, create or switch sandbox testers",
+            details: """
+                  accounts               the store file's accounts; * marks the one in use
+                  accounts create NAME   a new tester with an empty history (the way to test a
+                                         first purchase of a non-consumable again)
+                  accounts switch NAME   use NAME when --account is not given (created if new)
+                Settings marked "per account" (canMakePayments, askToBuy) belong to each tester.
                 """),
         CommandHelp(
             name: "entitlements", usage: "entitlements [--json]",
@@ -68,11 +121,12 @@ struct CommandHelp {
                   all       the whole store file's contents (transaction ids are never reused)
                 """),
         CommandHelp(
-            name: "settings", usage: "settings [set NAME VALUE] [--json]",
+            name: "settings", usage: "settings [set NAME VALUE [--once]] [--json]",
             summary: "Show or change the simulated conditions",
             details: """
                 Without operands, lists every setting and its value. `settings set NAME VALUE`
-                changes one; settings are kept in the store file.
+                changes one; settings are kept in the store file. With --once an error setting
+                applies to the next call only, then returns to none.
                 \(SettingDefinition.all.map { "  \($0.name.padding(toLength: 17, withPad: " ", startingAt: 0)) \($0.scope == .account ? "per account" : "whole store"): \($0.summary)" }.joined(separator: "\n"))
                 """),
         CommandHelp(
@@ -80,7 +134,9 @@ struct CommandHelp {
             summary: "The account's transaction state changes (StoreKit 1 states)",
             details: """
                 The newest N (default 50) state changes of the account's transactions, oldest
-                first: purchasing, purchased, failed, restored, deferred.
+                first: purchasing, purchased, failed, restored, deferred, and revoked for a refund
+                (StoreKit 2's revocation; StoreKit 1 has no state for it). Failures carry the error's
+                name and SKError code.
                 """),
         CommandHelp(
             name: "key", usage: "key export",
@@ -123,7 +179,8 @@ struct CommandHelp {
               -c, --catalog PATH   the product catalog (default ./products.json)
               -s, --store PATH     the store file (default $STOREFRONT_STORE, else
                                    \(defaultStore))
-              -a, --account NAME   the sandbox account (default \(Store.defaultAccount)); created on first use
+              -a, --account NAME   the sandbox account (default: the one `accounts switch` chose,
+                                   else \(Store.defaultAccount)); created on first use
                   --json           print one JSON document instead of a table
                   --latency MS     the paywall's simulated purchase latency (default 400)
               -h, --help           this help; `storefront COMMAND --help` for one command

@@ -74,6 +74,7 @@ extension Transaction {
             "subscriptionGroupID": subscriptionGroupID.map { .string($0) },
             "offerType": offerType.map { .string($0.rawValue) },
             "status": .string(status.rawValue),
+            "pendingReason": pendingReason.map { .string($0.rawValue) },
             "isFinished": .bool(isFinished),
             "account": .string(account),
             "verification": .string(verification.isVerified ? "verified" : "unverified"),

@@ -26,10 +26,10 @@ public struct EngineEffects: Sendable {
         case .purchase(let productID):
             await simulateLatency()
             do {
-                let (result, alreadyOwned) = try await store.purchaseAndFinish(productID)
-                switch result {
+                let purchase = try await store.purchaseAndFinish(productID)
+                switch purchase.result {
                 case .success(let transaction):
-                    return .purchased(productID: productID, .success(transactionID: transaction.id, restored: alreadyOwned))
+                    return .purchased(productID: productID, .success(transactionID: transaction.id, restored: purchase.alreadyOwned))
                 case .userCancelled:
                     return .purchased(productID: productID, .userCancelled)
                 case .pending:

@@ -209,7 +209,7 @@ private func drawLog(_ state: State, _ layout: Layout, timeZone: TimeZone, into 
         if !event.detail.isEmpty { text += "  (\(event.detail))" }
         let color: Style.Color? = switch event.state {
         case .purchased, .restored: .green
-        case .failed: .red
+        case .failed, .revoked: .red
         case .deferred: .yellow
         case .purchasing: nil
         }

@@ -663,8 +663,12 @@ struct StoreSettingsTests {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
             let defaults = try await store.settings()
-            #expect(defaults.map(\.name) == ["canMakePayments", "storefront"])
-            #expect(defaults.map(\.value) == ["true", "USA"])
+            #expect(defaults.map(\.name) == [
+                "canMakePayments", "askToBuy", "interruptedPurchases", "finishTransactions", "offline", "latency",
+                "purchaseError", "loadProductsError", "restoreError", "verificationError", "storefront",
+            ])
+            #expect(defaults.map(\.value) == ["true", "false", "false", "true", "false", "0",
+                                              "none", "none", "none", "none", "USA"])
             #expect(defaults.allSatisfy { $0.isDefault })
             try await store.setSetting("canMakePayments", to: "no")
             let changed = try await store.settings()
@@ -679,7 +683,10 @@ struct StoreSettingsTests {
     func badSettings() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
-            await #expect(throws: SettingError.self) { try await store.setSetting("askToBuy", to: "true") }
+            await #expect(throws: SettingError.self) { try await store.setSetting("askToBuyEnabled", to: "true") }
+            await #expect(throws: SettingError.self) { try await store.setSetting("latency", to: "-1") }
+            await #expect(throws: SettingError.self) { try await store.setSetting("purchaseError", to: "invalidSignature") }
+            await #expect(throws: SettingError.self) { try await store.setSetting("askToBuy", to: "true", once: true) }
             await #expect(throws: SettingError.self) { try await store.setSetting("CanMakePayments", to: "true") }
             await #expect(throws: SettingError.self) { try await store.setSetting("canMakePayments", to: "maybe") }
             await #expect(throws: SettingError.self) { try await store.setSetting("storefront", to: "FRA") }

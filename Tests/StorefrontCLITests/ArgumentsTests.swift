@@ -28,7 +28,7 @@ struct ArgumentsTests {
         #expect(invocation.command == .paywall)
         #expect(invocation.catalogPath == "products.json")
         #expect(invocation.storePath == nil)
-        #expect(invocation.account == Store.defaultAccount)
+        #expect(invocation.account == nil, "the store file's current account, else tester@local")
         #expect(invocation.json == false)
         #expect(invocation.latency == nil)
     }

@@ -45,7 +45,7 @@ struct ExitCodeTests {
         run.expect(exit: 64)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("true or false"), "\(run)")
-        let unknown = try await sandbox.storefront("settings", "set", "askToBuy", "true")
+        let unknown = try await sandbox.storefront("settings", "set", "askToBuyEnabled", "true")
         unknown.expect(exit: 64)
         #expect(unknown.stderr.contains("canMakePayments"), "names the known settings:\n\(unknown)")
     }
