@@ -343,14 +343,14 @@ final class Ledger {
         return try self.transaction(id: stored.id) ?? stored
     }
 
-    /// The account's transactions, newest first; optionally of one product only.
-    func transactions(account: String, productID: String? = nil) throws(SQLiteError) -> [Transaction] {
+    /// The account's transactions, newest first; optionally of one product only, or only the newest `limit`.
+    func transactions(account: String, productID: String? = nil, limit: Int? = nil) throws(SQLiteError) -> [Transaction] {
         if let productID {
             return try db.rows("SELECT \(Self.columns) FROM transactions WHERE account = ? AND product_id = ? ORDER BY id DESC",
                                account, productID, as: transaction)
         }
-        return try db.rows("SELECT \(Self.columns) FROM transactions WHERE account = ? ORDER BY id DESC",
-                           account, as: transaction)
+        return try db.rows("SELECT \(Self.columns) FROM transactions WHERE account = ? ORDER BY id DESC LIMIT ?",
+                           account, limit ?? -1, as: transaction)
     }
 
     /// The account's transactions in one subscription group, newest first: read

@@ -17,6 +17,11 @@ public struct SettingDefinition: Sendable {
     let allowed: @Sendable (Catalog) -> String
     /// Whether `--once` may limit the value to the next call (the error settings).
     public var acceptsOnce = false
+    /// The values a menu offers, in order (a number setting offers a few useful ones).
+    let listChoices: @Sendable (Catalog) -> [String]
+
+    /// The values a settings screen cycles through.
+    public func choices(in catalog: Catalog) -> [String] { listChoices(catalog) }
 
     /// The values allowed, as a sentence for people.
     public func allowedValues(in catalog: Catalog) -> String { allowed(catalog) }
@@ -42,7 +47,7 @@ extension SettingDefinition {
             name: "latency", scope: .store, defaultValue: "0",
             summary: "milliseconds the App Store takes to answer a load, purchase or restore",
             normalize: { value, _ in Int(value).flatMap { (0...60_000).contains($0) ? String($0) : nil } },
-            allowed: { _ in "a whole number of milliseconds, 0 to 60000" }),
+            allowed: { _ in "a whole number of milliseconds, 0 to 60000" }, listChoices: { _ in ["0", "400", "1000", "3000", "10000"] }),
         error("purchaseError", [.storeKitError, .purchaseError], "the error Product.purchase() fails with"),
         error("loadProductsError", [.storeKitError], "the error Product.products(for:) fails with"),
         error("restoreError", [.storeKitError], "the error AppStore.sync() fails with"),
@@ -52,13 +57,15 @@ extension SettingDefinition {
             name: "storefront", scope: .store, defaultValue: "",
             summary: "the App Store country (alpha-3 code from the catalog); prices and currency follow",
             normalize: { value, catalog in catalog.storefront(value.uppercased())?.countryCode },
-            allowed: { catalog in catalog.storefronts.map(\.countryCode).joined(separator: ", ") }),
+            allowed: { catalog in catalog.storefronts.map(\.countryCode).joined(separator: ", ") },
+            listChoices: { catalog in catalog.storefronts.map(\.countryCode) }),
     ]
 
     /// A true/false setting.
     private static func flag(_ name: String, _ scope: Scope, default value: Bool, _ summary: String) -> SettingDefinition {
         SettingDefinition(name: name, scope: scope, defaultValue: String(value), summary: summary,
-                          normalize: { value, _ in boolean(value) }, allowed: { _ in "true or false" })
+                          normalize: { value, _ in boolean(value) }, allowed: { _ in "true or false" },
+                          listChoices: { _ in ["true", "false"] })
     }
 
     /// A setting that names a StoreKit error to simulate, or `none`; it may apply `--once`.
@@ -67,7 +74,8 @@ extension SettingDefinition {
         return SettingDefinition(
             name: name, scope: .store, defaultValue: "none", summary: summary + " (none: no error)",
             normalize: { value, _ in value == "none" ? value : names.first { $0.lowercased() == value.lowercased() } },
-            allowed: { _ in "none, " + names.joined(separator: ", ") }, acceptsOnce: true)
+            allowed: { _ in "none, " + names.joined(separator: ", ") }, acceptsOnce: true,
+            listChoices: { _ in ["none"] + names })
     }
 
     /// The setting with this name (case-sensitive, as Apple spells it).

@@ -515,9 +515,9 @@ public actor Store {
         try currentEntitlements().contains { $0.productID == productID }
     }
 
-    /// The account's whole history (`Transaction.all`), newest first.
-    public func transactions() throws -> [Transaction] {
-        try ledger.transactions(account: account)
+    /// The account's whole history (`Transaction.all`), newest first; the newest `limit` only when given.
+    public func transactions(limit: Int? = nil) throws -> [Transaction] {
+        try ledger.transactions(account: account, limit: limit)
     }
 
     /// One transaction of this account.

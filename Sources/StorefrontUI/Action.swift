@@ -1,3 +1,5 @@
+import StoreEngine
+
 /// A key the paywall understands, decoded from the terminal by the backend.
 public enum Key: Equatable, Sendable {
     case character(Character)
@@ -13,9 +15,16 @@ public enum PurchaseReport: Equatable, Sendable {
     /// Purchased, or for an owned product restored for free (`restored`).
     case success(transactionID: Int64, restored: Bool)
     case userCancelled
-    case pending
+    /// Waiting for Ask to Buy approval or an interrupted purchase's action.
+    case pending(Transaction.PendingReason?)
     /// A StoreKit error: its Swift name (`paymentNotAllowed`), where Apple declares it, and a plain sentence.
     case failed(name: String, domain: String?, message: String)
+}
+
+/// Why a store command failed, for the alert.
+public struct CommandFailure: Error, Equatable, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
 }
 
 /// Everything that can happen to the paywall: input, timers and engine results.
@@ -34,6 +43,12 @@ public enum Action: Equatable, Sendable {
     case consumeFailed(String)
     /// The store file's current data version, from a periodic check.
     case dataVersion(Int64)
+    case historyLoaded([Transaction])
+    case settingsLoaded([SettingRow], accounts: [String])
+    /// A store command finished: a line for the status bar, or an error for an alert.
+    case commandFinished(StoreCommand, Result<String, CommandFailure>)
+    /// The account in use changed (switched, or a new tester).
+    case accountChanged(String)
     /// SIGTERM or SIGHUP: leave at once, restoring the terminal.
     case terminate
 }
@@ -42,8 +57,14 @@ public enum Action: Equatable, Sendable {
 public enum Effect: Equatable, Sendable {
     /// Read everything the screen shows from the store.
     case load
-    case purchase(productID: String)
+    /// Buy, as the settings say or with the outcome the tester chose on the sheet.
+    case purchase(productID: String, outcome: PurchaseOutcome? = nil)
     case restore
+    /// Read the Transaction Manager's list.
+    case loadHistory
+    /// Read the settings and the accounts.
+    case loadSettings
+    case run(StoreCommand)
     case consume(productID: String)
     /// Read the store file's data version, to notice another process's writes.
     case checkForChanges

@@ -35,6 +35,12 @@ public enum ClickTarget: Hashable, Sendable {
     case restore
     case confirm
     case cancel
+    /// A tab in the title bar.
+    case screen(Screen)
+    /// A row of the Transaction Manager or the settings screen.
+    case row(Int)
+    /// Load the store again after a failed load.
+    case retry
 }
 
 /// A rectangle of cells the paywall is rendered into: pure data, compared

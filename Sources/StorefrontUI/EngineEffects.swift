@@ -1,19 +1,25 @@
 import Foundation
 import StoreEngine
+import Synchronization
 
 /// Runs the paywall's effects against the real store engine.
-public struct EngineEffects: Sendable {
-    public let store: Store
+public final class EngineEffects: Sendable {
+    /// The store of the account in use; replaced when the tester switches accounts.
+    private let current: Mutex<Store>
     /// The simulated App Store latency before a purchase or restore completes, so the spinner shows.
-    public var latency: Duration
+    public let latency: Duration
 
     public init(store: Store, latency: Duration = .milliseconds(400)) {
-        self.store = store
+        current = Mutex(store)
         self.latency = latency
     }
 
+    /// The store of the account in use.
+    public var store: Store { current.withLock { $0 } }
+
     /// Performs one effect and reports its result as an action.
-    public func perform(_ effect: Effect) async -> Action? {
+    @Sendable public func perform(_ effect: Effect) async -> Action? {
+        let store = self.store
         switch effect {
         case .load:
             do {
@@ -23,17 +29,17 @@ public struct EngineEffects: Sendable {
             }
         case .checkForChanges:
             return (try? await store.dataVersion()).map(Action.dataVersion)
-        case .purchase(let productID):
+        case .purchase(let productID, let outcome):
             await simulateLatency()
             do {
-                let purchase = try await store.purchaseAndFinish(productID)
+                let purchase = try await store.purchaseAndFinish(productID, outcome: outcome)
                 switch purchase.result {
                 case .success(let transaction):
                     return .purchased(productID: productID, .success(transactionID: transaction.id, restored: purchase.alreadyOwned))
                 case .userCancelled:
                     return .purchased(productID: productID, .userCancelled)
-                case .pending:
-                    return .purchased(productID: productID, .pending)
+                case .pending(let transaction):
+                    return .purchased(productID: productID, .pending(transaction?.pendingReason))
                 }
             } catch let error as StoreError {
                 return .purchased(productID: productID, .failed(name: error.name, domain: error.domain, message: error.message))
@@ -53,12 +59,81 @@ public struct EngineEffects: Sendable {
             } catch {
                 return .consumeFailed(describe(error))
             }
+        case .loadHistory:
+            // The newest few hundred: a long history must not slow the screen down.
+            return (try? await store.transactions(limit: 500)).map(Action.historyLoaded)
+        case .loadSettings:
+            do {
+                let definitions = Dictionary(uniqueKeysWithValues: SettingDefinition.all.map { ($0.name, $0) })
+                let rows = try await store.settings().map { value in
+                    let definition = definitions[value.name]!
+                    return SettingRow(value: value, choices: definition.choices(in: store.catalog),
+                                      summary: definition.summary, acceptsOnce: definition.acceptsOnce)
+                }
+                return .settingsLoaded(rows, accounts: try await store.accounts())
+            } catch {
+                return .loadFailed(describe(error))
+            }
+        case .run(let command):
+            return await run(command, on: store)
         }
     }
 
-    /// Everything the screen shows, read in one go.
+    private func run(_ command: StoreCommand, on store: Store) async -> Action {
+        do {
+            let message: String
+            switch command {
+            case .approve(let id):
+                message = "Approved \(id) (\(try await name(try await store.approve(id), store))): it arrives as an update"
+            case .decline(let id):
+                message = "Declined \(id) (\(try await name(try await store.decline(id), store)))"
+            case .resolve(let id):
+                message = "Resolved \(id) (\(try await name(try await store.resolve(id), store))): it arrives as an update"
+            case .refund(let id):
+                message = "Refunded \(id) (\(try await name(try await store.refund(id), store))): revoked"
+            case .delete(let id):
+                try await store.deleteTransaction(id)
+                message = "Deleted transaction \(id)"
+            case .buyOutside(let productID):
+                let result = try await store.purchaseOutsideApp(productID)
+                guard case .success(let transaction) = result else { return .commandFinished(command, .success("")) }
+                message = "Purchased \(try await name(transaction, store)) outside the app (\(transaction.id))"
+            case .setSetting(let name, let value, let once):
+                let stored = try await store.setSetting(name, to: value, once: once)
+                message = "\(name) = \(stored)\(once ? " (once)" : "")"
+            case .switchAccount(let account):
+                let switched = try await store.switchAccount(to: account)
+                current.withLock { $0 = switched }
+                return .accountChanged(account)
+            case .newTester:
+                let account = try await store.unusedTesterName()
+                let switched = try await store.switchAccount(to: account)
+                current.withLock { $0 = switched }
+                return .accountChanged(account)
+            case .reset(let scope):
+                try await store.reset(scope)
+                message = switch scope {
+                case .app: "Deleted the app: restore brings purchases back"
+                case .account: "Cleared \(store.account)'s history"
+                case .all: "Reset everything"
+                }
+            }
+            return .commandFinished(command, .success(message))
+        } catch {
+            return .commandFinished(command, .failure(CommandFailure(describe(error))))
+        }
+    }
+
+    private func name(_ transaction: Transaction, _ store: Store) async throws -> String {
+        try await store.product(id: transaction.productID)?.displayName ?? transaction.productID
+    }
+
+    /// Everything the screen shows, read in one go, after delivering what arrived
+    /// as an update (as an app's `Transaction.updates` listener does).
     public func snapshot() async throws -> StoreSnapshot {
-        StoreSnapshot(
+        let store = self.store
+        let delivery = try await store.deliverUnfinished()
+        return StoreSnapshot(
             storefront: try await store.storefront(),
             products: try await store.products(),
             owned: try await store.ownedProducts(),
@@ -67,7 +142,8 @@ public struct EngineEffects: Sendable {
             unverified: try await store.unverifiedProducts(),
             canMakePayments: try await store.canMakePayments(),
             events: try await store.events(limit: 20),
-            dataVersion: try await store.dataVersion())
+            dataVersion: try await store.dataVersion(),
+            arrived: delivery.finished.map(\.productID))
     }
 
     private func simulateLatency() async {
@@ -75,6 +151,6 @@ public struct EngineEffects: Sendable {
     }
 
     private func describe(_ error: any Error) -> String {
-        (error as? StoreError)?.message ?? "\(error)"
+        (error as? StoreError)?.description ?? "\(error)"
     }
 }

@@ -14,18 +14,21 @@ public struct Glyphs: Equatable, Sendable {
     public var dot: String
     public var up: String
     public var down: String
+    /// Around a value that ← and → change: "‹ true ›".
+    public var left: String
+    public var right: String
     public var enter: String
     public var warning: String
 
     public static let unicode = Glyphs(
         check: " ✓ ", noCheck: "   ", pointer: "▸", star: "★", horizontal: "─", vertical: "│",
         corners: ("┌", "┐", "└", "┘"), spinner: ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"],
-        dot: "·", up: "↑", down: "↓", enter: "⏎", warning: "⚠")
+        dot: "·", up: "↑", down: "↓", left: "‹", right: "›", enter: "⏎", warning: "⚠")
 
     public static let ascii = Glyphs(
         check: "[x]", noCheck: "[ ]", pointer: ">", star: "*", horizontal: "-", vertical: "|",
         corners: ("+", "+", "+", "+"), spinner: ["|", "/", "-", "\\"],
-        dot: "-", up: "^", down: "v", enter: "Enter", warning: "!")
+        dot: "-", up: "^", down: "v", left: "<", right: ">", enter: "Enter", warning: "!")
 
     public static func == (a: Glyphs, b: Glyphs) -> Bool {
         a.check == b.check && a.spinner == b.spinner && a.horizontal == b.horizontal

@@ -8,31 +8,59 @@ public func render(_ state: State, timeZone: TimeZone = .current) -> Canvas {
         drawTooSmall(state, into: &canvas)
         return canvas
     }
-    let layout = Layout(state)
-    drawHeader(state, layout, into: &canvas)
-    drawTable(state, layout, into: &canvas)
-    drawActions(state, layout, into: &canvas)
-    if layout.logHeight > 0 { drawLog(state, layout, timeZone: timeZone, into: &canvas) }
-    drawFooter(state, layout, into: &canvas)
+    switch state.screen {
+    case .paywall:
+        let layout = Layout(state)
+        drawHeader(state, layout, into: &canvas)
+        drawTable(state, layout, into: &canvas)
+        drawActions(state, layout, into: &canvas)
+        if layout.logHeight > 0 { drawLog(state, layout, timeZone: timeZone, into: &canvas) }
+        drawFooter(state, row: layout.footerRow, into: &canvas)
+    case .transactions:
+        drawTitleBar(state, into: &canvas)
+        drawManager(state, timeZone: timeZone, into: &canvas)
+        drawFooter(state, row: canvas.height - 1, into: &canvas)
+    case .settings:
+        drawTitleBar(state, into: &canvas)
+        drawSettings(state, into: &canvas)
+        drawFooter(state, row: canvas.height - 1, into: &canvas)
+    }
     if let sheet = state.sheet { drawSheet(sheet, state, into: &canvas) }
     return canvas
 }
 
 // MARK: - Parts of the main screen
 
-private let bold = Style(bold: true)
-private let dim = Style(dim: true)
+let bold = Style(bold: true)
+let dim = Style(dim: true)
 
-private func rule(_ row: Int, _ state: State, into canvas: inout Canvas) {
+func rule(_ row: Int, _ state: State, into canvas: inout Canvas) {
     canvas.put(String(repeating: state.glyphs.horizontal, count: canvas.width), x: 0, y: row, style: dim)
 }
 
-private func drawHeader(_ state: State, _ layout: Layout, into canvas: inout Canvas) {
+/// The reverse-video top line: account and storefront on the left, the screens' tabs on the right.
+private func drawTitleBar(_ state: State, into canvas: inout Canvas) {
     let g = state.glyphs
     let storefront = state.snapshot?.storefront.countryCode ?? "…"
     let bar = Style(reverse: true)
     canvas.put(String(repeating: " ", count: canvas.width), x: 0, y: 0, style: bar)
-    canvas.put(" Storefront \(g.dot) \(state.account) \(g.dot) \(storefront)", x: 0, y: 0, style: Style(bold: true, reverse: true))
+    let used = canvas.put(" Storefront \(g.dot) \(state.account) \(g.dot) \(storefront)", x: 0, y: 0,
+                          limit: canvas.width, style: Style(bold: true, reverse: true))
+    let tabs: [(String, Screen)] = [("p Paywall", .paywall), ("t Transactions", .transactions), ("s Settings", .settings)]
+    let width = tabs.map { TerminalText.width($0.0) + 2 }.reduce(0, +)
+    guard used + 2 + width <= canvas.width else { return }
+    var x = canvas.width - width
+    for (label, screen) in tabs {
+        let current = screen == state.screen
+        canvas.put(" \(label) ", x: x, y: 0, style: Style(bold: current, reverse: !current))
+        canvas.addHotspot(x: x, y: 0, width: TerminalText.width(label) + 2, target: .screen(screen))
+        x += TerminalText.width(label) + 2
+    }
+}
+
+private func drawHeader(_ state: State, _ layout: Layout, into canvas: inout Canvas) {
+    let g = state.glyphs
+    drawTitleBar(state, into: &canvas)
     canvas.put("\(g.star) \(state.paywall.title)", x: 2, y: 1, limit: canvas.width - 3, style: Style(bold: true, color: .yellow))
     var row = 2
     if !state.paywall.subtitle.isEmpty {
@@ -99,8 +127,16 @@ private func statusText(_ product: Product, _ state: State) -> String {
 private func drawTable(_ state: State, _ layout: Layout, into canvas: inout Canvas) {
     let titles = layout.tableTop - 1
     if let error = state.loadError {
-        canvas.put("Could not load the store: \(error)", x: 2, y: layout.tableTop, limit: canvas.width - 3,
-                   style: Style(bold: true, color: .red))
+        var row = layout.tableTop
+        for line in wrap("Could not load the products: \(error)", canvas.width - 4).prefix(max(1, layout.tableHeight - 2)) {
+            canvas.put(line, x: 2, y: row, limit: canvas.width - 3, style: Style(bold: true, color: .red))
+            row += 1
+        }
+        let retry = "[ Retry r ]"
+        canvas.put(retry, x: 2, y: row + 1, style: Style(bold: true, reverse: true))
+        canvas.addHotspot(x: 2, y: row + 1, width: retry.count, target: .retry)
+        canvas.put("offline or loadProductsError? change it on the settings screen (s)", x: retry.count + 4, y: row + 1,
+                   limit: max(0, canvas.width - retry.count - 5), style: dim)
         return
     }
     guard let snapshot = state.snapshot else {
@@ -167,7 +203,7 @@ private func drawProduct(_ index: Int, _ snapshot: StoreSnapshot, _ state: State
     }
 }
 
-private func spinner(_ state: State) -> String {
+func spinner(_ state: State) -> String {
     state.glyphs.spinner[state.ticks % state.glyphs.spinner.count]
 }
 
@@ -176,18 +212,24 @@ private func drawActions(_ state: State, _ layout: Layout, into canvas: inout Ca
     let x = canvas.width - label.count - 2
     canvas.put(label, x: x, y: layout.actionRow, style: Style(bold: true))
     canvas.addHotspot(x: x, y: layout.actionRow, width: label.count, target: .restore)
+    drawStatus(state, row: layout.actionRow, limit: max(0, x - 4), into: &canvas)
+    rule(layout.logHeight > 0 ? layout.logTop - 1 : layout.footerRow - 1, state, into: &canvas)
+}
+
+/// The spinner with what the engine is doing, or the last note: one line at `row`.
+func drawStatus(_ state: State, row: Int, limit: Int? = nil, into canvas: inout Canvas) {
     let status: String?
     switch state.busy {
     case .loading: status = "\(spinner(state)) Loading…"
     case .purchasing(let id): status = "\(spinner(state)) Purchasing \(displayName(id, state))…"
     case .restoring: status = "\(spinner(state)) Restoring purchases…"
     case .consuming(let id): status = "\(spinner(state)) Consuming \(displayName(id, state))…"
+    case .working(let what): status = "\(spinner(state)) \(what)"
     case nil: status = state.flash
     }
     if let status {
-        canvas.put(status, x: 2, y: layout.actionRow, limit: max(0, x - 4), style: Style(bold: true, color: .yellow))
+        canvas.put(status, x: 2, y: row, limit: limit ?? canvas.width - 3, style: Style(bold: true, color: .yellow))
     }
-    rule(layout.logHeight > 0 ? layout.logTop - 1 : layout.footerRow - 1, state, into: &canvas)
 }
 
 private func displayName(_ productID: String, _ state: State) -> String {
@@ -218,10 +260,14 @@ private func drawLog(_ state: State, _ layout: Layout, timeZone: TimeZone, into 
     rule(layout.footerRow - 1, state, into: &canvas)
 }
 
-private func drawFooter(_ state: State, _ layout: Layout, into canvas: inout Canvas) {
+private func drawFooter(_ state: State, row: Int, into canvas: inout Canvas) {
     let g = state.glyphs
-    let hints = " \(g.up)\(g.down) move  \(g.enter) buy  r restore  c consume  l log  ? help  q quit"
-    let used = canvas.put(hints, x: 0, y: layout.footerRow, style: dim)
+    let hints = switch state.screen {
+    case .paywall: " \(g.up)\(g.down) move  \(g.enter) buy  r restore  c consume  l log  ? help  q quit"
+    case .transactions: " a approve  d decline  v resolve  f refund  x delete  o buy outside  esc back"
+    case .settings: " \(g.up)\(g.down) move  \(g.left)\(g.right) \(g.enter) change  o once  esc back  q quit"
+    }
+    let used = canvas.put(hints, x: 0, y: row, style: dim)
     // The store file's path on the right, shortened from the left when the line is full.
     let room = canvas.width - used - 3
     guard room >= 12 else { return }
@@ -229,7 +275,7 @@ private func drawFooter(_ state: State, _ layout: Layout, into canvas: inout Can
     if TerminalText.width(path) > room {
         path = "…" + String(path.suffix(room - 1))
     }
-    canvas.put(path, x: canvas.width - TerminalText.width(path) - 1, y: layout.footerRow, style: dim)
+    canvas.put(path, x: canvas.width - TerminalText.width(path) - 1, y: row, style: dim)
 }
 
 private func drawTooSmall(_ state: State, into canvas: inout Canvas) {
@@ -255,7 +301,7 @@ private func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas
     let width = min(canvas.width - 4, 56)
     let inner = width - 4
     switch sheet {
-    case .confirm(let productID), .alreadyOwned(let productID):
+    case .confirm(let productID, _), .alreadyOwned(let productID):
         let product = state.products.first { $0.id == productID }
         let name = product?.displayName ?? productID
         if case .alreadyOwned = sheet {
@@ -269,8 +315,29 @@ private func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas
                 body.append(("\(product.kindLabel) \(state.glyphs.dot) \(price)", .plain))
             }
             body.append(("Account: \(state.account)  [Sandbox]", dim))
+            if case .confirm(_, let outcome) = sheet {
+                let g = state.glyphs
+                body.append(("Outcome: \(g.left) \(outcomeLabel(outcome)) \(g.right)", Style(bold: outcome != nil, color: outcome == nil ? nil : .yellow)))
+            }
             buttons = [("[ Confirm \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
         }
+    case .confirmCommand(let command):
+        title = "Are You Sure?"
+        body = wrap(command.question, inner).map { ($0, .plain) }
+        buttons = [("[ \(command.verb.prefix(1).uppercased() + command.verb.dropFirst()) \(state.glyphs.enter) ]", .confirm),
+                   ("[ Cancel esc ]", .cancel)]
+    case .outsidePurchase(let selection):
+        title = "Buy From Outside the App"
+        body = wrap("A purchase on another device: the App Store records it, the app gets it as an update.", inner)
+            .map { ($0, dim) }
+        let room = max(1, min(canvas.height - 8, 12) - body.count)
+        let first = max(0, min(selection - room + 1, state.products.count - room))
+        for (index, product) in state.products.enumerated().dropFirst(first).prefix(room) {
+            let marker = index == selection ? state.glyphs.pointer : " "
+            body.append(("\(marker) \(product.displayName) \(state.glyphs.dot) \(product.displayPrice)",
+                         index == selection ? Style(bold: true, reverse: true) : .plain))
+        }
+        buttons = [("[ Buy \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
     case .alert(let alertTitle, let message):
         title = alertTitle
         body = wrap(message, inner).map { ($0, .plain) }
@@ -284,7 +351,11 @@ private func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas
             ("\(g.enter)  space", "buy the selected product"),
             ("r", "restore purchases"),
             ("c", "consume one of a consumable"),
+            ("\(g.left) \(g.right) on Confirm", "choose this purchase's outcome"),
             ("l", "show or hide the event log"),
+            ("t", "Transaction Manager: approve, refund, …"),
+            ("s", "settings, testers and resets"),
+            ("p  esc", "back to the paywall"),
             ("?", "this help"),
             ("q  esc  Ctrl-C", "quit"),
             ("mouse", "click a row, [ Buy ], [ Restore ]"),
@@ -316,6 +387,18 @@ private func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas
         canvas.put(label, x: x, y: top + height - 2, style: Style(bold: true, reverse: target == .confirm))
         canvas.addHotspot(x: x, y: top + height - 2, width: TerminalText.width(label), target: target)
         x += TerminalText.width(label) + 3
+    }
+}
+
+/// The confirmation sheet's words for an outcome.
+func outcomeLabel(_ outcome: PurchaseOutcome?) -> String {
+    switch outcome {
+    case nil: "as the settings say"
+    case .succeed: "succeed"
+    case .cancel: "cancel (userCancelled)"
+    case .askToBuy: "Ask to Buy (pending)"
+    case .interrupt: "interrupt (pending)"
+    case .fail(let error): "fail: \(error.rawValue)"
     }
 }
 

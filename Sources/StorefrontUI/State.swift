@@ -32,10 +32,13 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var events: [TransactionEvent]
     /// The store file's data version when this was read; a different one means another process wrote.
     public var dataVersion: Int64
+    /// Products whose transactions arrived as updates and were delivered during this load
+    /// (an Ask to Buy approval, a purchase outside the app).
+    public var arrived: [String] = []
 
     public init(storefront: Storefront, products: [Product], owned: [String: Transaction], entitled: Set<String>,
                 balances: [String: Int], unverified: [String: String] = [:], canMakePayments: Bool,
-                events: [TransactionEvent], dataVersion: Int64) {
+                events: [TransactionEvent], dataVersion: Int64, arrived: [String] = []) {
         self.storefront = storefront
         self.products = products
         self.owned = owned
@@ -45,13 +48,19 @@ public struct StoreSnapshot: Equatable, Sendable {
         self.canMakePayments = canMakePayments
         self.events = events
         self.dataVersion = dataVersion
+        self.arrived = arrived
     }
 }
 
 /// A dialog over the paywall.
 public enum Sheet: Equatable, Sendable {
-    /// The App Store's purchase confirmation for a product.
-    case confirm(productID: String)
+    /// The App Store's purchase confirmation for a product, with the tester's choice of
+    /// how this purchase ends (nil: as the settings say).
+    case confirm(productID: String, outcome: PurchaseOutcome? = nil)
+    /// "Are you sure?" before a command that destroys data (delete a transaction, a reset).
+    case confirmCommand(StoreCommand)
+    /// The Transaction Manager's "buy from outside the app": a product list to pick from.
+    case outsidePurchase(selection: Int)
     /// "You've already purchased this…" for an owned non-consumable.
     case alreadyOwned(productID: String)
     case alert(title: String, message: String)
@@ -64,6 +73,63 @@ public enum Busy: Equatable, Sendable {
     case purchasing(productID: String)
     case restoring
     case consuming(productID: String)
+    /// A Transaction Manager or settings command.
+    case working(String)
+}
+
+/// The screens, switched with p, t and s.
+public enum Screen: Equatable, Sendable, CaseIterable {
+    case paywall
+    /// The Transaction Manager: the account's history and actions on it.
+    case transactions
+    /// Simulated conditions, sandbox testers and resets.
+    case settings
+}
+
+/// What the tester does to the store outside a purchase: the Transaction Manager's
+/// actions, settings, accounts and resets.
+public enum StoreCommand: Equatable, Sendable {
+    case approve(Int64)
+    case decline(Int64)
+    case resolve(Int64)
+    case refund(Int64)
+    case delete(Int64)
+    case buyOutside(productID: String)
+    case setSetting(name: String, value: String, once: Bool)
+    case switchAccount(String)
+    case newTester
+    case reset(ResetScope)
+}
+
+/// A setting as the settings screen shows it: its value and the values it cycles through.
+public struct SettingRow: Equatable, Sendable {
+    public var value: SettingValue
+    public var choices: [String]
+    public var summary: String
+    public var acceptsOnce: Bool
+
+    public init(value: SettingValue, choices: [String], summary: String, acceptsOnce: Bool) {
+        (self.value, self.choices, self.summary, self.acceptsOnce) = (value, choices, summary, acceptsOnce)
+    }
+}
+
+/// The Transaction Manager's contents and cursor.
+public struct ManagerState: Equatable, Sendable {
+    /// The account's newest transactions, newest first; nil until loaded.
+    public var transactions: [Transaction]?
+    public var selection = 0
+    public var scroll = 0
+
+    public var selected: Transaction? {
+        transactions.flatMap { $0.indices.contains(selection) ? $0[selection] : nil }
+    }
+}
+
+/// The settings screen's contents and cursor.
+public struct SettingsState: Equatable, Sendable {
+    public var rows: [SettingRow]?
+    public var accounts: [String] = []
+    public var selection = 0
 }
 
 /// Everything the paywall screen shows: a value, changed only by `update`.
@@ -89,6 +155,11 @@ public struct State: Equatable, Sendable {
     /// A one-line note in the status line ("Purchased Swift Shopping").
     public var flash: String?
     public var isRunning = true
+    public var screen = Screen.paywall
+    public var manager = ManagerState()
+    public var settings = SettingsState()
+    /// The store file's data version last read or asked for: another one means another process wrote.
+    public var knownDataVersion: Int64?
 
     public init(size: Size, glyphs: Glyphs = .unicode, account: String, storePath: String, paywall: Paywall) {
         self.size = size

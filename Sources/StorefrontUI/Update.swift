@@ -15,7 +15,17 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.isRunning = false
         effects = []
     case .key(let key):
-        effects = state.sheet == nil ? mainScreen(&state, key) : sheet(&state, key)
+        if state.sheet != nil {
+            effects = sheet(&state, key)
+        } else if let global = globalKey(&state, key) {
+            effects = global
+        } else {
+            switch state.screen {
+            case .paywall: effects = mainScreen(&state, key)
+            case .transactions: effects = managerKey(&state, key)
+            case .settings: effects = settingsKey(&state, key)
+            }
+        }
     case .click(let target):
         effects = click(&state, target)
     case .resized(let size):
@@ -24,10 +34,14 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
     case .tick:
         state.ticks += 1
         // About twice a second, look for another process's writes.
-        effects = state.ticks % 5 == 0 && state.snapshot != nil ? [.checkForChanges] : []
+        effects = state.ticks % 5 == 0 && (state.snapshot != nil || state.loadError != nil) ? [.checkForChanges] : []
     case .loaded(let snapshot):
         state.snapshot = snapshot
+        state.knownDataVersion = snapshot.dataVersion
         state.loadError = nil
+        if !snapshot.arrived.isEmpty {
+            state.flash = "Arrived as an update: " + snapshot.arrived.map { name(of: $0, in: state) }.joined(separator: ", ")
+        }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
         effects = []
@@ -36,8 +50,34 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         if state.busy == .loading { state.busy = nil }
         effects = []
     case .dataVersion(let version):
-        let changed = state.snapshot.map { $0.dataVersion != version } ?? false
-        effects = changed && state.busy == nil ? [.load] : []
+        if state.knownDataVersion != version, state.busy == nil {
+            // Asked for once per change: a load that fails (offline) is not repeated until the next write.
+            state.knownDataVersion = version
+            effects = reload(state)
+        } else {
+            effects = []
+        }
+    case .historyLoaded(let transactions):
+        state.manager.transactions = transactions
+        state.manager.selection = min(state.manager.selection, max(0, transactions.count - 1))
+        effects = []
+    case .settingsLoaded(let rows, let accounts):
+        state.settings.rows = rows
+        state.settings.accounts = accounts
+        effects = []
+    case .commandFinished(let command, let result):
+        state.busy = nil
+        switch result {
+        case .success(let message): state.flash = message
+        case .failure(let failure): state.sheet = .alert(title: "Cannot \(command.verb)", message: failure.message)
+        }
+        effects = reload(state)
+    case .accountChanged(let account):
+        state.busy = nil
+        state.account = account
+        state.manager = ManagerState()
+        state.flash = "Signed in as \(account)"
+        effects = reload(state)
     case .purchased(let productID, let report):
         state.busy = nil
         purchaseEnded(&state, productID, report)
@@ -74,25 +114,97 @@ private func mainScreen(_ state: inout State, _ key: Key) -> [Effect] {
     case .pageDown: move(&state, by: page)
     case .home, .character("g"): move(&state, to: 0)
     case .end, .character("G"): move(&state, to: state.products.count - 1)
+    case .character("r") where state.loadError != nil, .enter where state.loadError != nil: return retry(&state)
     case .enter, .character(" "): return buy(&state)
     case .character("r"): return restore(&state)
     case .character("c"): return consume(&state)
     case .character("l"): state.showLog.toggle()
     case .character("?"), .character("h"): state.sheet = .help
-    case .character("q"), .escape: state.isRunning = false
+    case .escape: state.isRunning = false
     default: break
     }
     return []
 }
 
+/// Keys that mean the same on every screen: switching screens and quitting.
+private func globalKey(_ state: inout State, _ key: Key) -> [Effect]? {
+    switch key {
+    case .character("p"): return show(&state, .paywall)
+    case .character("t"): return show(&state, .transactions)
+    case .character("s"): return show(&state, .settings)
+    case .escape where state.screen != .paywall: return show(&state, .paywall)
+    case .character("q"):
+        state.isRunning = false
+        return []
+    default: return nil
+    }
+}
+
+/// Switches to a screen and reads what it shows.
+func show(_ state: inout State, _ screen: Screen) -> [Effect] {
+    state.screen = screen
+    state.flash = nil
+    switch screen {
+    case .paywall: return []
+    case .transactions: return [.loadHistory]
+    case .settings: return [.loadSettings]
+    }
+}
+
+/// Everything the current screen shows, read again after a change.
+func reload(_ state: State) -> [Effect] {
+    switch state.screen {
+    case .paywall: [.load]
+    case .transactions: [.load, .loadHistory]
+    case .settings: [.load, .loadSettings]
+    }
+}
+
+/// Starts a store command with the spinner on.
+func run(_ command: StoreCommand, _ state: inout State) -> [Effect] {
+    guard state.busy == nil else { return [] }
+    state.flash = nil
+    state.busy = .working(command.progress)
+    return [.run(command)]
+}
+
+/// The outcomes the confirmation sheet cycles through; nil follows the settings.
+let sheetOutcomes: [PurchaseOutcome?] = [nil, .succeed, .cancel, .askToBuy, .interrupt]
+    + SimulatedError.cases(in: [.storeKitError, .purchaseError]).filter { $0 != .userCancelled }.map { .fail($0) }
+
 private func sheet(_ state: inout State, _ key: Key) -> [Effect] {
     switch (state.sheet, key) {
-    case (.confirm(let productID), .enter), (.confirm(let productID), .character("y")),
-         (.alreadyOwned(let productID), .enter), (.alreadyOwned(let productID), .character("y")):
+    case (.confirm(let productID, let outcome), .left), (.confirm(let productID, let outcome), .right),
+         (.confirm(let productID, let outcome), .character("o")), (.confirm(let productID, let outcome), .tab):
+        let index = sheetOutcomes.firstIndex(of: outcome) ?? 0
+        let step = key == .left ? -1 : 1
+        state.sheet = .confirm(productID: productID,
+                               outcome: sheetOutcomes[(index + step + sheetOutcomes.count) % sheetOutcomes.count])
+    case (.confirm(let productID, let outcome), .enter), (.confirm(let productID, let outcome), .character("y")):
+        state.sheet = nil
+        state.flash = nil
+        state.busy = .purchasing(productID: productID)
+        return [.purchase(productID: productID, outcome: outcome)]
+    case (.alreadyOwned(let productID), .enter), (.alreadyOwned(let productID), .character("y")):
         state.sheet = nil
         state.flash = nil
         state.busy = .purchasing(productID: productID)
         return [.purchase(productID: productID)]
+    case (.confirmCommand(let command), .enter), (.confirmCommand(let command), .character("y")):
+        state.sheet = nil
+        return run(command, &state)
+    case (.confirmCommand, .escape), (.confirmCommand, .character("n")):
+        state.sheet = nil
+    case (.outsidePurchase(let selection), .up), (.outsidePurchase(let selection), .down):
+        let count = state.products.count
+        guard count > 0 else { break }
+        state.sheet = .outsidePurchase(selection: (selection + (key == .up ? -1 : 1) + count) % count)
+    case (.outsidePurchase(let selection), .enter):
+        state.sheet = nil
+        guard state.products.indices.contains(selection) else { break }
+        return run(.buyOutside(productID: state.products[selection].id), &state)
+    case (.outsidePurchase, .escape), (.outsidePurchase, .character("q")):
+        state.sheet = nil
     case (.confirm, .escape), (.confirm, .character("n")), (.confirm, .character("q")):
         // Dismissing the App Store sheet is StoreKit's userCancelled.
         state.sheet = nil
@@ -110,6 +222,18 @@ private func sheet(_ state: inout State, _ key: Key) -> [Effect] {
 
 private func click(_ state: inout State, _ target: ClickTarget) -> [Effect] {
     switch target {
+    case .screen(let screen):
+        return state.sheet == nil ? show(&state, screen) : []
+    case .row(let index):
+        guard state.sheet == nil else { return [] }
+        switch state.screen {
+        case .paywall: return []
+        case .transactions: state.manager.selection = index
+        case .settings: state.settings.selection = index
+        }
+        return []
+    case .retry:
+        return state.sheet == nil ? retry(&state) : []
     case .product(let index):
         if state.sheet == nil { move(&state, to: index) }
         return []
@@ -139,6 +263,13 @@ private func buy(_ state: inout State) -> [Effect] {
     return []
 }
 
+/// Loads the store again after a failed load (offline, a simulated loadProductsError).
+private func retry(_ state: inout State) -> [Effect] {
+    guard state.busy == nil else { return [] }
+    state.busy = .loading
+    return [.load]
+}
+
 private func restore(_ state: inout State) -> [Effect] {
     guard state.busy == nil else { return [] }
     state.flash = nil
@@ -166,10 +297,14 @@ private func purchaseEnded(_ state: inout State, _ productID: String, _ report: 
         state.flash = "Purchased \(product)"
     case .userCancelled:
         state.sheet = .alert(title: "Purchase Cancelled", message: "The purchase of \(product) was cancelled (userCancelled).")
-    case .pending:
-        state.sheet = .alert(
-            title: "Purchase Pending",
-            message: "The purchase of \(product) is waiting for approval (pending). It arrives as an update when approved.")
+    case .pending(let reason):
+        let message = switch reason {
+        case .interrupted:
+            "The purchase of \(product) was interrupted (pending): the user must act first. Resolve it in the Transaction Manager (t, then v) or with storefront resolve."
+        default:
+            "The purchase of \(product) is waiting for a parent's approval (Ask to Buy, pending). Approve it in the Transaction Manager (t, then a) or with storefront approve; it arrives as an update."
+        }
+        state.sheet = .alert(title: "Purchase Pending", message: message)
     case .failed(let name, let domain, let message):
         state.sheet = .alert(title: "Purchase Failed",
                              message: "\(domain.map { $0 + "." } ?? "")\(name): \(message)")

@@ -21,7 +21,7 @@ struct RenderTests {
                                 snapshot: snapshot(owned: owned, balances: [coins: 300], events: events))
         state.selection = index(of: iPhoneRage)
         let expected = [
-            " Storefront · tester@local · USA",
+            " Storefront · tester@local · USA                              p Paywall  t Transactions  s Settings",
             "  ★ Barcode Scanner Premium",
             "  Unlimited scans · No ads · Cloud sync",
             "  Scan without limits · Sync your history across devices · Unlock every RazeFace",
@@ -67,7 +67,7 @@ struct RenderTests {
         state.selection = index(of: coins)
         _ = update(&state, .key(.enter))
         let expected = [
-            " Storefront · tester@local · USA",
+            " Storefront · tester@local · USA          p Paywall  t Transactions  s Settings",
             "  ★ Barcode Scanner Premium",
             "  Unlimited scans · No ads · Cloud sync",
             String(repeating: "─", count: 80),
@@ -79,10 +79,10 @@ struct RenderTests {
             "      Swift │ 100 Coins                                            │",
             "      iPhone│ Consumable · Not available                           │",
             "      Nightl│ Account: tester@local  [Sandbox]                     │",
-            "      Go Pro│                                                      │",
-            "  Consumable│            [ Confirm ⏎ ]   [ Cancel esc ]            │",
-            " ▸    100 Co└──────────────────────────────────────────────────────┘lance: 0",
-            "  Non-renewing subscriptions",
+            "      Go Pro│ Outcome: ‹ as the settings say ›                     │",
+            "  Consumable│                                                      │",
+            " ▸    100 Co│            [ Confirm ⏎ ]   [ Cancel esc ]            │lance: 0",
+            "  Non-renewi└──────────────────────────────────────────────────────┘",
             "   ✓  Season Pass           Non-renewing 3 months  Not available  Active until…",
             "                                                         [ Restore Purchases ]",
             String(repeating: "─", count: 80),
@@ -95,9 +95,9 @@ struct RenderTests {
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
         // The sheet's buttons are clickable.
-        let confirm = canvas.lines[13].distance(of: "[ Confirm")
-        #expect(canvas.target(atX: confirm + 2, y: 13) == .confirm)
-        #expect(canvas.target(atX: confirm + 20, y: 13) == .cancel)
+        let confirm = canvas.lines[14].distance(of: "[ Confirm")
+        #expect(canvas.target(atX: confirm + 2, y: 14) == .confirm)
+        #expect(canvas.target(atX: confirm + 20, y: 14) == .cancel)
     }
 
     @Test("the already-purchased sheet asks to get it again for free")

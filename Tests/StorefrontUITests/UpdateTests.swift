@@ -103,7 +103,7 @@ struct UpdateTests {
     @Test("pending and cancelled purchases say so")
     func pendingAndCancelled() {
         var state = loadedState()
-        _ = update(&state, .purchased(productID: swiftShopping, .pending))
+        _ = update(&state, .purchased(productID: swiftShopping, .pending(.askToBuy)))
         #expect(state.sheet.map { if case .alert(let title, _) = $0 { title } else { "" } } == "Purchase Pending")
         _ = update(&state, .key(.escape))
         _ = update(&state, .purchased(productID: swiftShopping, .userCancelled))

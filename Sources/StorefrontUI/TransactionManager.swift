@@ -1,0 +1,183 @@
+import Foundation
+import StoreEngine
+
+// The Transaction Manager screen (t): the account's history, newest first, and
+// what a tester does to it — approve, decline, resolve, refund, delete, and buy
+// from outside the app — as Xcode's Transaction Manager offers.
+
+/// Where the manager's parts go for a screen size.
+struct ManagerLayout {
+    let listTop = 4
+    let listHeight: Int
+    /// The line that says what the selected transaction allows.
+    let detailRow: Int
+    let statusRow: Int
+
+    init(_ size: Size) {
+        statusRow = size.rows - 2
+        detailRow = size.rows - 3
+        listHeight = max(0, detailRow - 1 - listTop)
+    }
+}
+
+// MARK: - Keys
+
+func managerKey(_ state: inout State, _ key: Key) -> [Effect] {
+    let count = state.manager.transactions?.count ?? 0
+    let page = max(1, ManagerLayout(state.size).listHeight - 1)
+    var effects: [Effect] = []
+    switch key {
+    case .up, .character("k"): selectTransaction(&state, state.manager.selection - 1)
+    case .down, .character("j"): selectTransaction(&state, state.manager.selection + 1)
+    case .pageUp: selectTransaction(&state, state.manager.selection - page)
+    case .pageDown: selectTransaction(&state, state.manager.selection + page)
+    case .home, .character("g"): selectTransaction(&state, 0)
+    case .end, .character("G"): selectTransaction(&state, count - 1)
+    case .character("a"): effects = act(&state, StoreCommand.approve, when: { $0.isWaiting(for: .askToBuy) },
+                                        otherwise: "Approve needs a purchase waiting for Ask to Buy")
+    case .character("d"): effects = act(&state, StoreCommand.decline, when: { $0.isWaiting(for: .askToBuy) },
+                                        otherwise: "Decline needs a purchase waiting for Ask to Buy")
+    case .character("v"): effects = act(&state, StoreCommand.resolve, when: { $0.isWaiting(for: .interrupted) },
+                                        otherwise: "Resolve needs an interrupted purchase")
+    case .character("f"): effects = act(&state, StoreCommand.refund, when: { $0.status == .purchased && $0.revocationDate == nil },
+                                        otherwise: "Refund needs a purchased transaction that is not refunded")
+    case .character("x"):
+        if let selected = state.manager.selected { state.sheet = .confirmCommand(.delete(selected.id)) }
+    case .character("o"):
+        if !state.products.isEmpty { state.sheet = .outsidePurchase(selection: state.selection) }
+    case .character("l"): state.showLog.toggle()
+    case .character("?"), .character("h"): state.sheet = .help
+    default: break
+    }
+    return effects
+}
+
+private func act(_ state: inout State, _ command: (Int64) -> StoreCommand, when allowed: (Transaction) -> Bool,
+                 otherwise message: String) -> [Effect] {
+    guard let selected = state.manager.selected else { return [] }
+    guard allowed(selected) else {
+        state.flash = message
+        return []
+    }
+    return run(command(selected.id), &state)
+}
+
+/// Moves the cursor and scrolls the list so it stays on screen.
+func selectTransaction(_ state: inout State, _ index: Int) {
+    let count = state.manager.transactions?.count ?? 0
+    state.manager.selection = min(max(0, index), max(0, count - 1))
+    let height = ManagerLayout(state.size).listHeight
+    guard height > 0 else { return }
+    if state.manager.selection < state.manager.scroll { state.manager.scroll = state.manager.selection }
+    if state.manager.selection >= state.manager.scroll + height {
+        state.manager.scroll = state.manager.selection - height + 1
+    }
+    state.manager.scroll = max(0, min(state.manager.scroll, max(0, count - height)))
+}
+
+extension Transaction {
+    func isWaiting(for reason: PendingReason) -> Bool { status == .pending && pendingReason == reason }
+
+    /// The manager's state column: purchased, pending (Ask to Buy), refunded, …
+    var managerState: String {
+        if revocationDate != nil { return "refunded" }
+        if !verification.isVerified { return "unverified" }
+        switch status {
+        case .pending: return pendingReason == .interrupted ? "pending (interrupted)" : "pending (Ask to Buy)"
+        case .declined: return "declined"
+        case .purchased: return isUpgraded ? "upgraded" : isFinished ? "purchased" : "purchased, unfinished"
+        }
+    }
+
+    /// What the tester can do with it, for the line under the list.
+    var managerHint: String {
+        if status == .pending {
+            return pendingReason == .interrupted ? "v resolve (complete it)  x delete" : "a approve  d decline  x delete"
+        }
+        if status == .purchased, revocationDate == nil { return "f refund  x delete" }
+        return "x delete"
+    }
+}
+
+// MARK: - Drawing
+
+func drawManager(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) {
+    let layout = ManagerLayout(state.size)
+    let count = state.manager.transactions?.count
+    canvas.put("Transaction Manager", x: 2, y: 1, style: Style(bold: true, color: .yellow))
+    canvas.put(" \(state.glyphs.dot) \(state.account)" + (count.map { " \(state.glyphs.dot) \($0) transaction\($0 == 1 ? "" : "s"), newest first" } ?? ""),
+               x: 21, y: 1, limit: canvas.width - 22)
+    rule(2, state, into: &canvas)
+    guard let transactions = state.manager.transactions else {
+        canvas.put("\(spinner(state)) Loading transactions…", x: 2, y: layout.listTop)
+        return
+    }
+    // Columns shrink from the right: EXPIRES, then PURCHASED, give way to the product.
+    let dateWidth = 16
+    let showExpires = canvas.width >= 96
+    let showPurchased = canvas.width >= 72
+    let stateWidth = 21
+    let idX = 2, productX = 14
+    let fixed = 2 + stateWidth + (showPurchased ? 2 + dateWidth : 0) + (showExpires ? 2 + dateWidth : 0) + 1
+    let productWidth = max(8, canvas.width - productX - fixed)
+    let purchasedX = productX + productWidth + 2
+    let stateX = purchasedX + (showPurchased ? dateWidth + 2 : 0)
+    let expiresX = stateX + stateWidth + 2
+    canvas.put("ID", x: idX, y: 3, style: dim)
+    canvas.put("PRODUCT", x: productX, y: 3, style: dim)
+    if showPurchased { canvas.put("PURCHASED", x: purchasedX, y: 3, style: dim) }
+    canvas.put("STATE", x: stateX, y: 3, style: dim)
+    if showExpires { canvas.put("EXPIRES", x: expiresX, y: 3, style: dim) }
+
+    if transactions.isEmpty {
+        canvas.put("No transactions for this tester yet. Buy on the paywall (p), or press o to buy from outside the app.",
+                   x: 2, y: layout.listTop, limit: canvas.width - 3, style: dim)
+    }
+    for (offset, transaction) in transactions.dropFirst(state.manager.scroll).prefix(layout.listHeight).enumerated() {
+        let index = state.manager.scroll + offset
+        let row = layout.listTop + offset
+        let selected = index == state.manager.selection
+        let base = selected ? Style(reverse: true) : .plain
+        if selected {
+            canvas.put(String(repeating: " ", count: canvas.width), x: 0, y: row, style: base)
+            canvas.put(state.glyphs.pointer, x: 0, y: row, style: Style(bold: true, reverse: true))
+        }
+        let name = state.products.first { $0.id == transaction.productID }?.displayName ?? transaction.productID
+        canvas.put(String(transaction.id), x: idX, y: row, style: base)
+        canvas.put(TerminalText.truncated(name, to: productWidth), x: productX, y: row, style: base)
+        if showPurchased { canvas.put(shortDate(transaction.purchaseDate, timeZone), x: purchasedX, y: row, style: base) }
+        var stateStyle = base
+        switch transaction.managerState {
+        case "refunded", "unverified", "declined": stateStyle.color = .red
+        case let text where text.hasPrefix("pending"): stateStyle.color = .yellow
+        default: break
+        }
+        canvas.put(transaction.managerState, x: stateX, y: row, limit: stateWidth, style: stateStyle)
+        if showExpires, let expiration = transaction.expirationDate {
+            canvas.put(shortDate(expiration, timeZone), x: expiresX, y: row, style: base)
+        }
+        canvas.addHotspot(x: 0, y: row, width: canvas.width, target: .row(index))
+    }
+    if state.manager.scroll > 0 { canvas.put(state.glyphs.up, x: canvas.width - 2, y: layout.listTop, style: dim) }
+    if state.manager.scroll + layout.listHeight < transactions.count {
+        canvas.put(state.glyphs.down, x: canvas.width - 2, y: layout.listTop + layout.listHeight - 1, style: dim)
+    }
+    rule(layout.detailRow - 1, state, into: &canvas)
+    if let selected = state.manager.selected {
+        var detail = "tx \(selected.id)"
+        if let reason = selected.revocationReason { detail += " \(state.glyphs.dot) refunded (\(reason.rawValue))" }
+        if case .unverified(let reason) = selected.verification { detail += " \(state.glyphs.dot) \(reason)" }
+        detail += "  \(state.glyphs.dot)  \(selected.managerHint)"
+        canvas.put(detail, x: 2, y: layout.detailRow, limit: canvas.width - 3)
+    }
+    drawStatus(state, row: layout.statusRow, into: &canvas)
+}
+
+/// "2026-11-30 14:02" in the screen's time zone.
+func shortDate(_ date: Date, _ timeZone: TimeZone) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+    let two = { (value: Int?) in (value ?? 0) < 10 ? "0\(value ?? 0)" : "\(value ?? 0)" }
+    return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) \(two(parts.hour)):\(two(parts.minute))"
+}
