@@ -11,7 +11,7 @@ final class Ledger {
     /// `PRAGMA application_id` of every store file: "SFRT".
     static let applicationID: Int32 = 0x5346_5254
     /// The newest schema this build reads and writes.
-    static let schemaVersion: Int64 = 2
+    static let schemaVersion: Int64 = 3
     /// Transaction ids start above this, like the long ids Apple hands out.
     static let firstTransactionID: Int64 = 2_000_000_000
 
@@ -119,6 +119,7 @@ final class Ledger {
                 let current = try db.scalar("PRAGMA user_version") ?? 0
                 if current < 1 { try createSchema() }
                 if current == 1 { try Self.migrate1to2(db) }
+                if (1...2).contains(current) { try Self.migrate2to3(db) }
             }
         } catch let error as StoreFileError {
             throw error
@@ -187,13 +188,15 @@ final class Ledger {
                 status TEXT NOT NULL,
                 finished INTEGER NOT NULL DEFAULT 0,     -- the App Store's record that the app called finish()
                 jws TEXT,                                -- the signed transaction; NULL while pending
-                pending_reason TEXT                      -- askToBuy or interrupted, while status is pending
+                pending_reason TEXT,                     -- askToBuy or interrupted, while status is pending
+                offer_id TEXT                            -- the promotional offer redeemed
             );
             CREATE TABLE signing_key (
                 id INTEGER PRIMARY KEY CHECK (id = 1),
                 private_key TEXT NOT NULL                -- PKCS#8 PEM of the ES256 key that signs transactions
             );
             CREATE INDEX transactions_by_account ON transactions (account, product_id);
+            \(Self.subscriptionsTable)
             CREATE TABLE settings (
                 account TEXT NOT NULL,                   -- '' for settings of the whole store
                 name TEXT NOT NULL,
@@ -235,6 +238,30 @@ final class Ledger {
             """)
     }
 
+    /// Schema 3 adds promotional offers and each subscription group's renewal state.
+    private static func migrate2to3(_ db: SQLiteDatabase) throws(SQLiteError) {
+        try db.execute("""
+            ALTER TABLE transactions ADD COLUMN offer_id TEXT;
+            \(subscriptionsTable)
+            PRAGMA user_version = 3;
+            """)
+    }
+
+    /// What the App Store knows of each subscription beyond its transactions.
+    private static let subscriptionsTable = """
+        CREATE TABLE subscriptions (
+            account TEXT NOT NULL,
+            group_id TEXT NOT NULL,
+            original_id INTEGER NOT NULL,            -- the subscription's first transaction: renewals share it
+            will_auto_renew INTEGER NOT NULL DEFAULT 1,
+            auto_renew_product_id TEXT NOT NULL,     -- what renews next: a downgrade waits here
+            expiration_reason TEXT,                  -- autoRenewDisabled, billingError, …
+            billing_retry_since INTEGER,             -- ms: the renewal that failed, while retrying
+            grace_until INTEGER,                     -- ms: the end of the billing grace period
+            PRIMARY KEY (account, group_id)
+        ) WITHOUT ROWID;
+        """
+
     /// Changes whenever another connection commits: cheap to poll.
     func dataVersion() throws(SQLiteError) -> Int64 {
         try db.scalar("PRAGMA data_version") ?? 0
@@ -256,7 +283,7 @@ final class Ledger {
         id, original_id, account, product_id, product_type, purchase_date, original_purchase_date,
         expiration_date, revocation_date, revocation_reason, is_upgraded, ownership_type, quantity,
         app_account_token, environment, storefront, currency, price, reason, subscription_group_id,
-        offer_type, status, finished, jws, pending_reason
+        offer_type, status, finished, jws, pending_reason, offer_id
         """
 
     /// A transaction row, verified: its JWS must carry a valid signature of this
@@ -310,7 +337,8 @@ final class Ledger {
             account: row.text(2),
             status: Transaction.Status(rawValue: row.text(21)) ?? .pending,
             isFinished: row.bool(22),
-            pendingReason: row.optionalText(24).flatMap(Transaction.PendingReason.init(rawValue:)))
+            pendingReason: row.optionalText(24).flatMap(Transaction.PendingReason.init(rawValue:)),
+            offerID: row.optionalText(25))
     }
 
     /// Stores a new transaction and returns it with its id (and, for a first
@@ -321,8 +349,8 @@ final class Ledger {
             INSERT INTO transactions (original_id, account, product_id, product_type, purchase_date,
                 original_purchase_date, expiration_date, revocation_date, revocation_reason, is_upgraded,
                 ownership_type, quantity, app_account_token, environment, storefront, currency, price,
-                reason, subscription_group_id, offer_type, status, finished, pending_reason)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                reason, subscription_group_id, offer_type, status, finished, pending_reason, offer_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             transaction.originalID, transaction.account, transaction.productID, transaction.productType.rawValue,
             transaction.purchaseDate.milliseconds, transaction.originalPurchaseDate.milliseconds,
@@ -332,7 +360,7 @@ final class Ledger {
             transaction.environment.rawValue, transaction.storefront, transaction.currency,
             DecimalText.format(transaction.price), transaction.reason.rawValue, transaction.subscriptionGroupID,
             transaction.offerType?.rawValue, transaction.status.rawValue, transaction.isFinished,
-            transaction.pendingReason?.rawValue)
+            transaction.pendingReason?.rawValue, transaction.offerID)
         stored.id = try db.scalar("SELECT last_insert_rowid()") ?? 0
         if stored.originalID == 0 {
             stored.originalID = stored.id
@@ -392,14 +420,14 @@ final class Ledger {
         try db.run("""
             UPDATE transactions SET purchase_date = ?, original_purchase_date = ?, expiration_date = ?,
                 revocation_date = ?, revocation_reason = ?, is_upgraded = ?, storefront = ?, currency = ?, price = ?,
-                offer_type = ?, status = ?, pending_reason = ?, jws = NULL
+                offer_type = ?, offer_id = ?, status = ?, pending_reason = ?, jws = NULL
             WHERE id = ?
             """,
             transaction.purchaseDate.milliseconds, transaction.originalPurchaseDate.milliseconds,
             transaction.expirationDate?.milliseconds, transaction.revocationDate?.milliseconds,
             transaction.revocationReason?.rawValue, transaction.isUpgraded, transaction.storefront,
             transaction.currency, DecimalText.format(transaction.price), transaction.offerType?.rawValue,
-            transaction.status.rawValue, transaction.pendingReason?.rawValue, transaction.id)
+            transaction.offerID, transaction.status.rawValue, transaction.pendingReason?.rawValue, transaction.id)
         if transaction.status == .purchased { try sign(transaction.id) }
         return try self.transaction(id: transaction.id) ?? transaction
     }
@@ -440,6 +468,48 @@ final class Ledger {
     func markFinished(_ id: Int64) throws(SQLiteError) -> Bool {
         try db.run("UPDATE transactions SET finished = 1 WHERE id = ? AND finished = 0", id)
         return db.changes > 0
+    }
+
+    // MARK: - Subscriptions
+
+    /// Each subscription group's renewal state for an account.
+    func subscriptionStates(account: String) throws(SQLiteError) -> [SubscriptionRecord] {
+        try db.rows("""
+            SELECT group_id, original_id, will_auto_renew, auto_renew_product_id, expiration_reason,
+                   billing_retry_since, grace_until
+            FROM subscriptions WHERE account = ? ORDER BY group_id
+            """, account) { row in
+            SubscriptionRecord(
+                groupID: row.text(0), originalID: row.int64(1), willAutoRenew: row.bool(2),
+                autoRenewProductID: row.text(3), expirationReason: row.optionalText(4),
+                billingRetrySince: row.optionalInt64(5).map(Date.init(milliseconds:)),
+                graceUntil: row.optionalInt64(6).map(Date.init(milliseconds:)))
+        }
+    }
+
+    /// Every account with a subscription, for renewals made across the store.
+    func subscribedAccounts() throws(SQLiteError) -> [String] {
+        try db.rows("SELECT DISTINCT account FROM subscriptions ORDER BY account") { $0.text(0) }
+    }
+
+    func saveSubscription(_ record: SubscriptionRecord, account: String) throws(SQLiteError) {
+        try db.run("""
+            INSERT OR REPLACE INTO subscriptions (account, group_id, original_id, will_auto_renew, auto_renew_product_id,
+                expiration_reason, billing_retry_since, grace_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, account, record.groupID, record.originalID, record.willAutoRenew, record.autoRenewProductID,
+            record.expirationReason, record.billingRetrySince?.milliseconds, record.graceUntil?.milliseconds)
+    }
+
+    /// The newest transaction of a subscription (renewals included).
+    func latestTransaction(originalID: Int64) throws(SQLiteError) -> Transaction? {
+        try db.rows("SELECT \(Self.columns) FROM transactions WHERE original_id = ? AND status = 'purchased' ORDER BY id DESC LIMIT 1",
+                    originalID, as: transaction).first
+    }
+
+    /// How many transactions of a subscription used an offer of this type (periods of a pay-as-you-go offer).
+    func offerPeriods(originalID: Int64, type: Transaction.OfferType, since: Int64) throws(SQLiteError) -> Int {
+        Int(try db.scalar("SELECT count(*) FROM transactions WHERE original_id = ? AND offer_type = ? AND id >= ?",
+                          originalID, type.rawValue, since) ?? 0)
     }
 
     // MARK: - App side
@@ -515,14 +585,14 @@ final class Ledger {
             // Deleting the app wipes what the device knows, for every account signed in on it.
             try db.execute("DELETE FROM app_owned; DELETE FROM app_balances;")
         case .account:
-            for table in ["transactions", "settings", "events", "app_owned", "app_balances"] {
+            for table in ["transactions", "settings", "events", "app_owned", "app_balances", "subscriptions"] {
                 try db.run("DELETE FROM \(table) WHERE account = ?", account)
             }
             try db.run("DELETE FROM accounts WHERE name = ?", account)
         case .all:
             // The id sequence is kept, so no transaction id is ever handed out twice.
             try db.execute("""
-                DELETE FROM transactions; DELETE FROM settings; DELETE FROM events;
+                DELETE FROM transactions; DELETE FROM settings; DELETE FROM events; DELETE FROM subscriptions;
                 DELETE FROM app_owned; DELETE FROM app_balances; DELETE FROM accounts;
                 """)
         }

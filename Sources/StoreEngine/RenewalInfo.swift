@@ -15,6 +15,12 @@ public struct RenewalInfo: Sendable, Hashable {
     public var environment: Transaction.AppStoreEnvironment
     public var currency: String
     public var renewalPrice: Decimal
+    /// Why it expired, once it has (`expirationReason`).
+    public var expirationReason: ExpirationReason? = nil
+    /// Whether the App Store is retrying a failed renewal.
+    public var isInBillingRetry = false
+    /// The end of the billing grace period, while in it.
+    public var gracePeriodExpirationDate: Date? = nil
     public var jwsRepresentation: String?
 
     /// The JWS payload, with the names of Apple's `JWSRenewalInfoDecodedPayload`.
@@ -30,6 +36,9 @@ public struct RenewalInfo: Sendable, Hashable {
             "environment": .string(environment.appStoreName),
             "currency": .string(currency),
             "renewalPrice": .integer(NSDecimalNumber(decimal: renewalPrice * 1000).int64Value),
+            "expirationIntent": expirationReason.map { .integer($0.appStoreCode) },
+            "isInBillingRetryPeriod": isInBillingRetry ? .bool(true) : nil,
+            "gracePeriodExpiresDate": gracePeriodExpirationDate.map { .integer($0.milliseconds) },
         ])
     }
 }

@@ -54,6 +54,16 @@ extension SettingDefinition {
         error("verificationError", [.verificationError],
               "purchased transactions reach the app unverified with this error"),
         SettingDefinition(
+            name: "timeRate", scope: .store, defaultValue: TimeRate.realTime.rawValue,
+            summary: "how fast the store's clock runs: realTime, monthlyRenewalEvery…, oneRenewalEvery…",
+            normalize: { value, _ in TimeRate.allCases.first { $0.rawValue.lowercased() == value.lowercased() }?.rawValue },
+            allowed: { _ in TimeRate.allCases.map(\.rawValue).joined(separator: ", ") },
+            listChoices: { _ in TimeRate.allCases.map(\.rawValue) }),
+        flag("billingIssues", .store, default: false,
+             "renewals fail to bill: the subscription enters billing retry (or grace) until it is false again"),
+        flag("gracePeriod", .store, default: false,
+             "a failed renewal keeps access for Apple's grace period (6 days weekly, 16 longer) before retry"),
+        SettingDefinition(
             name: "storefront", scope: .store, defaultValue: "",
             summary: "the App Store country (alpha-3 code from the catalog); prices and currency follow",
             normalize: { value, catalog in catalog.storefront(value.uppercased())?.countryCode },

@@ -15,7 +15,7 @@ public actor Store {
     public nonisolated let account: String
     /// The store file's path.
     public nonisolated let path: String
-    private let ledger: Ledger
+    let ledger: Ledger
     private nonisolated let ledgerPublicKeyPEM: String
     /// The store runs on a queue of its own: SQLite waits for locks and fsync
     /// block, and must not hold up Swift's small cooperative thread pool.
@@ -24,7 +24,8 @@ public actor Store {
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         executor.asUnownedSerialExecutor()
     }
-    private let now: @Sendable () -> Date
+    /// Real time; the store's own time (``currentTime()``) is derived from it by the clock settings.
+    let now: @Sendable () -> Date
 
     /// Opens (or creates) the store file at `path` for `account`.
     /// - Parameters:
@@ -83,8 +84,9 @@ public actor Store {
     /// (Ask to Buy, interrupted purchases, simulated errors, offline, latency) apply,
     /// unless `outcome` chooses how this one purchase ends.
     public func purchase(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
-                         outcome: PurchaseOutcome? = nil) async throws -> PurchaseResult {
-        try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken, outcome: outcome).result
+                         offerID: String? = nil, outcome: PurchaseOutcome? = nil) async throws -> PurchaseResult {
+        try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
+                               outcome: outcome).result
     }
 
     /// What an app does on a Buy tap: purchase, then deliver and ``finish(_:)`` a
@@ -93,11 +95,15 @@ public actor Store {
     /// Throws ``StoreError/failedVerification(_:transactionID:)`` when the transaction
     /// arrives unverified; it is then left unfinished, as an app that checks verification leaves it.
     public func purchaseAndFinish(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
-                                  outcome: PurchaseOutcome? = nil) async throws -> AppPurchase {
+                                  offerID: String? = nil, outcome: PurchaseOutcome? = nil) async throws -> AppPurchase {
         let purchase = try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken,
-                                              outcome: outcome)
+                                              offerID: offerID, outcome: outcome)
         guard case .success(let transaction) = purchase.result else {
             return AppPurchase(result: purchase.result, alreadyOwned: false, isFinished: false)
+        }
+        if let note = purchase.note, purchase.verificationError == nil, transaction.productID != productID {
+            // A scheduled downgrade: nothing new to deliver now.
+            return AppPurchase(result: purchase.result, alreadyOwned: false, isFinished: transaction.isFinished, note: note)
         }
         if let error = purchase.verificationError {
             throw StoreError.failedVerification(error, transactionID: transaction.id)
@@ -107,14 +113,16 @@ public actor Store {
         }
         try finish(transaction)
         let delivered = try ledger.transaction(id: transaction.id) ?? transaction
-        return AppPurchase(result: .success(delivered), alreadyOwned: purchase.alreadyOwned, isFinished: true)
+        return AppPurchase(result: .success(delivered), alreadyOwned: purchase.alreadyOwned, isFinished: true,
+                           note: purchase.note)
     }
 
     /// Records a purchase made outside the app (on another device, or a promoted
     /// purchase): the App Store has it, the app gets it as an update, unfinished.
     /// The purchase conditions of this device (Ask to Buy, errors, offline) do not apply.
     public func purchaseOutsideApp(_ productID: String, quantity: Int = 1) async throws -> PurchaseResult {
-        try await makePurchase(productID, quantity: quantity, appAccountToken: nil, outcome: .succeed, outside: true).result
+        try await makePurchase(productID, quantity: quantity, appAccountToken: nil, offerID: nil, outcome: .succeed,
+                               outside: true).result
     }
 
     private struct Purchase {
@@ -122,12 +130,15 @@ public actor Store {
         var alreadyOwned = false
         /// A simulated `verificationError` the transaction reached the app with.
         var verificationError: SimulatedError?
+        /// What else happened: an upgrade at once, a downgrade waiting for the renewal.
+        var note: String?
     }
 
-    private func makePurchase(_ productID: String, quantity: Int, appAccountToken: UUID?,
+    private func makePurchase(_ productID: String, quantity: Int, appAccountToken: UUID?, offerID: String?,
                               outcome chosen: PurchaseOutcome?, outside: Bool = false) async throws -> Purchase {
         if !outside { try await simulateLatency() }
-        let date = now()
+        try processRenewals()
+        let date = try currentTime()
         let outcome: Result<Purchase, StoreError> = try ledger.db.transaction {
             try ledger.ensureAccount(account, at: date)
             try ledger.log(.purchasing, account: account, productID: productID, at: date)
@@ -145,6 +156,18 @@ public actor Store {
                 return try fail(.invalidQuantity(quantity))
             }
             guard try setting(named: "canMakePayments") == "true" else { return try fail(.paymentNotAllowed) }
+            if let offerID {
+                guard let terms = item.subscription, terms.offers.contains(where: { $0.kind == .promotional && $0.id == offerID })
+                else {
+                    return try fail(.purchaseError(.invalidOfferIdentifier,
+                                                   reason: "\(productID) has no promotional offer \"\(offerID)\""))
+                }
+                // Promotional offers are for people who subscribe, or once subscribed, in the group.
+                guard try !isEligibleForIntroOffer(groupID: terms.groupID) else {
+                    return try fail(.purchaseError(.ineligibleForOffer,
+                                                   reason: "promotional offers are for current and lapsed subscribers of the group"))
+                }
+            }
 
             var outcome = chosen ?? .succeed
             var cause = "chosen for this purchase"
@@ -169,13 +192,13 @@ public actor Store {
                 return try fail(.simulated(error, cause: cause))
             case .askToBuy:
                 return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
-                                                   pending: .askToBuy, at: date))
+                                                   offerID: offerID, pending: .askToBuy, at: date))
             case .interrupt:
                 return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
-                                                   pending: .interrupted, at: date))
+                                                   offerID: offerID, pending: .interrupted, at: date))
             case .succeed:
                 return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
-                                                   pending: nil, outside: outside, at: date))
+                                                   offerID: offerID, pending: nil, outside: outside, at: date))
             }
         }
         return try outcome.get()
@@ -187,12 +210,20 @@ public actor Store {
     }
 
     /// The purchase itself, inside the write transaction.
-    private func commitPurchase(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?,
+    private func commitPurchase(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, offerID: String?,
                                 pending: Transaction.PendingReason?, outside: Bool = false,
                                 at date: Date) throws -> Purchase {
         let history = try ledger.transactions(account: account, productID: item.id)
-        let active = history.first { $0.isActive(at: date) }
+        let inGrace = try transactionsInGrace(at: date)
+        let active = history.first { $0.isActive(at: date) } ?? inGrace.first { $0.productID == item.id }
         if let active, item.type == .nonConsumable || item.type == .autoRenewable {
+            if let terms = item.subscription,
+               var record = try ledger.subscriptionStates(account: account).first(where: { $0.groupID == terms.groupID }),
+               !record.willAutoRenew || record.autoRenewProductID != item.id {
+                // Subscribing again to the current product turns auto-renew back on and cancels a waiting change.
+                (record.willAutoRenew, record.autoRenewProductID, record.expirationReason) = (true, item.id, nil)
+                try ledger.saveSubscription(record, account: account)
+            }
             // Already owned: StoreKit hands back the existing transaction for free.
             try ledger.recordOwned(account: account, productID: item.id, transactionID: active.id)
             try ledger.log(.restored, account: account, productID: item.id, transactionID: active.id,
@@ -202,9 +233,10 @@ public actor Store {
 
         if let pending {
             // Nothing is charged or granted yet: the record waits for approval or an action.
-            var draft = try draftTransaction(item, quantity: quantity, appAccountToken: appAccountToken, at: date,
-                                             applyingToGroup: false)
+            var draft = try draftTransaction(item, quantity: quantity, appAccountToken: appAccountToken, at: date)
+            // The offer chosen is kept for the approval; what it grants is decided then.
             (draft.status, draft.pendingReason, draft.expirationDate, draft.offerType) = (.pending, pending, nil, nil)
+            draft.offerID = offerID
             let stored = try ledger.insert(draft)
             switch pending {
             case .askToBuy:
@@ -217,25 +249,81 @@ public actor Store {
             return Purchase(result: .pending(stored))
         }
 
-        let draft = try draftTransaction(item, quantity: quantity, appAccountToken: appAccountToken, at: date,
-                                         applyingToGroup: true)
-        var stored = try ledger.insert(draft)
+        let completed = try complete(item, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID, at: date)
+        guard var stored = completed.transaction else {
+            return Purchase(result: .success(completed.current!), note: completed.note)
+        }
         let verificationError = outside ? nil : try takeSimulatedError("verificationError")?.error
-        var detail = outside ? "purchased outside the app" : ""
+        var detail = [outside ? "purchased outside the app" : nil, completed.note].compactMap { $0 }.joined(separator: "; ")
         if let verificationError {
             stored.verification = .unverified(reason: "\(verificationError.rawValue) (simulated by verificationError)")
             detail = "reached the app unverified: \(verificationError.rawValue) (simulated)"
         }
         try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id, detail: detail, at: date)
-        return Purchase(result: .success(stored), verificationError: verificationError)
+        return Purchase(result: .success(stored), verificationError: verificationError, note: completed.note)
+    }
+
+    /// Completes a purchase at `date` (a new one, or an approved or resolved pending one):
+    /// adds or finalizes its transaction, and for a subscription applies the group's rules.
+    /// Within a group (level 1 the highest) an upgrade takes effect at once and the old
+    /// transaction is marked upgraded; a downgrade, or a crossgrade to another period,
+    /// waits for the next renewal and adds no transaction (`current` is the subscription kept).
+    private func complete(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, offerID: String?,
+                          replacing pending: Transaction? = nil, at date: Date)
+        throws -> (transaction: Transaction?, current: Transaction?, note: String?) {
+        var draft = try draftTransaction(item, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID, at: date)
+        guard let terms = item.subscription else {
+            return (try store(draft, replacing: pending), nil, nil)
+        }
+        var record = try ledger.subscriptionStates(account: account).first { $0.groupID == terms.groupID }
+        var note: String?
+        let inGrace = Set(try transactionsInGrace(at: date).map(\.id))
+        if let existing = record, let current = try ledger.latestTransaction(originalID: existing.originalID),
+           current.revocationDate == nil, current.isActive(at: date) || inGrace.contains(current.id),
+           let currentTerms = catalog.product(id: current.productID)?.subscription {
+            let immediate = terms.level < currentTerms.level
+                || (terms.level == currentTerms.level && terms.period == currentTerms.period)
+            if !immediate {
+                // Downgrade, or crossgrade to another period: from the next renewal on.
+                record?.autoRenewProductID = item.id
+                record?.willAutoRenew = true
+                try ledger.saveSubscription(record!, account: account)
+                if let pending { try ledger.delete(transactionID: pending.id) }
+                let when = current.expirationDate.map { String($0.formatted(.iso8601).prefix(10)) } ?? "the next renewal"
+                let change = terms.level > currentTerms.level ? "downgrade" : "crossgrade"
+                let message = "\(change) to \(item.id) takes effect at the next renewal, \(when)"
+                try ledger.log(.purchased, account: account, productID: item.id, transactionID: current.id, detail: message, at: date)
+                return (nil, current, message)
+            }
+            try ledger.markUpgraded(current.id)
+            note = "\(terms.level < currentTerms.level ? "upgrade" : "crossgrade") from \(current.productID) at once; the unused part of \(current.id) is refunded pro rata"
+        }
+        if let existing = record {
+            // Upgrades and resubscriptions keep the subscription's original transaction.
+            draft.originalID = existing.originalID
+            draft.originalPurchaseDate = try ledger.transaction(id: existing.originalID)?.originalPurchaseDate ?? date
+        }
+        let stored = try store(draft, replacing: pending)
+        record = SubscriptionRecord(groupID: terms.groupID, originalID: stored.originalID, willAutoRenew: true,
+                                    autoRenewProductID: item.id, expirationReason: nil, billingRetrySince: nil, graceUntil: nil)
+        try ledger.saveSubscription(record!, account: account)
+        return (stored, nil, note)
+    }
+
+    /// Inserts a new transaction, or turns a pending one into it (same id).
+    private func store(_ draft: Transaction, replacing pending: Transaction?) throws -> Transaction {
+        guard let pending else { return try ledger.insert(draft) }
+        var transaction = draft
+        transaction.id = pending.id
+        if transaction.originalID == 0 { transaction.originalID = pending.originalID }
+        return try ledger.update(transaction)
     }
 
     /// A new transaction for `item` bought at `date`, priced in the current storefront:
     /// a non-renewing subscription extends the current period, a subscription gets
-    /// its introductory offer when eligible. With `applyingToGroup`, the subscription
-    /// it replaces in its group is marked upgraded (inside the caller's write transaction).
-    private func draftTransaction(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, at date: Date,
-                                  applyingToGroup: Bool) throws -> Transaction {
+    /// its introductory offer when eligible, or the promotional offer `offerID`.
+    private func draftTransaction(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, offerID: String? = nil,
+                                  at date: Date) throws -> Transaction {
         let storefront = try storefront()
         let product = catalog.product(from: item, in: storefront)
         var transaction = Transaction(
@@ -258,21 +346,13 @@ public actor Store {
             transaction.expirationDate = item.duration?.after(start)
         case .autoRenewable:
             let terms = item.subscription!
-            let groupHistory = try groupTransactions(terms.groupID)
-            if let offer = terms.introductoryOffer,
-               !groupHistory.contains(where: { $0.offerType == .introductory && $0.status == .purchased }) {
-                // Eligible once per group per account.
-                transaction.offerType = .introductory
-                transaction.price = offer.price
+            transaction.expirationDate = terms.period.after(date)
+            let offerType: Transaction.OfferType? = offerID != nil ? .promotional
+                : try isEligibleForIntroOffer(groupID: terms.groupID) ? .introductory : nil
+            if let offerType, let offer = offerTerms(item, type: offerType, id: offerID) {
+                (transaction.offerType, transaction.offerID, transaction.price) = (offerType, offerID, offer.price)
+                // Pay up front covers the whole offer; the other modes one period at a time.
                 transaction.expirationDate = offer.period.after(date)
-            } else {
-                transaction.expirationDate = terms.period.after(date)
-            }
-            if applyingToGroup {
-                // At most one active subscription per group: the one it replaces is marked upgraded.
-                for replaced in groupHistory where replaced.isActive(at: date) {
-                    try ledger.markUpgraded(replaced.id)
-                }
             }
         }
         return transaction
@@ -300,7 +380,7 @@ public actor Store {
         if try setting(named: "offline") == "true" { throw StoreError.simulated(.networkError, cause: "offline is true") }
         if let error = try takeSimulatedError(name) {
             try ledger.db.transaction {
-                try ledger.log(.failed, account: account, productID: "", detail: "\(name): \(Self.logDetail(.simulated(error.error, cause: error.cause)))", at: now())
+                try ledger.log(.failed, account: account, productID: "", detail: "\(name): \(Self.logDetail(.simulated(error.error, cause: error.cause)))", at: try currentTime())
             }
             throw StoreError.simulated(error.error, cause: error.cause)
         }
@@ -336,7 +416,7 @@ public actor Store {
     /// A parent declines an Ask to Buy request: nothing is charged, nothing arrives.
     @discardableResult
     public func decline(_ id: Int64) throws -> Transaction {
-        let date = now()
+        let date = try currentTime()
         return try ledger.db.transaction {
             var transaction = try pending(id, waitingFor: .askToBuy, action: "decline")
             transaction.status = .declined
@@ -349,19 +429,18 @@ public actor Store {
 
     private func complete(_ id: Int64, waitingFor reason: Transaction.PendingReason, action: String,
                           detail: String) throws -> Transaction {
-        let date = now()
+        let date = try currentTime()
         return try ledger.db.transaction {
             let waiting = try pending(id, waitingFor: reason, action: action)
             guard let item = catalog.product(id: waiting.productID) else {
                 throw StoreError.productUnavailable(productID: waiting.productID)
             }
             // Charged and dated now, as the App Store completes it now.
-            var transaction = try draftTransaction(item, quantity: waiting.purchasedQuantity,
-                                                   appAccountToken: waiting.appAccountToken, at: date,
-                                                   applyingToGroup: true)
-            (transaction.id, transaction.originalID) = (waiting.id, waiting.originalID)
-            let stored = try ledger.update(transaction)
-            try ledger.log(.purchased, account: account, productID: item.id, transactionID: id, detail: detail, at: date)
+            let completed = try complete(item, quantity: waiting.purchasedQuantity, appAccountToken: waiting.appAccountToken,
+                                         offerID: waiting.offerID, replacing: waiting, at: date)
+            let stored = completed.transaction ?? completed.current!
+            try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id,
+                           detail: [detail, completed.note].compactMap { $0 }.joined(separator: "; "), at: date)
             return stored
         }
     }
@@ -381,7 +460,7 @@ public actor Store {
     /// consumable is taken from the app's balance (never below zero).
     @discardableResult
     public func refund(_ id: Int64, reason: Transaction.RevocationReason = .other) throws -> Transaction {
-        let date = now()
+        let date = try currentTime()
         return try ledger.db.transaction {
             var transaction = try transaction(id: id)
             guard transaction.status == .purchased, transaction.revocationDate == nil else {
@@ -443,6 +522,7 @@ public actor Store {
     /// each unfinished transaction, unless it arrives unverified (a simulated
     /// `verificationError`) or the app "crashes" first (`finishTransactions` false).
     public func deliverUnfinished() throws -> Delivery {
+        try processRenewals()
         var delivery = Delivery()
         let waiting = try unfinished()
         guard !waiting.isEmpty else { return delivery }
@@ -468,10 +548,11 @@ public actor Store {
     /// each restored product is logged as `restored`. Returns what was restored.
     public func sync() async throws -> [Transaction] {
         try await simulateConditions(errorSetting: "restoreError")
-        let date = now()
+        try processRenewals()
+        let date = try currentTime()
         return try ledger.db.transaction {
             try ledger.ensureAccount(account, at: date)
-            let restored = try ledger.latestRestorableTransactions(account: account).filter { $0.isActive(at: date) }
+            let restored = try entitlements(at: date)
             for transaction in restored {
                 try ledger.recordOwned(account: account, productID: transaction.productID, transactionID: transaction.id)
                 try ledger.log(.restored, account: account, productID: transaction.productID,
@@ -484,29 +565,20 @@ public actor Store {
     /// What the account is entitled to now (`Transaction.currentEntitlements`):
     /// the newest active transaction of each non-consumable and subscription.
     public func currentEntitlements() throws -> [Transaction] {
-        let date = now()
-        return try ledger.latestRestorableTransactions(account: account).filter { $0.isActive(at: date) }
+        try processRenewals()
+        return try entitlements(at: try currentTime())
     }
 
-    /// The signed renewal information of each active auto-renewable subscription,
-    /// by subscription group id. (Auto-renew on; the lifecycle controls come with the clock.)
+    /// The newest active transaction of each product, and subscriptions in their billing grace period.
+    private func entitlements(at date: Date) throws -> [Transaction] {
+        let active = try ledger.latestRestorableTransactions(account: account).filter { $0.isActive(at: date) }
+        let grace = try transactionsInGrace(at: date).filter { graced in !active.contains { $0.productID == graced.productID } }
+        return active + grace
+    }
+
+    /// The signed renewal information of each subscription the account has or had, by group id.
     public func renewalInfo() throws -> [String: RenewalInfo] {
-        let storefront = try storefront()
-        var infos: [String: RenewalInfo] = [:]
-        for transaction in try currentEntitlements() where transaction.productType == .autoRenewable {
-            guard let groupID = transaction.subscriptionGroupID, let item = catalog.product(id: transaction.productID) else {
-                continue
-            }
-            var info = RenewalInfo(
-                originalTransactionID: transaction.originalID, currentProductID: transaction.productID,
-                autoRenewPreference: transaction.productID, willAutoRenew: true,
-                renewalDate: transaction.expirationDate, recentSubscriptionStartDate: transaction.purchaseDate,
-                environment: transaction.environment, currency: storefront.currency,
-                renewalPrice: catalog.product(from: item, in: storefront).price)
-            info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: now()))
-            infos[groupID] = info
-        }
-        return infos
+        Dictionary(uniqueKeysWithValues: try subscriptionStatuses().map { ($0.groupID, $0.renewalInfo) })
     }
 
     /// Whether the account owns this product now: a non-consumable bought and
@@ -517,7 +589,8 @@ public actor Store {
 
     /// The account's whole history (`Transaction.all`), newest first; the newest `limit` only when given.
     public func transactions(limit: Int? = nil) throws -> [Transaction] {
-        try ledger.transactions(account: account, limit: limit)
+        try processRenewals()
+        return try ledger.transactions(account: account, limit: limit)
     }
 
     /// One transaction of this account.
@@ -533,12 +606,13 @@ public actor Store {
     /// Products the app has delivered and believes owned (its local cache,
     /// wiped by `reset app`), each with the transaction that granted it.
     public func ownedProducts() throws -> [String: Transaction] {
-        let date = now()
+        let date = try currentTime()
+        let inGrace = Set(try transactionsInGrace(at: date).map(\.id))
         var owned: [String: Transaction] = [:]
         for (productID, transactionID) in try ledger.owned(account: account) {
             // The cache can be stale (expired, revoked, reset account); the store's record decides.
             if let transaction = try ledger.transaction(id: transactionID), transaction.account == account,
-               transaction.isActive(at: date) {
+               transaction.isActive(at: date) || inGrace.contains(transaction.id) {
                 owned[productID] = transaction
             }
         }
@@ -615,7 +689,11 @@ public actor Store {
             throw SettingError(description: "--once applies to the error settings only, not to \(name)")
         }
         try ledger.db.transaction {
-            try ledger.ensureAccount(account, at: now())
+            try ledger.ensureAccount(account, at: try currentTime())
+            if name == "timeRate" {
+                // The new rate runs from the store time reached so far: time never jumps.
+                try anchorClock(storeTime: try currentTime())
+            }
             try ledger.setSetting(name, account: scopeKey(definition), value: normalized)
             if once, normalized != definition.defaultValue {
                 try ledger.setSetting(name + Self.onceSuffix, account: "", value: "true")
@@ -626,7 +704,7 @@ public actor Store {
         return normalized
     }
 
-    private func setting(named name: String) throws -> String {
+    func setting(named name: String) throws -> String {
         let definition = SettingDefinition.named(name)!
         return try ledger.setting(name, account: scopeKey(definition)) ?? defaultValue(definition)
     }
@@ -659,7 +737,7 @@ public actor Store {
     public func createAccount(_ name: String) throws -> Bool {
         try ledger.db.transaction {
             guard try !ledger.accounts().contains(name) else { return false }
-            try ledger.ensureAccount(name, at: now())
+            try ledger.ensureAccount(name, at: try currentTime())
             return true
         }
     }
@@ -668,7 +746,7 @@ public actor Store {
     /// when new. Returns a store for it; this one keeps its own account.
     public func switchAccount(to name: String) throws -> Store {
         try ledger.db.transaction {
-            try ledger.ensureAccount(name, at: now())
+            try ledger.ensureAccount(name, at: try currentTime())
             try ledger.setSetting(Self.currentAccountSetting, account: "", value: name)
         }
         return try Store(catalog: catalog, path: path, account: name, now: now)

@@ -23,6 +23,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The transaction reached the app unverified (a simulated `verificationError`): the app
     /// does not deliver it and leaves it unfinished, so it is offered again.
     case failedVerification(SimulatedError, transactionID: Int64)
+    /// A `Product.PurchaseError` (or `StoreKitError`) the purchase really ran into, such as an unknown offer id.
+    case purchaseError(SimulatedError, reason: String)
+    /// The account has no subscription in this group.
+    case noSubscription(groupID: String)
     /// The transaction is not in a state that allows the action (approving a purchased one, refunding twice).
     case invalidTransactionState(id: Int64, action: String, state: String)
 
@@ -36,8 +40,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notConsumable: "notConsumable"
         case .transactionNotFound: "transactionNotFound"
         case .notAvailableInStorefront: "notAvailableInStorefront"
-        case .simulated(let error, _), .failedVerification(let error, _): error.rawValue
+        case .simulated(let error, _), .failedVerification(let error, _), .purchaseError(let error, _): error.rawValue
         case .invalidTransactionState: "invalidTransactionState"
+        case .noSubscription: "noSubscription"
         }
     }
 
@@ -47,8 +52,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .paymentNotAllowed: "SKError"
         case .productUnavailable, .invalidQuantity: "Product.PurchaseError"
         case .notAvailableInStorefront: "StoreKitError"
-        case .simulated(let error, _), .failedVerification(let error, _): error.domain.rawValue
-        case .insufficientBalance, .notConsumable, .transactionNotFound, .invalidTransactionState: nil
+        case .simulated(let error, _), .failedVerification(let error, _), .purchaseError(let error, _): error.domain.rawValue
+        case .insufficientBalance, .notConsumable, .transactionNotFound, .invalidTransactionState, .noSubscription: nil
         }
     }
 
@@ -59,7 +64,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .productUnavailable: 5
         case .invalidQuantity: 3  // paymentInvalid
         case .notAvailableInStorefront: 5
-        case .simulated(let error, _), .failedVerification(let error, _): error.skErrorCode
+        case .simulated(let error, _), .failedVerification(let error, _), .purchaseError(let error, _): error.skErrorCode
         default: nil
         }
     }
@@ -87,6 +92,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "Transaction \(id) reached the app unverified (\(error.rawValue), simulated by verificationError); the app does not deliver it and leaves it unfinished."
         case .invalidTransactionState(let id, let action, let state):
             "Cannot \(action) transaction \(id): it is \(state)."
+        case .purchaseError(let error, let reason):
+            "\(error.message) (\(reason))"
+        case .noSubscription(let groupID):
+            "This account has no subscription in the group \"\(groupID)\"."
         }
     }
 

@@ -33,6 +33,8 @@ public struct Transaction: Sendable, Hashable, Identifiable {
     public var isFinished: Bool
     /// Why a pending transaction waits: Ask to Buy, or an interrupted purchase.
     public var pendingReason: PendingReason?
+    /// The promotional offer redeemed (`offerID`), if any.
+    public var offerID: String?
     /// The signed transaction (compact JWS, ES256); nil until the App Store signs it (pending ones are not).
     public var jwsRepresentation: String?
     /// Whether the signature and the stored record agree, as StoreKit's `VerificationResult`.
@@ -53,7 +55,7 @@ public struct Transaction: Sendable, Hashable, Identifiable {
                 purchasedQuantity: Int, appAccountToken: UUID?, environment: AppStoreEnvironment, storefront: String,
                 currency: String, price: Decimal, reason: Reason, subscriptionGroupID: String?, offerType: OfferType?,
                 account: String, status: Status, isFinished: Bool, pendingReason: PendingReason? = nil,
-                jwsRepresentation: String? = nil, verification: Verification = .verified) {
+                offerID: String? = nil, jwsRepresentation: String? = nil, verification: Verification = .verified) {
         self.id = id
         self.originalID = originalID
         self.productID = productID
@@ -78,6 +80,7 @@ public struct Transaction: Sendable, Hashable, Identifiable {
         self.status = status
         self.isFinished = isFinished
         self.pendingReason = pendingReason
+        self.offerID = offerID
         self.jwsRepresentation = jwsRepresentation
         self.verification = verification
     }
@@ -200,6 +203,8 @@ public struct AppPurchase: Sendable, Hashable {
     public var alreadyOwned: Bool
     /// The app delivered and finished the transaction (false when `finishTransactions` is off).
     public var isFinished: Bool
+    /// What else the App Store did: "upgrade from … at once", "downgrade … takes effect at the next renewal".
+    public var note: String? = nil
 }
 
 /// What an app does with the transactions waiting for it at launch or on an update.

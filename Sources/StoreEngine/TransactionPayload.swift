@@ -23,6 +23,7 @@ extension Transaction {
             "revocationReason": revocationReason.map { .integer($0 == .developerIssue ? 1 : 0) },
             "isUpgraded": isUpgraded ? .bool(true) : nil,
             "offerType": offerType.map { .integer($0.appStoreCode) },
+            "offerIdentifier": offerID.map { .string($0) },
             "environment": .string(environment.appStoreName),
             "transactionReason": .string(reason == .renew ? "RENEWAL" : "PURCHASE"),
             "storefront": .string(storefront),

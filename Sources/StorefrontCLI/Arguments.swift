@@ -20,8 +20,8 @@ public enum Command: Equatable, Sendable {
     /// No subcommand: open the paywall.
     case paywall
     case products
-    /// `buy`; `--outcome` chooses how this purchase ends instead of the settings.
-    case buy(productID: String, quantity: Int, outcome: PurchaseOutcome? = nil)
+    /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a promotional offer.
+    case buy(productID: String, quantity: Int, outcome: PurchaseOutcome? = nil, offerID: String? = nil)
     /// `buy --outside`: a purchase made outside the app, reaching it as an update.
     case buyOutside(productID: String, quantity: Int)
     /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.
@@ -34,6 +34,15 @@ public enum Command: Equatable, Sendable {
     case accounts
     case createAccount(name: String)
     case switchAccount(name: String)
+    /// `clock`, `clock advance DURATION`.
+    case clock
+    case advanceClock(ISODuration)
+    /// `status [GROUP_ID]`: each subscription group's renewal state and info.
+    case status(groupID: String?)
+    /// `auto-renew GROUP on|off`, `expire GROUP`, `renew GROUP` (a group id or one of its product ids).
+    case autoRenew(group: String, on: Bool)
+    case expire(group: String)
+    case renew(group: String)
     case restore
     case transactions
     case entitlements
@@ -75,6 +84,7 @@ extension Invocation {
         var outside = false
         var outcome: PurchaseOutcome?
         var reason: Transaction.RevocationReason?
+        var offerID: String?
         var rest = arguments[...]
 
         func value(for option: String, inline: String?) throws(UsageError) -> String {
@@ -137,6 +147,10 @@ extension Invocation {
                     throw UsageError(description: "--outcome takes succeed, cancel, askToBuy, interrupt or a purchase error (\(SimulatedError.cases(in: [.storeKitError, .purchaseError]).map(\.rawValue).joined(separator: ", "))), not \"\(name)\"", command: operands.first)
                 }
                 outcome = chosen
+            case "--offer":
+                let id = try value(for: option, inline: inline)
+                guard !id.isEmpty else { throw UsageError(description: "--offer needs an offer id", command: operands.first) }
+                offerID = id
             case "--reason":
                 let name = try value(for: option, inline: inline)
                 guard let chosen = Transaction.RevocationReason(rawValue: name) else {
@@ -176,6 +190,7 @@ extension Invocation {
                 ("--quantity", quantity != nil, allowed), ("--limit", limit != nil, limitAllowed),
                 ("--once", once, onceAllowed), ("--outside", outside, purchaseAllowed),
                 ("--outcome", outcome != nil, purchaseAllowed), ("--reason", reason != nil, reasonAllowed),
+                ("--offer", offerID != nil, purchaseAllowed),
             ]
             if let (option, _, _) = given.first(where: { $0.1 && !$0.2 }) {
                 throw UsageError(description: "\(name) takes no \(option)", command: name)
@@ -199,12 +214,38 @@ extension Invocation {
         case "buy":
             try expect(1, "a PRODUCT_ID")
             try allow(quantity: true, purchase: true)
-            if outside, outcome != nil {
-                throw UsageError(description: "buy takes --outside or --outcome, not both", command: name)
+            if outside, outcome != nil || offerID != nil {
+                throw UsageError(description: "buy takes --outside or --outcome/--offer, not both", command: name)
             }
             invocation.command = outside
                 ? .buyOutside(productID: args[0], quantity: quantity ?? 1)
-                : .buy(productID: args[0], quantity: quantity ?? 1, outcome: outcome)
+                : .buy(productID: args[0], quantity: quantity ?? 1, outcome: outcome, offerID: offerID)
+        case "clock":
+            try allow()
+            switch args.count {
+            case 0: invocation.command = .clock
+            case 2 where args[0] == "advance":
+                guard let duration = ISODuration(args[1]), duration != ISODuration() else {
+                    throw UsageError(description: "clock advance needs an ISO-8601 duration such as P1M, P3D or PT6H, not \"\(args[1])\"", command: name)
+                }
+                invocation.command = .advanceClock(duration)
+            default:
+                throw UsageError(description: "clock takes nothing, or advance DURATION", command: name)
+            }
+        case "status":
+            try allow()
+            guard args.count <= 1 else { throw UsageError(description: "status takes at most a GROUP_ID", command: name) }
+            invocation.command = .status(groupID: args.first)
+        case "auto-renew":
+            try allow()
+            guard args.count == 2, ["on", "off"].contains(args[1]) else {
+                throw UsageError(description: "auto-renew takes a GROUP (or a subscription's product id) and on or off", command: name)
+            }
+            invocation.command = .autoRenew(group: args[0], on: args[1] == "on")
+        case "expire", "renew":
+            try expect(1, "a GROUP (or a subscription's product id)")
+            try allow()
+            invocation.command = name == "expire" ? .expire(group: args[0]) : .renew(group: args[0])
         case "consume":
             try expect(1, "a PRODUCT_ID")
             try allow(quantity: true)

@@ -109,6 +109,8 @@ public enum CLI {
 
         let session = Session(store: store, invocation: invocation, console: console)
         do {
+            // The store opens: renewals that fell due while nothing ran are made now, in order.
+            try await store.processRenewals()
             if invocation.command.actsAsTheApp { try await session.deliverUnfinished() }
             if invocation.command == .paywall {
                 if let paywall { return await paywall(store, invocation, console) }
@@ -153,7 +155,7 @@ struct Session {
     func deliverUnfinished() async throws {
         let delivery = try await store.deliverUnfinished()
         for transaction in delivery.finished {
-            console.err("storefront: delivered unfinished transaction \(transaction.id) (\(TerminalText.sanitized(transaction.productID))): an update from an approval, a purchase outside the app, or an earlier or concurrent run")
+            console.err("storefront: delivered unfinished transaction \(transaction.id) (\(TerminalText.sanitized(transaction.productID))): an update (a renewal, an approval, a purchase outside the app) or left by an earlier or concurrent run")
         }
         for transaction in delivery.left {
             let why = if case .unverified(let reason) = transaction.verification { "it arrived unverified (\(reason))" }
@@ -165,7 +167,20 @@ struct Session {
     func run(_ command: Command) async throws {
         switch command {
         case .products: try await products()
-        case .buy(let productID, let quantity, let outcome): try await buy(productID, quantity: quantity, outcome: outcome)
+        case .buy(let productID, let quantity, let outcome, let offerID):
+            try await buy(productID, quantity: quantity, outcome: outcome, offerID: offerID)
+        case .clock: try await clock()
+        case .advanceClock(let duration): try await advanceClock(duration)
+        case .status(let groupID): try await status(groupID)
+        case .autoRenew(let group, let on):
+            try await store.setAutoRenew(groupID: group, on)
+            try await status(group, headline: "Auto-renew is \(on ? "on" : "off").")
+        case .expire(let group):
+            try await store.expireSubscription(groupID: group)
+            try await status(group, headline: "Expired now.")
+        case .renew(let group):
+            try await store.renewSubscription(groupID: group)
+            try await status(group, headline: "Renewed now.")
         case .buyOutside(let productID, let quantity): try await buyOutside(productID, quantity: quantity)
         case .approve(let id): try await changed(try await store.approve(id), "Approved")
         case .decline(let id): try await changed(try await store.decline(id), "Declined")
@@ -215,8 +230,8 @@ struct Session {
         console.out(table.rendered)
     }
 
-    func buy(_ productID: String, quantity: Int, outcome: PurchaseOutcome?) async throws {
-        let purchase = try await store.purchaseAndFinish(productID, quantity: quantity, outcome: outcome)
+    func buy(_ productID: String, quantity: Int, outcome: PurchaseOutcome?, offerID: String?) async throws {
+        let purchase = try await store.purchaseAndFinish(productID, quantity: quantity, offerID: offerID, outcome: outcome)
         let transaction: Transaction? = switch purchase.result {
         case .success(let transaction): transaction
         case .pending(let transaction): transaction
@@ -228,6 +243,7 @@ struct Session {
                 "transaction": transaction?.json,
                 "alreadyOwned": .bool(purchase.alreadyOwned),
                 "finished": .bool(purchase.isFinished),
+                "note": purchase.note.map(JSON.string),
             ]).serialized())
             return
         }
@@ -236,12 +252,15 @@ struct Session {
         case .success(let transaction):
             if purchase.alreadyOwned {
                 console.out("You've already purchased \(name). It was restored for free (transaction \(transaction.id)).")
+            } else if transaction.productID != productID, let note = purchase.note {
+                console.out("Subscribed to \(name): the \(note).")
             } else if transaction.offerType == .introductory, transaction.price == 0 {
                 console.out("Started the free trial of \(name) — transaction \(transaction.id).")
             } else {
                 console.out("Purchased \(name)\(quantity > 1 ? " × \(quantity)" : "") for \(try await displayPrice(transaction)) — transaction \(transaction.id).")
             }
-            if !purchase.isFinished {
+            if let note = purchase.note, transaction.productID == productID { console.out("The App Store noted: \(note).") }
+            if !purchase.isFinished, transaction.productID == productID {
                 console.out("Not finished: finishTransactions is false, so the app \"crashed\" before finish(). It is delivered again at the next launch.")
             }
         case .userCancelled:
@@ -328,6 +347,55 @@ struct Session {
             return
         }
         console.out("Switched to \(TerminalText.sanitized(name)): commands without --account use it now.")
+    }
+
+    func clock() async throws {
+        let (now, rate) = try await store.clock()
+        if json {
+            console.out(JSON.object(["now": .date(now), "timeRate": .string(rate.rawValue)]).serialized())
+            return
+        }
+        console.out("Store time: \(now.iso8601) (\(rate.rawValue))")
+    }
+
+    func advanceClock(_ duration: ISODuration) async throws {
+        let now = try await store.advanceClock(by: duration)
+        if json {
+            console.out(JSON.object(["now": .date(now), "advancedBy": .string(duration.description)]).serialized())
+            return
+        }
+        console.out("Advanced the clock by \(duration.spelledOut): store time is \(now.iso8601). Renewals due by then are made.")
+    }
+
+    func status(_ group: String?, headline: String? = nil) async throws {
+        let groupID = group.flatMap { store.catalog.product(id: $0)?.subscription?.groupID } ?? group
+        let statuses = try await store.subscriptionStatuses().filter { groupID == nil || $0.groupID == groupID }
+        if let groupID, statuses.isEmpty { throw StoreError.noSubscription(groupID: groupID) }
+        if json {
+            console.out(JSON.object([
+                "account": .string(store.account),
+                "now": .date(try await store.clock().now),
+                "statuses": .array(statuses.map(\.json)),
+            ]).serialized())
+            return
+        }
+        if let headline { console.out(headline) }
+        guard !statuses.isEmpty else {
+            console.out("\(TerminalText.sanitized(store.account)) has no subscriptions.")
+            return
+        }
+        var table = Table("GROUP", "STATE", "PRODUCT", "AUTO-RENEW", "RENEWS / EXPIRED", "NOTES")
+        for status in statuses {
+            let info = status.renewalInfo
+            var notes: [String] = []
+            if info.autoRenewPreference != info.currentProductID { notes.append("next: \(info.autoRenewPreference)") }
+            if let reason = info.expirationReason { notes.append("expirationReason \(reason.rawValue)") }
+            if let grace = info.gracePeriodExpirationDate { notes.append("grace until \(grace.iso8601)") }
+            let date = info.renewalDate ?? status.transaction.expirationDate
+            table.add(status.groupID, status.state.rawValue, status.transaction.productID,
+                      info.willAutoRenew ? "on" : "off", date?.iso8601 ?? "", notes.joined(separator: ", "))
+        }
+        console.out(table.rendered)
     }
 
     func displayPrice(_ transaction: Transaction) async throws -> String {

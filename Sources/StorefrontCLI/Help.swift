@@ -18,7 +18,7 @@ struct CommandHelp {
                 price and what the account has of it: Owned, Active until DATE, Balance N.
                 """),
         CommandHelp(
-            name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--outcome OUTCOME | --outside] [--json]",
+            name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID] [--outcome OUTCOME | --outside] [--json]",
             summary: "Purchase a product and deliver it, as Product.purchase()",
             details: """
                 Buys the product for the account and, as the app would, delivers the content
@@ -30,6 +30,11 @@ struct CommandHelp {
                                       case name (networkError, purchaseNotAllowed, …)
                   --outside           a purchase made outside the app (another device): the
                                       App Store records it, the app gets it as an update
+                  --offer OFFER_ID    redeem a promotional offer of the subscription (for current
+                                      and lapsed subscribers of its group)
+                Subscriptions follow their group: an upgrade (a lower level number) takes effect at
+                once, a downgrade or a crossgrade to another period at the next renewal. The first
+                subscription in a group gets its introductory offer.
                 A non-consumable the account owns is not charged again: it is restored for free.
                 The settings apply: canMakePayments false → paymentNotAllowed; askToBuy or
                 interruptedPurchases → pending (with the id to approve or resolve); offline →
@@ -128,6 +133,47 @@ struct CommandHelp {
                 changes one; settings are kept in the store file. With --once an error setting
                 applies to the next call only, then returns to none.
                 \(SettingDefinition.all.map { "  \($0.name.padding(toLength: 17, withPad: " ", startingAt: 0)) \($0.scope == .account ? "per account" : "whole store"): \($0.summary)" }.joined(separator: "\n"))
+                """),
+        CommandHelp(
+            name: "clock", usage: "clock [advance DURATION] [--json]",
+            summary: "Show the store's clock, or jump it ahead (renewals follow)",
+            details: """
+                The store has its own time: real time scaled by the timeRate setting (Xcode's
+                names: realTime, monthlyRenewalEveryHour … monthlyRenewalEveryThirtySeconds,
+                oneRenewalEveryFifteenMinutes … oneRenewalEveryTwoSeconds), plus every jump.
+                  clock                    the store time and rate
+                  clock advance DURATION   jump ahead by an ISO-8601 duration (P1M, P3D, PT6H);
+                                           the renewals, billing retries and expiries due by then
+                                           are made in order, as when a device was off
+                """),
+        CommandHelp(
+            name: "status", usage: "status [GROUP_ID] [--json]",
+            summary: "Each subscription group's renewal state and renewal info",
+            details: """
+                Per subscription group the account has subscribed to: the RenewalState (subscribed,
+                expired, inBillingRetryPeriod, inGracePeriod, revoked), the current product, whether
+                it will auto-renew and to what (autoRenewPreference: a downgrade waits here), the
+                renewal date, the expirationReason and the grace period's end. --json adds the
+                signed renewal info (JWSRenewalInfoDecodedPayload names).
+                """),
+        CommandHelp(
+            name: "auto-renew", usage: "auto-renew GROUP on|off [--json]",
+            summary: "Turn a subscription's auto-renew on or off (willAutoRenew)",
+            details: """
+                Off, the subscription stays active to the end of its period and then expires with
+                expirationReason autoRenewDisabled. GROUP is a subscription group id or the id of one
+                of its products.
+                """),
+        CommandHelp(
+            name: "expire", usage: "expire GROUP [--json]",
+            summary: "End a subscription now",
+            details: "Cuts the current period short now; the subscription does not renew (autoRenewDisabled)."),
+        CommandHelp(
+            name: "renew", usage: "renew GROUP [--json]",
+            summary: "Renew a subscription now",
+            details: """
+                Ends the current period now and adds the renewal transaction at once (new id, same
+                originalID, reason renew), without waiting for the clock.
                 """),
         CommandHelp(
             name: "log", usage: "log [--limit N] [--json]",

@@ -73,6 +73,7 @@ extension Transaction {
             "reason": .string(reason.rawValue),
             "subscriptionGroupID": subscriptionGroupID.map { .string($0) },
             "offerType": offerType.map { .string($0.rawValue) },
+            "offerID": offerID.map { .string($0) },
             "status": .string(status.rawValue),
             "pendingReason": pendingReason.map { .string($0.rawValue) },
             "isFinished": .bool(isFinished),
@@ -109,6 +110,17 @@ extension StoreError {
     }
 }
 
+extension SubscriptionStatus {
+    var json: JSON {
+        .object([
+            "subscriptionGroupID": .string(groupID),
+            "state": .string(state.rawValue),
+            "transaction": transaction.json,
+            "renewalInfo": renewalInfo.json,
+        ])
+    }
+}
+
 extension Storefront {
     var json: JSON {
         .object(["countryCode": .string(countryCode), "currency": .string(currency), "locale": .string(locale)])
@@ -126,6 +138,9 @@ extension RenewalInfo {
             "recentSubscriptionStartDate": .date(recentSubscriptionStartDate),
             "currency": .string(currency),
             "renewalPrice": .decimal(renewalPrice),
+            "expirationReason": expirationReason.map { .string($0.rawValue) },
+            "isInBillingRetry": .bool(isInBillingRetry),
+            "gracePeriodExpirationDate": .date(gracePeriodExpirationDate),
             "jwsRepresentation": jwsRepresentation.map { .string($0) },
         ])
     }

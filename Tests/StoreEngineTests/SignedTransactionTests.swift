@@ -117,8 +117,14 @@ struct SignedTransactionTests {
             #expect(payload["autoRenewStatus"] == .number("1"))
             #expect(payload["renewalDate"] == .number(String(try #require(yearly.expirationDate).milliseconds)))
             #expect(payload["renewalPrice"] == .number("39990"))
+            try await store.setAutoRenew(groupID: "premium", false)
             fixture.clock.advance(by: 366 * 86_400)
-            #expect(try await store.renewalInfo().isEmpty, "no renewal info once the subscription has expired")
+            let expired = try #require(try await store.renewalInfo()["premium"])
+            #expect(expired.willAutoRenew == false)
+            #expect(expired.renewalDate == nil, "no renewal date once the subscription has expired")
+            let expiredPayload = try await store.verify(jws: try #require(expired.jwsRepresentation)).payload
+            #expect(expiredPayload["autoRenewStatus"] == .number("0"))
+            #expect(expiredPayload["expirationIntent"] == .number("1"))
         }
     }
 

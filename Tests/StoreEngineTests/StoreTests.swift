@@ -340,14 +340,17 @@ struct StoreSubscriptionTests {
             #expect(trial.expirationDate == utc(2025, 2, 7, 12))  // one week
             #expect(try await store.isEntitled(to: "sub.monthly"))
 
-            // The trial ends; subscribing again pays the full price for a full period.
+            // The trial ends and the subscription renews at the full price for a full period.
             fixture.clock.set(utc(2025, 2, 8, 12))
-            #expect(try await !store.isEntitled(to: "sub.monthly"))
-            let paid = try await buy(store, "sub.monthly")
+            #expect(try await store.isEntitled(to: "sub.monthly"))
+            let paid = try #require(try await store.transactions().first)
             #expect(paid.id != trial.id)
+            #expect(paid.originalID == trial.id)
+            #expect(paid.reason == .renew)
             #expect(paid.offerType == nil)
             #expect(paid.price == decimal("4.99"))
-            #expect(paid.expirationDate == utc(2025, 3, 8, 12))
+            #expect(paid.purchaseDate == utc(2025, 2, 7, 12))
+            #expect(paid.expirationDate == utc(2025, 3, 7, 12))
         }
     }
 
@@ -360,7 +363,12 @@ struct StoreSubscriptionTests {
             fixture.clock.advance(by: 86_400)
             _ = try await buy(store, "sub.yearly")
             fixture.clock.advance(by: 86_400)
-            let back = try await buy(store, "sub.monthly")
+            // Back to monthly is a downgrade: it waits for the yearly period's end, and then has no trial.
+            let kept = try await buy(store, "sub.monthly")
+            #expect(kept.productID == "sub.yearly")
+            fixture.clock.advance(by: 366 * 86_400)
+            let back = try #require(try await store.transactions().first)
+            #expect(back.productID == "sub.monthly")
             #expect(back.offerType == nil)
             #expect(back.price == decimal("4.99"))
             // A different account has its own eligibility.
@@ -405,12 +413,13 @@ struct StoreSubscriptionTests {
         }
     }
 
-    @Test("a subscription expires with the clock")
+    @Test("with auto-renew off, a subscription expires with the clock")
     func expiry() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
             let yearly = try await buy(store, "sub.yearly")
             try await store.finish(yearly)
+            try await store.setAutoRenew(groupID: "premium", false)
             let end = try #require(yearly.expirationDate)
             fixture.clock.set(end.addingTimeInterval(-1))
             #expect(try await store.isEntitled(to: "sub.yearly"))
@@ -463,6 +472,7 @@ struct StoreRestoreTests {
             let store = try fixture.open()
             _ = try await buy(store, "sub.monthly")   // trial, then replaced
             let yearly = try await buy(store, "sub.yearly")
+            try await store.setAutoRenew(groupID: "premium", false)
             _ = try await buy(store, "pass")
             fixture.clock.set(utc(2025, 6, 1))         // the pass has lapsed, the year has not
             #expect(try await store.sync().map(\.id) == [yearly.id])
@@ -665,10 +675,11 @@ struct StoreSettingsTests {
             let defaults = try await store.settings()
             #expect(defaults.map(\.name) == [
                 "canMakePayments", "askToBuy", "interruptedPurchases", "finishTransactions", "offline", "latency",
-                "purchaseError", "loadProductsError", "restoreError", "verificationError", "storefront",
+                "purchaseError", "loadProductsError", "restoreError", "verificationError", "timeRate", "billingIssues",
+                "gracePeriod", "storefront",
             ])
             #expect(defaults.map(\.value) == ["true", "false", "false", "true", "false", "0",
-                                              "none", "none", "none", "none", "USA"])
+                                              "none", "none", "none", "none", "realTime", "false", "false", "USA"])
             #expect(defaults.allSatisfy { $0.isDefault })
             try await store.setSetting("canMakePayments", to: "no")
             let changed = try await store.settings()

@@ -1,0 +1,361 @@
+import Foundation
+
+/// A subscription group's state, as StoreKit's `Product.SubscriptionInfo.RenewalState`.
+public enum RenewalState: String, Sendable, Hashable, CaseIterable {
+    case subscribed
+    case expired
+    case inBillingRetryPeriod
+    case inGracePeriod
+    case revoked
+}
+
+/// Why a subscription expired, as `Product.SubscriptionInfo.RenewalInfo.ExpirationReason`.
+public enum ExpirationReason: String, Sendable, Hashable, CaseIterable {
+    case autoRenewDisabled
+    case billingError
+    case didNotConsentToPriceIncrease
+    case productUnavailable
+    case unknown
+
+    /// The `expirationIntent` number of Apple's renewal payloads.
+    var appStoreCode: Int {
+        switch self {
+        case .autoRenewDisabled: 1
+        case .billingError: 2
+        case .didNotConsentToPriceIncrease: 3
+        case .productUnavailable: 4
+        case .unknown: 5
+        }
+    }
+}
+
+/// What the App Store keeps of one subscription group for one account, beside the transactions.
+struct SubscriptionRecord: Equatable {
+    var groupID: String
+    /// The subscription's first transaction: renewals, upgrades and resubscriptions share it.
+    var originalID: Int64
+    var willAutoRenew: Bool
+    /// What renews at the period's end: a downgrade or a crossgrade to another period waits here.
+    var autoRenewProductID: String
+    /// Set once the subscription has expired for good (not while retrying billing).
+    var expirationReason: String?
+    /// The end of the period whose renewal failed, while the App Store retries billing.
+    var billingRetrySince: Date?
+    var graceUntil: Date?
+}
+
+/// One subscription group's status: `Product.SubscriptionInfo.Status`.
+public struct SubscriptionStatus: Sendable, Hashable {
+    public var groupID: String
+    public var state: RenewalState
+    /// The subscription's newest transaction.
+    public var transaction: Transaction
+    public var renewalInfo: RenewalInfo
+}
+
+/// How long the App Store keeps retrying a failed renewal.
+let billingRetryLength = ISODuration(days: 60)
+
+extension Store {
+    // MARK: - The clock
+
+    /// The store's time now: real time, scaled by `timeRate` and moved by `clock advance`.
+    func currentTime() throws -> Date {
+        try virtualClock()?.storeTime(at: now()) ?? now()
+    }
+
+    /// The store's clock and its rate, for `storefront clock`.
+    public func clock() throws -> (now: Date, rate: TimeRate) {
+        (try currentTime(), TimeRate(rawValue: try setting(named: "timeRate")) ?? .realTime)
+    }
+
+    /// Jumps the store's clock ahead, then makes the renewals that fell due. Returns the new time.
+    @discardableResult
+    public func advanceClock(by duration: ISODuration) throws -> Date {
+        let target = try ledger.db.transaction {
+            let target = duration.after(try currentTime())
+            try anchorClock(storeTime: target)
+            return target
+        }
+        try processRenewals()
+        return target
+    }
+
+    /// Re-anchors the clock: from the real instant now, store time continues from `storeTime`.
+    func anchorClock(storeTime: Date) throws {
+        try ledger.setSetting(Self.anchorRealSetting, account: "", value: String(now().milliseconds))
+        try ledger.setSetting(Self.anchorStoreSetting, account: "", value: String(storeTime.milliseconds))
+    }
+
+    private func virtualClock() throws -> VirtualClock? {
+        guard let real = try ledger.setting(Self.anchorRealSetting, account: "").flatMap(Int64.init),
+              let store = try ledger.setting(Self.anchorStoreSetting, account: "").flatMap(Int64.init) else { return nil }
+        let rate = TimeRate(rawValue: try setting(named: "timeRate")) ?? .realTime
+        let shortest = catalog.products.compactMap(\.subscription?.period)
+            .min { $0.after(Date(timeIntervalSince1970: 0)) < $1.after(Date(timeIntervalSince1970: 0)) }
+        return VirtualClock(anchorReal: Date(milliseconds: real), anchorStore: Date(milliseconds: store),
+                            speed: rate.speed(shortestPeriod: shortest))
+    }
+
+    static let anchorRealSetting = "clock.anchorReal"
+    static let anchorStoreSetting = "clock.anchorStore"
+
+    // MARK: - Renewals
+
+    /// Makes every renewal (and billing failure, and expiry) due by the store's time now,
+    /// in order, for every account: what happened while no storefront process ran is
+    /// caught up at the next open. Renewals arrive unfinished, as updates. Returns how many were made.
+    @discardableResult
+    public func processRenewals() throws -> Int {
+        let date = try currentTime()
+        let billingIssues = try setting(named: "billingIssues") == "true"
+        // Cheap check first: most calls find nothing due and take no write lock.
+        guard try ledger.subscribedAccounts().contains(where: { try !dueRecords($0, at: date, billingIssues).isEmpty })
+        else { return 0 }
+        return try ledger.db.transaction {
+            var made = 0
+            for account in try ledger.subscribedAccounts() {
+                for record in try dueRecords(account, at: date, billingIssues) {
+                    made += try catchUp(record, account: account, at: date, billingIssues: billingIssues)
+                }
+            }
+            return made
+        }
+    }
+
+    /// The account's subscriptions that need a renewal, a billing step or an expiry at `date`.
+    private func dueRecords(_ account: String, at date: Date, _ billingIssues: Bool) throws -> [SubscriptionRecord] {
+        try ledger.subscriptionStates(account: account).filter { record in
+            guard record.expirationReason == nil, let latest = try ledger.latestTransaction(originalID: record.originalID),
+                  latest.revocationDate == nil, let expiration = latest.expirationDate else { return false }
+            if let since = record.billingRetrySince {
+                return !billingIssues || billingRetryLength.after(since) <= date
+            }
+            return expiration <= date
+        }
+    }
+
+    /// Walks one subscription forward to `date`: renewal after renewal, or into billing
+    /// retry, or to its expiry.
+    private func catchUp(_ start: SubscriptionRecord, account: String, at date: Date, billingIssues: Bool) throws -> Int {
+        var record = start
+        var made = 0
+        defer { try? ledger.saveSubscription(record, account: account) }
+        // Bounded, so a fast clock left running for long cannot stall a call; the rest follows next time.
+        while made < 10_000, let latest = try ledger.latestTransaction(originalID: record.originalID),
+              latest.revocationDate == nil, let expiration = latest.expirationDate {
+            if let since = record.billingRetrySince {
+                if !billingIssues {
+                    // Billing fixed: renewed now, or from the lapsed period's end while still in grace.
+                    let renewedAt = record.graceUntil.map { $0 > date } == true ? since : date
+                    (record.billingRetrySince, record.graceUntil) = (nil, nil)
+                    try renew(latest, &record, account: account, at: renewedAt, detail: "renewal after a billing issue was resolved")
+                    made += 1
+                    continue
+                }
+                if billingRetryLength.after(since) <= date {
+                    (record.expirationReason, record.billingRetrySince, record.graceUntil) = (ExpirationReason.billingError.rawValue, nil, nil)
+                    try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                                   detail: "expired: billing retry ended without payment (billingError)", at: billingRetryLength.after(since))
+                }
+                break
+            }
+            guard expiration <= date else { break }
+            guard record.willAutoRenew else {
+                record.expirationReason = ExpirationReason.autoRenewDisabled.rawValue
+                try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                               detail: "expired: auto-renew was off (autoRenewDisabled)", at: expiration)
+                break
+            }
+            guard catalog.product(id: record.autoRenewProductID)?.subscription != nil else {
+                record.expirationReason = ExpirationReason.productUnavailable.rawValue
+                try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                               detail: "expired: \(record.autoRenewProductID) is no longer offered (productUnavailable)", at: expiration)
+                break
+            }
+            if billingIssues {
+                record.billingRetrySince = expiration
+                if try setting(named: "gracePeriod") == "true", let period = catalog.product(id: latest.productID)?.subscription?.period {
+                    record.graceUntil = gracePeriod(for: period).after(expiration)
+                }
+                try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                               detail: record.graceUntil == nil ? "renewal failed: billing retry (billingError)"
+                                   : "renewal failed: grace period until \(record.graceUntil!.formatted(.iso8601))", at: expiration)
+                continue
+            }
+            try renew(latest, &record, account: account, at: expiration, detail: "renewal")
+            made += 1
+        }
+        return made
+    }
+
+    /// Apple's billing grace period: 6 days for weekly subscriptions, 16 for longer ones.
+    private func gracePeriod(for period: ISODuration) -> ISODuration {
+        let reference = Date(timeIntervalSince1970: 0)
+        return period.after(reference) <= ISODuration(weeks: 1).after(reference) ? ISODuration(days: 6) : ISODuration(days: 16)
+    }
+
+    /// Adds the renewal transaction that starts at `start`.
+    private func renew(_ latest: Transaction, _ record: inout SubscriptionRecord, account: String, at start: Date,
+                       detail: String) throws {
+        guard let item = catalog.product(id: record.autoRenewProductID), let terms = item.subscription else { return }
+        let storefront = try storefront()
+        var transaction = latest
+        (transaction.id, transaction.productID, transaction.purchaseDate) = (0, item.id, start)
+        (transaction.reason, transaction.isFinished, transaction.isUpgraded) = (.renew, false, false)
+        (transaction.storefront, transaction.currency) = (storefront.countryCode, storefront.currency)
+        (transaction.revocationDate, transaction.revocationReason) = (nil, nil)
+        transaction.price = catalog.product(from: item, in: storefront).price
+        transaction.expirationDate = terms.period.after(start)
+        (transaction.offerType, transaction.offerID) = (nil, nil)
+        // A pay-as-you-go offer goes on at its price for its number of periods.
+        if item.id == latest.productID, let offerType = latest.offerType,
+           let offer = offerTerms(item, type: offerType, id: latest.offerID), offer.mode == .payAsYouGo,
+           try ledger.offerPeriods(originalID: record.originalID, type: offerType, since: firstOfferTransaction(record, offerType)) < offer.count {
+            (transaction.offerType, transaction.offerID, transaction.price) = (offerType, latest.offerID, offer.price)
+            transaction.expirationDate = offer.period.after(start)
+        }
+        let stored = try ledger.insert(transaction)
+        let change = item.id == latest.productID ? "" : " (now \(item.id): the change waited for this renewal)"
+        try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id, detail: detail + change, at: start)
+    }
+
+    /// The id of the subscription's newest transaction that started an offer of this type (the run of offer periods).
+    private func firstOfferTransaction(_ record: SubscriptionRecord, _ type: Transaction.OfferType) throws -> Int64 {
+        try ledger.db.scalar("""
+            SELECT coalesce(max(id), 0) FROM transactions WHERE original_id = ? AND reason = 'purchase' AND offer_type = ?
+            """, record.originalID, type.rawValue) ?? 0
+    }
+
+    /// An introductory or promotional offer's terms, as one shape.
+    func offerTerms(_ item: CatalogProduct, type: Transaction.OfferType, id: String?)
+        -> (mode: PaymentMode, period: ISODuration, count: Int, price: Decimal)? {
+        guard let terms = item.subscription else { return nil }
+        switch type {
+        case .introductory:
+            return terms.introductoryOffer.map { ($0.paymentMode, $0.period, $0.periodCount, $0.price) }
+        case .promotional:
+            guard let offer = terms.offers.first(where: { $0.kind == .promotional && $0.id == id }) else { return nil }
+            return (offer.paymentMode ?? .payAsYouGo, offer.period ?? terms.period, offer.periodCount, offer.price ?? 0)
+        case .code, .winBack:
+            return nil
+        }
+    }
+
+    // MARK: - The tester's controls
+
+    /// Turns auto-renew on or off (`willAutoRenew`): off, the subscription expires at the period's end.
+    public func setAutoRenew(groupID: String, _ on: Bool) throws {
+        let date = try currentTime()
+        try ledger.db.transaction {
+            var record = try subscriptionRecord(groupID)
+            record.willAutoRenew = on
+            if on, record.expirationReason == ExpirationReason.autoRenewDisabled.rawValue,
+               let latest = try ledger.latestTransaction(originalID: record.originalID),
+               latest.expirationDate.map({ $0 > date }) == true {
+                record.expirationReason = nil
+            }
+            try ledger.saveSubscription(record, account: account)
+        }
+    }
+
+    /// Ends the subscription now: the current period is cut short and it does not renew.
+    public func expireSubscription(groupID: String) throws {
+        let date = try currentTime()
+        try ledger.db.transaction {
+            var record = try subscriptionRecord(groupID)
+            guard var latest = try ledger.latestTransaction(originalID: record.originalID),
+                  latest.revocationDate == nil, latest.expirationDate.map({ $0 > date }) == true || record.billingRetrySince != nil
+            else { throw StoreError.invalidTransactionState(id: record.originalID, action: "expire", state: "not active") }
+            if latest.expirationDate.map({ $0 > date }) == true {
+                latest.expirationDate = date
+                latest = try ledger.update(latest)
+            }
+            (record.willAutoRenew, record.expirationReason) = (false, ExpirationReason.autoRenewDisabled.rawValue)
+            (record.billingRetrySince, record.graceUntil) = (nil, nil)
+            try ledger.saveSubscription(record, account: account)
+            try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                           detail: "expired now by the tester", at: date)
+        }
+    }
+
+    /// Renews the subscription now, without waiting for the period's end.
+    public func renewSubscription(groupID: String) throws {
+        let date = try currentTime()
+        try ledger.db.transaction {
+            var record = try subscriptionRecord(groupID)
+            guard var latest = try ledger.latestTransaction(originalID: record.originalID), latest.revocationDate == nil else {
+                throw StoreError.invalidTransactionState(id: record.originalID, action: "renew", state: "revoked")
+            }
+            if latest.expirationDate.map({ $0 > date }) == true {
+                latest.expirationDate = date
+                latest = try ledger.update(latest)
+            }
+            (record.willAutoRenew, record.expirationReason) = (true, nil)
+            (record.billingRetrySince, record.graceUntil) = (nil, nil)
+            try renew(latest, &record, account: account, at: date, detail: "renewal forced by the tester")
+            try ledger.saveSubscription(record, account: account)
+        }
+    }
+
+    func subscriptionRecord(_ groupID: String) throws -> SubscriptionRecord {
+        let groupID = catalog.product(id: groupID)?.subscription?.groupID ?? groupID
+        guard let record = try ledger.subscriptionStates(account: account).first(where: { $0.groupID == groupID }) else {
+            throw StoreError.noSubscription(groupID: groupID)
+        }
+        return record
+    }
+
+    // MARK: - Status
+
+    /// Each subscription group the account has subscribed to: its renewal state and
+    /// renewal info (`Product.SubscriptionInfo.status`). Renewals due are made first.
+    public func subscriptionStatuses() throws -> [SubscriptionStatus] {
+        try processRenewals()
+        let date = try currentTime()
+        let storefront = try storefront()
+        return try ledger.subscriptionStates(account: account).compactMap { record -> SubscriptionStatus? in
+            guard let latest = try ledger.latestTransaction(originalID: record.originalID) else { return nil }
+            let state: RenewalState
+            if latest.revocationDate != nil {
+                state = .revoked
+            } else if record.billingRetrySince != nil {
+                state = record.graceUntil.map { $0 > date } == true ? .inGracePeriod : .inBillingRetryPeriod
+            } else if latest.expirationDate.map({ $0 > date }) == true {
+                state = .subscribed
+            } else {
+                state = .expired
+            }
+            let renewing = catalog.product(id: record.autoRenewProductID)
+            let chainStart = try ledger.db.rows("""
+                SELECT purchase_date FROM transactions WHERE original_id = ? AND reason = 'purchase' ORDER BY id DESC LIMIT 1
+                """, record.originalID) { Date(milliseconds: $0.int64(0)) }.first ?? latest.purchaseDate
+            var info = RenewalInfo(
+                originalTransactionID: record.originalID, currentProductID: latest.productID,
+                autoRenewPreference: record.autoRenewProductID, willAutoRenew: record.willAutoRenew && state != .revoked,
+                renewalDate: state == .subscribed || state == .inGracePeriod ? latest.expirationDate : nil,
+                recentSubscriptionStartDate: chainStart, environment: latest.environment, currency: storefront.currency,
+                renewalPrice: renewing.map { catalog.product(from: $0, in: storefront).price } ?? latest.price)
+            info.expirationReason = record.expirationReason.flatMap(ExpirationReason.init(rawValue:))
+            info.isInBillingRetry = record.billingRetrySince != nil
+            info.gracePeriodExpirationDate = record.graceUntil
+            info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date))
+            return SubscriptionStatus(groupID: record.groupID, state: state, transaction: latest, renewalInfo: info)
+        }
+    }
+
+    /// The newest transaction of each subscription in its billing grace period: still entitled though its period ended.
+    func transactionsInGrace(at date: Date) throws -> [Transaction] {
+        try ledger.subscriptionStates(account: account).compactMap { record -> Transaction? in
+            guard record.billingRetrySince != nil, let grace = record.graceUntil, grace > date else { return nil }
+            return try ledger.latestTransaction(originalID: record.originalID).flatMap {
+                $0.revocationDate == nil && $0.verification.isVerified ? $0 : nil
+            }
+        }
+    }
+
+    /// Whether the account may take the group's introductory offer: it has never subscribed in the group.
+    public func isEligibleForIntroOffer(groupID: String) throws -> Bool {
+        try !ledger.transactions(account: account, groupID: groupID).contains { $0.status == .purchased }
+    }
+}
