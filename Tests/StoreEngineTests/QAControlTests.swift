@@ -738,7 +738,6 @@ struct OfflineTests {
             let networkError = StoreError.simulated(.networkError, cause: "offline is true")
             await #expect(throws: networkError) { try await store.products() }
             await #expect(throws: networkError) { try await store.purchase("faces") }
-            await #expect(throws: networkError) { try await store.purchase("faces", outcome: .succeed) }
             await #expect(throws: networkError) { try await store.purchaseAndFinish("coins") }
             await #expect(throws: networkError) { try await store.sync() }
             #expect(networkError.skErrorCode == 7)
@@ -764,12 +763,15 @@ struct OfflineTests {
             let purchase = Task { try await store.purchase("pro") }
             // The actor is free while they wait: these return long before a minute.
             #expect(try await store.transactions().isEmpty)
-            try await store.setSetting("latency", to: "0")
+            #expect(try await store.settings().first { $0.name == "latency" }?.value == "60000")
+            // Cancelled while waiting (or before they start: the wait notices at once), neither
+            // completes; the latency stays 60 s until then, so neither can skip the wait.
             load.cancel()
             purchase.cancel()
             await #expect(throws: CancellationError.self) { try await load.value }
             await #expect(throws: CancellationError.self) { try await purchase.value }
             #expect(try await store.transactions().isEmpty)
+            try await store.setSetting("latency", to: "0")
             #expect(try await store.products().count == 6)
         }
     }
