@@ -494,10 +494,13 @@ public actor Store {
 
     /// Delivers a purchased transaction's content to the app and finishes it,
     /// atomically: a consumable's quantity is added to its balance, anything
-    /// else joins the app's owned products. Finishing twice delivers once.
+    /// else joins the app's owned products. Finishing twice delivers once. A transaction
+    /// refunded before the app finished it is finished without granting anything.
     public func finish(_ transaction: Transaction) throws {
         try ledger.db.transaction {
             guard try ledger.markFinished(transaction.id) else { return }
+            // The App Store's record decides, not the caller's copy: it may have been refunded since.
+            guard (try ledger.transaction(id: transaction.id) ?? transaction).revocationDate == nil else { return }
             try deliver(transaction)
         }
     }

@@ -132,7 +132,7 @@ struct CommandHelp {
                 Without operands, lists every setting and its value. `settings set NAME VALUE`
                 changes one; settings are kept in the store file. With --once an error setting
                 applies to the next call only, then returns to none.
-                \(SettingDefinition.all.map { "  \($0.name.padding(toLength: 17, withPad: " ", startingAt: 0)) \($0.scope == .account ? "per account" : "whole store"): \($0.summary)" }.joined(separator: "\n"))
+                \(SettingDefinition.all.map { "  \($0.name.padding(toLength: settingNameWidth, withPad: " ", startingAt: 0)) \($0.scope == .account ? "per account" : "whole store"): \($0.summary)" }.joined(separator: "\n"))
                 """),
         CommandHelp(
             name: "clock", usage: "clock [advance DURATION] [--json]",
@@ -202,6 +202,9 @@ struct CommandHelp {
                 an algorithm other than ES256 (alg none is always refused).
                 """),
     ]
+
+    /// The settings column of `settings --help`: the longest name and a space, so no name is cut.
+    private static let settingNameWidth = SettingDefinition.all.map(\.name.count).max()! + 1
 
     static func named(_ name: String) -> CommandHelp? {
         all.first { $0.name == name }
