@@ -148,8 +148,13 @@ struct AskToBuyTests {
             #expect(approved.offerType == .introductory)
             #expect(approved.price == 0)
             #expect(try await store.isEntitled(to: "sub.monthly"))
+            // The free week ends a week after the approval, where the first paid renewal starts.
             fixture.clock.set(utc(2025, 2, 10, 12))
-            #expect(try await store.isEntitled(to: "sub.monthly") == false)
+            let renewal = try #require(try await store.transactions().first)
+            #expect(renewal.reason == .renew)
+            #expect(renewal.originalID == approved.originalID)
+            #expect(renewal.purchaseDate == utc(2025, 2, 10, 12))
+            #expect(renewal.price == decimal("4.99"))
         }
     }
 
@@ -411,7 +416,8 @@ struct RefundTests {
             #expect(try await store.renewalInfo()["premium"] != nil)
             try await store.refund(bought.id)
             #expect(try await store.isEntitled(to: "sub.yearly") == false)
-            #expect(try await store.renewalInfo().isEmpty)
+            #expect(try await store.subscriptionStatuses().map(\.state) == [.revoked])
+            #expect(try await store.renewalInfo()["premium"]?.willAutoRenew == false)
         }
     }
 
@@ -1040,9 +1046,9 @@ struct SchemaMigrationTests {
                 let store = try Store(catalog: donor.catalog, path: path, now: clock.closure)
 
                 let check = try SQLiteDatabase(path: path, create: false)
-                #expect(try check.scalar("PRAGMA user_version") == 2)
+                #expect(try check.scalar("PRAGMA user_version") == 3)
                 let columns = try check.rows("SELECT name FROM pragma_table_info('transactions')") { $0.text(0) }
-                #expect(columns.last == "pending_reason")
+                #expect(columns.suffix(2) == ["pending_reason", "offer_id"])
 
                 let history = try await store.transactions()
                 #expect(history.map(\.id) == old.reversed().map(\.id))
@@ -1091,7 +1097,7 @@ struct SchemaMigrationTests {
                 }
                 #expect(counts == [old.count, old.count, old.count, old.count])
                 let check = try SQLiteDatabase(path: path, create: false)
-                #expect(try check.scalar("PRAGMA user_version") == 2)
+                #expect(try check.scalar("PRAGMA user_version") == 3)
             }
         }
     }
