@@ -43,6 +43,8 @@ public enum Action: Equatable, Sendable {
     case consumeFailed(String)
     /// The store file's current data version, from a periodic check.
     case dataVersion(Int64)
+    /// The store's clock brought renewals (made by this process), to show.
+    case renewalsMade(Int)
     case historyLoaded([Transaction])
     case settingsLoaded([SettingRow], accounts: [String])
     /// A store command finished: a line for the status bar, or an error for an alert.

@@ -28,6 +28,9 @@ public final class EngineEffects: Sendable {
                 return .loadFailed(describe(error))
             }
         case .checkForChanges:
+            // Renewals fall due as the store's clock runs. Made on this connection, they do not
+            // change its data version (that counts other connections' commits): say so instead.
+            if let made = try? await store.processRenewals(), made > 0 { return .renewalsMade(made) }
             return (try? await store.dataVersion()).map(Action.dataVersion)
         case .purchase(let productID, let outcome):
             await simulateLatency()
@@ -110,6 +113,18 @@ public final class EngineEffects: Sendable {
                 let switched = try await store.switchAccount(to: account)
                 current.withLock { $0 = switched }
                 return .accountChanged(account)
+            case .expire(let group):
+                try await store.expireSubscription(groupID: group)
+                message = "Expired the \(group) subscription now"
+            case .renew(let group):
+                try await store.renewSubscription(groupID: group)
+                message = "Renewed the \(group) subscription now"
+            case .autoRenew(let group, let on):
+                try await store.setAutoRenew(groupID: group, on)
+                message = "Auto-renew \(on ? "on" : "off") for \(group)"
+            case .advanceClock(let duration):
+                let now = try await store.advanceClock(by: duration)
+                message = "Clock advanced by \(duration.spelledOut): \(clockText(now))"
             case .reset(let scope):
                 try await store.reset(scope)
                 message = switch scope {
@@ -133,7 +148,13 @@ public final class EngineEffects: Sendable {
     public func snapshot() async throws -> StoreSnapshot {
         let store = self.store
         let delivery = try await store.deliverUnfinished()
-        return StoreSnapshot(
+        let statuses = try await store.subscriptionStatuses()
+        let (clock, rate) = try await store.clock()
+        var eligible: Set<String> = []
+        for group in store.catalog.subscriptionGroups where try await store.isEligibleForIntroOffer(groupID: group.id) {
+            eligible.insert(group.id)
+        }
+        var snapshot = StoreSnapshot(
             storefront: try await store.storefront(),
             products: try await store.products(),
             owned: try await store.ownedProducts(),
@@ -144,6 +165,10 @@ public final class EngineEffects: Sendable {
             events: try await store.events(limit: 20),
             dataVersion: try await store.dataVersion(),
             arrived: delivery.finished.map(\.productID))
+        snapshot.subscriptions = Dictionary(uniqueKeysWithValues: statuses.map { ($0.groupID, $0) })
+        snapshot.introEligibleGroups = eligible
+        (snapshot.clock, snapshot.timeRate) = (clock, rate)
+        return snapshot
     }
 
     private func simulateLatency() async {

@@ -4,19 +4,75 @@ import StoreEngine
 /// The words shown beside a product for what the account has of it, shared by
 /// the paywall and the CLI so both say the same thing.
 public enum ProductStatus {
-    /// "Owned", "Renews Dec 30, 2027", "Active until Feb 28, 2027", "Balance: 300", or "".
-    public static func text(for product: Product, owned: Transaction?, balance: Int?) -> String {
+    /// "Owned", "Renews Dec 30, 2027", "Expires …", "Grace period until …", "Billing retry",
+    /// "Active until Feb 28, 2027", "Balance: 300", an introductory offer ("1 week free,
+    /// then $4.99/month") for an account that may take it, or "".
+    /// - Parameters:
+    ///   - subscription: the status of the product's subscription group, when the account has one.
+    ///   - introEligible: whether the account may take the group's introductory offer.
+    public static func text(for product: Product, owned: Transaction?, balance: Int?,
+                            subscription: SubscriptionStatus? = nil, introEligible: Bool = false) -> String {
         switch product.type {
         case .consumable:
             return "Balance: \(balance ?? 0)"
         case .nonConsumable:
             return owned == nil ? "" : "Owned"
-        case .nonRenewable, .autoRenewable:
+        case .nonRenewable:
             guard let owned else { return "" }
-            guard let expiration = owned.expirationDate else { return "Active" }
-            let prefix = product.type == .autoRenewable ? "Renews" : "Active until"
-            return "\(prefix) \(shortDate(expiration))"
+            return owned.expirationDate.map { "Active until \(shortDate($0))" } ?? "Active"
+        case .autoRenewable:
+            if let status = subscription, let text = subscriptionText(product, status) { return text }
+            if let owned { return owned.expirationDate.map { "Renews \(shortDate($0))" } ?? "Active" }
+            if introEligible, let offer = product.subscription?.introductoryOffer { return introText(offer, product) }
+            return ""
         }
+    }
+
+    /// The subscription's state in words, on the row of the product it concerns.
+    private static func subscriptionText(_ product: Product, _ status: SubscriptionStatus) -> String? {
+        let info = status.renewalInfo
+        let isCurrent = status.transaction.productID == product.id
+        if !isCurrent {
+            // A downgrade or crossgrade waiting for the renewal shows on the product it goes to.
+            guard info.autoRenewPreference == product.id, info.willAutoRenew, status.state == .subscribed,
+                  let date = status.transaction.expirationDate else { return nil }
+            return "Starts \(shortDate(date))"
+        }
+        switch status.state {
+        case .subscribed:
+            guard let date = status.transaction.expirationDate else { return "Active" }
+            return info.willAutoRenew ? "Renews \(shortDate(date))" : "Expires \(shortDate(date))"
+        case .inGracePeriod:
+            return info.gracePeriodExpirationDate.map { "Grace period until \(shortDate($0))" } ?? "Grace period"
+        case .inBillingRetryPeriod:
+            return "Billing retry"
+        case .expired:
+            return status.transaction.expirationDate.map { "Expired \(shortDate($0))" } ?? "Expired"
+        case .revoked:
+            return "Refunded"
+        }
+    }
+
+    /// "1 week free, then $4.99/month", "$0.99/month for 3 months, then $4.99/month".
+    static func introText(_ offer: Product.Offer, _ product: Product) -> String {
+        let regular = "\(product.displayPrice)\(perPeriod(product.subscription?.subscriptionPeriod))"
+        switch offer.paymentMode {
+        case .freeTrial:
+            return "\(offer.period.spelledOut) free, then \(regular)"
+        case .payAsYouGo:
+            let total = ISODuration(years: offer.period.years * offer.periodCount, months: offer.period.months * offer.periodCount,
+                                    weeks: offer.period.weeks * offer.periodCount, days: offer.period.days * offer.periodCount)
+            return "\(offer.displayPrice)\(perPeriod(offer.period)) for \(total.spelledOut), then \(regular)"
+        case .payUpFront:
+            return "\(offer.displayPrice) for \(offer.period.spelledOut), then \(regular)"
+        }
+    }
+
+    /// "/month", "/year", or " every 3 months".
+    private static func perPeriod(_ period: ISODuration?) -> String {
+        guard let period else { return "" }
+        let words = period.spelledOut
+        return words.hasPrefix("1 ") ? "/" + words.dropFirst(2) : " every \(words)"
     }
 
     /// "Dec 30, 2027", in UTC so every terminal and test agrees.

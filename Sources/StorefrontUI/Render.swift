@@ -44,8 +44,12 @@ private func drawTitleBar(_ state: State, into canvas: inout Canvas) {
     let storefront = state.snapshot?.storefront.countryCode ?? "…"
     let bar = Style(reverse: true)
     canvas.put(String(repeating: " ", count: canvas.width), x: 0, y: 0, style: bar)
-    let used = canvas.put(" Storefront \(g.dot) \(state.account) \(g.dot) \(storefront)", x: 0, y: 0,
-                          limit: canvas.width, style: Style(bold: true, reverse: true))
+    var title = " Storefront \(g.dot) \(state.account) \(g.dot) \(storefront)"
+    if let snapshot = state.snapshot, let clock = snapshot.clock, snapshot.timeRate != .realTime || abs(clock.timeIntervalSinceNow) > 60 {
+        // The store's own time, once it differs from the wall clock.
+        title += " \(g.dot) \(clockText(clock))\(snapshot.timeRate == .realTime ? "" : " (fast)")"
+    }
+    let used = canvas.put(title, x: 0, y: 0, limit: canvas.width, style: Style(bold: true, reverse: true))
     let tabs: [(String, Screen)] = [("p Paywall", .paywall), ("t Transactions", .transactions), ("s Settings", .settings)]
     let width = tabs.map { TerminalText.width($0.0) + 2 }.reduce(0, +)
     guard used + 2 + width <= canvas.width else { return }
@@ -121,7 +125,10 @@ private func statusText(_ product: Product, _ state: State) -> String {
     if snapshot.unverified[product.id] != nil, snapshot.owned[product.id] == nil {
         return "\(state.glyphs.warning) Unverified"
     }
-    return ProductStatus.text(for: product, owned: snapshot.owned[product.id], balance: snapshot.balances[product.id])
+    let group = product.subscription?.subscriptionGroupID
+    return ProductStatus.text(for: product, owned: snapshot.owned[product.id], balance: snapshot.balances[product.id],
+                              subscription: group.flatMap { snapshot.subscriptions[$0] },
+                              introEligible: group.map { snapshot.introEligibleGroups.contains($0) } ?? false)
 }
 
 private func drawTable(_ state: State, _ layout: Layout, into canvas: inout Canvas) {
@@ -264,7 +271,7 @@ private func drawFooter(_ state: State, row: Int, into canvas: inout Canvas) {
     let g = state.glyphs
     let hints = switch state.screen {
     case .paywall: " \(g.up)\(g.down) move  \(g.enter) buy  r restore  c consume  l log  ? help  q quit"
-    case .transactions: " a approve  d decline  v resolve  f refund  x delete  o buy outside  esc back"
+    case .transactions: " a approve d decline v resolve f refund e expire n renew u auto-renew x delete o outside"
     case .settings: " \(g.up)\(g.down) move  \(g.left)\(g.right) \(g.enter) change  o once  esc back  q quit"
     }
     let used = canvas.put(hints, x: 0, y: row, style: dim)
@@ -354,6 +361,7 @@ private func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas
             ("\(g.left) \(g.right) on Confirm", "choose this purchase's outcome"),
             ("l", "show or hide the event log"),
             ("t", "Transaction Manager: approve, refund, …"),
+            ("+  >", "advance the store's clock a day, a month"),
             ("s", "settings, testers and resets"),
             ("p  esc", "back to the paywall"),
             ("?", "this help"),
@@ -388,6 +396,13 @@ private func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas
         canvas.addHotspot(x: x, y: top + height - 2, width: TerminalText.width(label), target: target)
         x += TerminalText.width(label) + 3
     }
+}
+
+/// "Dec 3 14:02" in UTC: the store clock in the title bar.
+func clockText(_ date: Date) -> String {
+    var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: Locale(identifier: "en_GB"))
+    style.timeZone = TimeZone(identifier: "UTC")!
+    return date.formatted(style)
 }
 
 /// The confirmation sheet's words for an outcome.

@@ -33,8 +33,15 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// The store file's data version when this was read; a different one means another process wrote.
     public var dataVersion: Int64
     /// Products whose transactions arrived as updates and were delivered during this load
-    /// (an Ask to Buy approval, a purchase outside the app).
+    /// (an Ask to Buy approval, a purchase outside the app, a renewal).
     public var arrived: [String] = []
+    /// Each subscription group's status, by group id.
+    public var subscriptions: [String: SubscriptionStatus] = [:]
+    /// The groups whose introductory offer the account may take.
+    public var introEligibleGroups: Set<String> = []
+    /// The store's clock when this was read, and how fast it runs.
+    public var clock: Date?
+    public var timeRate = TimeRate.realTime
 
     public init(storefront: Storefront, products: [Product], owned: [String: Transaction], entitled: Set<String>,
                 balances: [String: Int], unverified: [String: String] = [:], canMakePayments: Bool,
@@ -99,6 +106,11 @@ public enum StoreCommand: Equatable, Sendable {
     case switchAccount(String)
     case newTester
     case reset(ResetScope)
+    /// Subscription controls, by group id.
+    case expire(groupID: String)
+    case renew(groupID: String)
+    case autoRenew(groupID: String, on: Bool)
+    case advanceClock(ISODuration)
 }
 
 /// A setting as the settings screen shows it: its value and the values it cycles through.

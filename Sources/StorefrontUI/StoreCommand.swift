@@ -14,6 +14,10 @@ extension StoreCommand {
         case .switchAccount: "switch account"
         case .newTester: "add a tester"
         case .reset: "reset"
+        case .expire: "expire"
+        case .renew: "renew"
+        case .autoRenew: "change auto-renew"
+        case .advanceClock: "advance the clock"
         }
     }
 
@@ -30,6 +34,10 @@ extension StoreCommand {
         case .switchAccount(let name): "Signing in as \(name)…"
         case .newTester: "Adding a tester…"
         case .reset: "Resetting…"
+        case .expire: "Expiring…"
+        case .renew: "Renewing…"
+        case .autoRenew(_, let on): on ? "Turning auto-renew on…" : "Turning auto-renew off…"
+        case .advanceClock(let duration): "Advancing the clock by \(duration.spelledOut)…"
         }
     }
 

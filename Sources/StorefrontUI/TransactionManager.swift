@@ -41,6 +41,13 @@ func managerKey(_ state: inout State, _ key: Key) -> [Effect] {
                                         otherwise: "Resolve needs an interrupted purchase")
     case .character("f"): effects = act(&state, StoreCommand.refund, when: { $0.status == .purchased && $0.revocationDate == nil },
                                         otherwise: "Refund needs a purchased transaction that is not refunded")
+    case .character("e"): effects = subscriptionCommand(&state) { .expire(groupID: $0) }
+    case .character("n"): effects = subscriptionCommand(&state) { .renew(groupID: $0) }
+    case .character("u"):
+        let subscriptions = state.snapshot?.subscriptions ?? [:]
+        effects = subscriptionCommand(&state) { group in
+            .autoRenew(groupID: group, on: !(subscriptions[group]?.renewalInfo.willAutoRenew ?? true))
+        }
     case .character("x"):
         if let selected = state.manager.selected { state.sheet = .confirmCommand(.delete(selected.id)) }
     case .character("o"):
@@ -60,6 +67,16 @@ private func act(_ state: inout State, _ command: (Int64) -> StoreCommand, when 
         return []
     }
     return run(command(selected.id), &state)
+}
+
+/// A subscription control for the selected transaction's group.
+private func subscriptionCommand(_ state: inout State, _ command: (String) -> StoreCommand) -> [Effect] {
+    guard let selected = state.manager.selected else { return [] }
+    guard let group = selected.subscriptionGroupID, selected.productType == .autoRenewable else {
+        state.flash = "e, n and u act on an auto-renewable subscription"
+        return []
+    }
+    return run(command(group), &state)
 }
 
 /// Moves the cursor and scrolls the list so it stays on screen.
@@ -94,7 +111,9 @@ extension Transaction {
         if status == .pending {
             return pendingReason == .interrupted ? "v resolve (complete it)  x delete" : "a approve  d decline  x delete"
         }
-        if status == .purchased, revocationDate == nil { return "f refund  x delete" }
+        if status == .purchased, revocationDate == nil {
+            return productType == .autoRenewable ? "f refund  e expire now  n renew now  u auto-renew  x delete" : "f refund  x delete"
+        }
         return "x delete"
     }
 }

@@ -57,6 +57,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         } else {
             effects = []
         }
+    case .renewalsMade:
+        effects = state.busy == nil ? reload(state) : []
     case .historyLoaded(let transactions):
         state.manager.transactions = transactions
         state.manager.selection = min(state.manager.selection, max(0, transactions.count - 1))
@@ -133,6 +135,9 @@ private func globalKey(_ state: inout State, _ key: Key) -> [Effect]? {
     case .character("t"): return show(&state, .transactions)
     case .character("s"): return show(&state, .settings)
     case .escape where state.screen != .paywall: return show(&state, .paywall)
+    // The store's clock: a day, or a month, ahead; renewals due by then follow.
+    case .character("+"): return run(.advanceClock(ISODuration(days: 1)), &state)
+    case .character(">"): return run(.advanceClock(ISODuration(months: 1)), &state)
     case .character("q"):
         state.isRunning = false
         return []
