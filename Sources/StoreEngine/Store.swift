@@ -81,8 +81,9 @@ public actor Store {
     /// the account owns, or a subscription it is already subscribed to, is not
     /// charged again: the existing transaction comes back and the event log says `restored`.
     /// The caller delivers the content and calls ``finish(_:)``. The settings
-    /// (Ask to Buy, interrupted purchases, simulated errors, offline, latency) apply,
-    /// unless `outcome` chooses how this one purchase ends.
+    /// (Ask to Buy, interrupted purchases, simulated errors, offline, latency) apply;
+    /// `outcome` replaces the purchase conditions (Ask to Buy, interrupted, purchaseError)
+    /// for this one purchase, while the device's (canMakePayments, offline, latency) still apply.
     public func purchase(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
                          offerID: String? = nil, outcome: PurchaseOutcome? = nil) async throws -> PurchaseResult {
         try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
@@ -271,6 +272,12 @@ public actor Store {
     private func complete(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, offerID: String?,
                           replacing pending: Transaction? = nil, at date: Date)
         throws -> (transaction: Transaction?, current: Transaction?, note: String?) {
+        if let pending, item.type == .nonConsumable,
+           try ledger.transactions(account: account, productID: item.id).contains(where: { $0.isActive(at: date) }) {
+            // A second request for something the account got meanwhile: charging again would be wrong.
+            throw StoreError.invalidTransactionState(id: pending.id, action: "complete",
+                                                     state: "a request for \(item.id), which the account owns already; decline it")
+        }
         var draft = try draftTransaction(item, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID, at: date)
         guard let terms = item.subscription else {
             return (try store(draft, replacing: pending), nil, nil)
@@ -716,9 +723,22 @@ public actor Store {
         definition.scope == .account ? account : ""
     }
 
+    /// A setting's value until one is set: the catalog's starting settings (a `.storekit`
+    /// file's Ask to Buy and billing switches), else the built-in default.
     private func defaultValue(_ definition: SettingDefinition) -> String {
-        definition.name == "storefront" ? catalog.defaultStorefront : definition.defaultValue
+        if definition.name == "storefront" { return catalog.defaultStorefront }
+        if let key = Self.startingSettingKeys[definition.name], let text = catalog.startingSettings[key],
+           let value = definition.normalize(text, catalog) {
+            return value
+        }
+        return definition.defaultValue
     }
+
+    /// Which of a catalog's starting settings (Xcode's names) is the default of which setting.
+    /// (`timeRate` and `storeKitErrors` are kept but not applied: Xcode's numbering of them is not documented.)
+    static let startingSettingKeys = [
+        "askToBuy": "askToBuyEnabled", "billingIssues": "billingIssuesEnabled", "gracePeriod": "billingGracePeriodEnabled",
+    ]
 
     /// Wipes the app's side, this account, or the whole store file's contents.
     public func reset(_ scope: ResetScope) throws {

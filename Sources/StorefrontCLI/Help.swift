@@ -25,9 +25,11 @@ struct CommandHelp {
                 and finishes the transaction. Success is reported only after the purchase is
                 durably written to the store file.
                   --quantity N        how many of a consumable (1 to 10); other types take 1
-                  --outcome OUTCOME   how this purchase ends, whatever the settings say:
-                                      succeed, cancel, askToBuy, interrupt, or an error's
-                                      case name (networkError, purchaseNotAllowed, …)
+                  --outcome OUTCOME   how this purchase ends instead of askToBuy,
+                                      interruptedPurchases and purchaseError: succeed, cancel,
+                                      askToBuy, interrupt, or an error's case name (networkError,
+                                      purchaseNotAllowed, …); the device's conditions
+                                      (canMakePayments, offline, latency) still apply
                   --outside           a purchase made outside the app (another device): the
                                       App Store records it, the app gets it as an update
                   --offer OFFER_ID    redeem a promotional offer of the subscription (for current

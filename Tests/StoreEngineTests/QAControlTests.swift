@@ -117,6 +117,45 @@ struct AskToBuyTests {
         }
     }
 
+    @Test("a second Ask to Buy request for a non-consumable the account got meanwhile cannot be approved: no double charge")
+    func approveTwice() async throws {
+        try await withStoreFixture { fixture in
+            let child = try fixture.open()
+            try await child.setSetting("askToBuy", to: "true")
+            let first = try pendingTransaction(of: try await child.purchase("pro"))
+            let second = try pendingTransaction(of: try await child.purchase("pro"))
+            try await child.approve(first.id)
+            await #expect(throws: StoreError.self) { try await child.approve(second.id) }
+            #expect(try await child.transaction(id: second.id).status == .pending, "still there to decline")
+            try await child.decline(second.id)
+            #expect(try await child.transactions().filter { $0.status == .purchased }.map(\.id) == [first.id])
+        }
+    }
+
+    @Test("a catalog's starting settings (a .storekit file's Ask to Buy and billing switches) are the defaults until set")
+    func startingSettings() async throws {
+        try await withStoreFixture { fixture in
+            var catalog = fixture.catalog
+            catalog.startingSettings = ["askToBuyEnabled": "true", "billingIssuesEnabled": "true", "timeRate": "3"]
+            let store = try Store(catalog: catalog, path: fixture.path, now: fixture.clock.closure)
+            let settings = Dictionary(uniqueKeysWithValues: try await store.settings().map { ($0.name, $0) })
+            #expect(settings["askToBuy"]?.value == "true")
+            #expect(settings["askToBuy"]?.isDefault == true)
+            #expect(settings["billingIssues"]?.value == "true")
+            #expect(settings["gracePeriod"]?.value == "false")
+            #expect(settings["timeRate"]?.value == "realTime", "Xcode's timeRate numbers are not applied")
+            guard case .pending = try await store.purchase("pro") else {
+                Issue.record("Ask to Buy from the catalog should make the purchase pending")
+                return
+            }
+            try await store.setSetting("askToBuy", to: "false")
+            guard case .success = try await store.purchase("pro") else {
+                Issue.record("a set value wins over the catalog's")
+                return
+            }
+        }
+    }
+
     @Test("an approved consumable reaches the balance when delivered, with its quantity")
     func approveConsumable() async throws {
         try await withStoreFixture { fixture in
