@@ -59,7 +59,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         }
     case .historyLoaded(let transactions):
         state.manager.transactions = transactions
-        state.manager.selection = min(state.manager.selection, max(0, transactions.count - 1))
+        // A shorter list (a delete, a reset elsewhere) moves the cursor and the scroll back onto its rows.
+        selectTransaction(&state, state.manager.selection)
         effects = []
     case .settingsLoaded(let rows, let accounts):
         state.settings.rows = rows
