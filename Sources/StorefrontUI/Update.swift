@@ -30,6 +30,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         effects = click(&state, target)
     case .resized(let size):
         state.size = size
+        // A smaller window must not leave the manager's cursor below its list.
+        selectTransaction(&state, state.manager.selection)
         effects = []
     case .tick:
         state.ticks += 1
