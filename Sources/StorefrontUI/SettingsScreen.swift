@@ -85,7 +85,10 @@ func drawSettings(_ state: State, into canvas: inout Canvas) {
     let selection = min(state.settings.selection, lines.count - 1)
     // Scrolled just enough to keep the selection on screen.
     let scroll = max(0, min(selection - height + 1, lines.count - height))
-    let nameWidth = 22, valueWidth = 22
+    let nameWidth = 22
+    // Wide enough for every value with its "(once)" and the selected one's ‹ ›: a cut
+    // value ("notAvailableInStoref") would name the wrong error or none.
+    let valueWidth = max(22, rows.map { TerminalText.width($0.value.value + ($0.value.once ? " (once)" : "")) + 4 }.max() ?? 0)
     let summaryX = 4 + nameWidth + valueWidth + 9  // after the scope column
     for (offset, line) in lines.dropFirst(max(0, scroll)).prefix(height).enumerated() {
         let index = max(0, scroll) + offset
