@@ -76,6 +76,72 @@ struct ProgramTests {
         #expect(program.currentState.snapshot?.owned[iPhoneRage] != nil)
     }
 
+    /// Ticks the loop, as the real loop's timer does, until `condition` holds.
+    func tick(until condition: (State) -> Bool, timeout: Duration = .seconds(30)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(program.currentState), ContinuousClock.now < deadline {
+            program.dispatch(.tick)
+            program.step(timeoutMilliseconds: 0)
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        program.step(timeoutMilliseconds: 0)
+        return condition(program.currentState)
+    }
+
+    @Test("Ask to Buy chosen on the sheet: a pending alert; a parent's approval elsewhere arrives as an update")
+    func askToBuyApprovedElsewhere() async throws {
+        #expect(await program.run(until: { $0.snapshot != nil }, timeout: .seconds(30)))
+        program.dispatch(.click(.product(index(of: swiftShopping))))
+        // Enter opens the sheet; → three times chooses Ask to Buy; Enter confirms.
+        terminal.input = [.key(.enter), .key(.right), .key(.right), .key(.right), .key(.enter)]
+        #expect(await program.run(until: { state in
+            if case .alert("Purchase Pending", _) = state.sheet { state.busy == nil } else { false }
+        }, timeout: .seconds(30)))
+        let alert = try #require(terminal.drawn.last).lines.joined(separator: "\n")
+        #expect(alert.contains("Purchase Pending"))
+        #expect(alert.contains("is waiting for a"))
+        let waiting = try await store.pendingTransactions()
+        #expect(waiting.map(\.productID) == [swiftShopping])
+        #expect(program.currentState.snapshot?.owned[swiftShopping] == nil, "nothing is owned while it waits")
+        terminal.input = [.key(.enter)]
+        #expect(await program.run(until: { $0.sheet == nil }))
+
+        // The parent approves in another process: another connection to the same store file.
+        let parent = try Store(catalog: demoCatalog, path: store.path)
+        try await parent.approve(waiting[0].id)
+        #expect(try await tick(until: { $0.snapshot?.owned[swiftShopping] != nil }))
+        let state = program.currentState
+        #expect(state.flash == "Arrived as an update: Swift Shopping")
+        let canvas = try #require(terminal.drawn.last)
+        let row = try #require(canvas.lines.first { $0.contains("Swift Shopping") })
+        #expect(row.contains("✓") && row.contains("Owned"))
+        #expect(canvas.lines.contains { $0.contains("Arrived as an update: Swift Shopping") })
+        // Delivered once: the app finished it, so the next change does not announce it again.
+        #expect(try await store.unfinished().isEmpty)
+        _ = try await parent.purchaseAndFinish(iPhoneRage)
+        #expect(try await tick(until: { $0.snapshot?.owned[iPhoneRage] != nil }))
+        #expect(program.currentState.flash == "Arrived as an update: Swift Shopping")
+        #expect(program.currentState.snapshot?.arrived == [])
+    }
+
+    @Test("the Transaction Manager's approve, on the real engine, ends with the product owned")
+    func approveInManager() async throws {
+        #expect(await program.run(until: { $0.snapshot != nil }, timeout: .seconds(30)))
+        _ = try await store.purchase(iPhoneRage, outcome: .askToBuy)
+        terminal.input = [.key(.character("t"))]
+        #expect(await program.run(until: { $0.manager.transactions?.count == 1 }, timeout: .seconds(30)))
+        #expect(try #require(terminal.drawn.last).lines.contains { $0.contains("pending (Ask to Buy)") })
+        terminal.input = [.key(.character("a"))]
+        #expect(await program.run(until: { state in
+            state.busy == nil && state.snapshot?.owned[iPhoneRage] != nil && state.manager.selected?.status == .purchased
+        }, timeout: .seconds(30)))
+        let lines = try #require(terminal.drawn.last).lines
+        #expect(lines.contains { $0.contains("iPhone Rage") && $0.contains("purchased") })
+        terminal.input = [.key(.character("p"))]
+        #expect(await program.run(until: { $0.screen == .paywall }))
+        #expect(try #require(terminal.drawn.last).lines.contains { $0.contains("✓  iPhone Rage") })
+    }
+
     @Test("a stop request (SIGTERM) ends the loop")
     func stopSignal() {
         let stop = StopSignal()
