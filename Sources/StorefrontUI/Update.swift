@@ -46,7 +46,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
-        effects = []
+        // The load finished what arrived; the manager's list, read alongside it, may predate that.
+        effects = !snapshot.arrived.isEmpty && state.screen == .transactions ? [.loadHistory] : []
     case .loadFailed(let message):
         state.loadError = message
         if state.busy == .loading { state.busy = nil }
