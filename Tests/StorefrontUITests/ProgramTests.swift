@@ -134,12 +134,30 @@ struct ProgramTests {
         terminal.input = [.key(.character("a"))]
         #expect(await program.run(until: { state in
             state.busy == nil && state.snapshot?.owned[iPhoneRage] != nil && state.manager.selected?.status == .purchased
+                && state.manager.selected?.isFinished == true
         }, timeout: .seconds(30)))
         let lines = try #require(terminal.drawn.last).lines
-        #expect(lines.contains { $0.contains("iPhone Rage") && $0.contains("purchased") })
+        #expect(lines.contains { $0.contains("iPhone Rage") && $0.contains("purchased") && !$0.contains("unfinished") })
         terminal.input = [.key(.character("p"))]
         #expect(await program.run(until: { $0.screen == .paywall }))
         #expect(try #require(terminal.drawn.last).lines.contains { $0.contains("✓  iPhone Rage") })
+    }
+
+    @Test("o in the manager buys the picked product outside the app; the app gets it as an update")
+    func buyOutsideInManager() async throws {
+        #expect(await program.run(until: { $0.snapshot != nil }, timeout: .seconds(30)))
+        let products = program.currentState.products
+        let picked = try #require(products.firstIndex { $0.id == iPhoneRage })
+        // From the picker's first row (the paywall's selection), down to iPhone Rage.
+        terminal.input = [.key(.character("t")), .key(.character("o"))] + Array(repeating: .key(.down), count: picked)
+            + [.key(.enter)]
+        // The list ends up showing it finished (not "purchased, unfinished" from a read before the delivery).
+        #expect(await program.run(until: { $0.busy == nil && $0.snapshot?.owned[iPhoneRage] != nil
+                && $0.manager.transactions?.count == 1 && $0.manager.selected?.isFinished == true }, timeout: .seconds(30)))
+        #expect(program.currentState.flash == "Arrived as an update: iPhone Rage")
+        #expect(program.currentState.manager.selected?.productID == iPhoneRage)
+        #expect(try await store.transactions().map(\.productID) == [iPhoneRage])
+        #expect(try await store.unfinished().isEmpty, "the app finished what arrived")
     }
 
     @Test("a stop request (SIGTERM) ends the loop")

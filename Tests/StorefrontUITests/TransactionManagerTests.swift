@@ -220,6 +220,18 @@ struct TransactionManagerTests {
         #expect(lines[4].hasSuffix("↑"))
     }
 
+    @Test("a load that delivered an update reads the manager's list again, after the delivery")
+    func arrivedRereadsHistory() {
+        var state = manager(selecting: 2_000_000_006)
+        var snap = snapshot(owned: [purchase(iPhoneRage)], dataVersion: 2)
+        snap.arrived = [iPhoneRage]
+        // The list read alongside this load may still say "purchased, unfinished".
+        #expect(update(&state, .loaded(snap)) == [.loadHistory])
+        #expect(update(&state, .loaded(snapshot(dataVersion: 3))).isEmpty, "nothing arrived: nothing to read again")
+        var paywall = loadedState()
+        #expect(update(&paywall, .loaded(snap)).isEmpty, "the paywall shows no list")
+    }
+
     @Test("an empty history says how to make one")
     func empty() {
         var state = loadedState(on: .transactions)
