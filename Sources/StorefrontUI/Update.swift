@@ -257,7 +257,9 @@ private func click(_ state: inout State, _ target: ClickTarget) -> [Effect] {
 // MARK: - Flows
 
 private func buy(_ state: inout State) -> [Effect] {
-    guard state.busy == nil, let product = state.selectedProduct, let snapshot = state.snapshot else { return [] }
+    // Under a load error the table is not on screen: nothing the tester can see is selected.
+    guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct, let snapshot = state.snapshot
+    else { return [] }
     state.flash = nil
     if product.type == .nonConsumable, snapshot.entitled.contains(product.id) {
         state.sheet = .alreadyOwned(productID: product.id)
@@ -282,7 +284,7 @@ private func restore(_ state: inout State) -> [Effect] {
 }
 
 private func consume(_ state: inout State) -> [Effect] {
-    guard state.busy == nil, let product = state.selectedProduct else { return [] }
+    guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct else { return [] }
     guard product.type == .consumable else {
         state.flash = "Only consumables can be consumed"
         return []
