@@ -102,6 +102,19 @@ struct UpdatesAndRetryTests {
         }
     }
 
+    @Test("under a load error, space and c act on no product: the table with the selection is not on screen")
+    func noHiddenPurchase() {
+        var state = loadedState(snapshot: snapshot(balances: [coins: 3]))
+        state.selection = index(of: coins)
+        _ = update(&state, .loadFailed("networkError"))
+        #expect(update(&state, .key(.character(" "))).isEmpty)
+        #expect(state.sheet == nil, "no App Store sheet for a product the screen does not show")
+        #expect(update(&state, .key(.character("c"))).isEmpty)
+        #expect(state.busy == nil)
+        _ = update(&state, .loaded(snapshot(balances: [coins: 3])))
+        #expect(update(&state, .key(.character("c"))) == [.consume(productID: coins)], "with the table back they work")
+    }
+
     @Test("a load error before the first load: a retry that works shows the table")
     func firstLoadFails() {
         var state = State(size: Size(columns: 80, rows: 24), account: "a", storePath: "p", paywall: demoCatalog.paywall)
