@@ -151,6 +151,44 @@ struct QAControlsEndToEndTests {
         }
     }
 
+    @Test("the settings screen writes the store file: a flag, an error with o (once), a new tester")
+    func settingsScreenWrites() async throws {
+        let sandbox = try Sandbox()
+        try await withPaywall(sandbox) { session in
+            try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
+            try await session.send("s")
+            try await session.waitFor("the settings") { $0.contains { $0.contains("askToBuy") && $0.contains("false") } }
+            try await session.send("Down", "Right")
+            try await session.waitFor("askToBuy on") { lines in
+                lines.contains { $0.contains("askToBuy") && $0.contains("‹ true ›") }
+                    && lines.contains { $0.contains("askToBuy = true") }
+            }
+            // purchaseError is the seventh line: → names the first error, o makes it once.
+            try await session.send("Down", "Down", "Down", "Down", "Down", "Right")
+            try await session.waitFor("purchaseError set") { $0.contains { $0.contains("‹ networkError ›") } }
+            try await session.send("o")
+            try await session.waitFor("once") { $0.contains { $0.contains("‹ networkError (once) ›") } }
+            let settings = try await sandbox.storefront("settings", "--json").jsonObject()
+            let values = try #require(settings["settings"] as? [String: Any])
+            #expect(values["askToBuy"] as? String == "true")
+            #expect(values["purchaseError"] as? String == "networkError")
+            #expect(settings["once"] as? [String] == ["purchaseError"])
+
+            // New tester: two lines below storefront's, the last setting.
+            try await session.send("Down", "Down", "Down", "Down", "Down", "Down")
+            try await session.waitFor("New tester selected") { $0.contains { $0.contains("▸") && $0.contains("[ New tester ]") } }
+            try await session.send("Enter")
+            let lines = try await session.waitFor("the new tester's settings") { lines in
+                // askToBuy is per account: the new tester's is off.
+                lines.contains { $0.contains("Signed in as tester2@local") } && lines.contains { $0.contains("askToBuy") && $0.contains("false") }
+            }
+            #expect(lines[0].contains("tester2@local"), "the title bar shows the account in use")
+            #expect(lines.contains { $0.contains("purchaseError") && $0.contains("networkError (once)") }, "a store setting stays")
+        }
+        let accounts = try await sandbox.storefront("accounts").stdout
+        #expect(accounts.contains("* tester2@local"), "the switch is kept for the next run:\n\(accounts)")
+    }
+
     @Test("offline set from another process shows the error and Retry; turning it off brings the table back")
     func offlineFromAnotherProcess() async throws {
         let sandbox = try Sandbox()
