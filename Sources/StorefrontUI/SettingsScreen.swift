@@ -47,8 +47,15 @@ private func change(_ state: inout State, _ line: SettingsLine, by step: Int) ->
     switch line {
     case .setting(let index):
         guard let row = state.settings.rows?[index], !row.choices.isEmpty else { return [] }
-        let current = row.choices.firstIndex(of: row.value.value) ?? -1
-        let next = row.choices[(current + step + row.choices.count) % row.choices.count]
+        let count = row.choices.count
+        let next: String
+        if let current = row.choices.firstIndex(of: row.value.value) {
+            next = row.choices[(current + step + count) % count]
+        } else {
+            // A value set elsewhere that the list lacks (latency 250): → the next larger, ← the next smaller.
+            let above = Int(row.value.value).map { value in row.choices.firstIndex { (Int($0) ?? .min) > value } ?? count } ?? 0
+            next = row.choices[step > 0 ? above % count : (above - 1 + count) % count]
+        }
         return run(.setSetting(name: row.value.name, value: next, once: false), &state)
     case .account:
         var accounts = state.settings.accounts
