@@ -82,6 +82,13 @@ struct SettingsScreenTests {
         #expect(update(&state, .key(.left)) == set("latency", "10000"))
         state = settings(["latency": "3000"], selecting: line("latency"))
         #expect(update(&state, .key(.right)) == set("latency", "10000"))
+        // A latency set elsewhere that the list lacks steps to its neighbours.
+        state = settings(["latency": "250"], selecting: line("latency"))
+        #expect(update(&state, .key(.right)) == set("latency", "400"))
+        state = settings(["latency": "250"], selecting: line("latency"))
+        #expect(update(&state, .key(.left)) == set("latency", "0"))
+        state = settings(["latency": "20000"], selecting: line("latency"))
+        #expect(update(&state, .key(.left)) == set("latency", "10000"))
         let codes = demoCatalog.storefronts.map(\.countryCode)
         #expect(codes.first == "USA" && codes.count > 2)
         state = settings(selecting: line("storefront"))
