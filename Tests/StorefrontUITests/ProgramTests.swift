@@ -160,6 +160,34 @@ struct ProgramTests {
         #expect(try await store.unfinished().isEmpty, "the app finished what arrived")
     }
 
+    @Test("New tester starts an empty history, sees other processes' writes, and switching back shows the first tester's")
+    func testers() async throws {
+        _ = try await store.purchaseAndFinish(swiftShopping)
+        #expect(await program.run(until: { $0.snapshot?.owned[swiftShopping] != nil }, timeout: .seconds(30)))
+        terminal.input = [.key(.character("s"))]
+        #expect(await program.run(until: { $0.settings.rows != nil }, timeout: .seconds(30)))
+        let accountLine = SettingDefinition.all.count
+        program.dispatch(.click(.row(accountLine + 1)))  // New tester
+        terminal.input = [.key(.enter)]
+        #expect(await program.run(until: { state in
+            state.account == "tester2@local" && state.busy == nil && state.snapshot?.owned.isEmpty == true
+                && state.settings.accounts.count == 2
+        }, timeout: .seconds(30)))
+        #expect(try #require(terminal.drawn.last).lines[0].contains("tester2@local"))
+
+        // The engine now works for the new tester: another process's purchase for it shows up.
+        let other = try Store(catalog: demoCatalog, path: store.path, account: "tester2@local")
+        _ = try await other.purchaseAndFinish(iPhoneRage)
+        #expect(try await tick(until: { $0.snapshot?.owned[iPhoneRage] != nil }))
+
+        program.dispatch(.click(.row(accountLine)))
+        terminal.input = [.key(.left)]
+        #expect(await program.run(until: { state in
+            state.account == Store.defaultAccount && state.busy == nil && state.snapshot?.owned[swiftShopping] != nil
+        }, timeout: .seconds(30)))
+        #expect(program.currentState.snapshot?.owned[iPhoneRage] == nil, "tester2's purchase is not the first tester's")
+    }
+
     @Test("a stop request (SIGTERM) ends the loop")
     func stopSignal() {
         let stop = StopSignal()
