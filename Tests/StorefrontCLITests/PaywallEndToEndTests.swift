@@ -136,7 +136,10 @@ struct PaywallEndToEndTests {
         try await withPaywall(sandbox) { session in
             try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
             try await session.send("Down", "Down", "Enter")
-            let sheet = try await session.waitFor("the confirmation sheet") { $0.contains { $0.contains("App Store") } }
+            // Until its buttons, drawn last: a capture can land while the sheet is half drawn.
+            let sheet = try await session.waitFor("the confirmation sheet") { lines in
+                lines.contains { $0.contains("App Store") } && lines.contains { $0.contains("[ Confirm") }
+            }
             #expect(sheet.contains { $0.contains("Swift Shopping") && $0.contains("│") })
             #expect(sheet.contains { $0.contains("Non-consumable · $0.99") })
             try await session.send("Enter")
