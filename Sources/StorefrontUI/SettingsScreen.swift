@@ -47,8 +47,15 @@ private func change(_ state: inout State, _ line: SettingsLine, by step: Int) ->
     switch line {
     case .setting(let index):
         guard let row = state.settings.rows?[index], !row.choices.isEmpty else { return [] }
-        let current = row.choices.firstIndex(of: row.value.value) ?? -1
-        let next = row.choices[(current + step + row.choices.count) % row.choices.count]
+        let count = row.choices.count
+        let next: String
+        if let current = row.choices.firstIndex(of: row.value.value) {
+            next = row.choices[(current + step + count) % count]
+        } else {
+            // A value set elsewhere that the list lacks (latency 250): → the next larger, ← the next smaller.
+            let above = Int(row.value.value).map { value in row.choices.firstIndex { (Int($0) ?? .min) > value } ?? count } ?? 0
+            next = row.choices[step > 0 ? above % count : (above - 1 + count) % count]
+        }
         return run(.setSetting(name: row.value.name, value: next, once: false), &state)
     case .account:
         var accounts = state.settings.accounts
@@ -85,7 +92,10 @@ func drawSettings(_ state: State, into canvas: inout Canvas) {
     let selection = min(state.settings.selection, lines.count - 1)
     // Scrolled just enough to keep the selection on screen.
     let scroll = max(0, min(selection - height + 1, lines.count - height))
-    let nameWidth = 22, valueWidth = 22
+    let nameWidth = 22
+    // Wide enough for every value with its "(once)" and the selected one's ‹ ›: a cut
+    // value ("notAvailableInStoref") would name the wrong error or none.
+    let valueWidth = max(22, rows.map { TerminalText.width($0.value.value + ($0.value.once ? " (once)" : "")) + 4 }.max() ?? 0)
     let summaryX = 4 + nameWidth + valueWidth + 9  // after the scope column
     for (offset, line) in lines.dropFirst(max(0, scroll)).prefix(height).enumerated() {
         let index = max(0, scroll) + offset

@@ -30,6 +30,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         effects = click(&state, target)
     case .resized(let size):
         state.size = size
+        // A smaller window must not leave the manager's cursor below its list.
+        selectTransaction(&state, state.manager.selection)
         effects = []
     case .tick:
         state.ticks += 1
@@ -44,7 +46,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
-        effects = []
+        // The load finished what arrived; the manager's list, read alongside it, may predate that.
+        effects = !snapshot.arrived.isEmpty && state.screen == .transactions ? [.loadHistory] : []
     case .loadFailed(let message):
         state.loadError = message
         if state.busy == .loading { state.busy = nil }
@@ -61,7 +64,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         effects = state.busy == nil ? reload(state) : []
     case .historyLoaded(let transactions):
         state.manager.transactions = transactions
-        state.manager.selection = min(state.manager.selection, max(0, transactions.count - 1))
+        // A shorter list (a delete, a reset elsewhere) moves the cursor and the scroll back onto its rows.
+        selectTransaction(&state, state.manager.selection)
         effects = []
     case .settingsLoaded(let rows, let accounts):
         state.settings.rows = rows
@@ -258,7 +262,9 @@ private func click(_ state: inout State, _ target: ClickTarget) -> [Effect] {
 // MARK: - Flows
 
 private func buy(_ state: inout State) -> [Effect] {
-    guard state.busy == nil, let product = state.selectedProduct, let snapshot = state.snapshot else { return [] }
+    // Under a load error the table is not on screen: nothing the tester can see is selected.
+    guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct, let snapshot = state.snapshot
+    else { return [] }
     state.flash = nil
     if product.type == .nonConsumable, snapshot.entitled.contains(product.id) {
         state.sheet = .alreadyOwned(productID: product.id)
@@ -283,7 +289,7 @@ private func restore(_ state: inout State) -> [Effect] {
 }
 
 private func consume(_ state: inout State) -> [Effect] {
-    guard state.busy == nil, let product = state.selectedProduct else { return [] }
+    guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct else { return [] }
     guard product.type == .consumable else {
         state.flash = "Only consumables can be consumed"
         return []

@@ -91,10 +91,24 @@ func spawnAndWait(_ arguments: [String], output: String) throws {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    // The test's threads block most signals (Dispatch does) and a spawned process
+    // inherits that mask: tmux's server and its panes would never get the SIGHUP
+    // with which kill-server ends them, and lived on until their timeouts ran out.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var unblocked = sigset_t()
+    sigemptyset(&unblocked)
+    posix_spawnattr_setsigmask(&attributes, &unblocked)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var argv = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
-    let status = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
+    let status = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ)
     guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
     var exitStatus: Int32 = 0
     while waitpid(pid, &exitStatus, 0) == -1 && errno == EINTR {}
@@ -122,7 +136,10 @@ struct PaywallEndToEndTests {
         try await withPaywall(sandbox) { session in
             try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
             try await session.send("Down", "Down", "Enter")
-            let sheet = try await session.waitFor("the confirmation sheet") { $0.contains { $0.contains("App Store") } }
+            // Until its buttons, drawn last: a capture can land while the sheet is half drawn.
+            let sheet = try await session.waitFor("the confirmation sheet") { lines in
+                lines.contains { $0.contains("App Store") } && lines.contains { $0.contains("[ Confirm") }
+            }
             #expect(sheet.contains { $0.contains("Swift Shopping") && $0.contains("│") })
             #expect(sheet.contains { $0.contains("Non-consumable · $0.99") })
             try await session.send("Enter")

@@ -52,3 +52,26 @@ func index(of productID: String) -> Int {
 }
 
 let utc = TimeZone(identifier: "UTC")!
+
+/// A transaction of a demo product in any state the Transaction Manager shows.
+func transaction(_ productID: String, id: Int64, status: StoreEngine.Transaction.Status = .purchased,
+                 pending: StoreEngine.Transaction.PendingReason? = nil, refunded: Bool = false,
+                 finished: Bool = true, purchased date: Date = fixedDate, expires: Date? = nil) -> StoreEngine.Transaction {
+    var transaction = purchase(productID, id: id, expires: expires)
+    transaction.purchaseDate = date
+    transaction.status = status
+    transaction.pendingReason = pending
+    transaction.isFinished = finished
+    if refunded {
+        transaction.revocationDate = date.addingTimeInterval(3600)
+        transaction.revocationReason = .other
+    }
+    return transaction
+}
+
+/// The state of the demo paywall on another screen, with what that screen shows loaded.
+func loadedState(on screen: Screen, columns: Int = 100, rows: Int = 30, snapshot: StoreSnapshot = snapshot()) -> State {
+    var state = loadedState(columns: columns, rows: rows, snapshot: snapshot)
+    _ = update(&state, .key(.character(screen == .transactions ? "t" : screen == .settings ? "s" : "p")))
+    return state
+}

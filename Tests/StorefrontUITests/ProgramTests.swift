@@ -76,6 +76,118 @@ struct ProgramTests {
         #expect(program.currentState.snapshot?.owned[iPhoneRage] != nil)
     }
 
+    /// Ticks the loop, as the real loop's timer does, until `condition` holds.
+    func tick(until condition: (State) -> Bool, timeout: Duration = .seconds(30)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(program.currentState), ContinuousClock.now < deadline {
+            program.dispatch(.tick)
+            program.step(timeoutMilliseconds: 0)
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        program.step(timeoutMilliseconds: 0)
+        return condition(program.currentState)
+    }
+
+    @Test("Ask to Buy chosen on the sheet: a pending alert; a parent's approval elsewhere arrives as an update")
+    func askToBuyApprovedElsewhere() async throws {
+        #expect(await program.run(until: { $0.snapshot != nil }, timeout: .seconds(30)))
+        program.dispatch(.click(.product(index(of: swiftShopping))))
+        // Enter opens the sheet; → three times chooses Ask to Buy; Enter confirms.
+        terminal.input = [.key(.enter), .key(.right), .key(.right), .key(.right), .key(.enter)]
+        #expect(await program.run(until: { state in
+            if case .alert("Purchase Pending", _) = state.sheet { state.busy == nil } else { false }
+        }, timeout: .seconds(30)))
+        let alert = try #require(terminal.drawn.last).lines.joined(separator: "\n")
+        #expect(alert.contains("Purchase Pending"))
+        #expect(alert.contains("is waiting for a"))
+        let waiting = try await store.pendingTransactions()
+        #expect(waiting.map(\.productID) == [swiftShopping])
+        #expect(program.currentState.snapshot?.owned[swiftShopping] == nil, "nothing is owned while it waits")
+        terminal.input = [.key(.enter)]
+        #expect(await program.run(until: { $0.sheet == nil }))
+
+        // The parent approves in another process: another connection to the same store file.
+        let parent = try Store(catalog: demoCatalog, path: store.path)
+        try await parent.approve(waiting[0].id)
+        #expect(try await tick(until: { $0.snapshot?.owned[swiftShopping] != nil }))
+        let state = program.currentState
+        #expect(state.flash == "Arrived as an update: Swift Shopping")
+        let canvas = try #require(terminal.drawn.last)
+        let row = try #require(canvas.lines.first { $0.contains("Swift Shopping") })
+        #expect(row.contains("✓") && row.contains("Owned"))
+        #expect(canvas.lines.contains { $0.contains("Arrived as an update: Swift Shopping") })
+        // Delivered once: the app finished it, so the next change does not announce it again.
+        #expect(try await store.unfinished().isEmpty)
+        _ = try await parent.purchaseAndFinish(iPhoneRage)
+        #expect(try await tick(until: { $0.snapshot?.owned[iPhoneRage] != nil }))
+        #expect(program.currentState.flash == "Arrived as an update: Swift Shopping")
+        #expect(program.currentState.snapshot?.arrived == [])
+    }
+
+    @Test("the Transaction Manager's approve, on the real engine, ends with the product owned")
+    func approveInManager() async throws {
+        #expect(await program.run(until: { $0.snapshot != nil }, timeout: .seconds(30)))
+        _ = try await store.purchase(iPhoneRage, outcome: .askToBuy)
+        terminal.input = [.key(.character("t"))]
+        #expect(await program.run(until: { $0.manager.transactions?.count == 1 }, timeout: .seconds(30)))
+        #expect(try #require(terminal.drawn.last).lines.contains { $0.contains("pending (Ask to Buy)") })
+        terminal.input = [.key(.character("a"))]
+        #expect(await program.run(until: { state in
+            state.busy == nil && state.snapshot?.owned[iPhoneRage] != nil && state.manager.selected?.status == .purchased
+                && state.manager.selected?.isFinished == true
+        }, timeout: .seconds(30)))
+        let lines = try #require(terminal.drawn.last).lines
+        #expect(lines.contains { $0.contains("iPhone Rage") && $0.contains("purchased") && !$0.contains("unfinished") })
+        terminal.input = [.key(.character("p"))]
+        #expect(await program.run(until: { $0.screen == .paywall }))
+        #expect(try #require(terminal.drawn.last).lines.contains { $0.contains("✓  iPhone Rage") })
+    }
+
+    @Test("o in the manager buys the picked product outside the app; the app gets it as an update")
+    func buyOutsideInManager() async throws {
+        #expect(await program.run(until: { $0.snapshot != nil }, timeout: .seconds(30)))
+        let products = program.currentState.products
+        let picked = try #require(products.firstIndex { $0.id == iPhoneRage })
+        // From the picker's first row (the paywall's selection), down to iPhone Rage.
+        terminal.input = [.key(.character("t")), .key(.character("o"))] + Array(repeating: .key(.down), count: picked)
+            + [.key(.enter)]
+        // The list ends up showing it finished (not "purchased, unfinished" from a read before the delivery).
+        #expect(await program.run(until: { $0.busy == nil && $0.snapshot?.owned[iPhoneRage] != nil
+                && $0.manager.transactions?.count == 1 && $0.manager.selected?.isFinished == true }, timeout: .seconds(30)))
+        #expect(program.currentState.flash == "Arrived as an update: iPhone Rage")
+        #expect(program.currentState.manager.selected?.productID == iPhoneRage)
+        #expect(try await store.transactions().map(\.productID) == [iPhoneRage])
+        #expect(try await store.unfinished().isEmpty, "the app finished what arrived")
+    }
+
+    @Test("New tester starts an empty history, sees other processes' writes, and switching back shows the first tester's")
+    func testers() async throws {
+        _ = try await store.purchaseAndFinish(swiftShopping)
+        #expect(await program.run(until: { $0.snapshot?.owned[swiftShopping] != nil }, timeout: .seconds(30)))
+        terminal.input = [.key(.character("s"))]
+        #expect(await program.run(until: { $0.settings.rows != nil }, timeout: .seconds(30)))
+        let accountLine = SettingDefinition.all.count
+        program.dispatch(.click(.row(accountLine + 1)))  // New tester
+        terminal.input = [.key(.enter)]
+        #expect(await program.run(until: { state in
+            state.account == "tester2@local" && state.busy == nil && state.snapshot?.owned.isEmpty == true
+                && state.settings.accounts.count == 2
+        }, timeout: .seconds(30)))
+        #expect(try #require(terminal.drawn.last).lines[0].contains("tester2@local"))
+
+        // The engine now works for the new tester: another process's purchase for it shows up.
+        let other = try Store(catalog: demoCatalog, path: store.path, account: "tester2@local")
+        _ = try await other.purchaseAndFinish(iPhoneRage)
+        #expect(try await tick(until: { $0.snapshot?.owned[iPhoneRage] != nil }))
+
+        program.dispatch(.click(.row(accountLine)))
+        terminal.input = [.key(.left)]
+        #expect(await program.run(until: { state in
+            state.account == Store.defaultAccount && state.busy == nil && state.snapshot?.owned[swiftShopping] != nil
+        }, timeout: .seconds(30)))
+        #expect(program.currentState.snapshot?.owned[iPhoneRage] == nil, "tester2's purchase is not the first tester's")
+    }
+
     @Test("a stop request (SIGTERM) ends the loop")
     func stopSignal() {
         let stop = StopSignal()

@@ -248,3 +248,39 @@ extension String {
         distance(from: startIndex, to: range(of: text)!.lowerBound)
     }
 }
+
+/// The QA screens on a terminal without UTF-8.
+@Suite("render, ASCII QA screens")
+struct ASCIIQAScreenTests {
+    @Test("the manager, the settings screen and the outcome sheet use only ASCII glyphs, none replaced by ?")
+    func asciiScreens() {
+        var manager = loadedState(on: .transactions)
+        manager.glyphs = .ascii
+        _ = update(&manager, .historyLoaded(history))
+        var settings = loadedState(on: .settings)
+        settings.glyphs = .ascii
+        _ = update(&settings, .settingsLoaded(settingRows(["purchaseError": "networkError"], once: ["purchaseError"]),
+                                              accounts: ["tester@local"]))
+        settings.settings.selection = 6
+        var sheet = loadedState()
+        sheet.glyphs = .ascii
+        _ = update(&sheet, .key(.enter))
+        _ = update(&sheet, .key(.right))
+        var picker = manager
+        _ = update(&picker, .key(.character("o")))
+        for state in [manager, settings, sheet, picker] {
+            for line in render(state, timeZone: utc).lines {
+                let isASCII = line.unicodeScalars.allSatisfy { $0.isASCII }
+                #expect(isASCII, "\(line)")
+                // The paywall behind the sheet shows catalog text ("·" in the subtitle) and "? help".
+                if state.screen != .paywall || line.hasPrefix("  ") && line.contains("|") {
+                    #expect(!line.contains("?"), "a glyph without an ASCII stand-in: \(line)")
+                }
+            }
+        }
+        let settingsLines = render(settings, timeZone: utc).lines
+        #expect(settingsLines.contains { $0.contains("< networkError (once) >") })
+        #expect(render(manager, timeZone: utc).lines.contains { $0.hasPrefix("> 2000000006") })
+        #expect(render(sheet, timeZone: utc).lines.contains { $0.contains("Outcome: < succeed >") })
+    }
+}

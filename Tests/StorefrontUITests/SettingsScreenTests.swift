@@ -1,0 +1,256 @@
+import Foundation
+@testable import StoreEngine
+import Testing
+@testable import StorefrontUI
+
+/// The settings screen's rows as the engine gives them for the demo catalog: defaults,
+/// except the values in `values`; `once` marks error settings set with --once.
+func settingRows(_ values: [String: String] = [:], once: Set<String> = []) -> [SettingRow] {
+    SettingDefinition.all.map { definition in
+        let value = values[definition.name] ?? (definition.name == "storefront" ? "USA" : definition.defaultValue)
+        return SettingRow(value: SettingValue(name: definition.name, value: value, scope: definition.scope,
+                                              isDefault: values[definition.name] == nil, once: once.contains(definition.name)),
+                          choices: definition.choices(in: demoCatalog), summary: definition.summary,
+                          acceptsOnce: definition.acceptsOnce)
+    }
+}
+
+/// The settings screen (s): cycling simulated conditions, testers and resets.
+@Suite("settings screen")
+struct SettingsScreenTests {
+    /// The settings screen loaded, with the cursor on the line `line` (see `settingsLines`).
+    func settings(_ values: [String: String] = [:], once: Set<String> = [], accounts: [String] = [Store.defaultAccount],
+                  selecting line: SettingsLine? = nil) -> State {
+        var state = loadedState(on: .settings)
+        _ = update(&state, .settingsLoaded(settingRows(values, once: once), accounts: accounts))
+        if let line { state.settings.selection = settingsLines(state).firstIndex(of: line)! }
+        return state
+    }
+
+    func line(_ name: String) -> SettingsLine {
+        .setting(SettingDefinition.all.firstIndex { $0.name == name }!)
+    }
+
+    func set(_ name: String, _ value: String, once: Bool = false) -> [Effect] {
+        [.run(.setSetting(name: name, value: value, once: once))]
+    }
+
+    @Test("s opens the screen and reads the settings and testers")
+    func opens() {
+        var state = loadedState()
+        #expect(update(&state, .key(.character("s"))) == [.loadSettings])
+        #expect(state.screen == .settings)
+        #expect(render(state).lines.contains { $0.contains("Loading settings…") })
+        #expect(update(&state, .key(.right)).isEmpty, "nothing to change before the settings are read")
+        _ = update(&state, .settingsLoaded(settingRows(), accounts: [Store.defaultAccount]))
+        #expect(!render(state).lines.contains { $0.contains("Loading settings…") })
+    }
+
+    @Test("a boolean flips with ← → Enter or space, whichever way")
+    func booleans() {
+        var state = settings(selecting: line("canMakePayments"))
+        #expect(update(&state, .key(.right)) == set("canMakePayments", "false"))
+        #expect(state.busy == .working("Setting canMakePayments…"))
+        state = settings(selecting: line("canMakePayments"))
+        #expect(update(&state, .key(.left)) == set("canMakePayments", "false"))
+        state = settings(["askToBuy": "true"], selecting: line("askToBuy"))
+        #expect(update(&state, .key(.enter)) == set("askToBuy", "false"))
+        state = settings(selecting: line("offline"))
+        #expect(update(&state, .key(.character(" "))) == set("offline", "true"))
+    }
+
+    @Test("an error setting steps through none and the errors of its kind, wrapping at both ends")
+    func errors() {
+        var state = settings(selecting: line("purchaseError"))
+        #expect(update(&state, .key(.right)) == set("purchaseError", "networkError"))
+        state = settings(selecting: line("purchaseError"))
+        #expect(update(&state, .key(.left)) == set("purchaseError", "missingOfferParameters"))
+        state = settings(["purchaseError": "missingOfferParameters"], selecting: line("purchaseError"))
+        #expect(update(&state, .key(.right)) == set("purchaseError", "none"))
+        state = settings(selecting: line("verificationError"))
+        #expect(update(&state, .key(.right)) == set("verificationError", "invalidSignature"),
+                "a verification error, not a purchase error")
+        state = settings(["loadProductsError": "networkError"], selecting: line("loadProductsError"))
+        #expect(update(&state, .key(.left)) == set("loadProductsError", "none"))
+    }
+
+    @Test("latency and storefront step through their values")
+    func latencyAndStorefront() {
+        var state = settings(selecting: line("latency"))
+        #expect(update(&state, .key(.right)) == set("latency", "400"))
+        state = settings(selecting: line("latency"))
+        #expect(update(&state, .key(.left)) == set("latency", "10000"))
+        state = settings(["latency": "3000"], selecting: line("latency"))
+        #expect(update(&state, .key(.right)) == set("latency", "10000"))
+        // A latency set elsewhere that the list lacks steps to its neighbours.
+        state = settings(["latency": "250"], selecting: line("latency"))
+        #expect(update(&state, .key(.right)) == set("latency", "400"))
+        state = settings(["latency": "250"], selecting: line("latency"))
+        #expect(update(&state, .key(.left)) == set("latency", "0"))
+        state = settings(["latency": "20000"], selecting: line("latency"))
+        #expect(update(&state, .key(.left)) == set("latency", "10000"))
+        let codes = demoCatalog.storefronts.map(\.countryCode)
+        #expect(codes.first == "USA" && codes.count > 2)
+        state = settings(selecting: line("storefront"))
+        #expect(update(&state, .key(.right)) == set("storefront", codes[1]))
+        state = settings(selecting: line("storefront"))
+        #expect(update(&state, .key(.left)) == set("storefront", codes.last!))
+    }
+
+    @Test("o toggles once, only on an error setting that names an error")
+    func once() {
+        var state = settings(["purchaseError": "networkError"], selecting: line("purchaseError"))
+        #expect(update(&state, .key(.character("o"))) == set("purchaseError", "networkError", once: true))
+        state = settings(["purchaseError": "networkError"], once: ["purchaseError"], selecting: line("purchaseError"))
+        #expect(update(&state, .key(.character("o"))) == set("purchaseError", "networkError", once: false))
+        for (values, name) in [([String: String](), "purchaseError"), ([:], "canMakePayments"), (["latency": "400"], "latency"),
+                               ([:], "storefront")] {
+            state = settings(values, selecting: line(name))
+            #expect(update(&state, .key(.character("o"))).isEmpty, "o on \(name)")
+            #expect(state.busy == nil)
+            #expect(state.flash == "o (once) applies to an error setting that names an error")
+        }
+        state = settings(selecting: .newTester)
+        #expect(update(&state, .key(.character("o"))).isEmpty)
+    }
+
+    @Test("← → on the tester line switch between the store file's testers")
+    func accounts() {
+        let testers = [Store.defaultAccount, "b@local", "c@local"]
+        var state = settings(accounts: testers, selecting: .account)
+        #expect(update(&state, .key(.right)) == [.run(.switchAccount("b@local"))])
+        #expect(state.busy == .working("Signing in as b@local…"))
+        state = settings(accounts: testers, selecting: .account)
+        #expect(update(&state, .key(.left)) == [.run(.switchAccount("c@local"))])
+        // A fresh store file lists no tester yet; the one in use is still one.
+        for accounts in [[Store.defaultAccount], []] {
+            state = settings(accounts: accounts, selecting: .account)
+            #expect(update(&state, .key(.right)).isEmpty)
+            #expect(state.flash == "Only one tester: choose New tester to add one")
+        }
+    }
+
+    @Test("New tester adds one and signs in; the screens follow the new account")
+    func newTester() {
+        var state = settings(selecting: .newTester)
+        #expect(update(&state, .key(.left)).isEmpty)
+        #expect(update(&state, .key(.enter)) == [.run(.newTester)])
+        state.manager.transactions = history
+        state.manager.selection = 3
+        #expect(update(&state, .accountChanged("tester2@local")) == [.load, .loadSettings])
+        #expect(state.account == "tester2@local")
+        #expect(state.busy == nil)
+        #expect(state.flash == "Signed in as tester2@local")
+        #expect(state.manager == ManagerState(), "the old tester's history is not shown for the new one")
+        #expect(render(state).lines[0].contains("tester2@local"))
+    }
+
+    @Test("each reset asks first; only a yes runs it")
+    func resets() {
+        for (scope, words) in [(ResetScope.app, "Delete the app?"), (.account, "Clear this tester's history?"),
+                               (.all, "Reset everything?")] {
+            var state = settings(selecting: .reset(scope))
+            #expect(update(&state, .key(.enter)).isEmpty)
+            #expect(state.sheet == .confirmCommand(.reset(scope)))
+            #expect(render(state).lines.joined(separator: " ").contains(words))
+            #expect(update(&state, .key(.escape)).isEmpty)
+            #expect(state.sheet == nil)
+            #expect(state.screen == .settings)
+            _ = update(&state, .key(.right))
+            #expect(update(&state, .click(.cancel)).isEmpty)
+            #expect(state.sheet == nil)
+            _ = update(&state, .key(.right))
+            #expect(update(&state, .key(.enter)) == [.run(.reset(scope))])
+            #expect(state.busy == .working("Resetting…"))
+            let effects = update(&state, .commandFinished(.reset(scope), .success("done")))
+            #expect(effects == [.load, .loadSettings])
+            #expect(state.flash == "done")
+        }
+        // ← does not start a reset.
+        var state = settings(selecting: .reset(.all))
+        #expect(update(&state, .key(.left)).isEmpty)
+        #expect(state.sheet == nil)
+    }
+
+    @Test("the cursor moves over every line and stops at the ends; clicks select a line")
+    func movement() {
+        var state = settings()
+        let count = settingsLines(state).count
+        #expect(count == SettingDefinition.all.count + 5)
+        _ = update(&state, .key(.up))
+        #expect(state.settings.selection == 0)
+        _ = update(&state, .key(.end))
+        #expect(state.settings.selection == count - 1)
+        _ = update(&state, .key(.down))
+        #expect(state.settings.selection == count - 1)
+        _ = update(&state, .key(.character("k")))
+        #expect(state.settings.selection == count - 2)
+        let canvas = render(state)
+        let row = canvas.lines.firstIndex { $0.contains("latency") }!
+        #expect(canvas.target(atX: 40, y: row) == .row(5))
+        _ = update(&state, .click(.row(5)))
+        #expect(update(&state, .key(.right)) == set("latency", "400"))
+    }
+
+    @Test("a long error name is shown whole, with its (once) and both arrows, before the scope column")
+    func longValues() throws {
+        let state = settings(["verificationError": "missingRequiredProperties", "purchaseError": "notAvailableInStorefront"],
+                             once: ["verificationError"], selecting: line("verificationError"))
+        let lines = render(state, timeZone: utc).lines
+        let selected = try #require(lines.first { $0.contains("verificationError") })
+        #expect(selected.contains("‹ missingRequiredProperties (once) › store"), "\(selected)")
+        let other = try #require(lines.first { $0.contains("purchaseError") })
+        #expect(other.contains(" notAvailableInStorefront "), "\(other)")
+        // The columns stay aligned from row to row.
+        #expect(other.distance(of: "store") == selected.distance(of: "store"))
+    }
+
+    @Test("the settings screen at 100×30: values, scope, non-defaults, the selected value's arrows")
+    func settingsScreen100x30() {
+        var state = settings(["askToBuy": "true", "purchaseError": "networkError", "latency": "400"],
+                             once: ["purchaseError"], accounts: [Store.defaultAccount, "b@local"],
+                             selecting: line("purchaseError"))
+        state.flash = "purchaseError = networkError (once)"
+        let expected = [
+            " Storefront · tester@local · USA                              p Paywall  t Transactions  s Settings",
+            "  Settings · simulated conditions, kept in the store file; other processes see them at once",
+            String(repeating: "─", count: 100),
+            "    canMakePayments       true                    account whether the account may buy (false: purc…",
+            "    askToBuy              true                    account a child account: purchases wait for a pa…",
+            "    interruptedPurchases  false                   store   purchases stop pending, needing an actio…",
+            "    finishTransactions    true                    store   false: the app \"crashes\" before finish()…",
+            "    offline               false                   store   no network: loading products, purchases …",
+            "    latency               400                     store   milliseconds the App Store takes to answ…",
+            " ▸  purchaseError         ‹ networkError (once) › store   the error Product.purchase() fails with …",
+            "    loadProductsError     none                    store   the error Product.products(for:) fails w…",
+            "    restoreError          none                    store   the error AppStore.sync() fails with (no…",
+            "    verificationError     none                    store   purchased transactions reach the app unv…",
+            "    storefront            USA                     store   the App Store country (alpha-3 code from…",
+            "    Sandbox tester        tester@local                    2 testers in this store file; ‹› switch",
+            "    [ New tester ]                                        an empty history: test a first purchase …",
+            "    [ Delete the app ]                                    owned products and balances go; Restore …",
+            "    [ Clear this tester's history ]                       transactions, settings and log of tester…",
+            "    [ Reset everything ]                                  every account and transaction in the sto…",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "  purchaseError = networkError (once)",
+            " ↑↓ move  ‹› ⏎ change  o once  esc back  q quit                                   /tmp/store.sqlite",
+        ]
+        let canvas = render(state, timeZone: utc)
+        #expect(canvas.lines == expected)
+        // Values changed from their defaults stand out; the selected line is in reverse video.
+        #expect(canvas[26, 4].style.color == .yellow)
+        #expect(canvas[26, 3].style.color == nil)
+        #expect(canvas[40, 9].style.reverse)
+        #expect(!canvas[40, 8].style.reverse)
+        // The screen's tab is the one not in reverse video.
+        #expect(!canvas[canvas.lines[0].distance(of: "s Settings"), 0].style.reverse)
+    }
+}
