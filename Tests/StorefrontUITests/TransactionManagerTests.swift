@@ -261,7 +261,7 @@ struct TransactionManagerTests {
             String(repeating: "─", count: 100),
             "  tx 2000000005  ·  v resolve (complete it)  x delete",
             "  Approved 2000000007 (Go Pro): it arrives as an update",
-            " a approve  d decline  v resolve  f refund  x delete  o buy outside  esc back     /tmp/store.sqlite",
+            " a approve d decline v resolve f refund e expire n renew u auto-renew x delete o outside",
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
