@@ -202,7 +202,7 @@ private func sheet(_ state: inout State, _ key: Key) -> [Effect] {
     case (.confirmCommand(let command), .enter), (.confirmCommand(let command), .character("y")):
         state.sheet = nil
         return run(command, &state)
-    case (.confirmCommand, .escape), (.confirmCommand, .character("n")):
+    case (.confirmCommand, .escape), (.confirmCommand, .character("n")), (.confirmCommand, .character("q")):
         state.sheet = nil
     case (.outsidePurchase(let selection), .up), (.outsidePurchase(let selection), .down):
         let count = state.products.count
