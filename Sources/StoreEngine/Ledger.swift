@@ -45,6 +45,10 @@ final class Ledger {
             guard fileManager.isWritableFile(atPath: path) else {
                 throw StoreFileError(path: path, reason: "is read-only; the store file must be writable")
             }
+            // SQLite opens a file cut short inside its last page as if whole, and would write to it.
+            if let truncation = StoreFileHeader.truncation(at: path) {
+                throw StoreFileError(path: path, reason: "\(truncation): damaged; `storefront doctor` tells more")
+            }
         } else {
             let folder = (path as NSString).deletingLastPathComponent
             if !folder.isEmpty, !fileManager.fileExists(atPath: folder) {
@@ -147,6 +151,9 @@ final class Ledger {
         return link(temporary, path) == 0 || errno == EEXIST
     }
 
+    /// The tables of schema version 1, which the doctor expects to find.
+    static let tables = ["accounts", "transactions", "signing_key", "settings", "events", "app_owned", "app_balances"]
+
     private func createSchema() throws(SQLiteError) {
         try Self.createSchema(in: db)
     }
@@ -242,7 +249,7 @@ final class Ledger {
 
     // MARK: - Transactions
 
-    private static let columns = """
+    static let columns = """
         id, original_id, account, product_id, product_type, purchase_date, original_purchase_date,
         expiration_date, revocation_date, revocation_reason, is_upgraded, ownership_type, quantity,
         app_account_token, environment, storefront, currency, price, reason, subscription_group_id,
@@ -268,16 +275,31 @@ final class Ledger {
         case .failure(let failure):
             return .unverified(reason: failure.description)
         case .success(let payload):
-            guard case .number(let signed) = payload["signedDate"], let milliseconds = Int64(signed),
-                  payload == transaction.signedPayload(bundleID: bundleID, signedDate: Date(milliseconds: milliseconds))
-            else {
-                return .unverified(reason: "the stored transaction does not match its signed payload (edited data)")
+            guard Self.payload(payload, signs: transaction, bundleID: bundleID) else {
+                return .unverified(reason: Self.editedDataReason)
             }
             return .verified
         }
     }
 
-    private static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {
+    static let editedDataReason = "the stored transaction does not match its signed payload (edited data)"
+
+    /// Whether a verified JWS payload says exactly what the stored row says.
+    /// `bundleID` nil takes the payload's own (the doctor reads a file without its catalog).
+    static func payload(_ payload: JSON, signs transaction: Transaction, bundleID: String?) -> Bool {
+        guard case .number(let signed) = payload["signedDate"], let milliseconds = Int64(signed) else { return false }
+        let bundle: String
+        if let bundleID {
+            bundle = bundleID
+        } else if case .string(let signedBundle)? = payload["bundleId"] {
+            bundle = signedBundle
+        } else {
+            return false
+        }
+        return payload == transaction.signedPayload(bundleID: bundle, signedDate: Date(milliseconds: milliseconds))
+    }
+
+    static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {
         Transaction(
             id: row.int64(0), originalID: row.int64(1), productID: row.text(3),
             productType: ProductType(rawValue: row.text(4)) ?? .nonConsumable,
