@@ -10,8 +10,9 @@ import Foundation
 final class Ledger {
     /// `PRAGMA application_id` of every store file: "SFRT".
     static let applicationID: Int32 = 0x5346_5254
-    /// The newest schema this build reads and writes.
-    static let schemaVersion: Int64 = 1
+    /// The newest schema this build reads and writes. 2: transactions are signed
+    /// with their account (`sandboxAccount`); a file of schema 1 is re-signed on open.
+    static let schemaVersion: Int64 = 2
     /// Transaction ids start above this, like the long ids Apple hands out.
     static let firstTransactionID: Int64 = 2_000_000_000
 
@@ -77,6 +78,32 @@ final class Ledger {
             key = try loadKey()
         } catch {
             throw StoreFileError(path: path, reason: "has an unusable signing key: \(error)")
+        }
+        do {
+            try migrate()
+        } catch {
+            throw StoreFileError(path: path, reason: "cannot be upgraded to schema \(Self.schemaVersion): \(error)")
+        }
+    }
+
+    /// Schema 1 → 2: each transaction that verifies as schema 1 signed it (without
+    /// its account) is signed again with its account. One that does not verify is
+    /// left as it is, unverified.
+    private func migrate() throws {
+        guard try db.scalar("PRAGMA user_version") ?? 0 < 2 else { return }
+        try db.transaction {
+            // Checked again under the write lock: another process may have done it meanwhile.
+            guard try db.scalar("PRAGMA user_version") ?? 0 < 2 else { return }
+            let rows = try db.rows("SELECT \(Self.columns) FROM transactions WHERE jws IS NOT NULL ORDER BY id") { row in
+                (Self.unverifiedTransaction(row), row.text(23))
+            }
+            for (transaction, jws) in rows {
+                guard let payload = try? key.verify(jws).payload,
+                      Self.payload(payload, signs: transaction, bundleID: nil, includingAccount: false),
+                      case .string(let bundle)? = payload["bundleId"] else { continue }
+                try sign(transaction.id, bundleID: bundle)
+            }
+            try db.execute("PRAGMA user_version = 2")
         }
     }
 
@@ -285,8 +312,10 @@ final class Ledger {
     static let editedDataReason = "the stored transaction does not match its signed payload (edited data)"
 
     /// Whether a verified JWS payload says exactly what the stored row says.
-    /// `bundleID` nil takes the payload's own (the doctor reads a file without its catalog).
-    static func payload(_ payload: JSON, signs transaction: Transaction, bundleID: String?) -> Bool {
+    /// `bundleID` nil takes the payload's own (the doctor reads a file without its catalog);
+    /// `includingAccount` false checks as schema 1 signed.
+    static func payload(_ payload: JSON, signs transaction: Transaction, bundleID: String?,
+                        includingAccount: Bool = true) -> Bool {
         guard case .number(let signed) = payload["signedDate"], let milliseconds = Int64(signed) else { return false }
         let bundle: String
         if let bundleID {
@@ -296,7 +325,8 @@ final class Ledger {
         } else {
             return false
         }
-        return payload == transaction.signedPayload(bundleID: bundle, signedDate: Date(milliseconds: milliseconds))
+        return payload == transaction.signedPayload(bundleID: bundle, signedDate: Date(milliseconds: milliseconds),
+                                                    includingAccount: includingAccount)
     }
 
     static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {
@@ -403,11 +433,11 @@ final class Ledger {
 
     /// Signs (or re-signs, after a change) a transaction as it now stands, as the
     /// App Store re-signs a transaction when it is upgraded or revoked.
-    private func sign(_ id: Int64) throws(SQLiteError) {
+    private func sign(_ id: Int64, bundleID: String? = nil) throws(SQLiteError) {
         guard let row = try db.rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", id,
                                     as: Self.unverifiedTransaction).first else { return }
         do {
-            let jws = try key.sign(row.signedPayload(bundleID: bundleID, signedDate: Date()))
+            let jws = try key.sign(row.signedPayload(bundleID: bundleID ?? self.bundleID, signedDate: Date()))
             try db.run("UPDATE transactions SET jws = ? WHERE id = ?", jws, id)
         } catch let error as SQLiteError {
             throw error

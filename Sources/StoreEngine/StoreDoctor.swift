@@ -153,7 +153,7 @@ public enum StoreDoctor {
             transaction.jwsRepresentation = jws
             do {
                 let payload = try key.verify(jws).payload
-                if !Ledger.payload(payload, signs: transaction, bundleID: nil) {
+                if !Ledger.payload(payload, signs: transaction, bundleID: nil, includingAccount: version >= 2) {
                     unverified.append((transaction.id, Ledger.editedDataReason))
                 }
             } catch {
@@ -169,6 +169,9 @@ public enum StoreDoctor {
                 .map { "\($0.key): \($0.value.map { String($0.id) }.joined(separator: ", "))" }
             problem("unverified", "\(unverified.count) of \(count) transactions fail verification (tampered): \(reasons.joined(separator: "; "))",
                     unverified.map(\.id))
+        }
+        if version < 2 {
+            checkup.notes.append(.init(check: "schema", message: "schema version \(version): its transactions are signed again with their account the next time storefront opens it"))
         }
         if !unfinished.isEmpty {
             checkup.notes.append(.init(
