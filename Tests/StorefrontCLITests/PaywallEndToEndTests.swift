@@ -91,10 +91,19 @@ func spawnAndWait(_ arguments: [String], output: String) throws {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    // The test's threads block most signals and a child inherits the mask: a tmux server
+    // started so never notices its pane's end, and kill-server leaves it running.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
     var argv = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
-    let status = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
+    let status = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ)
     guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
     var exitStatus: Int32 = 0
     while waitpid(pid, &exitStatus, 0) == -1 && errno == EINTR {}
@@ -211,6 +220,45 @@ struct PaywallEndToEndTests {
             let lines = try await session.waitFor("the exit status") { $0.contains { $0.contains("EXIT=") } }
             #expect(lines.contains("EXIT=2"))
             #expect(lines.contains { $0.contains("no-such-terminal") && $0.contains("unknown") })
+        }
+    }
+
+    @Test("TERM=dumb is one clear line and exit code 2")
+    func dumbTerminal() async throws {
+        try await withPaywall(try Sandbox(), environment: "LANG=C.UTF-8 TERM=dumb") { session in
+            let lines = try await session.waitFor("the exit status") { $0.contains { $0.contains("EXIT=") } }
+            #expect(lines.contains("EXIT=2"))
+            #expect(lines.contains { $0.contains("TERM=dumb") })
+        }
+    }
+
+    @Test("a non-UTF-8 locale gets an ASCII paywall that quits cleanly")
+    func asciiLocale() async throws {
+        try await withPaywall(try Sandbox(), environment: "LANG=C LC_ALL=C") { session in
+            let lines = try await session.waitFor("the paywall") { lines in
+                lines.contains { $0.contains("Swift Shopping") } && lines.contains { $0.contains("q quit") }
+            }
+            #expect(lines.allSatisfy { $0.unicodeScalars.allSatisfy(\.isASCII) }, "\(lines.joined(separator: "\n"))")
+            try await session.send("q")
+            let exit = try await session.waitFor("the exit status") { $0.contains { $0.contains("EXIT=") } }
+            #expect(exit.contains("EXIT=0"))
+        }
+    }
+
+    @Test("a burst of resizes down to 1×1 and back leaves a whole paywall")
+    func resizeBurst() async throws {
+        try await withPaywall(try Sandbox()) { session in
+            try await session.waitFor("the paywall") { $0.contains { $0.contains("Swift Shopping") } }
+            for (columns, rows) in [(1, 1), (200, 60), (2, 1), (1, 40), (61, 17), (30, 5), (1, 1), (150, 3)] {
+                try await session.resize(columns: columns, rows: rows)
+            }
+            try await session.resize(columns: 100, rows: 30)
+            try await session.waitFor("the full paywall again") { lines in
+                lines.count >= 30 && lines[29].contains("q quit") && lines.contains { $0.contains("Swift Shopping") }
+            }
+            try await session.send("q")
+            let exit = try await session.waitFor("the exit status") { $0.contains { $0.contains("EXIT=") } }
+            #expect(exit.contains("EXIT=0"))
         }
     }
 }
