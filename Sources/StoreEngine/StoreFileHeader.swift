@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// The first 100 bytes of a SQLite database file, read without SQLite: enough to
 /// tell a truncated file, which SQLite itself may open and write to as if whole.
@@ -31,6 +32,14 @@ struct StoreFileHeader {
     /// Why the file at `path` is shorter than its header says, or nil. With frames
     /// in a `-wal` file the main file may legitimately lag behind, so no verdict then.
     static func truncation(at path: String) -> String? {
+        // Another process's checkpoint can grow the file and remove its -wal between two of
+        // the reads below; a truncated file is still truncated a moment later, a race is not.
+        guard measuredTruncation(at: path) != nil else { return nil }
+        usleep(100_000)
+        return measuredTruncation(at: path)
+    }
+
+    private static func measuredTruncation(at path: String) -> String? {
         func walSize() -> Int { (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size]) as? Int ?? 0 }
         // The -wal file is looked at before and after: a checkpoint running meanwhile
         // (header page written, file not yet grown) needs one, and leaves it until done.

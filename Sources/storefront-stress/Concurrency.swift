@@ -101,11 +101,8 @@ enum Concurrency {
         let store = folder + "/store.sqlite"
         let operations = context.quick ? 15 : 150
 
-        // The paywall first, so it is there when the workers create the file's contents.
-        let tui = Tmux(command: paywallCommand(context, folder: folder, store: store), columns: 100, rows: 30)
-        findings.check(tui != nil, "cannot start tmux for the paywall")
-        _ = tui?.wait { $0.contains { $0.contains("Swift Shopping") } }
-
+        // The workers first, racing to create the file and opening and closing it (each
+        // last close checkpoints and removes the -wal); the paywall joins a moment later.
         var workers: [(pid: pid_t, output: String)] = []
         for index in 0..<4 {
             let output = folder + "/worker-\(index).out"
@@ -116,6 +113,11 @@ enum Concurrency {
             }
             workers.append((pid, output))
         }
+        usleep(1_500_000)
+        let tui = Tmux(command: paywallCommand(context, folder: folder, store: store), columns: 100, rows: 30)
+        findings.check(tui != nil, "cannot start tmux for the paywall")
+        _ = tui?.wait { $0.contains { $0.contains("Swift Shopping") } }
+
         // While they run, the paywall restores, moves and buys (Enter, Enter on the selected row).
         var tuiKeys = 0
         var running = true
