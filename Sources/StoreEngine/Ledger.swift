@@ -165,6 +165,7 @@ final class Ledger {
     /// file is now at `path`: this one, or another process's that got there first.
     /// False when it could not be built so (the caller then creates it in place).
     private static func createComplete(at path: String) -> Bool {
+        removeAbandonedDrafts(of: path)
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(temporary) }
         do {
@@ -180,6 +181,19 @@ final class Ledger {
 
     /// The tables of schema version 1, which the doctor expects to find.
     static let tables = ["accounts", "transactions", "signing_key", "settings", "events", "app_owned", "app_balances"]
+
+    /// Removes half-made store files (`PATH.new-PID-N` and their journals) that a
+    /// process killed while creating the store left behind, once that process is gone.
+    private static func removeAbandonedDrafts(of path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let prefix = (path as NSString).lastPathComponent + ".new-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }),
+                  kill(pid, 0) == -1, errno == ESRCH else { continue }
+            unlink(folder.isEmpty ? name : folder + "/" + name)
+        }
+    }
 
     private func createSchema() throws(SQLiteError) {
         try Self.createSchema(in: db)
