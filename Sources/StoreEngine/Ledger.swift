@@ -172,7 +172,11 @@ final class Ledger {
             let db = try SQLiteDatabase(path: temporary, create: true)
             // Purchases and the signing key are the owner's alone (SQLite gives -wal and -shm the same mode).
             chmod(temporary, 0o600)
-            try db.transaction { try createSchema(in: db) }
+            // The key too: a store linked into place is complete, even if its creator dies at once.
+            try db.transaction {
+                try createSchema(in: db)
+                try db.run("INSERT INTO signing_key (id, private_key) VALUES (1, ?)", try SigningKey.generate().privateKeyPEM)
+            }
         } catch {
             return false
         }

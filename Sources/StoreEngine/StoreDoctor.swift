@@ -78,11 +78,12 @@ public enum StoreDoctor {
             return checkup
         }
         if let truncation = StoreFileHeader.truncation(at: path) { problem("truncated", truncation) }
-        let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        // A -wal file, even empty, means another connection may be writing: read through it.
+        let walExists = FileManager.default.fileExists(atPath: path + "-wal")
 
         // Read-only; with no -wal file the main file is the whole database and is
         // opened immutable, which creates no -wal or -shm beside it.
-        let uri = "file:" + uriEscaped(path) + (walSize > 0 ? "?mode=ro" : "?immutable=1")
+        let uri = "file:" + uriEscaped(path) + (walExists ? "?mode=ro" : "?immutable=1")
         let db: SQLiteDatabase
         do {
             db = try SQLiteDatabase(path: uri, create: false, readOnly: true, uri: true)
@@ -133,8 +134,15 @@ public enum StoreDoctor {
         checkup.passed.append("all \(Ledger.tables.count) tables present")
         checkup.accountCount = Int(try db.scalar("SELECT count(*) FROM accounts") ?? 0)
 
-        guard let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first,
-              let key = try? SigningKey(pem: pem) else {
+        let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first
+        let transactionCount = try db.scalar("SELECT count(*) FROM transactions") ?? 0
+        if pem == nil, transactionCount == 0 {
+            // A store whose creator stopped before its first key: the next open makes one.
+            checkup.transactionCount = 0
+            checkup.notes.append(.init(check: "key", message: "no signing key yet: made the next time storefront opens the store"))
+            return
+        }
+        guard let pem, let key = try? SigningKey(pem: pem) else {
             problem("key", "has no usable signing key, so no transaction in it can be verified")
             return
         }

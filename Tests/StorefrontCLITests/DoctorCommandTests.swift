@@ -60,6 +60,22 @@ struct DoctorCommandTests {
         #expect(checks(json, "notes") == ["unfinished"])
     }
 
+    @Test func aMissingKeyIsANoteOnAnEmptyStoreAndAProblemBesideTransactions() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("products").expect(exit: 0)
+        // As a store whose creator was killed before its key was written.
+        try StoreFileTests.sqlite(sandbox.store, "DELETE FROM signing_key")
+        let (empty, emptyJSON) = try await doctor(sandbox, sandbox.store)
+        empty.expect(exit: 0)
+        #expect(checks(emptyJSON, "notes") == ["key"])
+
+        try await sandbox.storefront("buy", Demo.coins).expect(exit: 0)
+        try StoreFileTests.sqlite(sandbox.store, "DELETE FROM signing_key")
+        let (run, json) = try await doctor(sandbox, sandbox.store)
+        run.expect(exit: 1)
+        #expect(checks(json) == ["key"])
+    }
+
     @Test func aStoreFileOthersCanReadIsAProblem() async throws {
         let sandbox = try Sandbox()
         try await sandbox.storefront("buy", Demo.coins).expect(exit: 0)
