@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 // The catalog readers under libFuzzer, kept apart from the main package so that
 // `swift build` and `make test` never need the fuzzer runtime. The engine's sources
-// are the main package's own, through symlinks. Built and run by `make stress`:
-//   swift build --package-path Fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
+// are the main package's own, through symlinks. Built by `make fuzz-build` (run by `make stress`):
+//   swift build --package-path Fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 import PackageDescription
 
 let package = Package(
