@@ -1,8 +1,12 @@
-# The two commands of the quick start: `make run` and `make test`.
+# The two commands of the quick start, `make run` and `make test`; and `make stress`.
 SWIFT ?= swift
 CATALOG ?= products.json
+# The catalog readers under libFuzzer (Fuzz/); lld, because gold cannot link libFuzzer's runtime here.
+FUZZ_FLAGS = -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+# e.g. STRESS_FLAGS="--quick" or "--only crash"
+STRESS_FLAGS ?=
 
-.PHONY: run test build deps clean
+.PHONY: run test build deps clean stress fuzz-build
 
 ## Open the storefront on the bundled catalog (builds first).
 run: build
@@ -16,9 +20,18 @@ test: deps
 build: deps
 	$(SWIFT) build
 
+## The reliability suite: crashes, concurrency, damaged files, fuzzing, hostile text,
+## terminals, tampering. One line per part with its figures, then "N passed, N failed".
+stress: build fuzz-build
+	./.build/debug/storefront-stress --storefront .build/debug/storefront --catalog products.json \
+		--fuzzer Fuzz/.build/debug/catalog-fuzz --corpus Tests/Fuzz/corpus $(STRESS_FLAGS)
+
+fuzz-build: deps
+	$(SWIFT) build --package-path Fuzz $(FUZZ_FLAGS)
+
 ## Install the Debian packages the project needs, when missing.
 deps:
 	@./scripts/install-deps.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build Fuzz/.build

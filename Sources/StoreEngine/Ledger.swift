@@ -10,8 +10,10 @@ import Foundation
 final class Ledger {
     /// `PRAGMA application_id` of every store file: "SFRT".
     static let applicationID: Int32 = 0x5346_5254
-    /// The newest schema this build reads and writes.
-    static let schemaVersion: Int64 = 3
+    /// The newest schema this build reads and writes. 2: why a pending transaction waits;
+    /// 3: promotional offers and subscription renewal state; 4: transactions are signed
+    /// with their account (`sandboxAccount`), so older files are re-signed on open.
+    static let schemaVersion: Int64 = 4
     /// Transaction ids start above this, like the long ids Apple hands out.
     static let firstTransactionID: Int64 = 2_000_000_000
 
@@ -45,6 +47,10 @@ final class Ledger {
             guard fileManager.isWritableFile(atPath: path) else {
                 throw StoreFileError(path: path, reason: "is read-only; the store file must be writable")
             }
+            // SQLite opens a file cut short inside its last page as if whole, and would write to it.
+            if let truncation = StoreFileHeader.truncation(at: path) {
+                throw StoreFileError(path: path, reason: "\(truncation): damaged; `storefront doctor` tells more")
+            }
         } else {
             let folder = (path as NSString).deletingLastPathComponent
             if !folder.isEmpty, !fileManager.fileExists(atPath: folder) {
@@ -73,6 +79,32 @@ final class Ledger {
             key = try loadKey()
         } catch {
             throw StoreFileError(path: path, reason: "has an unusable signing key: \(error)")
+        }
+        do {
+            try migrate()
+        } catch {
+            throw StoreFileError(path: path, reason: "cannot be upgraded to schema \(Self.schemaVersion): \(error)")
+        }
+    }
+
+    /// Schema 3 → 4 (after the table changes of 1 → 2 → 3): each transaction that
+    /// verifies as the older schemas signed it (without its account) is signed again
+    /// with its account. One that does not verify is left as it is, unverified.
+    private func migrate() throws {
+        guard try db.scalar("PRAGMA user_version") ?? 0 < 4 else { return }
+        try db.transaction {
+            // Checked again under the write lock: another process may have done it meanwhile.
+            guard try db.scalar("PRAGMA user_version") ?? 0 < 4 else { return }
+            let rows = try db.rows("SELECT \(Self.columns) FROM transactions WHERE jws IS NOT NULL ORDER BY id") { row in
+                (Self.unverifiedTransaction(row), row.text(23))
+            }
+            for (transaction, jws) in rows {
+                guard let payload = try? key.verify(jws).payload,
+                      Self.payload(payload, signs: transaction, bundleID: nil, includingAccount: false),
+                      case .string(let bundle)? = payload["bundleId"] else { continue }
+                try sign(transaction.id, bundleID: bundle)
+            }
+            try db.execute("PRAGMA user_version = 4")
         }
     }
 
@@ -136,17 +168,38 @@ final class Ledger {
     /// file is now at `path`: this one, or another process's that got there first.
     /// False when it could not be built so (the caller then creates it in place).
     private static func createComplete(at path: String) -> Bool {
+        removeAbandonedDrafts(of: path)
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(temporary) }
         do {
             let db = try SQLiteDatabase(path: temporary, create: true)
             // Purchases and the signing key are the owner's alone (SQLite gives -wal and -shm the same mode).
             chmod(temporary, 0o600)
-            try db.transaction { try createSchema(in: db) }
+            // The key too: a store linked into place is complete, even if its creator dies at once.
+            try db.transaction {
+                try createSchema(in: db)
+                try db.run("INSERT INTO signing_key (id, private_key) VALUES (1, ?)", try SigningKey.generate().privateKeyPEM)
+            }
         } catch {
             return false
         }
         return link(temporary, path) == 0 || errno == EEXIST
+    }
+
+    /// The tables of schema version 1, which the doctor expects to find.
+    static let tables = ["accounts", "transactions", "signing_key", "settings", "events", "app_owned", "app_balances"]
+
+    /// Removes half-made store files (`PATH.new-PID-N` and their journals) that a
+    /// process killed while creating the store left behind, once that process is gone.
+    private static func removeAbandonedDrafts(of path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let prefix = (path as NSString).lastPathComponent + ".new-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }),
+                  kill(pid, 0) == -1, errno == ESRCH else { continue }
+            unlink(folder.isEmpty ? name : folder + "/" + name)
+        }
     }
 
     private func createSchema() throws(SQLiteError) {
@@ -279,7 +332,7 @@ final class Ledger {
 
     // MARK: - Transactions
 
-    private static let columns = """
+    static let columns = """
         id, original_id, account, product_id, product_type, purchase_date, original_purchase_date,
         expiration_date, revocation_date, revocation_reason, is_upgraded, ownership_type, quantity,
         app_account_token, environment, storefront, currency, price, reason, subscription_group_id,
@@ -306,16 +359,34 @@ final class Ledger {
         case .failure(let failure):
             return .unverified(reason: failure.description)
         case .success(let payload):
-            guard case .number(let signed) = payload["signedDate"], let milliseconds = Int64(signed),
-                  payload == transaction.signedPayload(bundleID: bundleID, signedDate: Date(milliseconds: milliseconds))
-            else {
-                return .unverified(reason: "the stored transaction does not match its signed payload (edited data)")
+            guard Self.payload(payload, signs: transaction, bundleID: bundleID) else {
+                return .unverified(reason: Self.editedDataReason)
             }
             return .verified
         }
     }
 
-    private static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {
+    static let editedDataReason = "the stored transaction does not match its signed payload (edited data)"
+
+    /// Whether a verified JWS payload says exactly what the stored row says.
+    /// `bundleID` nil takes the payload's own (the doctor reads a file without its catalog);
+    /// `includingAccount` false checks as schema 1 signed.
+    static func payload(_ payload: JSON, signs transaction: Transaction, bundleID: String?,
+                        includingAccount: Bool = true) -> Bool {
+        guard case .number(let signed) = payload["signedDate"], let milliseconds = Int64(signed) else { return false }
+        let bundle: String
+        if let bundleID {
+            bundle = bundleID
+        } else if case .string(let signedBundle)? = payload["bundleId"] {
+            bundle = signedBundle
+        } else {
+            return false
+        }
+        return payload == transaction.signedPayload(bundleID: bundle, signedDate: Date(milliseconds: milliseconds),
+                                                    includingAccount: includingAccount)
+    }
+
+    static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {
         Transaction(
             id: row.int64(0), originalID: row.int64(1), productID: row.text(3),
             productType: ProductType(rawValue: row.text(4)) ?? .nonConsumable,
@@ -451,11 +522,11 @@ final class Ledger {
 
     /// Signs (or re-signs, after a change) a transaction as it now stands, as the
     /// App Store re-signs a transaction when it is upgraded or revoked.
-    private func sign(_ id: Int64) throws(SQLiteError) {
+    private func sign(_ id: Int64, bundleID: String? = nil) throws(SQLiteError) {
         guard let row = try db.rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", id,
                                     as: Self.unverifiedTransaction).first else { return }
         do {
-            let jws = try key.sign(row.signedPayload(bundleID: bundleID, signedDate: Date()))
+            let jws = try key.sign(row.signedPayload(bundleID: bundleID ?? self.bundleID, signedDate: Date()))
             try db.run("UPDATE transactions SET jws = ? WHERE id = ?", jws, id)
         } catch let error as SQLiteError {
             throw error

@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// An error from SQLite, with its result code.
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
@@ -39,14 +40,16 @@ final class SQLiteDatabase {
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
 
-    /// Opens (and with `create`, creates) the database at `path`.
-    init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
+    /// Opens (and with `create`, creates) the database at `path`; with `uri`,
+    /// `path` is a `file:` URI whose parameters (`mode=ro`, `immutable=1`) apply.
+    init(path: String, create: Bool, readOnly: Bool = false, uri: Bool = false) throws(SQLiteError) {
         var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create { flags |= SQLITE_OPEN_CREATE }
+        if uri { flags |= SQLITE_OPEN_URI }
         flags |= SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK else {
-            let error = SQLiteError(code: status, message: handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory")
+            let error = Self.error(status, handle)
             sqlite3_close_v2(handle)
             handle = nil
             throw error
@@ -60,7 +63,19 @@ final class SQLiteDatabase {
     }
 
     private func error(_ status: Int32) -> SQLiteError {
-        SQLiteError(code: status, message: String(cString: sqlite3_errmsg(handle)))
+        Self.error(status, handle)
+    }
+
+    /// SQLite's message, with the system's reason when a file operation failed:
+    /// "disk I/O error" alone does not say that the disk is full.
+    private static func error(_ status: Int32, _ handle: OpaquePointer?) -> SQLiteError {
+        var message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+        let primary = status & 0xFF
+        if let handle, [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_READONLY].contains(primary) {
+            let systemError = sqlite3_system_errno(handle)
+            if systemError != 0 { message += " (\(String(cString: strerror(systemError))))" }
+        }
+        return SQLiteError(code: status, message: message)
     }
 
     /// Runs one or more statements that take no parameters.

@@ -3,8 +3,10 @@ import Foundation
 extension Transaction {
     /// The JWS payload of this transaction, with the field names and values of
     /// Apple's decoded transaction payload (`JWSTransactionDecodedPayload`):
-    /// dates in milliseconds since 1970, the price in milliunits.
-    public func signedPayload(bundleID: String, signedDate: Date) -> JSON {
+    /// dates in milliseconds since 1970, the price in milliunits. One field is the
+    /// simulator's own: `sandboxAccount`, so that a row moved to another account in
+    /// the store file no longer verifies (store files of schema 1 were signed without it).
+    public func signedPayload(bundleID: String, signedDate: Date, includingAccount: Bool = true) -> JSON {
         .object([
             "transactionId": .string(String(id)),
             "originalTransactionId": .string(String(originalID)),
@@ -29,6 +31,7 @@ extension Transaction {
             "storefront": .string(storefront),
             "price": .integer(NSDecimalNumber(decimal: price * 1000).int64Value),
             "currency": .string(currency),
+            "sandboxAccount": includingAccount ? .string(account) : nil,
         ])
     }
 }

@@ -59,6 +59,8 @@ public enum Command: Equatable, Sendable {
     case catalogCheck(path: String)
     /// `catalog convert FILE`: print a catalog file as products.json.
     case catalogConvert(path: String)
+    /// `doctor`: check the store file read-only and say what is wrong with it.
+    case doctor
     /// `--help`, `help`, or `COMMAND --help`: help on one command, or on all when nil.
     case help(String?)
     case version
@@ -298,6 +300,10 @@ extension Invocation {
                 throw UsageError(description: "catalog takes check FILE or convert FILE", command: name)
             }
             invocation.command = args[0] == "check" ? .catalogCheck(path: args[1]) : .catalogConvert(path: args[1])
+        case "doctor":
+            try expect(0, "")
+            try allow()
+            invocation.command = .doctor
         case "verify":
             try expect(1, "a JWS string")
             try allow()

@@ -80,6 +80,12 @@ public enum CLI {
             break
         }
 
+        let explicitStore = invocation.storePath ?? environment["STOREFRONT_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+        if invocation.command == .doctor {
+            // Before the catalog: a store file is checked on its own, and nothing is created.
+            return DoctorCommand.run(path: explicitStore ?? defaultStore, json: invocation.json, console: console)
+        }
+
         let catalog: Catalog
         do {
             catalog = try Catalog.load(contentsOf: invocation.catalogPath)
@@ -96,7 +102,6 @@ public enum CLI {
         }
         for note in catalog.notes { console.err("storefront: note: \(TerminalText.sanitized(note))") }
 
-        let explicitStore = invocation.storePath ?? environment["STOREFRONT_STORE"].flatMap { $0.isEmpty ? nil : $0 }
         let store: Store
         do {
             store = try Store(catalog: catalog, path: explicitStore ?? defaultStore, account: invocation.account,
@@ -200,7 +205,7 @@ struct Session {
         case .log(let limit): try await log(limit: limit)
         case .exportKey: console.out(store.publicKeyPEM.trimmingCharacters(in: .newlines))
         case .verify(let jws): try await verify(jws)
-        case .paywall, .help, .version, .catalogCheck, .catalogConvert: break
+        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor: break
         }
     }
 

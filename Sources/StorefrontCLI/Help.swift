@@ -195,6 +195,7 @@ struct CommandHelp {
                 with `openssl dgst -sha256 -verify key.pem` over the JWS's first two parts.
                 """),
         CatalogCommands.help,
+        DoctorCommand.help,
         CommandHelp(
             name: "verify", usage: "verify JWS [--json]",
             summary: "Decode and verify one signed transaction (JWS)",
@@ -238,7 +239,8 @@ struct CommandHelp {
                   --version        the version
 
             Exit codes: 0 done, 1 the operation failed, 2 no terminal for the paywall,
-            64 usage, 65 bad catalog, 66 catalog missing, 74 store file unusable.
+            64 usage, 65 bad catalog, 66 catalog missing, 74 store file unusable
+            (doctor: 1 problems found, 74 cannot be read).
             """
     }
 

@@ -1085,7 +1085,7 @@ struct SchemaMigrationTests {
                 let store = try Store(catalog: donor.catalog, path: path, now: clock.closure)
 
                 let check = try SQLiteDatabase(path: path, create: false)
-                #expect(try check.scalar("PRAGMA user_version") == 3)
+                #expect(try check.scalar("PRAGMA user_version") == 4)
                 let columns = try check.rows("SELECT name FROM pragma_table_info('transactions')") { $0.text(0) }
                 #expect(columns.suffix(2) == ["pending_reason", "offer_id"])
 
@@ -1136,7 +1136,7 @@ struct SchemaMigrationTests {
                 }
                 #expect(counts == [old.count, old.count, old.count, old.count])
                 let check = try SQLiteDatabase(path: path, create: false)
-                #expect(try check.scalar("PRAGMA user_version") == 3)
+                #expect(try check.scalar("PRAGMA user_version") == 4)
             }
         }
     }

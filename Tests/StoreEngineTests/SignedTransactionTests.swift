@@ -69,6 +69,51 @@ struct SignedTransactionTests {
         }
     }
 
+    @Test("a row moved to another account in the store file is unverified and entitles neither account")
+    func movedRow() async throws {
+        try await withStoreFixture { fixture in
+            let pro = try await buy(try fixture.open(), "pro")
+            try await fixture.open().finish(pro)
+            try edit(fixture.path, """
+                INSERT INTO accounts VALUES ('thief@local', 0);
+                UPDATE transactions SET account = 'thief@local' WHERE id = \(pro.id);
+                """)
+            let thief = try fixture.open(account: "thief@local")
+            #expect(try await thief.currentEntitlements().isEmpty)
+            #expect(try await thief.transactions().first?.verification != .verified)
+            #expect(try await thief.sync().isEmpty, "restore does not hand it over either")
+            #expect(try await fixture.open().currentEntitlements().isEmpty)
+        }
+    }
+
+    @Test("a store file of schema 3 or older (signed without the account) is signed again on open; an edited row stays unverified")
+    func schemaOneIsResigned() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let pro = try await buy(store, "pro")
+            let faces = try await buy(store, "faces")
+            // Sign both as schemas 1–3 did, then edit one of them.
+            let db = try SQLiteDatabase(path: fixture.path, create: false)
+            let pem = try #require(try db.rows("SELECT private_key FROM signing_key", as: { $0.text(0) }).first)
+            let key = try SigningKey(pem: pem)
+            for transaction in [pro, faces] {
+                let jws = try key.sign(transaction.signedPayload(bundleID: fixture.catalog.bundleID, signedDate: Date(),
+                                                                 includingAccount: false))
+                try db.run("UPDATE transactions SET jws = ? WHERE id = ?", jws, transaction.id)
+            }
+            try db.execute("UPDATE transactions SET quantity = 2 WHERE id = \(faces.id); PRAGMA user_version = 3;")
+
+            let reopened = try fixture.open()
+            #expect(try db.scalar("PRAGMA user_version") == 4)
+            let history = try await reopened.transactions()
+            let resigned = try #require(history.first { $0.id == pro.id })
+            #expect(resigned.verification == .verified)
+            let payload = try await reopened.verify(jws: try #require(resigned.jwsRepresentation)).payload
+            #expect(payload["sandboxAccount"] == .string(Store.defaultAccount))
+            #expect(history.first { $0.id == faces.id }?.verification != .verified)
+        }
+    }
+
     @Test("a JWS edited in the store file fails its signature")
     func editedSignature() async throws {
         try await withStoreFixture { fixture in

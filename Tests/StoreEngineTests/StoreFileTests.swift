@@ -233,6 +233,19 @@ struct StoreFileTests {
         }
     }
 
+    @Test("half-made store files of a process killed while creating the store are removed, a live one's kept")
+    func abandonedDrafts() async throws {
+        try await withStoreFixture { fixture in
+            // No process has this id (pid_max is far lower); this test process is alive.
+            let dead = "store.sqlite.new-2147483646-7", alive = "store.sqlite.new-\(getpid())-7"
+            for name in [dead, dead + "-journal", alive] {
+                #expect(FileManager.default.createFile(atPath: fixture.folder + "/" + name, contents: Data("x".utf8)))
+            }
+            _ = try await buy(try fixture.open(), "pro")
+            #expect(try folderContents(fixture.folder) == [alive, "store.sqlite"].sorted())
+        }
+    }
+
     @Test("a store file of a newer schema is refused and left untouched")
     func newerSchema() async throws {
         try await withStoreFixture { fixture in

@@ -230,4 +230,43 @@ struct PaywallEndToEndTests {
             #expect(lines.contains { $0.contains("no-such-terminal") && $0.contains("unknown") })
         }
     }
+
+    @Test("TERM=dumb is one clear line and exit code 2")
+    func dumbTerminal() async throws {
+        try await withPaywall(try Sandbox(), environment: "LANG=C.UTF-8 TERM=dumb") { session in
+            let lines = try await session.waitFor("the exit status") { $0.contains { $0.contains("EXIT=") } }
+            #expect(lines.contains("EXIT=2"))
+            #expect(lines.contains { $0.contains("TERM=dumb") })
+        }
+    }
+
+    @Test("a non-UTF-8 locale gets an ASCII paywall that quits cleanly")
+    func asciiLocale() async throws {
+        try await withPaywall(try Sandbox(), environment: "LANG=C LC_ALL=C") { session in
+            let lines = try await session.waitFor("the paywall") { lines in
+                lines.contains { $0.contains("Swift Shopping") } && lines.contains { $0.contains("q quit") }
+            }
+            #expect(lines.allSatisfy { $0.unicodeScalars.allSatisfy(\.isASCII) }, "\(lines.joined(separator: "\n"))")
+            try await session.send("q")
+            let exit = try await session.waitFor("the exit status") { $0.contains { $0.contains("EXIT=") } }
+            #expect(exit.contains("EXIT=0"))
+        }
+    }
+
+    @Test("a burst of resizes down to 1×1 and back leaves a whole paywall")
+    func resizeBurst() async throws {
+        try await withPaywall(try Sandbox()) { session in
+            try await session.waitFor("the paywall") { $0.contains { $0.contains("Swift Shopping") } }
+            for (columns, rows) in [(1, 1), (200, 60), (2, 1), (1, 40), (61, 17), (30, 5), (1, 1), (150, 3)] {
+                try await session.resize(columns: columns, rows: rows)
+            }
+            try await session.resize(columns: 100, rows: 30)
+            try await session.waitFor("the full paywall again") { lines in
+                lines.count >= 30 && lines[29].contains("q quit") && lines.contains { $0.contains("Swift Shopping") }
+            }
+            try await session.send("q")
+            let exit = try await session.waitFor("the exit status") { $0.contains { $0.contains("EXIT=") } }
+            #expect(exit.contains("EXIT=0"))
+        }
+    }
 }

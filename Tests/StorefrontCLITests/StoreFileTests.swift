@@ -173,4 +173,84 @@ struct StoreFileTests {
         run.expect(exit: 74)
         #expect(run.stderr.contains("folder"), "\(run)")
     }
+
+    // MARK: - Damaged files, full disks, read-only files (74, untouched)
+
+    /// A store file with a few purchases, checkpointed, so the main file holds everything.
+    func storeWithPurchases(_ sandbox: Sandbox) async throws -> Data {
+        try await sandbox.storefront("buy", Demo.swiftShopping).expect(exit: 0)
+        for _ in 0..<3 { try await sandbox.storefront("buy", Demo.coins).expect(exit: 0) }
+        return try Data(contentsOf: URL(fileURLWithPath: sandbox.store))
+    }
+
+    @Test func aTruncatedStoreIsRefusedAndLeftUnchanged() async throws {
+        let sandbox = try Sandbox()
+        let store = try await storeWithPurchases(sandbox)
+        // Cut inside the last page: SQLite alone would open this and write to it.
+        let path = try sandbox.write("truncated.sqlite", store.prefix(store.count - 1))
+        chmod(path, 0o600)
+        try await expectRefused(sandbox, path, saying: "truncated")
+        let halved = try sandbox.write("halved.sqlite", store.prefix(store.count / 2))
+        chmod(halved, 0o600)
+        try await expectRefused(sandbox, halved, saying: "damaged")
+    }
+
+    @Test func aFullDiskIsAClearErrorAndLosesNothing() async throws {
+        let sandbox = try Sandbox()
+        let before = try await storeWithPurchases(sandbox)
+        let binary = try #require(Binary.url)
+        // A file-size limit below SQLite's shared-memory file: the first write fails, as on a full disk.
+        let run = try await Sandbox.launch(
+            URL(fileURLWithPath: "/bin/bash"),
+            arguments: ["-c", "trap '' XFSZ; ulimit -f 8; exec \"$0\" \"$@\"", binary.path,
+                        "--catalog", Binary.catalog, "--store", sandbox.store, "buy", Demo.coins],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": sandbox.home], directory: sandbox.folder)
+        run.expect(exit: 74)
+        #expect(run.stdout.isEmpty, "no purchase is reported")
+        #expect(run.stderr.contains("File too large"), "says why:\n\(run)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.store)) == before)
+        // With room again, the store works and has exactly what it had.
+        let history = try await sandbox.storefront("transactions", "--json")
+        #expect(try transactionCount(history) == 4)
+    }
+
+    @Test func aStoreOnAReadOnlyFileSystemIsRefusedAndLeftUnchanged() async throws {
+        let sandbox = try Sandbox()
+        let before = try await storeWithPurchases(sandbox)
+        // Root writes through any file mode, so root gets a read-only bind mount instead.
+        let mounted = getuid() == 0
+        if mounted {
+            let folder = sandbox.folder.path
+            let mount = try await Sandbox.launch(
+                URL(fileURLWithPath: "/bin/sh"),
+                arguments: ["-c", "mount --bind \"$0\" \"$0\" && mount -o remount,ro,bind \"$0\"", folder],
+                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], directory: URL(fileURLWithPath: "/"))
+            try #require(mount.status == 0, "cannot mount read-only here: \(mount.stderr)")
+        } else {
+            chmod(sandbox.store, 0o400)
+        }
+        defer {
+            if mounted { _ = try? spawnAndWait(["/bin/umount", sandbox.folder.path], output: "/dev/null") }
+        }
+        for arguments in [["buy", Demo.coins], ["products"]] {
+            let run = try await sandbox.storefront(arguments)
+            run.expect(exit: 74)
+            #expect(run.stderr.contains("read-only"), "\(run)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.store)) == before)
+    }
+
+    @Test func aNewStoreAndItsWALAreReadableByTheOwnerOnly() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("buy", Demo.coins).expect(exit: 0)
+        // Keep a connection open so -wal and -shm exist, as while the paywall runs.
+        var db: OpaquePointer?
+        #expect(sqlite3_open(sandbox.store, &db) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        #expect(sqlite3_exec(db, "SELECT count(*) FROM transactions", nil, nil, nil) == SQLITE_OK)
+        for file in [sandbox.store, sandbox.store + "-wal", sandbox.store + "-shm"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file)")
+        }
+    }
 }

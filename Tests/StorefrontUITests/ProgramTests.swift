@@ -109,7 +109,8 @@ struct ProgramTests {
         // The parent approves in another process: another connection to the same store file.
         let parent = try Store(catalog: demoCatalog, path: store.path)
         try await parent.approve(waiting[0].id)
-        #expect(try await tick(until: { $0.snapshot?.owned[swiftShopping] != nil }))
+        #expect(try await tick(until: { $0.snapshot?.owned[swiftShopping] != nil }),
+                "load error: \(program.currentState.loadError ?? "none"), busy: \(String(describing: program.currentState.busy)), sheet: \(String(describing: program.currentState.sheet)), flash: \(program.currentState.flash ?? "none")")
         let state = program.currentState
         #expect(state.flash == "Arrived as an update: Swift Shopping")
         let canvas = try #require(terminal.drawn.last)

@@ -1,0 +1,212 @@
+import CSQLite
+import Foundation
+
+/// What `storefront doctor` found in a store file: whether it could be read at
+/// all, the problems that make it unusable or untrustworthy, and notes.
+public struct StoreCheckup: Sendable {
+    /// One finding: a short machine name (`"integrity"`, `"unverified"`), a
+    /// sentence for people, and the transactions it concerns.
+    public struct Finding: Sendable, Equatable {
+        public var check: String
+        public var message: String
+        public var transactionIDs: [Int64]
+
+        public init(check: String, message: String, transactionIDs: [Int64] = []) {
+            self.check = check
+            self.message = message
+            self.transactionIDs = transactionIDs
+        }
+    }
+
+    public var path: String
+    /// False when the file could not be read at all (missing, a folder, no permission).
+    public var readable = true
+    /// What passed, in the order checked.
+    public var passed: [String] = []
+    public var problems: [Finding] = []
+    public var notes: [Finding] = []
+    public var schemaVersion: Int64?
+    public var transactionCount: Int?
+    public var accountCount: Int?
+
+    /// Readable and without problems (notes are fine).
+    public var isHealthy: Bool { readable && problems.isEmpty }
+}
+
+/// Examines a store file without changing it: not one byte of it, and no
+/// `-wal`, `-shm` or journal file is created beside it.
+public enum StoreDoctor {
+    /// Checks the file at `path`: what it is, its SQLite integrity, its tables,
+    /// every transaction's signature, its permissions, unfinished transactions.
+    public static func examine(path: String) -> StoreCheckup {
+        var checkup = StoreCheckup(path: path)
+        func cannotRead(_ message: String) -> StoreCheckup {
+            checkup.readable = false
+            checkup.problems.append(.init(check: "readable", message: message))
+            return checkup
+        }
+        func problem(_ check: String, _ message: String, _ ids: [Int64] = []) {
+            checkup.problems.append(.init(check: check, message: message, transactionIDs: ids))
+        }
+
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return cannotRead(errno == ENOENT ? "there is no file at this path" : "cannot be read: \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else { return cannotRead("is not a regular file (a folder or a device)") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return cannotRead("cannot be read (permission denied)") }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        try? handle.close()
+
+        // Permissions first: they matter whatever the content.
+        for file in [path, path + "-wal", path + "-shm"] {
+            var fileInfo = stat()
+            guard stat(file, &fileInfo) == 0 else { continue }
+            let mode = fileInfo.st_mode & 0o777
+            if mode != 0o600 {
+                problem("mode", "\((file as NSString).lastPathComponent) has mode \(String(mode, radix: 8, uppercase: false).leftPadded(to: 4)); it should be 0600 (owner only: the file holds the signing key)")
+            }
+        }
+        if !checkup.problems.contains(where: { $0.check == "mode" }) { checkup.passed.append("mode 0600") }
+
+        guard info.st_size > 0 else {
+            problem("empty", "is empty (0 bytes), not a store file")
+            return checkup
+        }
+        guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else {
+            problem("format", "is not a SQLite database (no SQLite header)")
+            return checkup
+        }
+        if let truncation = StoreFileHeader.truncation(at: path) { problem("truncated", truncation) }
+        // A -wal file, even empty, means another connection may be writing: read through it.
+        let walExists = FileManager.default.fileExists(atPath: path + "-wal")
+
+        // Read-only; with no -wal file the main file is the whole database and is
+        // opened immutable, which creates no -wal or -shm beside it.
+        let uri = "file:" + uriEscaped(path) + (walExists ? "?mode=ro" : "?immutable=1")
+        let db: SQLiteDatabase
+        do {
+            db = try SQLiteDatabase(path: uri, create: false, readOnly: true, uri: true)
+            try db.execute("PRAGMA busy_timeout = 5000")
+        } catch {
+            return cannotRead("cannot be opened: \(error.message)")
+        }
+        do {
+            try examine(db, into: &checkup)
+        } catch {
+            problem("damaged", "is damaged: \(error.message)")
+        }
+        return checkup
+    }
+
+    private static func examine(_ db: SQLiteDatabase, into checkup: inout StoreCheckup) throws(SQLiteError) {
+        func problem(_ check: String, _ message: String, _ ids: [Int64] = []) {
+            checkup.problems.append(.init(check: check, message: message, transactionIDs: ids))
+        }
+        let applicationID = try db.scalar("PRAGMA application_id") ?? 0
+        let version = try db.scalar("PRAGMA user_version") ?? 0
+        let tables = Set(try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'") { $0.text(0) })
+        guard applicationID == Int64(Ledger.applicationID) else {
+            problem("application", applicationID == 0 && version == 0 && tables.isEmpty
+                ? "is a blank SQLite database, not a store file yet"
+                : "is a SQLite database of another application (application_id \(applicationID)), not a store file")
+            return
+        }
+        checkup.schemaVersion = version
+        guard version <= Ledger.schemaVersion else {
+            problem("schema", "was written by a newer storefront (schema version \(version); this one reads up to \(Ledger.schemaVersion))")
+            return
+        }
+        checkup.passed.append("a store file, schema version \(version)")
+
+        let integrity = try db.rows("PRAGMA integrity_check(20)") { $0.text(0) }
+        if integrity == ["ok"] {
+            checkup.passed.append("integrity_check ok")
+        } else {
+            problem("integrity", "fails PRAGMA integrity_check: \(integrity.prefix(5).joined(separator: "; "))")
+        }
+
+        let expected = Ledger.tables + (version >= 3 ? ["subscriptions"] : [])  // schema 3 added it
+        let missing = expected.filter { !tables.contains($0) }
+        guard missing.isEmpty else {
+            problem("tables", "lacks the table\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))")
+            return
+        }
+        checkup.passed.append("all \(expected.count) tables present")
+        checkup.accountCount = Int(try db.scalar("SELECT count(*) FROM accounts") ?? 0)
+
+        let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first
+        let transactionCount = try db.scalar("SELECT count(*) FROM transactions") ?? 0
+        if pem == nil, transactionCount == 0 {
+            // A store whose creator stopped before its first key: the next open makes one.
+            checkup.transactionCount = 0
+            checkup.notes.append(.init(check: "key", message: "no signing key yet: made the next time storefront opens the store"))
+            return
+        }
+        guard let pem, let key = try? SigningKey(pem: pem) else {
+            problem("key", "has no usable signing key, so no transaction in it can be verified")
+            return
+        }
+
+        var unverified: [(id: Int64, reason: String)] = []
+        var unfinished: [Int64] = []
+        var count = 0
+        try db.query("SELECT \(Ledger.columns) FROM transactions ORDER BY id", []) { row in
+            count += 1
+            var transaction = Ledger.unverifiedTransaction(row)
+            if transaction.status == .purchased, !transaction.isFinished { unfinished.append(transaction.id) }
+            guard let jws = row.optionalText(23) else {
+                if transaction.status == .purchased { unverified.append((transaction.id, "not signed")) }
+                return
+            }
+            transaction.jwsRepresentation = jws
+            do {
+                let payload = try key.verify(jws).payload
+                if !Ledger.payload(payload, signs: transaction, bundleID: nil, includingAccount: version >= 2) {
+                    unverified.append((transaction.id, Ledger.editedDataReason))
+                }
+            } catch {
+                unverified.append((transaction.id, String(describing: error)))
+            }
+        }
+        checkup.transactionCount = count
+        if unverified.isEmpty {
+            checkup.passed.append("\(count) transaction\(count == 1 ? "" : "s"), every one verified")
+        } else {
+            let reasons = Dictionary(grouping: unverified, by: \.reason)
+                .sorted { $0.key < $1.key }
+                .map { "\($0.key): \($0.value.map { String($0.id) }.joined(separator: ", "))" }
+            problem("unverified", "\(unverified.count) of \(count) transactions fail verification (tampered): \(reasons.joined(separator: "; "))",
+                    unverified.map(\.id))
+        }
+        if version < 2 {
+            checkup.notes.append(.init(check: "schema", message: "schema version \(version): its transactions are signed again with their account the next time storefront opens it"))
+        }
+        if !unfinished.isEmpty {
+            checkup.notes.append(.init(
+                check: "unfinished",
+                message: "\(unfinished.count) unfinished transaction\(unfinished.count == 1 ? "" : "s") (\(unfinished.map(String.init).joined(separator: ", "))): delivered and finished the next time storefront opens the store",
+                transactionIDs: unfinished))
+        }
+    }
+
+    /// A path as the path part of a `file:` URI: `%`, `?` and `#` would otherwise end or change it.
+    private static func uriEscaped(_ path: String) -> String {
+        var escaped = ""
+        for character in path {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3f"
+            case "#": escaped += "%23"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
+}
