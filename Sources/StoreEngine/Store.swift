@@ -692,6 +692,10 @@ public actor Store {
             throw SettingError(description: "--once applies to the error settings only, not to \(name)")
         }
         try ledger.db.transaction {
+            if ["billingIssues", "gracePeriod"].contains(name) {
+                // Renewals that fell due before the change (nothing read since) bill as things were then.
+                try processRenewals()
+            }
             try ledger.ensureAccount(account, at: try currentTime())
             if name == "timeRate" {
                 // The new rate runs from the store time reached so far: time never jumps.

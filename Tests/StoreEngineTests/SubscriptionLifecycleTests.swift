@@ -508,6 +508,33 @@ struct SubscriptionBillingTests {
             #expect(try await store.isEntitled(to: "pro.monthly"))
         }
     }
+
+    @Test("a renewal that fell due while billing worked is made, though billingIssues was set before anything read")
+    func dueBeforeBillingIssues() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try fixture.open()
+            _ = try await buy(store, "pro.monthly")
+            fixture.clock.set(utc(2025, 2, 20))  // renewal due on Feb 15; nothing has read since
+            try await store.setSetting("billingIssues", to: "true")
+            let renewal = try #require(try await store.transactions().first)
+            #expect(renewal.reason == .renew)
+            #expect(renewal.purchaseDate == utc(2025, 2, 15, 12))
+            #expect(try await status(store, "pro").state == .subscribed)
+        }
+    }
+
+    @Test("billing fixed long after the 60 days of retry, nothing read meanwhile: it had expired (billingError), no renewal")
+    func fixedAfterRetryUnread() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try fixture.open()
+            let bought = try await buy(store, "pro.monthly")
+            try await store.setSetting("billingIssues", to: "true")
+            fixture.clock.set(utc(2025, 6, 1))
+            try await store.setSetting("billingIssues", to: "false")
+            #expect(try await store.transactions().map(\.id) == [bought.id])
+            #expect(try await status(store, "pro").renewalInfo.expirationReason == .billingError)
+        }
+    }
 }
 
 // MARK: - Upgrades, downgrades, crossgrades
