@@ -337,6 +337,45 @@ struct SubscriptionControlTests {
         }
     }
 
+    @Test("auto-renew turned off after a renewal fell due, nothing read since: the renewal stands, the renewed period runs out")
+    func autoRenewOffAfterUnreadRenewal() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try fixture.open()
+            let bought = try await buy(store, "pro.monthly")
+            fixture.clock.set(utc(2025, 2, 20))  // due Feb 15
+            try await store.setAutoRenew(groupID: "pro", false)
+            let renewal = try #require(try await store.transactions().first)
+            #expect(renewal.id != bought.id)
+            #expect(renewal.purchaseDate == utc(2025, 2, 15, 12))
+            let now = try await status(store, "pro")
+            #expect(now.state == .subscribed)
+            #expect(now.renewalInfo.willAutoRenew == false)
+            fixture.clock.set(utc(2025, 4, 1))
+            #expect(try await store.transactions().count == 2)
+        }
+    }
+
+    @Test("expire and renew after a renewal fell due, nothing read since, act on the renewed period")
+    func controlsAfterUnreadRenewal() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try fixture.open()
+            let other = try fixture.open(account: "other@local")
+            _ = try await buy(store, "pro.monthly")
+            _ = try await buy(other, "pro.monthly")
+            fixture.clock.set(utc(2025, 2, 20))
+            try await store.expireSubscription(groupID: "pro")
+            let history = try await store.transactions()
+            #expect(history.count == 2, "the renewal due on Feb 15 was made first")
+            #expect(history.first?.expirationDate == utc(2025, 2, 20))
+
+            // The other account: the Feb 15 renewal was made with the first store's catch-up; Mar 15's is due.
+            fixture.clock.set(utc(2025, 3, 20))
+            try await other.renewSubscription(groupID: "pro")
+            #expect(try await other.transactions().map(\.purchaseDate)
+                    == [utc(2025, 3, 20), utc(2025, 3, 15, 12), utc(2025, 2, 15, 12), lifecycleStart])
+        }
+    }
+
     @Test("auto-renew on an account without a subscription in the group throws noSubscription")
     func noSubscription() async throws {
         try await withLifecycleStore { fixture in
