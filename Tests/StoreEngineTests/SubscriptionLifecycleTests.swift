@@ -610,6 +610,28 @@ struct SubscriptionChangeTests {
         }
     }
 
+    @Test("an upgrade approved by a parent (Ask to Buy) keeps the subscription's original id")
+    func approvedUpgradeKeepsOriginal() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try fixture.open()
+            let monthly = try await buy(store, "pro.monthly")
+            try await store.setSetting("askToBuy", to: "true")
+            guard case .pending(let request?) = try await store.purchase("pro.yearly") else {
+                Issue.record("expected a pending purchase")
+                return
+            }
+            fixture.clock.advance(by: day)
+            let yearly = try await store.approve(request.id)
+            #expect(yearly.id == request.id)
+            #expect(yearly.originalID == monthly.id)
+            #expect(yearly.originalPurchaseDate == lifecycleStart)
+            #expect(try await store.transaction(id: monthly.id).isUpgraded)
+            #expect(try await status(store, "pro").renewalInfo.originalTransactionID == monthly.id)
+            let payload = try await store.verify(jws: try #require(yearly.jwsRepresentation)).payload
+            #expect(payload["originalTransactionId"] == .string(String(monthly.id)))
+        }
+    }
+
     @Test("a downgrade waits for the renewal: no transaction now, autoRenewPreference the lower plan, the renewal is for it")
     func downgrade() async throws {
         try await withLifecycleStore { fixture in
