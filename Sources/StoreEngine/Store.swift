@@ -429,6 +429,8 @@ public actor Store {
 
     private func complete(_ id: Int64, waitingFor reason: Transaction.PendingReason, action: String,
                           detail: String) throws -> Transaction {
+        // Renewals due by now come first: the approval may change a plan that has renewed meanwhile.
+        try processRenewals()
         let date = try currentTime()
         return try ledger.db.transaction {
             let waiting = try pending(id, waitingFor: reason, action: action)

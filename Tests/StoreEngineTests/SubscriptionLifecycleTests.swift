@@ -632,6 +632,26 @@ struct SubscriptionChangeTests {
         }
     }
 
+    @Test("an upgrade approved after a renewal fell due, nothing read since: the renewal is made first, then upgraded")
+    func approvedUpgradeAfterUnreadRenewal() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try fixture.open()
+            let monthly = try await buy(store, "pro.monthly")
+            try await store.setSetting("askToBuy", to: "true")
+            guard case .pending(let request?) = try await store.purchase("pro.yearly") else {
+                Issue.record("expected a pending purchase")
+                return
+            }
+            fixture.clock.set(utc(2025, 2, 20))  // the monthly renewal was due Feb 15
+            let yearly = try await store.approve(request.id)
+            #expect(yearly.originalID == monthly.id)
+            let renewal = try #require(try await store.transactions().first { $0.reason == .renew })
+            #expect(renewal.purchaseDate == utc(2025, 2, 15, 12))
+            #expect(renewal.isUpgraded, "the renewed month is the plan the upgrade replaced")
+            #expect(try await store.currentEntitlements().map(\.id) == [yearly.id])
+        }
+    }
+
     @Test("a downgrade waits for the renewal: no transaction now, autoRenewPreference the lower plan, the renewal is for it")
     func downgrade() async throws {
         try await withLifecycleStore { fixture in
