@@ -489,12 +489,12 @@ final class Ledger {
     /// Rewrites a transaction's App Store record (approval, refund) and signs it anew.
     func update(_ transaction: Transaction) throws(SQLiteError) -> Transaction {
         try db.run("""
-            UPDATE transactions SET purchase_date = ?, original_purchase_date = ?, expiration_date = ?,
+            UPDATE transactions SET original_id = ?, purchase_date = ?, original_purchase_date = ?, expiration_date = ?,
                 revocation_date = ?, revocation_reason = ?, is_upgraded = ?, storefront = ?, currency = ?, price = ?,
                 offer_type = ?, offer_id = ?, status = ?, pending_reason = ?, jws = NULL
             WHERE id = ?
             """,
-            transaction.purchaseDate.milliseconds, transaction.originalPurchaseDate.milliseconds,
+            transaction.originalID, transaction.purchaseDate.milliseconds, transaction.originalPurchaseDate.milliseconds,
             transaction.expirationDate?.milliseconds, transaction.revocationDate?.milliseconds,
             transaction.revocationReason?.rawValue, transaction.isUpgraded, transaction.storefront,
             transaction.currency, DecimalText.format(transaction.price), transaction.offerType?.rawValue,

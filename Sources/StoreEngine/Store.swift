@@ -436,6 +436,8 @@ public actor Store {
 
     private func complete(_ id: Int64, waitingFor reason: Transaction.PendingReason, action: String,
                           detail: String) throws -> Transaction {
+        // Renewals due by now come first: the approval may change a plan that has renewed meanwhile.
+        try processRenewals()
         let date = try currentTime()
         return try ledger.db.transaction {
             let waiting = try pending(id, waitingFor: reason, action: action)
@@ -699,6 +701,10 @@ public actor Store {
             throw SettingError(description: "--once applies to the error settings only, not to \(name)")
         }
         try ledger.db.transaction {
+            if ["billingIssues", "gracePeriod"].contains(name) {
+                // Renewals that fell due before the change (nothing read since) bill as things were then.
+                try processRenewals()
+            }
             try ledger.ensureAccount(account, at: try currentTime())
             if name == "timeRate" {
                 // The new rate runs from the store time reached so far: time never jumps.

@@ -246,6 +246,8 @@ extension Store {
 
     /// Turns auto-renew on or off (`willAutoRenew`): off, the subscription expires at the period's end.
     public func setAutoRenew(groupID: String, _ on: Bool) throws {
+        // What fell due before the change happens first, as it would have on time.
+        try processRenewals()
         let date = try currentTime()
         try ledger.db.transaction {
             var record = try subscriptionRecord(groupID)
@@ -261,6 +263,8 @@ extension Store {
 
     /// Ends the subscription now: the current period is cut short and it does not renew.
     public func expireSubscription(groupID: String) throws {
+        // What fell due before the change happens first, as it would have on time.
+        try processRenewals()
         let date = try currentTime()
         try ledger.db.transaction {
             var record = try subscriptionRecord(groupID)
@@ -281,6 +285,8 @@ extension Store {
 
     /// Renews the subscription now, without waiting for the period's end.
     public func renewSubscription(groupID: String) throws {
+        // What fell due before the change happens first, as it would have on time.
+        try processRenewals()
         let date = try currentTime()
         try ledger.db.transaction {
             var record = try subscriptionRecord(groupID)

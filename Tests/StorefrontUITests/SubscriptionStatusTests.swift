@@ -1,0 +1,236 @@
+import Foundation
+import StoreEngine
+import Synchronization
+import Testing
+@testable import StorefrontUI
+
+// Issue 5 in the paywall: the words on a subscription's row for each state, read
+// from a real store driven through the lifecycle, the manager's subscription
+// keys, the clock keys, and renewals made by the paywall's own change check.
+
+/// A clock the tests move; the store's real clock.
+private final class StepClock: Sendable {
+    private let current: Mutex<Date>
+    init(_ start: Date) { current = Mutex(start) }
+    var now: Date { current.withLock { $0 } }
+    func set(_ date: Date) { current.withLock { $0 = date } }
+    var closure: @Sendable () -> Date { { [self] in self.now } }
+}
+
+private func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0) -> Date {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = utc
+    return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour))!
+}
+
+/// A demo-catalog store in a fresh folder, its clock at ``fixedDate`` (Dec 1, 2026).
+private func withDemoStore<T>(_ body: (Store, StepClock) async throws -> T) async throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ui-sub-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let clock = StepClock(fixedDate)
+    let store = try Store(catalog: demoCatalog, path: folder.appendingPathComponent("store.sqlite").path, now: clock.closure)
+    return try await body(store, clock)
+}
+
+private let yearly = "barcode_year_subscription"
+
+/// The status words on a product's row, as the paywall and `products` compute them.
+private func rowText(_ store: Store, _ productID: String) async throws -> String {
+    let product = try #require(try await store.product(id: productID))
+    let group = try #require(product.subscription?.subscriptionGroupID)
+    let status = try await store.subscriptionStatuses().first { $0.groupID == group }
+    return ProductStatus.text(for: product, owned: try await store.ownedProducts()[productID], balance: nil,
+                              subscription: status, introEligible: try await store.isEligibleForIntroOffer(groupID: group))
+}
+
+@Suite("subscription status words")
+struct SubscriptionStatusTests {
+    @Test("the intro offer shows only to an eligible account")
+    func introOffer() async throws {
+        try await withDemoStore { store, _ in
+            #expect(try await rowText(store, monthly) == "1 week free, then $4.99/month")
+            #expect(try await rowText(store, yearly) == "", "the yearly plan has no intro offer")
+            let product = try #require(try await store.product(id: monthly))
+            #expect(ProductStatus.text(for: product, owned: nil, balance: nil, introEligible: false) == "")
+        }
+    }
+
+    @Test("the intro offer's other payment modes in words")
+    func introWords() async throws {
+        let product = try #require(demoCatalog.products(in: demoCatalog.storefront("USA")!).first { $0.id == monthly })
+        var offer = try #require(product.subscription?.introductoryOffer)
+        offer.paymentMode = .payAsYouGo
+        offer.period = ISODuration(months: 1)
+        offer.periodCount = 3
+        offer.displayPrice = "$0.99"
+        #expect(ProductStatus.introText(offer, product) == "$0.99/month for 3 months, then $4.99/month")
+        offer.paymentMode = .payUpFront
+        offer.period = ISODuration(months: 2)
+        offer.periodCount = 1
+        offer.displayPrice = "$1.99"
+        #expect(ProductStatus.introText(offer, product) == "$1.99 for 2 months, then $4.99/month")
+    }
+
+    @Test("Renews, then Expires with auto-renew off, then Expired")
+    func renewsExpiresExpired() async throws {
+        try await withDemoStore { store, clock in
+            try await store.finish(try transaction(try await store.purchase(monthly)))
+            #expect(try await rowText(store, monthly) == "Renews Dec 8, 2026")
+            #expect(try await rowText(store, yearly) == "", "the other plan says nothing")
+            try await store.setAutoRenew(groupID: "premium", false)
+            #expect(try await rowText(store, monthly) == "Expires Dec 8, 2026")
+            clock.set(utcDate(2026, 12, 9))
+            #expect(try await rowText(store, monthly) == "Expired Dec 8, 2026")
+        }
+    }
+
+    @Test("a waiting downgrade: Starts on the plan it goes to")
+    func downgradeStarts() async throws {
+        try await withDemoStore { store, _ in
+            _ = try await store.purchaseAndFinish(yearly)
+            _ = try await store.purchaseAndFinish(monthly)
+            #expect(try await rowText(store, monthly) == "Starts Dec 1, 2027")
+        }
+    }
+
+    @Test("Grace period until …, then Billing retry")
+    func graceThenRetry() async throws {
+        try await withDemoStore { store, clock in
+            _ = try await store.purchaseAndFinish(yearly)
+            try await store.setSetting("billingIssues", to: "true")
+            try await store.setSetting("gracePeriod", to: "true")
+            clock.set(utcDate(2027, 12, 5))
+            #expect(try await rowText(store, yearly) == "Grace period until Dec 17, 2027")
+            clock.set(utcDate(2027, 12, 18))
+            #expect(try await rowText(store, yearly) == "Billing retry")
+        }
+    }
+
+    @Test("Refunded")
+    func refunded() async throws {
+        try await withDemoStore { store, _ in
+            let bought = try transaction(try await store.purchase(yearly))
+            try await store.refund(bought.id)
+            #expect(try await rowText(store, yearly) == "Refunded")
+        }
+    }
+
+    @Test("the paywall's snapshot carries the statuses, eligibility and clock; a renewal arrives as an update")
+    func snapshotAndRenewal() async throws {
+        try await withDemoStore { store, clock in
+            let effects = EngineEffects(store: store, latency: .zero)
+            let fresh = try await effects.snapshot()
+            #expect(fresh.introEligibleGroups == ["premium"])
+            #expect(fresh.subscriptions.isEmpty)
+            #expect(fresh.clock == fixedDate)
+            _ = try await store.purchaseAndFinish(monthly)
+            clock.set(utcDate(2026, 12, 9))
+            // The paywall's change check makes the renewal and says so, though no other process wrote.
+            #expect(await effects.perform(.checkForChanges) == .renewalsMade(1))
+            guard case .dataVersion = await effects.perform(.checkForChanges) else {
+                Issue.record("a second check finds nothing new")
+                return
+            }
+            let renewed = try await effects.snapshot()
+            #expect(renewed.arrived == [monthly], "the renewal is delivered as an update")
+            #expect(renewed.subscriptions["premium"]?.state == .subscribed)
+            #expect(renewed.subscriptions["premium"]?.transaction.purchaseDate == utcDate(2026, 12, 8))
+            #expect(renewed.introEligibleGroups.isEmpty)
+            var state = loadedState(snapshot: renewed)
+            state.selection = index(of: monthly)
+            let screen = render(state, timeZone: utc).lines
+            #expect(screen.contains { $0.contains("Monthly Subscription") && $0.contains("Renews Jan 8, 2027") })
+        }
+    }
+
+    @Test("the clock command advances the store and reports the new time")
+    func advanceClockCommand() async throws {
+        try await withDemoStore { store, _ in
+            let effects = EngineEffects(store: store, latency: .zero)
+            let action = await effects.perform(.run(.advanceClock(ISODuration(months: 1))))
+            #expect(action == .commandFinished(.advanceClock(ISODuration(months: 1)),
+                                               .success("Clock advanced by 1 month: \(clockText(utcDate(2027, 1, 1)))")))
+            let now = try await store.clock().now
+            #expect(now == utcDate(2027, 1, 1))
+        }
+    }
+}
+
+// MARK: - Keys
+
+@Suite("subscription keys")
+struct SubscriptionKeyTests {
+    /// The Transaction Manager showing `history`, with the store's statuses in the snapshot.
+    func managerState(_ store: Store, history: [StoreEngine.Transaction]) async throws -> State {
+        var snap = snapshot()
+        snap.subscriptions = Dictionary(uniqueKeysWithValues: try await store.subscriptionStatuses().map { ($0.groupID, $0) })
+        var state = loadedState(snapshot: snap)
+        #expect(update(&state, .key(.character("t"))) == [.loadHistory])
+        _ = update(&state, .historyLoaded(history))
+        return state
+    }
+
+    @Test("e, n and u act on the selected auto-renewable subscription's group")
+    func managerKeys() async throws {
+        try await withDemoStore { store, _ in
+            let bought = try transaction(try await store.purchase(monthly))
+            var state = try await managerState(store, history: [bought])
+            #expect(update(&state, .key(.character("e"))) == [.run(.expire(groupID: "premium"))])
+            _ = update(&state, .commandFinished(.expire(groupID: "premium"), .success("")))
+            #expect(update(&state, .key(.character("n"))) == [.run(.renew(groupID: "premium"))])
+            _ = update(&state, .commandFinished(.renew(groupID: "premium"), .success("")))
+            // Auto-renew is on: u turns it off; once off, u turns it on.
+            #expect(update(&state, .key(.character("u"))) == [.run(.autoRenew(groupID: "premium", on: false))])
+            _ = update(&state, .commandFinished(.autoRenew(groupID: "premium", on: false), .success("")))
+            try await store.setAutoRenew(groupID: "premium", false)
+            var off = try await managerState(store, history: [bought])
+            #expect(update(&off, .key(.character("u"))) == [.run(.autoRenew(groupID: "premium", on: true))])
+        }
+    }
+
+    @Test("e, n and u on a product that is not an auto-renewable subscription do nothing but say why")
+    func managerKeysElsewhere() async throws {
+        try await withDemoStore { store, _ in
+            let pro = try transaction(try await store.purchase(swiftShopping))
+            let pass = try transaction(try await store.purchase(seasonPass))
+            for history in [[pro], [pass]] {
+                var state = try await managerState(store, history: history)
+                for key in ["e", "n", "u"] {
+                    #expect(update(&state, .key(.character(Character(key)))).isEmpty)
+                    #expect(state.flash == "e, n and u act on an auto-renewable subscription")
+                    #expect(state.busy == nil)
+                }
+            }
+        }
+    }
+
+    @Test("+ and > advance the store's clock a day and a month, one command at a time")
+    func clockKeys() {
+        var state = loadedState()
+        #expect(update(&state, .key(.character("+"))) == [.run(.advanceClock(ISODuration(days: 1)))])
+        #expect(update(&state, .key(.character(">"))).isEmpty, "busy: no second command")
+        _ = update(&state, .commandFinished(.advanceClock(ISODuration(days: 1)), .success("")))
+        #expect(update(&state, .key(.character(">"))) == [.run(.advanceClock(ISODuration(months: 1)))])
+    }
+
+    @Test("renewals made by this process reload the screen shown, unless a command is running")
+    func renewalsReload() {
+        var state = loadedState()
+        #expect(update(&state, .renewalsMade(2)) == [.load])
+        _ = update(&state, .key(.character("t")))
+        #expect(update(&state, .renewalsMade(1)) == [.load, .loadHistory])
+        _ = update(&state, .key(.character("+")))
+        #expect(update(&state, .renewalsMade(1)).isEmpty)
+    }
+}
+
+/// The transaction of a successful purchase.
+private func transaction(_ result: PurchaseResult, sourceLocation: SourceLocation = #_sourceLocation) throws
+    -> StoreEngine.Transaction {
+    guard case .success(let transaction) = result else {
+        Issue.record("expected success, got \(result.name)", sourceLocation: sourceLocation)
+        throw CancellationError()
+    }
+    return transaction
+}
