@@ -147,6 +147,9 @@ public final class EngineEffects: Sendable {
     /// as an update (as an app's `Transaction.updates` listener does).
     public func snapshot() async throws -> StoreSnapshot {
         let store = self.store
+        // Read first: a commit by another process while the rest is read then counts as a
+        // change still to load, rather than being taken for part of this snapshot and missed.
+        let version = try await store.dataVersion()
         let delivery = try await store.deliverUnfinished()
         let statuses = try await store.subscriptionStatuses()
         let (clock, rate) = try await store.clock()
@@ -163,7 +166,7 @@ public final class EngineEffects: Sendable {
             unverified: try await store.unverifiedProducts(),
             canMakePayments: try await store.canMakePayments(),
             events: try await store.events(limit: 20),
-            dataVersion: try await store.dataVersion(),
+            dataVersion: version,
             arrived: delivery.finished.map(\.productID))
         snapshot.subscriptions = Dictionary(uniqueKeysWithValues: statuses.map { ($0.groupID, $0) })
         snapshot.introEligibleGroups = eligible
