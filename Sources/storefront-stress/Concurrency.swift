@@ -15,7 +15,6 @@ enum Concurrency {
     }
 
     /// One kind of command a worker runs, with how often it is picked.
-    /// Refunds join with one line: `Step("refund", 1) { $0.lastPurchase.map { ["refund", String($0), "--json"] } }`.
     struct Step: Sendable {
         var name: String
         var weight: Int
@@ -34,13 +33,15 @@ enum Concurrency {
         Step("restore", 2) { _ in ["restore", "--json"] },
         Step("consume", 2) { _ in ["consume", Demo.coins, "--json"] },
         Step("history", 1) { _ in ["transactions", "--json"] },
+        // The App Store refunds this worker's newest purchase (each at most once).
+        Step("refund", 1) { $0.lastPurchase.map { ["refund", String($0), "--json"] } },
     ]
 
     // MARK: - A worker process
 
     /// Runs `operations` random steps through the CLI's own code (each opens the
     /// store afresh, as a new `storefront` process does) and reports each on stdout:
-    /// `P id productID quantity alreadyOwned`, `C quantity`, `E step exit message`.
+    /// `P id productID quantity alreadyOwned`, `C quantity`, `R id productID quantity`, `E step exit message`.
     static func worker(store: String, catalog: String, operations: Int) async -> Int32 {
         func say(_ line: String) {
             var text = line + "\n"
@@ -86,6 +87,15 @@ enum Concurrency {
                 if !owned { state.lastPurchase = Int64(id) }
             case "consume":
                 say("C 1")
+            case "refund":
+                guard case .number(let id)? = json["transaction"]?["id"],
+                      case .string(let product)? = json["transaction"]?["productID"],
+                      case .number(let quantity)? = json["transaction"]?["purchasedQuantity"] else {
+                    say("E refund json \(stdout.prefix(200))")
+                    continue
+                }
+                say("R \(id) \(product) \(quantity)")
+                state.lastPurchase = nil
             default:
                 break
             }
@@ -136,6 +146,7 @@ enum Concurrency {
         }
 
         var newPurchases: [Int64: Int] = [:]
+        var refunded: [Int64: (product: String, quantity: Int)] = [:]
         var consumed = 0, lockErrors = 0, otherErrors = 0, redelivered = 0, reportedIDs = 0, steps = 0
         for (index, worker) in workers.enumerated() {
             let ending = Processes.wait(worker.pid, timeout: 600)
@@ -152,6 +163,11 @@ enum Concurrency {
                         newPurchases[id] = Int(fields[3]) ?? 0
                     }
                 case "C": consumed += 1
+                case "R":
+                    if fields.count == 4, let id = Int64(fields[1]), let quantity = Int(fields[3]) {
+                        findings.check(refunded[id] == nil, "transaction \(id) refunded twice")
+                        refunded[id] = (fields[2], quantity)
+                    }
                 case "D": redelivered += 1; steps -= 1
                 case "E":
                     let text = line.lowercased()
@@ -196,15 +212,21 @@ enum Concurrency {
             findings.check(owned.count <= 1, "the non-consumable was charged \(owned.count) times")
             duplicated += max(0, owned.count - 1)
             findings.check(try await opened.unfinished().isEmpty, "transactions left unfinished")
+            let notRevoked = refunded.keys.filter { id in all.first { $0.id == id }?.revocationDate == nil }
+            findings.check(notRevoked.isEmpty, "refunds reported but not recorded: \(notRevoked)")
             let bought = all.filter { $0.productID == Demo.coins }.reduce(0) { $0 + $1.purchasedQuantity }
             let balance = try await opened.balances()[Demo.coins] ?? 0
-            findings.check(balance == bought - consumed,
-                           "coins: \(bought) bought − \(consumed) consumed ≠ balance \(balance)")
+            // A refund takes its coins back from the balance, but never below zero: the balance
+            // lies between what was bought and consumed, less all that was refunded, and that.
+            let refundedCoins = refunded.values.filter { $0.product == Demo.coins }.reduce(0) { $0 + $1.quantity }
+            findings.check((bought - consumed - refundedCoins)...(bought - consumed) ~= balance,
+                           "coins: \(bought) bought − \(consumed) consumed − up to \(refundedCoins) refunded ≠ balance \(balance)")
         } catch {
             findings.fail("the store did not open: \(error)")
         }
         let figures = "4 processes × \(operations) commands + the paywall (\(tuiKeys) keys), "
-            + "\(transactions) transactions checked, \(newPurchases.count) new purchases reported, \(lost) lost, "
+            + "\(transactions) transactions checked, \(newPurchases.count) new purchases reported, "
+            + "\(refunded.count) refunded, \(lost) lost, "
             + "\(duplicated) duplicated, \(redelivered) delivered by another process, "
             + "\(lockErrors) lock errors, \(otherErrors) other errors"
         return (findings, figures)
