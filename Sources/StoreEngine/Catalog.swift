@@ -109,6 +109,8 @@ public struct CatalogProduct: Sendable, Hashable {
     /// The text for `locale`: the exact locale, then its language, then another region
     /// of that language (the alphabetically first, so every run picks the same), then the base text.
     public func localization(for locale: String) -> Localization {
+        // Most products have no localizations: nothing to look up (and no locale to normalize).
+        guard !localizations.isEmpty else { return Localization(displayName: displayName, description: description) }
         let normalized = locale.replacingOccurrences(of: "-", with: "_")
         let language = String(normalized.prefix { $0 != "_" })
         return localizations[normalized] ?? localizations[language]
