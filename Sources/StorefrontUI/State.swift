@@ -89,6 +89,8 @@ public struct State: Equatable, Sendable {
     /// A one-line note in the status line ("Purchased Swift Shopping").
     public var flash: String?
     public var isRunning = true
+    /// The product table's lines and column widths, worked out once per snapshot (see `TableMeasure`).
+    public var tableMeasure = TableMeasure()
 
     public init(size: Size, glyphs: Glyphs = .unicode, account: String, storePath: String, paywall: Paywall) {
         self.size = size

@@ -27,6 +27,7 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         effects = state.ticks % 5 == 0 && state.snapshot != nil ? [.checkForChanges] : []
     case .loaded(let snapshot):
         state.snapshot = snapshot
+        state.tableMeasure = TableMeasure(state)
         state.loadError = nil
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
