@@ -33,6 +33,8 @@ let package = Package(
         /// The real terminal: Canvas → ncurses, keys/mouse/resize → events.
         .target(name: "CursesBackend", dependencies: ["StorefrontUI", "CNcursesw"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "CursesBackend"]),
+        /// `make bench`: the measurements of the README's Performance section.
+        .executableTarget(name: "storefront-bench", dependencies: ["StoreEngine", "StorefrontUI"]),
 
         // MARK: - Tests
         .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine"]),
