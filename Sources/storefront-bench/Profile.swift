@@ -20,6 +20,9 @@ enum Profile {
                 _ = try await SyntheticData.seedStore(catalog, transactions: 10_000, at: storePath)
             }
             _ = try await EngineBenchmarks.restore(catalog, storePath: storePath, runs: 1)
+        case "purchase":
+            // About 200 durable purchases on a fresh store file.
+            _ = try await DurabilityBenchmark.purchasesPerSecond(catalog, folder: work, duration: .milliseconds(600))
         case "paint":
             // What the paywall computes for its first screen and five cursor-down presses, without a terminal.
             let storefront = catalog.storefront(catalog.defaultStorefront) ?? .unitedStates
@@ -34,7 +37,7 @@ enum Profile {
                 _ = render(state)
             }
         default:
-            throw PseudoTerminal.Failure(description: "unknown part \(part); known: load, seed, restore, paint")
+            throw PseudoTerminal.Failure(description: "unknown part \(part); known: load, seed, restore, purchase, paint")
         }
     }
 }

@@ -3,13 +3,13 @@ import Foundation
 
 // `make bench`: every figure beside a baseline run now, on this machine, or beside its limit.
 // Usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N]
-//        storefront-bench --profile load|seed|restore|paint   (one run of one part, for valgrind --tool=callgrind)
+//        storefront-bench --profile load|seed|restore|purchase|paint   (one run of one part, for valgrind --tool=callgrind)
 
 var options = ["--storefront": ".build/release/storefront", "--work": ".build/bench", "--runs": "5", "--profile": ""]
 var arguments = CommandLine.arguments.dropFirst()
 while let name = arguments.popFirst() {
     guard options[name] != nil, let value = arguments.popFirst() else {
-        FileHandle.standardError.write(Data("usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N] [--profile load|seed|restore|paint]\n".utf8))
+        FileHandle.standardError.write(Data("usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N] [--profile load|seed|restore|purchase|paint]\n".utf8))
         exit(64)
     }
     options[name] = value
