@@ -1,4 +1,4 @@
-# The two commands of the quick start, `make run` and `make test`; and `make stress`.
+# The two commands of the quick start, `make run` and `make test`; and `make stress`, `make bench`.
 SWIFT ?= swift
 CATALOG ?= products.json
 # The catalog readers under libFuzzer (Fuzz/); lld, because gold cannot link libFuzzer's runtime here.
@@ -6,7 +6,7 @@ FUZZ_FLAGS = -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld
 # e.g. STRESS_FLAGS="--quick" or "--only crash"
 STRESS_FLAGS ?=
 
-.PHONY: run test build deps clean stress fuzz-build
+.PHONY: run test build bench deps clean stress fuzz-build
 
 ## Open the storefront on the bundled catalog (builds first).
 run: build
@@ -28,6 +28,13 @@ stress: build fuzz-build
 
 fuzz-build: deps
 	$(SWIFT) build --package-path Fuzz $(FUZZ_FLAGS)
+
+## Measure speed beside baselines run now on this machine (README: Performance).
+## A release build, synthetic data made on the spot, dialog as the terminal baseline.
+bench: deps
+	@./scripts/install-deps.sh bench
+	$(SWIFT) build -c release
+	./.build/release/storefront-bench --storefront .build/release/storefront --work .build/bench
 
 ## Install the Debian packages the project needs, when missing.
 deps:

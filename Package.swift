@@ -35,6 +35,8 @@ let package = Package(
         .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "CursesBackend"]),
         /// `make stress`: crash, concurrency, damaged-file, fuzz, hostile-text, terminal and tampering parts.
         .executableTarget(name: "storefront-stress", dependencies: ["StoreEngine", "StorefrontCLI", "StorefrontUI"]),
+        /// `make bench`: the measurements of the README's Performance section.
+        .executableTarget(name: "storefront-bench", dependencies: ["StoreEngine", "StorefrontUI"]),
 
         // MARK: - Tests
         .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine"]),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need, when they are missing.
 # As root it runs apt-get; otherwise it prints the exact command and fails.
+# `install-deps.sh bench` adds what `make bench` compares against.
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,9 @@ packages=(
   openssl         # an independent verifier of the signatures, in tests
   sqlite3         # tests edit store files by hand, as a tamperer would
 )
+if [ "${1:-}" = bench ]; then
+  packages+=(dialog)  # the baseline of the first-paint and key-press benchmarks
+fi
 
 missing=()
 for package in "${packages[@]}"; do

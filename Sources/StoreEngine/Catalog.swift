@@ -116,6 +116,8 @@ public struct CatalogProduct: Sendable, Hashable {
     /// The text for `locale`: the exact locale, then its language, then another region
     /// of that language (the alphabetically first, so every run picks the same), then the base text.
     public func localization(for locale: String) -> Localization {
+        // Most products have no localizations: nothing to look up (and no locale to normalize).
+        guard !localizations.isEmpty else { return Localization(displayName: displayName, description: description) }
         let normalized = locale.replacingOccurrences(of: "-", with: "_")
         let language = String(normalized.prefix { $0 != "_" })
         return localizations[normalized] ?? localizations[language]
@@ -188,14 +190,13 @@ public struct Catalog: Sendable, Equatable {
             }
         }
         let groupOrder = Dictionary(uniqueKeysWithValues: subscriptionGroups.enumerated().map { ($1.id, $0) })
-        // A stable sort keeps file order inside each kind.
-        self.products = products.enumerated().sorted { a, b in
-            let keyA = (rank(a.element), groupOrder[a.element.subscription?.groupID ?? ""] ?? 0,
-                        a.element.subscription?.level ?? 0, a.offset)
-            let keyB = (rank(b.element), groupOrder[b.element.subscription?.groupID ?? ""] ?? 0,
-                        b.element.subscription?.level ?? 0, b.offset)
-            return keyA < keyB
-        }.map(\.element)
+        // File order breaks ties, so the order is total and stable inside each kind. Each key is
+        // made once and indices are sorted, not products: with 10,000 products the keys' group
+        // lookups and the moves of whole products in every comparison were a fifth of a load.
+        let keys = products.enumerated().map { offset, product in
+            (rank(product), groupOrder[product.subscription?.groupID ?? ""] ?? 0, product.subscription?.level ?? 0, offset)
+        }
+        self.products = keys.indices.sorted { keys[$0] < keys[$1] }.map { products[$0] }
         self.index = Dictionary(self.products.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 

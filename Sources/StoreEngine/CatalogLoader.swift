@@ -75,17 +75,46 @@ struct Node {
     }
 
     let value: JSON
-    let path: String
+    private let location: Location
+
+    /// Where a node sits. Its text is built only when asked for (an error, a duplicate
+    /// id's first place): building it for every node was most of a large catalog's load.
+    private indirect enum Location {
+        case root(String)
+        /// A field read by name: `key` at the top level, `parent.key` below it.
+        case field(Location, String)
+        /// A member of an object listed whole: always `parent.key`.
+        case member(Location, String)
+        case element(Location, Int)
+
+        var path: String {
+            switch self {
+            case .root(let path): path
+            case .field(let parent, let key):
+                parent.path.isEmpty ? key : "\(parent.path).\(key)"
+            case .member(let parent, let key): "\(parent.path).\(key)"
+            case .element(let parent, let index): "\(parent.path)[\(index)]"
+            }
+        }
+    }
+
+    /// The JSON path of this node, such as `products[3].price`.
+    var path: String { location.path }
 
     init(_ value: JSON, _ path: String) {
         self.value = value
-        self.path = path
+        self.location = .root(path)
+    }
+
+    private init(_ value: JSON, at location: Location) {
+        self.value = value
+        self.location = location
     }
 
     func fail(_ reason: String) -> Failure { Failure(path: path, reason: reason) }
 
     func child(_ key: String) -> Node? {
-        value[key].map { Node($0, path.isEmpty ? key : "\(path).\(key)") }
+        value[key].map { Node($0, at: .field(location, key)) }
     }
 
     func required(_ key: String) throws -> Node {
@@ -106,12 +135,12 @@ struct Node {
 
     func members() throws -> [(key: String, node: Node)] {
         guard case .object(let members) = value else { throw fail("expected an object, found \(kindName)") }
-        return members.map { ($0.key, Node($0.value, "\(path).\($0.key)")) }
+        return members.map { ($0.key, Node($0.value, at: .member(location, $0.key))) }
     }
 
     func elements() throws -> [Node] {
         guard case .array(let elements) = value else { throw fail("expected an array, found \(kindName)") }
-        return elements.enumerated().map { Node($1, "\(path)[\($0)]") }
+        return elements.enumerated().map { Node($1, at: .element(location, $0)) }
     }
 
     func string() throws -> String {
@@ -121,7 +150,9 @@ struct Node {
 
     func nonEmptyString() throws -> String {
         let text = try string()
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("must not be empty") }
+        // Blank when every scalar is whitespace (as trimming would leave nothing), without Foundation's
+        // trimming, which copied every name of a large catalog; a real name stops at its first letter.
+        guard !text.unicodeScalars.allSatisfy(CharacterSet.whitespaces.contains) else { throw fail("must not be empty") }
         return text
     }
 
@@ -182,7 +213,7 @@ struct Node {
 /// Turns a parsed products.json into a validated `Catalog`.
 private struct CatalogReader {
     let root: Node
-    var seenIDs: [String: String] = [:]  // product id -> path where first declared
+    var seenIDs: [String: Node] = [:]  // product id -> its node where first declared (the path is made only for an error)
 
     init(root: Node) { self.root = root }
 
@@ -277,9 +308,9 @@ private struct CatalogReader {
         let idNode = try node.required("id")
         let id = try idNode.nonEmptyString()
         if let earlier = seenIDs[id] {
-            throw idNode.fail("duplicate product id \"\(id)\" (first declared at \(earlier))")
+            throw idNode.fail("duplicate product id \"\(id)\" (first declared at \(earlier.path))")
         }
-        seenIDs[id] = idNode.path
+        seenIDs[id] = idNode
 
         let type: ProductType
         if group != nil {

@@ -145,9 +145,14 @@ private struct Parser {
         index += 1
         var scalars: [UInt8] = []
         var plainStart = index
+        // ASCII without escapes, most strings, is valid UTF-8 as it stands: made into a String directly.
+        var isPlainASCII = true
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
+            case UInt8(ascii: "\"") where isPlainASCII:
+                index += 1
+                return String(decoding: bytes[plainStart..<(index - 1)], as: UTF8.self)
             case UInt8(ascii: "\""):
                 scalars.append(contentsOf: bytes[plainStart..<index])
                 index += 1
@@ -157,12 +162,14 @@ private struct Parser {
                 }
                 return text
             case UInt8(ascii: "\\"):
+                isPlainASCII = false
                 scalars.append(contentsOf: bytes[plainStart..<index])
                 try parseEscape(into: &scalars)
                 plainStart = index
             case 0..<0x20:
                 throw error("a control character (U+\(hex4(UInt16(byte)))) inside a string; write it as an escape")
             default:
+                if byte >= 0x80 { isPlainASCII = false }
                 index += 1
             }
         }

@@ -41,12 +41,15 @@ public enum DecimalText {
             }
         }
         guard digitsBefore > 0, !seenPoint || digitsAfter > 0, digitsBefore + digitsAfter <= 30 else { return nil }
-        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        return Decimal(string: text, locale: posix)
     }
 
     /// The canonical text of a decimal: `0.99`, `160`.
     public static func format(_ value: Decimal) -> String {
         var value = value
-        return NSDecimalString(&value, Locale(identifier: "en_US_POSIX"))
+        return NSDecimalString(&value, posix)
     }
+
+    /// Made once: a catalog of thousands of prices would otherwise make a locale for each.
+    private static let posix = Locale(identifier: "en_US_POSIX")
 }

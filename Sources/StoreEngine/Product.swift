@@ -49,11 +49,25 @@ public struct Product: Sendable, Hashable, Identifiable {
 extension Catalog {
     /// The catalog's products on offer in `storefront`, as seen there, in display order.
     public func products(in storefront: Storefront) -> [Product] {
-        products.filter { $0.isAvailable(in: storefront.countryCode) }.map { product(from: $0, in: storefront) }
+        // Catalogs reuse a few price tiers: each distinct price is formatted once
+        // (currency formatting is the costly part of a large catalog's products).
+        var displayPrices: [Decimal: String] = [:]
+        let format: (Decimal) -> String = { price in
+            if let known = displayPrices[price] { return known }
+            let text = storefront.displayPrice(price)
+            displayPrices[price] = text
+            return text
+        }
+        return products.filter { $0.isAvailable(in: storefront.countryCode) }.map { product(from: $0, in: storefront, displayPrice: format) }
     }
 
     /// One catalog product as seen in `storefront`.
     public func product(from item: CatalogProduct, in storefront: Storefront) -> Product {
+        product(from: item, in: storefront, displayPrice: storefront.displayPrice)
+    }
+
+    private func product(from item: CatalogProduct, in storefront: Storefront,
+                         displayPrice: (Decimal) -> String) -> Product {
         let text = item.localization(for: storefront.locale)
         let price = item.prices[storefront.countryCode] ?? item.price
         let subscription = item.subscription.map { terms in
@@ -64,11 +78,11 @@ extension Catalog {
                 groupLevel: terms.level,
                 introductoryOffer: terms.introductoryOffer.map { offer in
                     Product.Offer(paymentMode: offer.paymentMode, period: offer.period, periodCount: offer.periodCount,
-                                  price: offer.price, displayPrice: storefront.displayPrice(offer.price))
+                                  price: offer.price, displayPrice: displayPrice(offer.price))
                 })
         }
         return Product(id: item.id, type: item.type, displayName: text.displayName, description: text.description,
-                       price: price, displayPrice: storefront.displayPrice(price), currencyCode: storefront.currency,
+                       price: price, displayPrice: displayPrice(price), currencyCode: storefront.currency,
                        subscription: subscription, nonRenewingDuration: item.duration,
                        isFamilyShareable: item.familyShareable)
     }

@@ -93,7 +93,7 @@ extension Node {
 /// kind of errors as products.json: a JSON path and a reason.
 struct StoreKitReader {
     let root: Node
-    var seenIDs: [String: String] = [:]  // product id -> path where first declared
+    var seenIDs: [String: Node] = [:]  // product id -> its node where first declared (the path is made only for an error)
     var notes: [String] = []
 
     init(root: Node) { self.root = root }
@@ -190,9 +190,9 @@ struct StoreKitReader {
         let idNode = try node.required("productID")
         let id = try idNode.nonEmptyString()
         if let earlier = seenIDs[id] {
-            throw idNode.fail("duplicate product id \"\(id)\" (first declared at \(earlier))")
+            throw idNode.fail("duplicate product id \"\(id)\" (first declared at \(earlier.path))")
         }
-        seenIDs[id] = idNode.path
+        seenIDs[id] = idNode
 
         let type = try readType(node, in: list)
         let referenceName = try node.present("referenceName")?.string()

@@ -25,7 +25,7 @@ struct Layout {
 
     init(_ state: State) {
         size = state.size
-        lines = Self.tableLines(state.products)
+        lines = state.tableMeasure.isCurrent(for: state) ? state.tableMeasure.lines : Self.tableLines(state.products)
         let paywall = state.paywall
         // Title bar, title, subtitle, features; the features line goes first when room is short.
         var header = 2

@@ -63,7 +63,9 @@ public final class Program {
         start()
         var lastTick = ContinuousClock.now
         while state.isRunning {
-            step(timeoutMilliseconds: 50)
+            // While the engine works, look for its result often: it is shown at the next turn,
+            // and a 50 ms wait for a key would delay the first paint by up to that much.
+            step(timeoutMilliseconds: inbox.isAwaiting ? 5 : 50)
             let now = ContinuousClock.now
             if now - lastTick >= .milliseconds(100) {
                 lastTick = now
@@ -108,10 +110,9 @@ public final class Program {
 
     private func launch(_ effects: [Effect]) {
         for effect in effects {
+            inbox.expect()
             Task { [perform, inbox] in
-                if let action = await perform(effect) {
-                    inbox.post(action)
-                }
+                inbox.post(await perform(effect))
             }
         }
     }
@@ -133,16 +134,34 @@ public final class Program {
 
 /// Actions posted by background tasks, taken by the loop's thread.
 private final class Inbox: Sendable {
-    private let actions = Mutex<[Action]>([])
-
-    func post(_ action: Action) {
-        actions.withLock { $0.append(action) }
+    private struct Contents {
+        var actions: [Action] = []
+        /// Effects started whose result has not been posted yet.
+        var awaited = 0
     }
 
+    private let contents = Mutex(Contents())
+
+    /// An effect has started; its task will post once.
+    func expect() {
+        contents.withLock { $0.awaited += 1 }
+    }
+
+    /// An effect's result: the action it reports, or nil when it reports none.
+    func post(_ action: Action?) {
+        contents.withLock { contents in
+            contents.awaited -= 1
+            if let action { contents.actions.append(action) }
+        }
+    }
+
+    /// Whether an effect is still running.
+    var isAwaiting: Bool { contents.withLock { $0.awaited > 0 } }
+
     func takeAll() -> [Action] {
-        actions.withLock { actions in
-            defer { actions.removeAll() }
-            return actions
+        contents.withLock { contents in
+            defer { contents.actions.removeAll() }
+            return contents.actions
         }
     }
 }

@@ -94,12 +94,12 @@ private struct Columns {
     static let buyLabel = "[ Buy ]"
 
     init(_ state: State, width: Int) {
-        let products = state.products
         let canPay = state.snapshot?.canMakePayments ?? true
-        kindWidth = min(22, max(4, products.map { TerminalText.width($0.kindLabel) }.max() ?? 4))
-        priceWidth = max(5, canPay ? (products.map { TerminalText.width($0.displayPrice) }.max() ?? 5) : 13)
-        let widestName = min(34, max(7, products.map { TerminalText.width($0.displayName) }.max() ?? 7))
-        let widestStatus = min(26, max(6, products.map { TerminalText.width(statusText($0, state)) }.max() ?? 6))
+        let widths = state.tableMeasure.isCurrent(for: state) ? state.tableMeasure.widths : ContentWidths(state)
+        kindWidth = min(22, max(4, widths.kind ?? 4))
+        priceWidth = max(5, canPay ? (widths.price ?? 5) : 13)
+        let widestName = min(34, max(7, widths.name ?? 7))
+        let widestStatus = min(26, max(6, widths.status ?? 6))
         // Room for name and status after the fixed columns, their gaps and a right margin.
         let room = width - name - (2 + kindWidth) - (2 + priceWidth) - 2 - 1
         let buyWidth = Columns.buyLabel.count + 2
@@ -120,7 +120,7 @@ private struct Columns {
 }
 
 /// The status column of a product: Owned, Renews …, Balance: N.
-private func statusText(_ product: Product, _ state: State) -> String {
+func statusText(_ product: Product, _ state: State) -> String {
     guard let snapshot = state.snapshot else { return "" }
     if snapshot.unverified[product.id] != nil, snapshot.owned[product.id] == nil {
         return "\(state.glyphs.warning) Unverified"

@@ -172,6 +172,8 @@ public struct State: Equatable, Sendable {
     public var settings = SettingsState()
     /// The store file's data version last read or asked for: another one means another process wrote.
     public var knownDataVersion: Int64?
+    /// The product table's lines and column widths, worked out once per snapshot (see `TableMeasure`).
+    public var tableMeasure = TableMeasure()
 
     public init(size: Size, glyphs: Glyphs = .unicode, account: String, storePath: String, paywall: Paywall) {
         self.size = size

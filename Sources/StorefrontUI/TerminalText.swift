@@ -37,6 +37,8 @@ public enum TerminalText {
     /// zero-width joiners, 2 for East Asian wide and emoji, 1 otherwise.
     public static func width(of scalar: Unicode.Scalar) -> Int {
         let value = scalar.value
+        // Below U+0300 nothing is wide or a combining mark: skip the property lookup.
+        if value < 0x0300 { return 1 }
         switch value {
         case 0x0300...0x036F, 0x200B...0x200D, 0xFE00...0xFE0F, 0x20D0...0x20FF, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF:
             return 0
@@ -52,7 +54,9 @@ public enum TerminalText {
 
     /// Columns a string takes in a terminal.
     public static func width(_ text: String) -> Int {
-        text.unicodeScalars.reduce(0) { $0 + width(of: $1) }
+        // ASCII, most of any catalog: one column a byte. The paywall measures every product's texts.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.utf8.count }
+        return text.unicodeScalars.reduce(0) { $0 + width(of: $1) }
     }
 
     /// The text cut to at most `columns` columns, ending in "…" when cut.

@@ -40,6 +40,7 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
     case .loaded(let snapshot):
         state.snapshot = snapshot
         state.knownDataVersion = snapshot.dataVersion
+        state.tableMeasure = TableMeasure(state)
         state.loadError = nil
         if !snapshot.arrived.isEmpty {
             state.flash = "Arrived as an update: " + snapshot.arrived.map { name(of: $0, in: state) }.joined(separator: ", ")

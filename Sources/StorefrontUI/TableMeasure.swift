@@ -1,0 +1,51 @@
+import StoreEngine
+
+/// What the product table's shape takes a pass over every product to know: its
+/// lines under group headings and the widest text of each column. Worked out
+/// when a snapshot arrives, so a key press on a 10,000-product paywall does not
+/// go over all of them again (it did, three times, in `update` and `render`).
+///
+/// A cache, not part of the state's value: any two are equal, and it is used only
+/// while it was made from the state's snapshot and glyphs; otherwise the table is
+/// measured afresh, so a state changed by hand draws exactly as before.
+public struct TableMeasure: Equatable, Sendable {
+    private var snapshot: StoreSnapshot?
+    private var glyphs: Glyphs?
+    private(set) var lines: [Layout.TableLine] = []
+    private(set) var widths = ContentWidths()
+
+    public init() {}
+
+    init(_ state: State) {
+        snapshot = state.snapshot
+        glyphs = state.glyphs
+        lines = Layout.tableLines(state.products)
+        widths = ContentWidths(state)
+    }
+
+    /// Whether this was made from `state`'s snapshot and glyphs. Cheap when it was:
+    /// the arrays and dictionaries compared share their storage.
+    func isCurrent(for state: State) -> Bool {
+        snapshot != nil && glyphs == state.glyphs && snapshot == state.snapshot
+    }
+
+    public static func == (_: TableMeasure, _: TableMeasure) -> Bool { true }
+}
+
+/// The widest text of each column over every product, in terminal columns; nil when there are no products.
+struct ContentWidths: Sendable {
+    var kind: Int?
+    var price: Int?
+    var name: Int?
+    var status: Int?
+
+    init() {}
+
+    init(_ state: State) {
+        let products = state.products
+        kind = products.map { TerminalText.width($0.kindLabel) }.max()
+        price = products.map { TerminalText.width($0.displayPrice) }.max()
+        name = products.map { TerminalText.width($0.displayName) }.max()
+        status = products.map { TerminalText.width(statusText($0, state)) }.max()
+    }
+}

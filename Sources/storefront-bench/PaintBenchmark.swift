@@ -1,0 +1,125 @@
+import Glibc
+import StoreEngine
+
+/// A full-screen program showing a list, as the paint benchmarks drive it.
+struct ListProgram {
+    var name: String
+    var path: String
+    var arguments: [String]
+    /// Texts that are all on the screen once the first paint is complete: the
+    /// first and the last list row that fit, and something drawn after the list.
+    var paintedWhenShowing: [String]
+    /// The texts of the first rows of the list, top down: the highlight moves along them.
+    var rows: [String]
+}
+
+/// What one run of a program on the pseudo-terminal measured.
+struct PaintRun {
+    var firstPaint: Duration
+    /// Bytes written to the terminal for each cursor-down key press.
+    var keyBytes: [Int]
+    /// From each key press to the screen showing the moved highlight.
+    var keySettle: [Duration]
+    /// Peak resident memory in kilobytes, after the first paint and the key presses.
+    var peakKilobytes: Int?
+}
+
+/// Time to first complete paint, and the cost of a key press, on a pseudo-terminal.
+enum PaintBenchmark {
+    static let columns = 100
+    static let rows = 30
+    static let term = "xterm-256color"
+
+    /// Runs the program once: waits for its first complete paint, presses the
+    /// down arrow `presses` times (each time until the highlight has moved and
+    /// the output has gone quiet), reads its peak memory, and quits it with `quitKeys`.
+    static func run(_ program: ListProgram, home: String, presses: Int, quitKeys: [UInt8]) throws -> PaintRun {
+        let environment = ["TERM": term, "LANG": "C.UTF-8", "HOME": home, "PATH": "/usr/bin:/bin"]
+        let session = try TerminalSession(program.path, program.arguments, environment: environment,
+                                          columns: columns, rows: rows)
+        defer { session.terminal.kill() }
+        let painted = try session.wait(for: "\(program.name)'s first complete paint") { screen in
+            program.paintedWhenShowing.allSatisfy(screen.contains)
+        }
+        var run = PaintRun(firstPaint: painted - session.terminal.started, keyBytes: [], keySettle: [])
+        session.settle()
+        for press in 0..<presses {
+            let (from, to) = (program.rows[press] + " ", program.rows[press + 1] + " ")
+            guard let fromCell = session.screen.find(from), let toCell = session.screen.find(to) else {
+                throw TerminalSession.Timeout(what: "rows \(from) and \(to) on screen", screen: session.screen.lines)
+            }
+            let selected = session.screen.rendition(row: fromCell.row, column: fromCell.column)
+            let unselected = session.screen.rendition(row: toCell.row, column: toCell.column)
+            guard selected != unselected else {
+                throw TerminalSession.Timeout(what: "a highlighted row", screen: session.screen.lines)
+            }
+            let before = session.bytesRead
+            let pressed = session.terminal.type(session.downArrow)
+            // Settled: the highlight has left the old row and is on the new one.
+            let moved = try session.wait(for: "the highlight to move to \(to)", timeout: .seconds(10)) { screen in
+                screen.rendition(row: toCell.row, column: toCell.column) == selected
+                    && screen.rendition(row: fromCell.row, column: fromCell.column) == unselected
+            }
+            session.settle()
+            run.keySettle.append(moved - pressed)
+            run.keyBytes.append(session.bytesRead - before)
+        }
+        run.peakKilobytes = session.terminal.peakResidentKilobytes()
+        session.terminal.type(quitKeys)
+        guard session.terminal.waitForExit(timeout: .seconds(10)) != nil else {
+            throw TerminalSession.Timeout(what: "\(program.name) to quit", screen: session.screen.lines)
+        }
+        return run
+    }
+
+    /// The paywall on a catalog and store file.
+    static func storefront(binary: String, catalog: Catalog, catalogPath: String, storePath: String) -> ListProgram {
+        let lines = tableLines(catalog)
+        let visible = Array(lines.prefix(paywallTableHeight))
+        return ListProgram(
+            name: "storefront", path: binary,
+            arguments: ["--catalog", catalogPath, "--store", storePath, "--latency", "0"],
+            paintedWhenShowing: [visible.first { $0.isProduct }!.text + " ", visible.last { $0.isProduct }!.text + " ",
+                                 "[ Restore Purchases ]"],
+            rows: lines.filter(\.isProduct).prefix(12).map(\.text))
+    }
+
+    /// `dialog --menu` with the same products: the name as the tag, kind and price as the item.
+    static func dialog(catalog: Catalog) -> ListProgram {
+        let products = catalog.products(in: catalog.storefront(catalog.defaultStorefront) ?? .unitedStates)
+        var arguments = ["--no-shadow", "--menu", "Products", String(rows), String(columns), String(dialogListHeight)]
+        for product in products {
+            arguments += [product.displayName, "\(product.kindLabel)  \(product.displayPrice)"]
+        }
+        return ListProgram(
+            name: "dialog", path: "/usr/bin/dialog", arguments: arguments,
+            paintedWhenShowing: [products[0].displayName + " ", products[dialogListHeight - 1].displayName + " ", "Cancel"],
+            rows: products.prefix(12).map(\.displayName))
+    }
+
+    /// Table lines the paywall shows at 100×30 with the event log open: 30 rows less
+    /// four of header, a rule, column titles, the action row, two rules, four of log and the footer.
+    static let paywallTableHeight = 16
+    /// The menu rows `dialog` shows in a 30-row box: 30 less borders, the prompt and the buttons.
+    static let dialogListHeight = 23
+
+    private struct Line {
+        var text: String
+        var isProduct: Bool
+    }
+
+    /// The paywall's table in display order: a heading whenever the kind or subscription group changes.
+    private static func tableLines(_ catalog: Catalog) -> [Line] {
+        var lines: [Line] = []
+        var heading: String?
+        for product in catalog.products {
+            let current = "\(product.type)-\(product.subscription?.groupID ?? "")"
+            if current != heading {
+                lines.append(Line(text: current, isProduct: false))
+                heading = current
+            }
+            lines.append(Line(text: product.localization(for: "en_US").displayName, isProduct: true))
+        }
+        return lines
+    }
+}

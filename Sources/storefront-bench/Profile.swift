@@ -1,0 +1,43 @@
+import Foundation
+import StoreEngine
+import StorefrontUI
+
+/// One part of the benchmark, run once and small enough for `valgrind --tool=callgrind`,
+/// which counts instructions repeatably where wall-clock times are noisy.
+enum Profile {
+    static func run(_ part: String, work: String) async throws {
+        let catalogPath = work + "/profile-catalog.json"
+        let catalog = try SyntheticData.writeCatalog(products: 10_000, to: catalogPath)
+        let storePath = work + "/profile.sqlite"
+        switch part {
+        case "load":
+            _ = try Catalog.load(contentsOf: catalogPath)
+        case "seed":
+            _ = try await SyntheticData.seedStore(catalog, transactions: 2_000, at: storePath)
+        case "restore":
+            // Seeded first if missing, so a second run under valgrind measures the restore alone.
+            if !FileManager.default.fileExists(atPath: storePath) {
+                _ = try await SyntheticData.seedStore(catalog, transactions: 10_000, at: storePath)
+            }
+            _ = try await EngineBenchmarks.restore(catalog, storePath: storePath, runs: 1)
+        case "purchase":
+            // About 200 durable purchases on a fresh store file.
+            _ = try await DurabilityBenchmark.purchasesPerSecond(catalog, folder: work, duration: .milliseconds(600))
+        case "paint":
+            // What the paywall computes for its first screen and five cursor-down presses, without a terminal.
+            let storefront = catalog.storefront(catalog.defaultStorefront) ?? .unitedStates
+            let snapshot = StoreSnapshot(storefront: storefront, products: catalog.products(in: storefront), owned: [:],
+                                         entitled: [], balances: [:], canMakePayments: true, events: [], dataVersion: 0)
+            var state = State(size: Size(columns: 100, rows: 30), account: "tester@local", storePath: storePath,
+                              paywall: catalog.paywall)
+            _ = update(&state, .loaded(snapshot))
+            _ = render(state)
+            for _ in 0..<5 {
+                _ = update(&state, .key(.down))
+                _ = render(state)
+            }
+        default:
+            throw PseudoTerminal.Failure(description: "unknown part \(part); known: load, seed, restore, purchase, paint")
+        }
+    }
+}

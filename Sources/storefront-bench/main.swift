@@ -1,0 +1,41 @@
+import Dispatch
+import Foundation
+
+// `make bench`: every figure beside a baseline run now, on this machine, or beside its limit.
+// Usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N]
+//        storefront-bench --profile load|seed|restore|purchase|paint   (one run of one part, for valgrind --tool=callgrind)
+
+var options = ["--storefront": ".build/release/storefront", "--work": ".build/bench", "--runs": "5", "--profile": ""]
+var arguments = CommandLine.arguments.dropFirst()
+while let name = arguments.popFirst() {
+    guard options[name] != nil, let value = arguments.popFirst() else {
+        FileHandle.standardError.write(Data("usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N] [--profile load|seed|restore|purchase|paint]\n".utf8))
+        exit(64)
+    }
+    options[name] = value
+}
+let binary = URL(fileURLWithPath: options["--storefront"]!).standardizedFileURL.path
+let work = URL(fileURLWithPath: options["--work"]!).standardizedFileURL.path
+let runs = max(1, Int(options["--runs"]!) ?? 5)
+// No top-level await: the main thread waits on a semaphore instead of running
+// dispatch_main, which valgrind cannot follow (it crashes in its sigsuspend).
+final class Outcome: @unchecked Sendable {
+    // Written by the task before it signals, read after the wait.
+    var error: (any Error)?
+}
+let outcome = Outcome()
+let finished = DispatchSemaphore(value: 0)
+let settings = Benchmark.Settings(binary: binary, work: work, runs: runs, profile: options["--profile"] ?? "")
+Task.detached {
+    do {
+        try await Benchmark.run(settings)
+    } catch {
+        outcome.error = error
+    }
+    finished.signal()
+}
+finished.wait()
+if let error = outcome.error {
+    FileHandle.standardError.write(Data("storefront-bench: \(error)\n".utf8))
+    exit(1)
+}
