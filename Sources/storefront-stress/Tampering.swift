@@ -91,7 +91,13 @@ enum Tampering {
             guard findings.check(sqlite.status == 0, "\(edit.name): sqlite3 failed: \(sqlite.stderr)") else { continue }
             let entitlements = Processes.run([context.storefront, "--catalog", context.catalog, "--store", path,
                                               "--account", edit.account, "entitlements", "--json"])
-            if entitlements.status != 0 || entitlements.stdout.contains("\"\(edit.product)\"") {
+            // The entitlements list only: the renewal info beside it names a subscription's
+            // product whether or not the account is entitled to it.
+            let listed: [String]? = (try? JSON.parse(Array(entitlements.stdout.utf8))).flatMap { document in
+                guard case .array(let items)? = document["entitlements"] else { return nil }
+                return items.compactMap { item in if case .string(let id)? = item["productID"] { id } else { nil } }
+            }
+            if entitlements.status != 0 || listed?.contains(edit.product) != false {
                 entitled += 1
                 findings.fail("\(edit.name): \(edit.account) is entitled to \(edit.product): \(entitlements.summary)")
             }
