@@ -12,13 +12,7 @@ struct ArgumentsTests {
 
     /// The usage error `arguments` must give.
     func usageError(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) -> UsageError? {
-        do {
-            let invocation = try Invocation.parse(arguments)
-            Issue.record("expected a usage error for \(arguments), got \(invocation.command)", sourceLocation: sourceLocation)
-            return nil
-        } catch {
-            return error
-        }
+        expectUsageError(arguments, sourceLocation: sourceLocation)
     }
 
     // MARK: - Commands and operands

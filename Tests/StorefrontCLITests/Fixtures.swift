@@ -1,4 +1,6 @@
 import Foundation
+import Testing
+import StorefrontCLI
 
 /// Product ids of the bundled products.json, and small catalogs written by tests.
 enum Demo {
@@ -50,5 +52,16 @@ extension Array where Element == [String: Any] {
     /// The element whose `key` is `value`.
     func first(_ key: String, _ value: String) -> [String: Any]? {
         first { $0[key] as? String == value }
+    }
+}
+
+/// The usage error `arguments` must give; records an issue (and returns nil) when they parse.
+func expectUsageError(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) -> UsageError? {
+    do {
+        let invocation = try Invocation.parse(arguments)
+        Issue.record("expected a usage error for \(arguments), got \(invocation.command)", sourceLocation: sourceLocation)
+        return nil
+    } catch {
+        return error
     }
 }

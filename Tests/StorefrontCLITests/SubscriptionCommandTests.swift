@@ -16,13 +16,7 @@ struct SubscriptionArgumentsTests {
     }
 
     func usageError(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) -> UsageError? {
-        do {
-            let invocation = try Invocation.parse(arguments)
-            Issue.record("expected a usage error for \(arguments), got \(invocation.command)", sourceLocation: sourceLocation)
-            return nil
-        } catch {
-            return error
-        }
+        expectUsageError(arguments, sourceLocation: sourceLocation)
     }
 
     @Test func clock() throws {
