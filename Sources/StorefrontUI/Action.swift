@@ -46,6 +46,8 @@ public enum Action: Equatable, Sendable {
     /// The store's clock brought renewals (made by this process), to show.
     case renewalsMade(Int)
     case historyLoaded([Transaction])
+    /// The Transaction Manager's list could not be read.
+    case historyFailed(String)
     case settingsLoaded([SettingRow], accounts: [String])
     /// A store command finished: a line for the status bar, or an error for an alert.
     case commandFinished(StoreCommand, Result<String, CommandFailure>)

@@ -64,7 +64,11 @@ public final class EngineEffects: Sendable {
             }
         case .loadHistory:
             // The newest few hundred: a long history must not slow the screen down.
-            return (try? await store.transactions(limit: 500)).map(Action.historyLoaded)
+            do {
+                return .historyLoaded(try await store.transactions(limit: 500))
+            } catch {
+                return .historyFailed(describe(error))
+            }
         case .loadSettings:
             do {
                 let definitions = Dictionary(uniqueKeysWithValues: SettingDefinition.all.map { ($0.name, $0) })

@@ -68,6 +68,13 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         // A shorter list (a delete, a reset elsewhere) moves the cursor and the scroll back onto its rows.
         selectTransaction(&state, state.manager.selection)
         effects = []
+    case .historyFailed(let message):
+        // An empty list and an alert, rather than "Loading transactions…" for ever.
+        state.manager.transactions = state.manager.transactions ?? []
+        if state.screen == .transactions, state.sheet == nil {
+            state.sheet = .alert(title: "Cannot Load Transactions", message: message)
+        }
+        effects = []
     case .settingsLoaded(let rows, let accounts):
         state.settings.rows = rows
         state.settings.accounts = accounts

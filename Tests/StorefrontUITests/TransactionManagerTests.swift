@@ -30,6 +30,23 @@ struct TransactionManagerTests {
         return state
     }
 
+    @Test("a history that cannot be read shows an alert and an empty list, not a spinner for ever")
+    func historyFailed() {
+        var state = loadedState()
+        _ = update(&state, .key(.character("t")))
+        _ = update(&state, .historyFailed("store file /tmp/x.sqlite: disk I/O error"))
+        #expect(state.manager.transactions == [])
+        #expect(state.sheet == .alert(title: "Cannot Load Transactions", message: "store file /tmp/x.sqlite: disk I/O error"))
+        let text = render(state).lines.joined(separator: "\n")
+        #expect(!text.contains("Loading transactions…"))
+        #expect(text.contains("disk I/O error"))
+        // Off the manager, a late failure is not an alert over another screen.
+        _ = update(&state, .key(.enter))
+        _ = update(&state, .key(.character("p")))
+        _ = update(&state, .historyFailed("again"))
+        #expect(state.sheet == nil)
+    }
+
     @Test("t opens the manager and reads the history; p, esc and the tabs go back")
     func switching() {
         var state = loadedState()
