@@ -286,13 +286,21 @@ struct Session {
     }
 
     func buyOutside(_ productID: String, quantity: Int) async throws {
+        // As in the app: what the account owns is handed back, not charged again.
+        let restorable = store.catalog.product(id: productID)?.type.isRestorable == true
+        let owned = restorable ? try await store.isEntitled(to: productID) : false
         let result = try await store.purchaseOutsideApp(productID, quantity: quantity)
         guard case .success(let transaction) = result else { return }
         if json {
-            console.out(JSON.object(["result": .string(result.name), "transaction": transaction.json]).serialized())
+            console.out(JSON.object(["result": .string(result.name), "transaction": transaction.json,
+                                     "alreadyOwned": .bool(owned)]).serialized())
             return
         }
         let name = TerminalText.sanitized(try await store.product(id: productID)?.displayName ?? productID)
+        if owned {
+            console.out("The account owns \(name) already (transaction \(transaction.id)): nothing was charged.")
+            return
+        }
         console.out("Purchased \(name) outside the app — transaction \(transaction.id). The app receives it as an update (a running paywall within a second; otherwise at its next launch).")
     }
 

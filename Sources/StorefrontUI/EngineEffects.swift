@@ -102,9 +102,12 @@ public final class EngineEffects: Sendable {
                 try await store.deleteTransaction(id)
                 message = "Deleted transaction \(id)"
             case .buyOutside(let productID):
+                let restorable = store.catalog.product(id: productID)?.type.isRestorable == true
+                let owned = restorable ? try await store.isEntitled(to: productID) : false
                 let result = try await store.purchaseOutsideApp(productID)
                 guard case .success(let transaction) = result else { return .commandFinished(command, .success("")) }
-                message = "Purchased \(try await name(transaction, store)) outside the app (\(transaction.id))"
+                message = owned ? "The account owns \(try await name(transaction, store)) already: nothing was charged"
+                    : "Purchased \(try await name(transaction, store)) outside the app (\(transaction.id))"
             case .setSetting(let name, let value, let once):
                 let stored = try await store.setSetting(name, to: value, once: once)
                 message = "\(name) = \(stored)\(once ? " (once)" : "")"

@@ -323,6 +323,19 @@ struct QAControlCommandTests {
         #expect(try await product(sandbox, Demo.swiftShopping).product["owned"] as? Bool == true)
     }
 
+    @Test func buyOutsideOfAnOwnedNonConsumableChargesNothingAndSaysSo() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("buy", Demo.swiftShopping).expect(exit: 0)
+        let (document, _) = try await buy(sandbox, Demo.swiftShopping, "--outside")
+        #expect(document["alreadyOwned"] as? Bool == true)
+        let text = try await sandbox.storefront("buy", Demo.swiftShopping, "--outside")
+        text.expect(exit: 0)
+        #expect(text.stdout.contains("owns Swift Shopping already"), "\(text)")
+        #expect(!text.stdout.contains("Purchased"))
+        let purchased = try await transactions(sandbox)
+        #expect(purchased.filter { $0["productID"] as? String == Demo.swiftShopping }.count == 1, "charged once")
+    }
+
     @Test func buyOutsideIsAnUpdateTheAppDeliversAtItsNextCommand() async throws {
         let sandbox = try Sandbox()
         try await setting(sandbox, "askToBuy", "true")
