@@ -398,11 +398,9 @@ private func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas
     }
 }
 
-/// "Dec 3 14:02" in UTC: the store clock in the title bar.
+/// "2026-12-03 14:02 UTC": the store clock in the title bar.
 func clockText(_ date: Date) -> String {
-    var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: Locale(identifier: "en_GB"))
-    style.timeZone = TimeZone(identifier: "UTC")!
-    return date.formatted(style)
+    shortDate(date, TimeZone(identifier: "UTC")!) + " UTC"
 }
 
 /// The confirmation sheet's words for an outcome.

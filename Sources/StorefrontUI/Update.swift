@@ -35,8 +35,13 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         effects = []
     case .tick:
         state.ticks += 1
-        // About twice a second, look for another process's writes.
-        effects = state.ticks % 5 == 0 && (state.snapshot != nil || state.loadError != nil) ? [.checkForChanges] : []
+        // About twice a second, look for another process's writes; on a fast clock, also read
+        // the screen again each second, so the clock and "Renews …" move as store time does.
+        var due: [Effect] = state.ticks % 5 == 0 && (state.snapshot != nil || state.loadError != nil) ? [.checkForChanges] : []
+        if state.ticks % 10 == 0, state.busy == nil, let snapshot = state.snapshot, snapshot.timeRate != .realTime {
+            due.append(.load)
+        }
+        effects = due
     case .loaded(let snapshot):
         state.snapshot = snapshot
         state.knownDataVersion = snapshot.dataVersion

@@ -51,6 +51,20 @@ struct UpdatesAndRetryTests {
         #expect(update(&state, .dataVersion(3)).isEmpty)
     }
 
+    @Test("on a fast clock the screen is read again each second; at real time only the change check runs")
+    func fastClockReloads() throws {
+        var state = loadedState()
+        let realTime = (0..<10).flatMap { _ in update(&state, .tick) }
+        #expect(realTime == [.checkForChanges, .checkForChanges])
+        var snapshot = try #require(state.snapshot)
+        snapshot.timeRate = .monthlyRenewalEveryThirtySeconds
+        _ = update(&state, .loaded(snapshot))
+        let fast = (0..<10).flatMap { _ in update(&state, .tick) }
+        #expect(fast == [.checkForChanges, .checkForChanges, .load])
+        state.busy = .restoring
+        #expect(!(0..<10).flatMap { _ in update(&state, .tick) }.contains(.load), "not while the engine works")
+    }
+
     @Test("what arrived as an update during a load is named in the status line")
     func arrived() {
         var state = loadedState()
