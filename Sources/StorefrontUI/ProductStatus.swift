@@ -4,7 +4,8 @@ import StoreEngine
 /// The words shown beside a product for what the account has of it, shared by
 /// the paywall and the CLI so both say the same thing.
 public enum ProductStatus {
-    /// "Owned", "Renews Dec 30, 2027", "Expires …", "Grace period until …", "Billing retry",
+    /// "Owned", "Renews Dec 30, 2027", "Expires …", "Until …, then changes" (a downgrade waits),
+    /// "Grace period until …", "Billing retry",
     /// "Active until Feb 28, 2027", "Balance: 300", an introductory offer ("1 week free,
     /// then $4.99/month") for an account that may take it, or "".
     /// - Parameters:
@@ -41,7 +42,9 @@ public enum ProductStatus {
         switch status.state {
         case .subscribed:
             guard let date = status.transaction.expirationDate else { return "Active" }
-            return info.willAutoRenew ? "Renews \(shortDate(date))" : "Expires \(shortDate(date))"
+            guard info.willAutoRenew else { return "Expires \(shortDate(date))" }
+            // A downgrade waits: this plan ends then, the other one starts.
+            return info.autoRenewPreference == product.id ? "Renews \(shortDate(date))" : "Until \(shortDate(date)), then changes"
         case .inGracePeriod:
             return info.gracePeriodExpirationDate.map { "Grace period until \(shortDate($0))" } ?? "Grace period"
         case .inBillingRetryPeriod:

@@ -87,10 +87,11 @@ struct QAControlsEndToEndTests {
             try await session.send("a")
             try await session.waitFor("the note") { $0.contains { $0.contains("Approve needs a purchase waiting for Ask to Buy") } }
             try await session.send("v")
-            let resolved = try await session.waitFor("the resolved row") { lines in
+            // The history and the paywall's load run side by side: wait for both, the row and the update.
+            try await session.waitFor("the resolved row, arrived as an update") { lines in
                 lines.contains { $0.contains("Swift Shopping") && $0.contains("purchased") && !$0.contains("pending") }
+                    && lines.contains { $0.contains("Arrived as an update: Swift Shopping") }
             }
-            #expect(resolved.contains { $0.contains("Arrived as an update: Swift Shopping") })
             try await session.send("p")
             try await session.waitFor("Owned on the paywall") { owned("Swift Shopping", $0) }
         }

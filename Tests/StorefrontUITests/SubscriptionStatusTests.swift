@@ -85,12 +85,13 @@ struct SubscriptionStatusTests {
         }
     }
 
-    @Test("a waiting downgrade: Starts on the plan it goes to")
+    @Test("a waiting downgrade: Starts on the plan it goes to, and the current plan says it changes then")
     func downgradeStarts() async throws {
         try await withDemoStore { store, _ in
             _ = try await store.purchaseAndFinish(yearly)
             _ = try await store.purchaseAndFinish(monthly)
             #expect(try await rowText(store, monthly) == "Starts Dec 1, 2027")
+            #expect(try await rowText(store, yearly) == "Until Dec 1, 2027, then changes")
         }
     }
 
