@@ -48,6 +48,8 @@ public enum Action: Equatable, Sendable {
     case historyLoaded([Transaction])
     /// The Transaction Manager's list could not be read.
     case historyFailed(String)
+    /// The settings screen's values could not be read.
+    case settingsFailed(String)
     case settingsLoaded([SettingRow], accounts: [String])
     /// A store command finished: a line for the status bar, or an error for an alert.
     case commandFinished(StoreCommand, Result<String, CommandFailure>)

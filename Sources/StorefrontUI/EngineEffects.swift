@@ -79,7 +79,7 @@ public final class EngineEffects: Sendable {
                 }
                 return .settingsLoaded(rows, accounts: try await store.accounts())
             } catch {
-                return .loadFailed(describe(error))
+                return .settingsFailed(describe(error))
             }
         case .run(let command):
             return await run(command, on: store)

@@ -80,6 +80,11 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
             state.sheet = .alert(title: "Cannot Load Transactions", message: message)
         }
         effects = []
+    case .settingsFailed(let message):
+        if state.screen == .settings, state.sheet == nil {
+            state.sheet = .alert(title: "Cannot Load Settings", message: message)
+        }
+        effects = []
     case .settingsLoaded(let rows, let accounts):
         state.settings.rows = rows
         state.settings.accounts = accounts
@@ -95,6 +100,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.busy = nil
         state.account = account
         state.manager = ManagerState()
+        // The last tester's checkmarks and balances are not shown under the new name meanwhile.
+        state.snapshot = nil
         state.flash = "Signed in as \(account)"
         effects = reload(state)
     case .purchased(let productID, let report):

@@ -142,7 +142,20 @@ struct SettingsScreenTests {
         #expect(state.busy == nil)
         #expect(state.flash == "Signed in as tester2@local")
         #expect(state.manager == ManagerState(), "the old tester's history is not shown for the new one")
+        #expect(state.snapshot == nil, "nor the old tester's checkmarks while the new one's load")
         #expect(render(state).lines[0].contains("tester2@local"))
+    }
+
+    @Test("settings that cannot be read: an alert on the settings screen, nothing elsewhere")
+    func settingsFailed() {
+        var state = settings(selecting: .newTester)
+        _ = update(&state, .settingsFailed("store file /tmp/x.sqlite: disk I/O error"))
+        #expect(state.sheet == .alert(title: "Cannot Load Settings", message: "store file /tmp/x.sqlite: disk I/O error"))
+        #expect(state.loadError == nil, "the products loaded fine: not a products error")
+        _ = update(&state, .key(.enter))
+        _ = update(&state, .key(.character("p")))
+        _ = update(&state, .settingsFailed("again"))
+        #expect(state.sheet == nil)
     }
 
     @Test("each reset asks first; only a yes runs it")
