@@ -206,7 +206,8 @@ extension Store {
         (transaction.storefront, transaction.currency) = (storefront.countryCode, storefront.currency)
         (transaction.revocationDate, transaction.revocationReason) = (nil, nil)
         transaction.price = catalog.product(from: item, in: storefront).price
-        transaction.expirationDate = terms.period.after(start)
+        transaction.expirationDate = try renewalEnd(after: start, period: terms.period, originalID: record.originalID,
+                                                    productID: item.id)
         (transaction.offerType, transaction.offerID) = (nil, nil)
         // A pay-as-you-go offer goes on at its price for its number of periods.
         if item.id == latest.productID, let offerType = latest.offerType,
@@ -218,6 +219,39 @@ extension Store {
         let stored = try ledger.insert(transaction)
         let change = item.id == latest.productID ? "" : " (now \(item.id): the change waited for this renewal)"
         try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id, detail: detail + change, at: start)
+    }
+
+    /// The end of a renewal period starting at `start`. The App Store keeps a subscription's
+    /// day of the month: bought on the 31st, it renews on the last day of shorter months and
+    /// on the 31st again after them (Jan 31 → Feb 28 → Mar 31), not on the 28th for good.
+    private func renewalEnd(after start: Date, period: ISODuration, originalID: Int64, productID: String) throws -> Date {
+        let nominal = period.after(start)
+        guard period.weeks == 0, period.days == 0, period.hours == 0, period.minutes == 0, period.seconds == 0 else {
+            return nominal
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let day = calendar.component(.day, from: start)
+        // Only a period that starts on a month's last day can have been cut short.
+        guard let days = calendar.range(of: .day, in: .month, for: start), day == days.upperBound - 1,
+              let wanted = try seriesDay(originalID: originalID, productID: productID, calendar: calendar), wanted > day,
+              let nominalDays = calendar.range(of: .day, in: .month, for: nominal) else { return nominal }
+        var components = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: nominal)
+        components.day = min(wanted, nominalDays.upperBound - 1)
+        return calendar.date(from: components) ?? nominal
+    }
+
+    /// The day of the month the subscription's current run of renewals keeps: that of the
+    /// plain purchase that began it, or of the end of the offer or other plan before it.
+    private func seriesDay(originalID: Int64, productID: String, calendar: Calendar) throws -> Int? {
+        guard let row = try ledger.db.rows("""
+            SELECT offer_type IS NULL AND product_id = ?, purchase_date, expiration_date FROM transactions
+            WHERE original_id = ? AND status = 'purchased' AND (reason = 'purchase' OR offer_type IS NOT NULL OR product_id != ?)
+            ORDER BY id DESC LIMIT 1
+            """, productID, originalID, productID, as: { ($0.bool(0), $0.int64(1), $0.optionalInt64(2)) }).first
+        else { return nil }
+        let begins = row.0 ? row.1 : (row.2 ?? row.1)
+        return calendar.component(.day, from: Date(milliseconds: begins))
     }
 
     /// The id of the subscription's newest transaction that started an offer of this type (the run of offer periods).

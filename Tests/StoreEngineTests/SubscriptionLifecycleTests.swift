@@ -219,6 +219,27 @@ struct SubscriptionRenewalTests {
         }
     }
 
+    @Test("bought on January 31: renews on the last day of shorter months and on the 31st again after them")
+    func monthEnd() async throws {
+        try await withLifecycleStore { fixture in
+            fixture.clock.set(utc(2025, 1, 31, 12))
+            let store = try fixture.open()
+            let first = try await buy(store, "pro.monthly")
+            #expect(first.expirationDate == utc(2025, 2, 28, 12))
+            fixture.clock.set(utc(2025, 7, 1))
+            let ends = try await store.transactions().reversed().map(\.expirationDate)
+            #expect(ends == [utc(2025, 2, 28, 12), utc(2025, 3, 31, 12), utc(2025, 4, 30, 12), utc(2025, 5, 31, 12),
+                             utc(2025, 6, 30, 12), utc(2025, 7, 31, 12)])
+            // A plan bought on the 28th keeps the 28th: nothing to restore at a month's end.
+            let other = try fixture.open(account: "other@local")
+            fixture.clock.set(utc(2025, 2, 28, 9))
+            _ = try await buy(other, "pro.monthly")
+            fixture.clock.set(utc(2025, 5, 1))
+            let otherEnds = try await other.transactions().reversed().map(\.expirationDate)
+            #expect(otherEnds == [utc(2025, 3, 28, 9), utc(2025, 4, 28, 9), utc(2025, 5, 28, 9)])
+        }
+    }
+
     @Test("a renewal's signed payload says RENEWAL, with the new dates and the same original id")
     func renewalSignedPayload() async throws {
         try await withLifecycleStore { fixture in
