@@ -244,17 +244,10 @@ private struct CatalogReader {
                     throw try node.required("id").fail("duplicate subscription group id \"\(earlier.id)\"")
                 }
                 let displayName = try node.child("displayName")?.string() ?? id
-                var levels: [Int: String] = [:]
+                // Plans may share a level, as in App Store Connect: a change between them is a crossgrade.
                 var subscriptions: [CatalogProduct] = []
                 for subscriptionNode in try node.required("subscriptions").elements() {
-                    let subscription = try readProduct(subscriptionNode, storefronts: knownStorefronts, group: id)
-                    let level = subscription.subscription!.level
-                    if let other = levels[level] {
-                        throw try subscriptionNode.required("level")
-                            .fail("level \(level) repeats inside group \"\(id)\" (already used by \"\(other)\")")
-                    }
-                    levels[level] = subscription.id
-                    subscriptions.append(subscription)
+                    subscriptions.append(try readProduct(subscriptionNode, storefronts: knownStorefronts, group: id))
                 }
                 products += subscriptions
                 groups.append(SubscriptionGroup(

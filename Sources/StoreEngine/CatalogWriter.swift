@@ -5,9 +5,7 @@ import Foundation
 extension Catalog {
     /// The catalog as a products.json document that loads back to an equal catalog
     /// (`storefront catalog convert`), and notes on anything products.json holds
-    /// differently. One change is possible: products.json wants a distinct level per
-    /// subscription in a group, Xcode lets several share one; shared levels are
-    /// renumbered 1, 2, 3… in the group's order, and a note says so.
+    /// differently (none today: shared subscription levels are kept as they are).
     public func productsJSON() -> (document: JSON, notes: [String]) {
         var notes: [String] = []
         var members: [JSON.Member] = []
@@ -35,16 +33,11 @@ extension Catalog {
         if !subscriptionGroups.isEmpty {
             members.append(JSON.Member("subscriptionGroups", .array(subscriptionGroups.map { group in
                 let subscriptions = group.subscriptionIDs.compactMap { product(id: $0) }
-                let levels = subscriptions.map { $0.subscription!.level }
-                let renumber = Set(levels).count != levels.count
-                if renumber {
-                    notes.append("subscription group \"\(group.id)\": levels \(levels.map(String.init).joined(separator: ", ")) are shared, which products.json does not allow; written as 1–\(levels.count) in the same order")
-                }
                 return .object([
                     "id": .string(group.id),
                     "displayName": .string(group.displayName),
-                    "subscriptions": .array(subscriptions.enumerated().map { position, subscription in
-                        productJSON(subscription, level: renumber ? position + 1 : subscription.subscription!.level)
+                    "subscriptions": .array(subscriptions.map { subscription in
+                        productJSON(subscription, level: subscription.subscription!.level)
                     }),
                 ])
             })))

@@ -215,7 +215,7 @@ struct ExitCodeTests {
         #expect(run.stderr.contains("currency"), "\(run)")
     }
 
-    @Test func aRepeatedSubscriptionLevelExits65() async throws {
+    @Test func aSharedSubscriptionLevelLoadsAndMovingBetweenThePlansIsACrossgrade() async throws {
         let sandbox = try Sandbox()
         let catalog = try sandbox.write("levels.json", """
             { "subscriptionGroups": [ { "id": "g", "subscriptions": [
@@ -223,8 +223,13 @@ struct ExitCodeTests {
                 { "id": "s2", "displayName": "S2", "price": "2", "period": "P1Y", "level": 1 } ] } ] }
             """)
         let run = try await sandbox.storefront("products", catalog: catalog)
-        run.expect(exit: 65)
-        #expect(run.stderr.contains("subscriptionGroups[0].subscriptions[1].level"), "\(run)")
+        run.expect(exit: 0)
+        #expect(run.stdout.contains("s1") && run.stdout.contains("s2"), "\(run)")
+        try await sandbox.storefront(["buy", "s1"], catalog: catalog).expect(exit: 0)
+        // Another period at the same level: a crossgrade that waits for the renewal.
+        let crossgrade = try await sandbox.storefront(["buy", "s2"], catalog: catalog)
+        crossgrade.expect(exit: 0)
+        #expect(crossgrade.stdout.contains("crossgrade to s2 takes effect at the next renewal"), "\(crossgrade)")
     }
 
     @Test func catalogErrorsShowCatalogTextEscaped() async throws {
