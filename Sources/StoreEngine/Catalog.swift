@@ -205,6 +205,12 @@ public struct Catalog: Sendable, Equatable {
         index[id].map { products[$0] }
     }
 
+    /// The shortest auto-renewable subscription period (what `oneRenewalEvery…` time rates scale to).
+    public var shortestSubscriptionPeriod: ISODuration? {
+        let reference = Date(timeIntervalSince1970: 0)
+        return products.compactMap(\.subscription?.period).min { $0.after(reference) < $1.after(reference) }
+    }
+
     /// The storefront with this country code, if the catalog has it.
     public func storefront(_ countryCode: String) -> Storefront? {
         storefronts.first { $0.countryCode == countryCode }

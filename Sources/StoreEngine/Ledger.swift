@@ -509,13 +509,12 @@ final class Ledger {
                                         [account, limit ?? -1])
     }
 
-    /// The account's transactions in one subscription group, newest first: read
-    /// (and verified) without touching the rest of the history.
-    func transactions(account: String, groupID: String) throws(SQLiteError) -> [Transaction] {
-        try verifiedTransactions("""
-            SELECT \(Self.columns) FROM transactions
-            WHERE account = ? AND subscription_group_id = ? ORDER BY id DESC
-            """, [account, groupID])
+    /// Whether the account ever bought a subscription of the group (a row is enough: no signature to check).
+    func hasPurchase(account: String, groupID: String) throws(SQLiteError) -> Bool {
+        try db.scalar("""
+            SELECT EXISTS (SELECT 1 FROM transactions
+                           WHERE account = ? AND subscription_group_id = ? AND status = 'purchased')
+            """, account, groupID) == 1
     }
 
     /// Transactions the App Store still holds for the app: purchased, not finished.

@@ -12,6 +12,8 @@ public actor Store {
     public static let defaultAccount = "tester@local"
 
     public nonisolated let catalog: Catalog
+    /// The catalog's shortest subscription period, worked out once: every read of the clock needs it.
+    nonisolated let shortestPeriod: ISODuration?
     public nonisolated let account: String
     /// The store file's path.
     public nonisolated let path: String
@@ -35,6 +37,7 @@ public actor Store {
     public init(catalog: Catalog, path: String, account: String? = nil,
                 createFolder: Bool = false, now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
         self.catalog = catalog
+        self.shortestPeriod = catalog.shortestSubscriptionPeriod
         self.path = path
         self.now = now
         let ledger = try Ledger(path: path, bundleID: catalog.bundleID, createFolder: createFolder)
@@ -216,7 +219,8 @@ public actor Store {
                                 at date: Date) throws -> Purchase {
         // A consumable's history changes nothing, and each row read is a signature check.
         let history = item.type == .consumable ? [] : try ledger.transactions(account: account, productID: item.id)
-        let inGrace = try transactionsInGrace(at: date)
+        // Only a subscription can be in its billing grace period.
+        let inGrace = item.type == .autoRenewable ? try transactionsInGrace(at: date) : []
         let active = history.first { $0.isActive(at: date) } ?? inGrace.first { $0.productID == item.id }
         if let active, item.type == .nonConsumable || item.type == .autoRenewable {
             if let terms = item.subscription,
@@ -496,10 +500,6 @@ public actor Store {
             _ = try transaction(id: id)
             try ledger.delete(transactionID: id)
         }
-    }
-
-    private func groupTransactions(_ groupID: String) throws -> [Transaction] {
-        try ledger.transactions(account: account, groupID: groupID)
     }
 
     /// Delivers a purchased transaction's content to the app and finishes it,

@@ -91,10 +91,8 @@ extension Store {
         guard let real = try ledger.setting(Self.anchorRealSetting, account: "").flatMap(Int64.init),
               let store = try ledger.setting(Self.anchorStoreSetting, account: "").flatMap(Int64.init) else { return nil }
         let rate = TimeRate(rawValue: try setting(named: "timeRate")) ?? .realTime
-        let shortest = catalog.products.compactMap(\.subscription?.period)
-            .min { $0.after(Date(timeIntervalSince1970: 0)) < $1.after(Date(timeIntervalSince1970: 0)) }
         return VirtualClock(anchorReal: Date(milliseconds: real), anchorStore: Date(milliseconds: store),
-                            speed: rate.speed(shortestPeriod: shortest))
+                            speed: rate.speed(shortestPeriod: shortestPeriod))
     }
 
     static let anchorRealSetting = "clock.anchorReal"
@@ -396,6 +394,11 @@ extension Store {
 
     /// Whether the account may take the group's introductory offer: it has never subscribed in the group.
     public func isEligibleForIntroOffer(groupID: String) throws -> Bool {
-        try !ledger.transactions(account: account, groupID: groupID).contains { $0.status == .purchased }
+        try !ledger.hasPurchase(account: account, groupID: groupID)
+    }
+
+    /// The catalog's subscription groups whose introductory offer the account may take.
+    public func introOfferEligibleGroups() throws -> Set<String> {
+        Set(try catalog.subscriptionGroups.map(\.id).filter { try isEligibleForIntroOffer(groupID: $0) })
     }
 }

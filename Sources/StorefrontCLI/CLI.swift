@@ -227,14 +227,15 @@ struct Session {
         console.out("Storefront \(storefront.countryCode) (\(storefront.currency), \(storefront.locale)) · account \(TerminalText.sanitized(store.account))")
         if !canPay { console.out("canMakePayments is false for this account: purchases are not available.") }
         let statuses = Dictionary(uniqueKeysWithValues: try await store.subscriptionStatuses().map { ($0.groupID, $0) })
+        let eligible = try await store.introOfferEligibleGroups()
         var table = Table("PRODUCT ID", "NAME", "KIND", "PRICE", "STATUS")
         for product in products {
             let group = product.subscription?.subscriptionGroupID
-            let eligible = try await group.asyncMap { try await store.isEligibleForIntroOffer(groupID: $0) } ?? false
             table.add(product.id, product.displayName, product.kindLabel,
                       canPay ? product.displayPrice : "Not available",
                       ProductStatus.text(for: product, owned: owned[product.id], balance: balances[product.id],
-                                         subscription: group.flatMap { statuses[$0] }, introEligible: eligible))
+                                         subscription: group.flatMap { statuses[$0] },
+                                         introEligible: group.map(eligible.contains) ?? false))
         }
         console.out(table.rendered)
     }
@@ -576,14 +577,6 @@ struct Session {
                       event.transactionID.map(String.init) ?? "", event.detail)
         }
         console.out(table.rendered)
-    }
-}
-
-extension Optional {
-    /// `map` with an async throwing transform.
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }
 

@@ -160,10 +160,7 @@ public final class EngineEffects: Sendable {
         let delivery = try await store.deliverUnfinished()
         let statuses = try await store.subscriptionStatuses()
         let (clock, rate) = try await store.clock()
-        var eligible: Set<String> = []
-        for group in store.catalog.subscriptionGroups where try await store.isEligibleForIntroOffer(groupID: group.id) {
-            eligible.insert(group.id)
-        }
+        let eligible = try await store.introOfferEligibleGroups()
         var snapshot = StoreSnapshot(
             storefront: try await store.storefront(),
             products: try await store.products(),
