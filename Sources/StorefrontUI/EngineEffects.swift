@@ -174,7 +174,9 @@ public final class EngineEffects: Sendable {
             arrived: delivery.finished.map(\.productID))
         snapshot.subscriptions = Dictionary(uniqueKeysWithValues: statuses.map { ($0.groupID, $0) })
         snapshot.introEligibleGroups = eligible
-        (snapshot.clock, snapshot.timeRate) = (clock, rate)
+        // Shown only once the store's time is its own: running fast, or moved ahead.
+        snapshot.timeRate = rate
+        snapshot.clock = rate != .realTime || abs(clock.timeIntervalSinceNow) > 60 ? clock : nil
         return snapshot
     }
 

@@ -45,8 +45,7 @@ private func drawTitleBar(_ state: State, into canvas: inout Canvas) {
     let bar = Style(reverse: true)
     canvas.put(String(repeating: " ", count: canvas.width), x: 0, y: 0, style: bar)
     var title = " Storefront \(g.dot) \(state.account) \(g.dot) \(storefront)"
-    if let snapshot = state.snapshot, let clock = snapshot.clock, snapshot.timeRate != .realTime || abs(clock.timeIntervalSinceNow) > 60 {
-        // The store's own time, once it differs from the wall clock.
+    if let snapshot = state.snapshot, let clock = snapshot.clock {
         title += " \(g.dot) \(clockText(clock))\(snapshot.timeRate == .realTime ? "" : " (fast)")"
     }
     let used = canvas.put(title, x: 0, y: 0, limit: canvas.width, style: Style(bold: true, reverse: true))
@@ -185,10 +184,7 @@ private func drawProduct(_ index: Int, _ snapshot: StoreSnapshot, _ state: State
     let selected = index == state.selection
     let owned = product.type != .consumable && snapshot.owned[product.id] != nil
     let base = selected ? Style(reverse: true) : .plain
-    if selected {
-        canvas.put(String(repeating: " ", count: canvas.width), x: 0, y: row, style: base)
-        canvas.put(state.glyphs.pointer, x: 1, y: row, style: Style(bold: true, reverse: true))
-    }
+    if selected { highlight(row: row, pointerAt: 1, state, into: &canvas) }
     var check = base
     check.bold = true
     if owned { check.color = .green }
@@ -208,6 +204,12 @@ private func drawProduct(_ index: Int, _ snapshot: StoreSnapshot, _ state: State
         canvas.put(Columns.buyLabel, x: buy, y: row, style: Style(bold: true, reverse: false, color: .green))
         canvas.addHotspot(x: buy, y: row, width: Columns.buyLabel.count, target: .buy(index))
     }
+}
+
+/// The selected row: reversed across the screen, with the pointer at `x`.
+func highlight(row: Int, pointerAt x: Int, _ state: State, into canvas: inout Canvas) {
+    canvas.put(String(repeating: " ", count: canvas.width), x: 0, y: row, style: Style(reverse: true))
+    canvas.put(state.glyphs.pointer, x: x, y: row, style: Style(bold: true, reverse: true))
 }
 
 func spinner(_ state: State) -> String {

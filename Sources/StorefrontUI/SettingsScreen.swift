@@ -102,10 +102,7 @@ func drawSettings(_ state: State, into canvas: inout Canvas) {
         let row = top + offset
         let selected = index == selection
         let base = selected ? Style(reverse: true) : .plain
-        if selected {
-            canvas.put(String(repeating: " ", count: canvas.width), x: 0, y: row, style: base)
-            canvas.put(g.pointer, x: 1, y: row, style: Style(bold: true, reverse: true))
-        }
+        if selected { highlight(row: row, pointerAt: 1, state, into: &canvas) }
         var accent = base
         accent.bold = true
         switch line {

@@ -39,7 +39,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var subscriptions: [String: SubscriptionStatus] = [:]
     /// The groups whose introductory offer the account may take.
     public var introEligibleGroups: Set<String> = []
-    /// The store's clock when this was read, and how fast it runs.
+    /// The store's clock when this was read, once it differs from real time (nil while it
+    /// is real time), and how fast it runs.
     public var clock: Date?
     public var timeRate = TimeRate.realTime
 

@@ -157,10 +157,7 @@ func drawManager(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) 
         let row = layout.listTop + offset
         let selected = index == state.manager.selection
         let base = selected ? Style(reverse: true) : .plain
-        if selected {
-            canvas.put(String(repeating: " ", count: canvas.width), x: 0, y: row, style: base)
-            canvas.put(state.glyphs.pointer, x: 0, y: row, style: Style(bold: true, reverse: true))
-        }
+        if selected { highlight(row: row, pointerAt: 0, state, into: &canvas) }
         let name = state.products.first { $0.id == transaction.productID }?.displayName ?? transaction.productID
         canvas.put(String(transaction.id), x: idX, y: row, style: base)
         canvas.put(TerminalText.truncated(name, to: productWidth), x: productX, y: row, style: base)
