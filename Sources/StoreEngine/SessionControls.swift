@@ -71,22 +71,15 @@ extension Store {
         definition.scope == .account ? account : ""
     }
 
-    /// A setting's value until one is set: the catalog's starting settings (a `.storekit`
-    /// file's Ask to Buy and billing switches), else the built-in default.
+    /// A setting's value until one is set: what the catalog's starting settings map to (a
+    /// `.storekit` file's Ask to Buy, billing, time rate and error switches), else the built-in default.
     func defaultValue(_ definition: SettingDefinition) -> String {
-        if definition.name == "storefront" { return catalog.defaultStorefront }
-        if let key = Self.startingSettingKeys[definition.name], let text = catalog.startingSettings[key],
-           let value = definition.normalize(text, catalog) {
+        if definition.id == .storefront { return catalog.defaultStorefront }
+        if let text = catalog.settingDefaults[definition.name], let value = definition.normalize(text, catalog) {
             return value
         }
         return definition.defaultValue
     }
-
-    /// Which of a catalog's starting settings (Xcode's names) is the default of which setting.
-    /// (`timeRate` and `storeKitErrors` are kept but not applied: Xcode's numbering of them is not documented.)
-    static let startingSettingKeys = [
-        "askToBuy": "askToBuyEnabled", "billingIssues": "billingIssuesEnabled", "gracePeriod": "billingGracePeriodEnabled",
-    ]
 
     /// Wipes the app's side, this account, or the whole store file's contents.
     func reset(_ scope: ResetScope) throws {

@@ -88,9 +88,16 @@ extension Store {
     }
 
     func virtualClock() throws -> VirtualClock? {
-        guard let real = try ledger.setting(Self.anchorRealSetting, account: "").flatMap(Int64.init),
-              let store = try ledger.setting(Self.anchorStoreSetting, account: "").flatMap(Int64.init) else { return nil }
         let rate = try value(.timeRate)
+        guard let real = try ledger.setting(Self.anchorRealSetting, account: "").flatMap(Int64.init),
+              let store = try ledger.setting(Self.anchorStoreSetting, account: "").flatMap(Int64.init) else {
+            guard rate != .realTime else { return nil }
+            // A rate from the catalog (a .storekit file's _timeRate) runs from the first time the
+            // store reads its clock (a store file that cannot be written stays on real time).
+            let start = now()
+            try? anchorClock(storeTime: start)
+            return VirtualClock(anchorReal: start, anchorStore: start, speed: rate.speed(shortestPeriod: shortestPeriod))
+        }
         return VirtualClock(anchorReal: Date(milliseconds: real), anchorStore: Date(milliseconds: store),
                             speed: rate.speed(shortestPeriod: shortestPeriod))
     }

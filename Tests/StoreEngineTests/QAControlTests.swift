@@ -134,7 +134,7 @@ struct AskToBuyTests {
         }
     }
 
-    @Test("a catalog's starting settings (a .storekit file's Ask to Buy and billing switches) are the defaults until set")
+    @Test("a catalog's starting settings (a .storekit file's Ask to Buy, billing and time rate switches) are the defaults until set")
     func startingSettings() async throws {
         try await withStoreFixture { fixture in
             var catalog = fixture.catalog
@@ -145,7 +145,7 @@ struct AskToBuyTests {
             #expect(settings["askToBuy"]?.isDefault == true)
             #expect(settings["billingIssues"]?.value == "true")
             #expect(settings["gracePeriod"]?.value == "false")
-            #expect(settings["timeRate"]?.value == "realTime", "Xcode's timeRate numbers are not applied")
+            #expect(settings["timeRate"]?.value == "monthlyRenewalEveryHour", "Xcode's 3 (fiveMinutesIsOneDay) at the nearest rate")
             guard case .pending = try await store.purchase("pro") else {
                 Issue.record("Ask to Buy from the catalog should make the purchase pending")
                 return
