@@ -69,6 +69,12 @@ extension SettingDefinition {
             normalize: { value, catalog in catalog.storefront(value.uppercased())?.countryCode },
             allowed: { catalog in catalog.storefronts.map(\.countryCode).joined(separator: ", ") },
             listChoices: { catalog in catalog.storefronts.map(\.countryCode) }),
+        SettingDefinition(
+            name: "environment", scope: .store, defaultValue: "Xcode",
+            summary: "the environment new transactions are signed for: Xcode, Sandbox, Production or LocalTesting",
+            normalize: { value, _ in Transaction.AppStoreEnvironment(appStoreName: value)?.appStoreName },
+            allowed: { _ in "Xcode, Sandbox, Production, LocalTesting" },
+            listChoices: { _ in ["Xcode", "Sandbox", "Production", "LocalTesting"] }),
     ]
 
     /// A true/false setting.

@@ -40,7 +40,7 @@ public actor Store {
         self.shortestPeriod = catalog.shortestSubscriptionPeriod
         self.path = path
         self.now = now
-        let ledger = try Ledger(path: path, bundleID: catalog.bundleID, createFolder: createFolder)
+        let ledger = try Ledger(path: path, bundleID: catalog.bundleID, createFolder: createFolder, now: now)
         self.ledger = ledger
         self.ledgerPublicKeyPEM = ledger.key.publicKeyPEM
         do {
@@ -48,6 +48,8 @@ public actor Store {
         } catch {
             throw StoreFileError(path: path, reason: "cannot be read: \(error)")
         }
+        // Every signedDate is store time. The ledger is only used on this actor's executor.
+        ledger.signingTime = { [unowned self] in try self.assumeIsolated { try $0.currentTime() } }
     }
 
     // MARK: - Products
@@ -363,6 +365,7 @@ public actor Store {
                 : try isEligibleForIntroOffer(groupID: terms.groupID) ? .introductory : nil
             if let offerType, let offer = offerTerms(item, type: offerType, id: offerID) {
                 (transaction.offerType, transaction.offerID, transaction.price) = (offerType, offerID, offer.price)
+                transaction.applyOffer(mode: offer.mode, period: offer.period, count: offer.count)
                 // Pay up front covers the whole offer; the other modes one period at a time.
                 transaction.expirationDate = offer.period.after(date)
             }

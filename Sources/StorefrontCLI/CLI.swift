@@ -19,10 +19,14 @@ public enum ExitCode: Int32, Sendable {
 public struct Console: Sendable {
     public var out: @Sendable (String) -> Void
     public var err: @Sendable (String) -> Void
+    /// Bytes for standard output as they are (`key export --root --der`).
+    public var outData: @Sendable (Data) -> Void
 
-    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
+                outData: (@Sendable (Data) -> Void)? = nil) {
         self.out = out
         self.err = err
+        self.outData = outData ?? { FileHandle.standardOutput.write($0) }
     }
 
     /// The process's standard output and error.
@@ -172,8 +176,8 @@ struct Session {
     func run(_ command: Command) async throws {
         switch command {
         case .products: try await products()
-        case .buy(let productID, let quantity, let outcome, let offerID):
-            try await buy(productID, quantity: quantity, outcome: outcome, offerID: offerID)
+        case .buy(let productID, let quantity, let outcome, let offerID, let appAccountToken):
+            try await buy(productID, quantity: quantity, outcome: outcome, offerID: offerID, appAccountToken: appAccountToken)
         case .clock: try await clock()
         case .advanceClock(let duration): try await advanceClock(duration)
         case .status(let groupID): try await status(groupID)
@@ -204,6 +208,9 @@ struct Session {
         case .setSetting(let name, let value, let once): try await setSetting(name, value, once: once)
         case .log(let limit): try await log(limit: limit)
         case .exportKey: console.out(store.publicKeyPEM.trimmingCharacters(in: .newlines))
+        case .exportRoot(let der):
+            let root = try await store.rootCertificate()
+            if der { console.outData(Data(root.der)) } else { console.out(root.pem.trimmingCharacters(in: .newlines)) }
         case .verify(let jws): try await verify(jws)
         case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor: break
         }
@@ -240,8 +247,9 @@ struct Session {
         console.out(table.rendered)
     }
 
-    func buy(_ productID: String, quantity: Int, outcome: PurchaseOutcome?, offerID: String?) async throws {
-        let purchase = try await store.purchaseAndFinish(productID, quantity: quantity, offerID: offerID, outcome: outcome)
+    func buy(_ productID: String, quantity: Int, outcome: PurchaseOutcome?, offerID: String?, appAccountToken: UUID?) async throws {
+        let purchase = try await store.purchaseAndFinish(productID, quantity: quantity, appAccountToken: appAccountToken,
+                                                         offerID: offerID, outcome: outcome)
         let transaction: Transaction? = switch purchase.result {
         case .success(let transaction): transaction
         case .pending(let transaction): transaction
@@ -550,8 +558,12 @@ struct Session {
             if json {
                 console.out(JSON.object(["verification": .string("verified"), "header": header, "payload": payload]).serialized())
             } else {
-                console.out("Verified: signed by this store's key (kid \(header["kid"].map { $0.serialized(pretty: false) } ?? "none")).")
-                console.out("Header:  \(TerminalText.sanitized(header.serialized(pretty: false)))")
+                let chain = header["x5c"].flatMap { value -> Int? in
+                    if case .array(let entries) = value { return entries.count }
+                    return nil
+                } ?? 0
+                console.out("Verified: the x5c chain (\(chain) certificates) leads to this store's root and was valid at signedDate; the leaf's key signed it.")
+                console.out("Header:  alg \(TerminalText.sanitized(header["alg"]?.serialized(pretty: false) ?? "none")), x5c leaf, intermediate, root (storefront key export --root)")
                 console.out("Payload:")
                 for line in payload.serialized().split(separator: "\n") {
                     console.out("  " + TerminalText.sanitized(String(line)))
