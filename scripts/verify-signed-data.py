@@ -6,10 +6,10 @@ JSON document on standard input:
 
     {"transactions": ["JWS", ...], "renewalInfo": ["JWS", ...]}
 
-and verifies each with `SignedDataVerifier`, as a server would:
+(standard input, or --input FILE) and verifies each with `SignedDataVerifier`, as a server would:
 
-    verify-signed-data.py --environment Xcode --bundle-id ID
-    verify-signed-data.py --environment Sandbox --bundle-id ID --root root.der
+    verify-signed-data.py --environment Xcode --bundle-id ID [--input FILE]
+    verify-signed-data.py --environment Sandbox --bundle-id ID --root root.der [--input FILE]
 
 In Xcode (and LocalTesting) the library decodes without checking signatures; in
 Sandbox and Production it verifies the x5c chain against the given root (in place
@@ -49,6 +49,7 @@ def main():
     parser.add_argument("--bundle-id", required=True)
     parser.add_argument("--root", help="DER root certificate to trust in place of Apple's")
     parser.add_argument("--app-apple-id", type=int, default=None)
+    parser.add_argument("--input", help="the JSON document to read instead of standard input")
     arguments = parser.parse_args()
 
     roots = []
@@ -57,7 +58,11 @@ def main():
             roots.append(handle.read())
     verifier = SignedDataVerifier(roots, False, Environment(arguments.environment), arguments.bundle_id,
                                   arguments.app_apple_id)
-    signed = json.load(sys.stdin)
+    if arguments.input:
+        with open(arguments.input, encoding="utf-8") as handle:
+            signed = json.load(handle)
+    else:
+        signed = json.load(sys.stdin)
     out = {"transactions": [], "renewalInfo": []}
     for kind, verify in (("transactions", verifier.verify_and_decode_signed_transaction),
                          ("renewalInfo", verifier.verify_and_decode_renewal_info)):
