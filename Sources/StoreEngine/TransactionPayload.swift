@@ -51,7 +51,7 @@ extension Transaction {
             "environment": .string(environment.appStoreName),
             "transactionReason": .string(reason == .renew ? "RENEWAL" : "PURCHASE"),
             "storefront": .string(storefront),
-            "storefrontId": current ? Storefront.appStoreID(countryCode: storefront).map { .string($0) } : nil,
+            "storefrontId": current ? AppStoreStorefront.named(storefront).map { .string($0.id) } : nil,
             "price": .integer(NSDecimalNumber(decimal: price * 1000).int64Value),
             "currency": .string(currency),
             "appTransactionId": current ? .string(AppTransactionID.make(account: account, bundleID: bundleID)) : nil,
