@@ -26,12 +26,14 @@ let package = Package(
         // MARK: - Layers
         /// The store: catalog, money, ledger (SQLite store file), engine. No terminal code.
         .target(name: "StoreEngine", dependencies: ["CSQLite", "COpenSSL"]),
+        /// The terminal core: a cell canvas, styles, keys, the terminal protocol, text sanitising. No ncurses, no engine.
+        .target(name: "TerminalCore"),
         /// The paywall as values: State, Action, update, render. No ncurses.
-        .target(name: "StorefrontUI", dependencies: ["StoreEngine"]),
+        .target(name: "StorefrontUI", dependencies: ["StoreEngine", "TerminalCore"]),
         /// Argument parsing and the scriptable subcommands.
         .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI"]),
         /// The real terminal: Canvas → ncurses, keys/mouse/resize → events.
-        .target(name: "CursesBackend", dependencies: ["StorefrontUI", "CNcursesw"]),
+        .target(name: "CursesBackend", dependencies: ["TerminalCore", "CNcursesw"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "CursesBackend"]),
         /// `make stress`: crash, concurrency, damaged-file, fuzz, hostile-text, terminal and tampering parts.
         .executableTarget(name: "storefront-stress", dependencies: ["StoreEngine", "StorefrontCLI", "StorefrontUI"]),
