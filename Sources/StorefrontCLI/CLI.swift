@@ -61,6 +61,7 @@ public enum CLI {
             return .usage
         }
 
+        if let code = ToolCommands.run(invocation, console: console) { return code }
         let defaultStore = defaultStorePath(environment: environment)
         switch invocation.command {
         case .help(nil):
@@ -68,9 +69,6 @@ public enum CLI {
             return .success
         case .help(let name?):
             console.out(CommandHelp.named(name)!.text)
-            return .success
-        case .version:
-            console.out("storefront \(version)")
             return .success
         case .catalogCheck(let path):
             return CatalogCommands.check(path, json: invocation.json, console: console)
@@ -205,7 +203,7 @@ struct Session {
         case .log(let limit): try await log(limit: limit)
         case .exportKey: console.out(store.publicKeyPEM.trimmingCharacters(in: .newlines))
         case .verify(let jws): try await verify(jws)
-        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor: break
+        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete: break
         }
     }
 
