@@ -165,9 +165,13 @@ public struct Catalog: Sendable, Equatable {
     /// Conditions a store file starts in, by name: a `.storekit` file's `settings`
     /// (`_askToBuyEnabled` → `askToBuyEnabled`, `_timeRate` → `timeRate`, …) or
     /// products.json's `startingSettings`. Values are text (`"true"`, `"0"`; a list
-    /// such as `storeKitErrors` as compact JSON). Kept for the store to apply where
-    /// it has the matching control; today it has `canMakePayments` and `storefront` only.
-    public var startingSettings: [String: String] = [:]
+    /// such as `storeKitErrors` as compact JSON). What they map to is in `settingDefaults`.
+    public var startingSettings: [String: String] = [:] {
+        didSet { settingDefaults = StoreKitConfiguration.settingDefaults(from: startingSettings).defaults }
+    }
+    /// The store settings' defaults the starting settings give, by setting name
+    /// (`askToBuy`, `timeRate`, `purchaseError`, …): values a store uses until one is set.
+    public private(set) var settingDefaults: [String: String] = [:]
     /// Where the catalog was read from.
     public var format: CatalogFormat = .productsJSON
     /// What loading noticed and worked around without refusing the file (an unknown

@@ -51,12 +51,17 @@ extension Catalog {
             throw CatalogError(file: file, kind: .malformed(line: error.line, column: error.column), reason: error.reason)
         }
         do {
+            var catalog: Catalog
             if StoreKitConfiguration.recognizes(json) {
                 var reader = StoreKitReader(root: Node(json, ""))
-                return try reader.catalog()
+                catalog = try reader.catalog()
+            } else {
+                var reader = CatalogReader(root: Node(json, ""))
+                catalog = try reader.catalog()
             }
-            var reader = CatalogReader(root: Node(json, ""))
-            return try reader.catalog()
+            // Notes name the file, as errors do.
+            catalog.notes = catalog.notes.map { "\(file): \($0)" }
+            return catalog
         } catch let failure as Node.Failure {
             throw CatalogError(file: file, kind: .invalid(path: failure.path), reason: failure.reason)
         } catch {
@@ -265,6 +270,8 @@ private struct CatalogReader {
                 }
                 if let text = node.settingText() { catalog.startingSettings[name] = text }
             }
+            catalog.notes += StoreKitConfiguration.settingDefaults(
+                from: catalog.startingSettings, place: { "startingSettings.\($0)" }).notes
         }
         return catalog
     }

@@ -656,6 +656,32 @@ final class Ledger {
                           originalID, type.rawValue, since) ?? 0)
     }
 
+    /// When the subscription was last bought (not renewed): the start of its current run.
+    func latestPurchaseDate(originalID: Int64) throws(SQLiteError) -> Date? {
+        try db.rows("""
+            SELECT purchase_date FROM transactions WHERE original_id = ? AND reason = 'purchase' ORDER BY id DESC LIMIT 1
+            """, originalID) { Date(milliseconds: $0.int64(0)) }.first
+    }
+
+    /// When the subscription's current run of renewals began: the plain purchase of
+    /// `productID` that started it, or the end of the offer or other plan before it.
+    func renewalSeriesStart(originalID: Int64, productID: String) throws(SQLiteError) -> Date? {
+        try db.rows("""
+            SELECT offer_type IS NULL AND product_id = ?, purchase_date, expiration_date FROM transactions
+            WHERE original_id = ? AND status = 'purchased' AND (reason = 'purchase' OR offer_type IS NOT NULL OR product_id != ?)
+            ORDER BY id DESC LIMIT 1
+            """, productID, originalID, productID, as: { row in
+                Date(milliseconds: row.bool(0) ? row.int64(1) : (row.optionalInt64(2) ?? row.int64(1)))
+            }).first
+    }
+
+    /// The id of the subscription's newest transaction that started an offer of this type (0 when none).
+    func latestOfferStart(originalID: Int64, type: Transaction.OfferType) throws(SQLiteError) -> Int64 {
+        try db.scalar("""
+            SELECT coalesce(max(id), 0) FROM transactions WHERE original_id = ? AND reason = 'purchase' AND offer_type = ?
+            """, originalID, type.rawValue) ?? 0
+    }
+
     // MARK: - App side
 
     func recordOwned(account: String, productID: String, transactionID: Int64) throws(SQLiteError) {

@@ -15,12 +15,26 @@ public struct Storefront: Sendable, Hashable {
         self.locale = locale
     }
 
+    /// Apple's numeric id of this storefront (`"143441"` for USA), as StoreKit's
+    /// `Storefront.id` and the signed payloads' `storefrontId`; nil for a code the App
+    /// Store has no storefront for.
+    public var storefrontID: String? { AppStoreStorefront.named(countryCode)?.id }
+
     /// The storefront used when a catalog names none.
     public static let unitedStates = Storefront(countryCode: "USA", currency: "USD", locale: "en_US")
 
     /// The price as the storefront's locale writes it: "$0.99", "0,99 €", "¥160".
+    /// Right-to-left locales (`ar_SA`, `he_IL`) get their digits and symbol without the
+    /// invisible direction marks the formatter adds, which a terminal would show as escapes.
     public func displayPrice(_ price: Decimal) -> String {
-        price.formatted(.currency(code: currency).locale(Locale(identifier: locale)))
+        let text = price.formatted(.currency(code: currency).locale(Locale(identifier: locale)))
+        guard text.unicodeScalars.contains(where: Self.isDirectionMark) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.filter { !Self.isDirectionMark($0) }))
+    }
+
+    /// The marks a currency formatter inserts for right-to-left text: LRM, RLM, ALM.
+    private static func isDirectionMark(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value == 0x200E || scalar.value == 0x200F || scalar.value == 0x061C
     }
 }
 

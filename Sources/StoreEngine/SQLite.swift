@@ -145,6 +145,21 @@ final class SQLiteDatabase {
         }
     }
 
+    /// Runs `body` inside a deferred `BEGIN … COMMIT`: every read in it sees one state of the
+    /// file, however other processes write meanwhile. Inside another transaction it just runs.
+    func read<T>(_ body: () throws -> T) throws -> T {
+        guard sqlite3_get_autocommit(handle) != 0 else { return try body() }
+        try execute("BEGIN")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
     var changes: Int { Int(sqlite3_changes(handle)) }
 
     private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer? {

@@ -49,24 +49,6 @@ public enum StoreKitConfiguration {
         return false
     }
 
-    /// A storefront Xcode can name in `_storefront`: its currency and usual locale.
-    struct KnownStorefront {
-        var code: String
-        var currency: String
-        var locale: String
-    }
-
-    /// Storefronts by alpha-3 code, in the order a converted catalog lists them.
-    static let knownStorefronts: [KnownStorefront] = [
-        ("USA", "USD", "en_US"), ("GBR", "GBP", "en_GB"), ("DEU", "EUR", "de_DE"), ("FRA", "EUR", "fr_FR"),
-        ("ITA", "EUR", "it_IT"), ("ESP", "EUR", "es_ES"), ("NLD", "EUR", "nl_NL"), ("AUT", "EUR", "de_AT"),
-        ("IRL", "EUR", "en_IE"), ("JPN", "JPY", "ja_JP"), ("CAN", "CAD", "en_CA"), ("AUS", "AUD", "en_AU"),
-        ("NZL", "NZD", "en_NZ"), ("CHN", "CNY", "zh_CN"), ("HKG", "HKD", "zh_HK"), ("TWN", "TWD", "zh_TW"),
-        ("KOR", "KRW", "ko_KR"), ("IND", "INR", "en_IN"), ("BRA", "BRL", "pt_BR"), ("MEX", "MXN", "es_MX"),
-        ("CHE", "CHF", "de_CH"), ("SWE", "SEK", "sv_SE"), ("NOR", "NOK", "nb_NO"), ("DNK", "DKK", "da_DK"),
-        ("POL", "PLN", "pl_PL"), ("TUR", "TRY", "tr_TR"), ("SGP", "SGD", "en_SG"), ("ZAF", "ZAR", "en_ZA"),
-    ].map { KnownStorefront(code: $0.0, currency: $0.1, locale: $0.2) }
-
     /// Xcode's product `type` names.
     static let productTypes: [String: ProductType] = [
         "Consumable": .consumable, "NonConsumable": .nonConsumable,
@@ -153,14 +135,13 @@ struct StoreKitReader {
         let settings = root.present("settings")
         if let settings { _ = try settings.members() }
 
-        let known = StoreKitConfiguration.knownStorefronts
-        var home = known[0]
+        var home = AppStoreStorefront.named("USA")!
         if let node = settings?.present("_storefront") {
             let code = try node.string()
-            if let match = known.first(where: { $0.code == code.uppercased() }) {
+            if let match = AppStoreStorefront.named(code.uppercased()) {
                 home = match
             } else {
-                notes.append("settings._storefront \(node.describe()) is not a storefront this reader knows (\(known.map(\.code).joined(separator: ", "))): prices are shown as in USA (USD)")
+                notes.append("\(node.path): \(node.describe()) is not one of the App Store's \(AppStoreStorefront.all.count) storefronts (an alpha-3 code such as \"USA\" or \"PRT\"): prices are shown as in USA (USD)")
             }
         }
         var locale = home.locale
@@ -169,22 +150,24 @@ struct StoreKitReader {
         }
         // The file's prices are in its storefront's currency; every other storefront
         // shows the same price in that currency, in its own locale's words.
-        let storefronts = [Storefront(countryCode: home.code, currency: home.currency, locale: locale)]
-            + known.filter { $0.code != home.code }
-                .map { Storefront(countryCode: $0.code, currency: home.currency, locale: $0.locale) }
+        let storefronts = [Storefront(countryCode: home.countryCode, currency: home.currency, locale: locale)]
+            + AppStoreStorefront.all.filter { $0.countryCode != home.countryCode }
+                .map { Storefront(countryCode: $0.countryCode, currency: home.currency, locale: $0.locale) }
 
         var starting: [String: String] = [:]
         for name in StoreKitConfiguration.startingSettingNames {
             if let text = settings?.present("_" + name)?.settingText() { starting[name] = text }
         }
+        notes += StoreKitConfiguration.settingDefaults(from: starting).notes
         return (storefronts, starting)
     }
 
     // MARK: Products
 
     /// One product of `products`, `nonRenewingSubscriptions`, or (with `group`) a
-    /// group's `subscriptions`. `level` is the default level when `groupNumber` is absent.
-    mutating func readProduct(_ node: Node, in list: String, group: String? = nil,
+    /// group's `subscriptions`. `level` is the default level when `groupNumber` is absent;
+    /// `groupInFile` is the group's id as the file writes it (`group` may be derived from it).
+    mutating func readProduct(_ node: Node, in list: String, group: String? = nil, groupInFile: String? = nil,
                               level defaultLevel: Int = 1) throws -> CatalogProduct {
         _ = try node.members()
         let idNode = try node.required("productID")
@@ -209,7 +192,8 @@ struct StoreKitReader {
                 let localeNode = try entry.required("locale")
                 let locale = try localeNode.nonEmptyString()
                 if localizations[locale] != nil {
-                    throw localeNode.fail("locale \"\(locale)\" repeats in this product's localizations")
+                    notes.append("\(localeNode.path): locale \"\(locale)\" repeats in this product's localizations: the first is used")
+                    continue
                 }
                 var displayName = try entry.present("displayName")?.string() ?? ""
                 if displayName.trimmingCharacters(in: .whitespaces).isEmpty { displayName = fallbackName }
@@ -230,15 +214,15 @@ struct StoreKitReader {
             }
             if let groupIDNode = node.present("subscriptionGroupID") {
                 let named = try groupIDNode.string()
-                guard named == group else {
-                    throw groupIDNode.fail("subscriptionGroupID \(groupIDNode.describe()) does not match its group's id \"\(group)\"")
+                guard named == groupInFile ?? group else {
+                    throw groupIDNode.fail("subscriptionGroupID \(groupIDNode.describe()) does not match its group's id \"\(groupInFile ?? group)\"")
                 }
             }
             var offers: [SubscriptionOffer] = []
             for (key, kind) in [("adHocOffers", SubscriptionOffer.Kind.promotional), ("codeOffers", .code),
                                 ("winbackOffers", .winBack)] {
-                if let list = node.present(key) {
-                    offers += try list.elements().map { try readOffer($0, kind: kind) }
+                for offer in try node.present(key)?.elements() ?? [] {
+                    offers.append(try readOffer(offer, kind: kind))
                 }
             }
             terms = SubscriptionTerms(
@@ -284,7 +268,7 @@ struct StoreKitReader {
     }
 
     /// `introductoryOffer`, or the first of a newer file's `introductoryOffers`.
-    func readIntroductoryOffer(_ subscription: Node) throws -> IntroductoryOffer? {
+    mutating func readIntroductoryOffer(_ subscription: Node) throws -> IntroductoryOffer? {
         let node: Node
         if let single = subscription.present("introductoryOffer") {
             node = single
@@ -295,25 +279,44 @@ struct StoreKitReader {
         }
         _ = try node.members()
         let mode = try paymentMode(try node.required("paymentMode"))
-        let price: Decimal
-        if mode == .freeTrial {
-            price = try node.present("displayPrice")?.price() ?? 0
-        } else {
-            price = try node.required("displayPrice").price()
-        }
         return IntroductoryOffer(paymentMode: mode, period: try node.required("subscriptionPeriod").duration(),
-                                 periodCount: try periodCount(node), price: price)
+                                 periodCount: try periodCount(node),
+                                 price: try offerPrice(node, mode: mode, required: true) ?? 0)
     }
 
     /// A promotional, offer-code or win-back offer: whatever of its fields is present must be valid.
-    func readOffer(_ node: Node, kind: SubscriptionOffer.Kind) throws -> SubscriptionOffer {
+    mutating func readOffer(_ node: Node, kind: SubscriptionOffer.Kind) throws -> SubscriptionOffer {
         _ = try node.members()
+        let mode = try node.present("paymentMode").map(paymentMode)
         return SubscriptionOffer(
             kind: kind, id: try node.present("offerID")?.nonEmptyString(),
             referenceName: try node.present("referenceName")?.string(),
-            paymentMode: try node.present("paymentMode").map(paymentMode),
+            paymentMode: mode,
             period: try node.present("subscriptionPeriod")?.duration(), periodCount: try periodCount(node),
-            price: try node.present("displayPrice")?.price())
+            price: try offerPrice(node, mode: mode, required: false))
+    }
+
+    /// An offer's `displayPrice` as Xcode and hand edits leave it: a free trial costs 0,
+    /// whatever price an earlier edit left behind; an empty (or, when `required`, missing)
+    /// price of a paid offer is read as 0. Each repair gets a note.
+    mutating func offerPrice(_ node: Node, mode: PaymentMode?, required: Bool) throws -> Decimal? {
+        let priceNode = node.present("displayPrice")
+        let blank = if case .string(let text)? = priceNode?.value {
+            text.unicodeScalars.allSatisfy(CharacterSet.whitespaces.contains)
+        } else {
+            false
+        }
+        if mode == .freeTrial {
+            if let priceNode, !blank, (try? priceNode.price()) != 0 {
+                notes.append("\(priceNode.path): a free trial costs 0; the leftover price \(priceNode.describe()) is ignored")
+            }
+            return 0
+        }
+        if let priceNode, !blank { return try priceNode.price() }
+        guard priceNode != nil || required else { return nil }
+        let modeName = mode.map { "a \($0.rawValue) offer" } ?? "an offer"
+        notes.append("\(priceNode?.path ?? node.path): \(modeName) \(priceNode == nil ? "without a displayPrice" : "with an empty displayPrice") is read as costing 0")
+        return 0
     }
 
     func paymentMode(_ node: Node) throws -> PaymentMode {
@@ -340,16 +343,24 @@ struct StoreKitReader {
         let idNode = node.present("id") ?? subscriptionNodes.lazy.compactMap { $0.present("subscriptionGroupID") }.first
             ?? node.present("name")
         guard let idNode else { throw node.fail("missing required field \"id\"") }
-        let id = try idNode.nonEmptyString()
-        if existing.contains(where: { $0.id == id }) {
-            throw idNode.fail("duplicate subscription group id \"\(id)\"")
-        }
+        let idInFile = try idNode.nonEmptyString()
         var displayName = try node.present("name")?.string() ?? ""
-        if displayName.trimmingCharacters(in: .whitespaces).isEmpty { displayName = id }
+        if displayName.trimmingCharacters(in: .whitespaces).isEmpty { displayName = idInFile }
+        // A hand-edited file may repeat a group's id (a group copied and renamed): the groups
+        // stay apart, as the file draws them, each with its own levels, under derived ids;
+        // merged, their levels could clash and their plans would replace each other.
+        var id = idInFile
+        if let earlier = existing.first(where: { $0.id == idInFile }) {
+            var suffix = 2
+            while existing.contains(where: { $0.id == "\(idInFile)-\(suffix)" }) { suffix += 1 }
+            id = "\(idInFile)-\(suffix)"
+            notes.append("\(idNode.path): subscription group id \"\(idInFile)\" repeats (group \"\(earlier.displayName)\" has it): this group (\"\(displayName)\") is kept apart as \"\(id)\"")
+        }
 
         var subscriptions: [CatalogProduct] = []
         for (position, subscriptionNode) in subscriptionNodes.enumerated() {
-            subscriptions.append(try readProduct(subscriptionNode, in: "subscriptions", group: id, level: position + 1))
+            subscriptions.append(try readProduct(subscriptionNode, in: "subscriptions", group: id, groupInFile: idInFile,
+                                                 level: position + 1))
         }
         // By level, highest tier first; Apple lets several subscriptions share a level: file order among them.
         let ordered = subscriptions.enumerated()

@@ -65,13 +65,13 @@ extension Store {
     }
 
     /// The store's clock and its rate, for `storefront clock`.
-    public func clock() throws -> (now: Date, rate: TimeRate) {
-        (try currentTime(), TimeRate(rawValue: try setting(named: "timeRate")) ?? .realTime)
+    func clock() throws -> (now: Date, rate: TimeRate) {
+        (try currentTime(), try value(.timeRate))
     }
 
     /// Jumps the store's clock ahead, then makes the renewals that fell due. Returns the new time.
     @discardableResult
-    public func advanceClock(by duration: ISODuration) throws -> Date {
+    func advanceClock(by duration: ISODuration) throws -> Date {
         let target = try ledger.db.transaction {
             let target = duration.after(try currentTime())
             try anchorClock(storeTime: target)
@@ -87,10 +87,17 @@ extension Store {
         try ledger.setSetting(Self.anchorStoreSetting, account: "", value: String(storeTime.milliseconds))
     }
 
-    private func virtualClock() throws -> VirtualClock? {
+    func virtualClock() throws -> VirtualClock? {
+        let rate = try value(.timeRate)
         guard let real = try ledger.setting(Self.anchorRealSetting, account: "").flatMap(Int64.init),
-              let store = try ledger.setting(Self.anchorStoreSetting, account: "").flatMap(Int64.init) else { return nil }
-        let rate = TimeRate(rawValue: try setting(named: "timeRate")) ?? .realTime
+              let store = try ledger.setting(Self.anchorStoreSetting, account: "").flatMap(Int64.init) else {
+            guard rate != .realTime else { return nil }
+            // A rate from the catalog (a .storekit file's _timeRate) runs from the first time the
+            // store reads its clock (a store file that cannot be written stays on real time).
+            let start = now()
+            try? anchorClock(storeTime: start)
+            return VirtualClock(anchorReal: start, anchorStore: start, speed: rate.speed(shortestPeriod: shortestPeriod))
+        }
         return VirtualClock(anchorReal: Date(milliseconds: real), anchorStore: Date(milliseconds: store),
                             speed: rate.speed(shortestPeriod: shortestPeriod))
     }
@@ -104,9 +111,9 @@ extension Store {
     /// in order, for every account: what happened while no storefront process ran is
     /// caught up at the next open. Renewals arrive unfinished, as updates. Returns how many were made.
     @discardableResult
-    public func processRenewals() throws -> Int {
+    func processRenewals() throws -> Int {
         let date = try currentTime()
-        let billingIssues = try setting(named: "billingIssues") == "true"
+        let billingIssues = try value(.billingIssues)
         // Cheap check first: most calls find nothing due and take no write lock.
         guard try ledger.subscribedAccounts().contains(where: { try !dueRecords($0, at: date, billingIssues).isEmpty })
         else { return 0 }
@@ -122,7 +129,7 @@ extension Store {
     }
 
     /// The account's subscriptions that need a renewal, a billing step or an expiry at `date`.
-    private func dueRecords(_ account: String, at date: Date, _ billingIssues: Bool) throws -> [SubscriptionRecord] {
+    func dueRecords(_ account: String, at date: Date, _ billingIssues: Bool) throws -> [SubscriptionRecord] {
         try ledger.subscriptionStates(account: account).filter { record in
             guard record.expirationReason == nil, let latest = try ledger.latestTransaction(originalID: record.originalID),
                   latest.revocationDate == nil, let expiration = latest.expirationDate else { return false }
@@ -135,7 +142,7 @@ extension Store {
 
     /// Walks one subscription forward to `date`: renewal after renewal, or into billing
     /// retry, or to its expiry.
-    private func catchUp(_ start: SubscriptionRecord, account: String, at date: Date, billingIssues: Bool) throws -> Int {
+    func catchUp(_ start: SubscriptionRecord, account: String, at date: Date, billingIssues: Bool) throws -> Int {
         var record = start
         var made = 0
         defer { try? ledger.saveSubscription(record, account: account) }
@@ -173,7 +180,7 @@ extension Store {
             }
             if billingIssues {
                 record.billingRetrySince = expiration
-                if try setting(named: "gracePeriod") == "true", let period = catalog.product(id: latest.productID)?.subscription?.period {
+                if try value(.gracePeriod), let period = catalog.product(id: latest.productID)?.subscription?.period {
                     record.graceUntil = gracePeriod(for: period).after(expiration)
                 }
                 try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
@@ -188,13 +195,13 @@ extension Store {
     }
 
     /// Apple's billing grace period: 6 days for weekly subscriptions, 16 for longer ones.
-    private func gracePeriod(for period: ISODuration) -> ISODuration {
+    func gracePeriod(for period: ISODuration) -> ISODuration {
         let reference = Date(timeIntervalSince1970: 0)
         return period.after(reference) <= ISODuration(weeks: 1).after(reference) ? ISODuration(days: 6) : ISODuration(days: 16)
     }
 
     /// Adds the renewal transaction that starts at `start`.
-    private func renew(_ latest: Transaction, _ record: inout SubscriptionRecord, account: String, at start: Date,
+    func renew(_ latest: Transaction, _ record: inout SubscriptionRecord, account: String, at start: Date,
                        detail: String) throws {
         guard let item = catalog.product(id: record.autoRenewProductID), let terms = item.subscription else { return }
         let storefront = try storefront()
@@ -222,7 +229,7 @@ extension Store {
     /// The end of a renewal period starting at `start`. The App Store keeps a subscription's
     /// day of the month: bought on the 31st, it renews on the last day of shorter months and
     /// on the 31st again after them (Jan 31 → Feb 28 → Mar 31), not on the 28th for good.
-    private func renewalEnd(after start: Date, period: ISODuration, originalID: Int64, productID: String) throws -> Date {
+    func renewalEnd(after start: Date, period: ISODuration, originalID: Int64, productID: String) throws -> Date {
         let nominal = period.after(start)
         guard period.weeks == 0, period.days == 0, period.hours == 0, period.minutes == 0, period.seconds == 0 else {
             return nominal
@@ -241,22 +248,14 @@ extension Store {
 
     /// The day of the month the subscription's current run of renewals keeps: that of the
     /// plain purchase that began it, or of the end of the offer or other plan before it.
-    private func seriesDay(originalID: Int64, productID: String, calendar: Calendar) throws -> Int? {
-        guard let row = try ledger.db.rows("""
-            SELECT offer_type IS NULL AND product_id = ?, purchase_date, expiration_date FROM transactions
-            WHERE original_id = ? AND status = 'purchased' AND (reason = 'purchase' OR offer_type IS NOT NULL OR product_id != ?)
-            ORDER BY id DESC LIMIT 1
-            """, productID, originalID, productID, as: { ($0.bool(0), $0.int64(1), $0.optionalInt64(2)) }).first
-        else { return nil }
-        let begins = row.0 ? row.1 : (row.2 ?? row.1)
-        return calendar.component(.day, from: Date(milliseconds: begins))
+    func seriesDay(originalID: Int64, productID: String, calendar: Calendar) throws -> Int? {
+        guard let begins = try ledger.renewalSeriesStart(originalID: originalID, productID: productID) else { return nil }
+        return calendar.component(.day, from: begins)
     }
 
     /// The id of the subscription's newest transaction that started an offer of this type (the run of offer periods).
-    private func firstOfferTransaction(_ record: SubscriptionRecord, _ type: Transaction.OfferType) throws -> Int64 {
-        try ledger.db.scalar("""
-            SELECT coalesce(max(id), 0) FROM transactions WHERE original_id = ? AND reason = 'purchase' AND offer_type = ?
-            """, record.originalID, type.rawValue) ?? 0
+    func firstOfferTransaction(_ record: SubscriptionRecord, _ type: Transaction.OfferType) throws -> Int64 {
+        try ledger.latestOfferStart(originalID: record.originalID, type: type)
     }
 
     /// An introductory or promotional offer's terms, as one shape.
@@ -277,7 +276,7 @@ extension Store {
     // MARK: - The tester's controls
 
     /// Turns auto-renew on or off (`willAutoRenew`): off, the subscription expires at the period's end.
-    public func setAutoRenew(groupID: String, _ on: Bool) throws {
+    func setAutoRenew(groupID: String, _ on: Bool) throws {
         // What fell due before the change happens first, as it would have on time.
         try processRenewals()
         let date = try currentTime()
@@ -294,7 +293,7 @@ extension Store {
     }
 
     /// Ends the subscription now: the current period is cut short and it does not renew.
-    public func expireSubscription(groupID: String) throws {
+    func expireSubscription(groupID: String) throws {
         // What fell due before the change happens first, as it would have on time.
         try processRenewals()
         let date = try currentTime()
@@ -316,7 +315,7 @@ extension Store {
     }
 
     /// Renews the subscription now, without waiting for the period's end.
-    public func renewSubscription(groupID: String) throws {
+    func renewSubscription(groupID: String) throws {
         // What fell due before the change happens first, as it would have on time.
         try processRenewals()
         let date = try currentTime()
@@ -348,9 +347,13 @@ extension Store {
 
     /// Each subscription group the account has subscribed to: its renewal state and
     /// renewal info (`Product.SubscriptionInfo.status`). Renewals due are made first.
-    public func subscriptionStatuses() throws -> [SubscriptionStatus] {
+    func subscriptionStatuses() throws -> [SubscriptionStatus] {
         try processRenewals()
-        let date = try currentTime()
+        return try statuses(at: try currentTime())
+    }
+
+    /// The statuses at `date`, renewals due already made.
+    func statuses(at date: Date) throws -> [SubscriptionStatus] {
         let storefront = try storefront()
         return try ledger.subscriptionStates(account: account).compactMap { record -> SubscriptionStatus? in
             guard let latest = try ledger.latestTransaction(originalID: record.originalID) else { return nil }
@@ -365,9 +368,7 @@ extension Store {
                 state = .expired
             }
             let renewing = catalog.product(id: record.autoRenewProductID)
-            let chainStart = try ledger.db.rows("""
-                SELECT purchase_date FROM transactions WHERE original_id = ? AND reason = 'purchase' ORDER BY id DESC LIMIT 1
-                """, record.originalID) { Date(milliseconds: $0.int64(0)) }.first ?? latest.purchaseDate
+            let chainStart = try ledger.latestPurchaseDate(originalID: record.originalID) ?? latest.purchaseDate
             var info = RenewalInfo(
                 originalTransactionID: record.originalID, currentProductID: latest.productID,
                 autoRenewPreference: record.autoRenewProductID, willAutoRenew: record.willAutoRenew && state != .revoked,
@@ -393,12 +394,12 @@ extension Store {
     }
 
     /// Whether the account may take the group's introductory offer: it has never subscribed in the group.
-    public func isEligibleForIntroOffer(groupID: String) throws -> Bool {
+    func isEligibleForIntroOffer(groupID: String) throws -> Bool {
         try !ledger.hasPurchase(account: account, groupID: groupID)
     }
 
     /// The catalog's subscription groups whose introductory offer the account may take.
-    public func introOfferEligibleGroups() throws -> Set<String> {
+    func introOfferEligibleGroups() throws -> Set<String> {
         Set(try catalog.subscriptionGroups.map(\.id).filter { try isEligibleForIntroOffer(groupID: $0) })
     }
 }

@@ -39,6 +39,9 @@ public struct Transaction: Sendable, Hashable, Identifiable {
     public var jwsRepresentation: String?
     /// Whether the signature and the stored record agree, as StoreKit's `VerificationResult`.
     public var verification: Verification = .verified
+    /// The simulated `verificationError` this copy reached the app with. Not stored:
+    /// the next read of the transaction verifies it again.
+    public var simulatedVerificationError: SimulatedError?
 
     /// StoreKit's `VerificationResult` of a transaction read from the store file.
     public enum Verification: Sendable, Hashable {
@@ -134,6 +137,12 @@ public struct Transaction: Sendable, Hashable, Identifiable {
         case interrupted
     }
 
+    /// Marks this copy as having reached the app unverified by a simulated `verificationError`.
+    mutating func markUnverified(by error: SimulatedError) {
+        verification = .unverified(reason: "\(error.rawValue) (simulated by verificationError)")
+        simulatedVerificationError = error
+    }
+
     /// Whether the transaction grants access at `date`: verified, purchased, not
     /// revoked, not upgraded away, and not expired.
     public func isActive(at date: Date) -> Bool {
@@ -141,78 +150,6 @@ public struct Transaction: Sendable, Hashable, Identifiable {
         if let expirationDate { return expirationDate > date }
         return productType != .consumable
     }
-}
-
-/// The outcome of `Store.purchase`, as StoreKit 2's `Product.PurchaseResult`.
-public enum PurchaseResult: Sendable, Hashable {
-    /// The purchase went through (or, for an owned non-consumable, was restored for free).
-    case success(Transaction)
-    case userCancelled
-    /// Waiting for Ask to Buy approval or another action; the transaction arrives as an update later.
-    case pending(Transaction?)
-
-    /// StoreKit's name of the case: `success`, `userCancelled`, `pending`.
-    public var name: String {
-        switch self {
-        case .success: "success"
-        case .userCancelled: "userCancelled"
-        case .pending: "pending"
-        }
-    }
-}
-
-/// How one purchase ends, chosen by the tester (the confirmation sheet's outcome,
-/// `buy --outcome`) instead of what the settings would make of it.
-public enum PurchaseOutcome: Sendable, Hashable {
-    case succeed
-    case cancel
-    case fail(SimulatedError)
-    case askToBuy
-    case interrupt
-
-    /// The outcome named on a command line: `succeed`, `cancel`, `askToBuy`, `interrupt`, or an error's case name.
-    public init?(name: String) {
-        switch name {
-        case "succeed", "success": self = .succeed
-        case "cancel", "userCancelled": self = .cancel
-        case "askToBuy": self = .askToBuy
-        case "interrupt", "interrupted": self = .interrupt
-        default:
-            guard let error = SimulatedError.cases(in: [.storeKitError, .purchaseError]).first(where: { $0.rawValue == name })
-            else { return nil }
-            self = .fail(error)
-        }
-    }
-
-    /// Its name, as `init(name:)` reads it.
-    public var name: String {
-        switch self {
-        case .succeed: "succeed"
-        case .cancel: "cancel"
-        case .fail(let error): error.rawValue
-        case .askToBuy: "askToBuy"
-        case .interrupt: "interrupt"
-        }
-    }
-}
-
-/// What an app's Buy button got: the result, and what the app then did with it.
-public struct AppPurchase: Sendable, Hashable {
-    public var result: PurchaseResult
-    /// The product was owned already and was handed back for free, not charged.
-    public var alreadyOwned: Bool
-    /// The app delivered and finished the transaction (false when `finishTransactions` is off).
-    public var isFinished: Bool
-    /// What else the App Store did: "upgrade from … at once", "downgrade … takes effect at the next renewal".
-    public var note: String? = nil
-}
-
-/// What an app does with the transactions waiting for it at launch or on an update.
-public struct Delivery: Sendable, Hashable {
-    /// Delivered and finished.
-    public var finished: [Transaction] = []
-    /// Still unfinished: the app "crashed" first (`finishTransactions` false) or got them unverified.
-    public var left: [Transaction] = []
 }
 
 /// A StoreKit 1 transaction state change, kept in the store file's event log.

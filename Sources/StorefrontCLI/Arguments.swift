@@ -21,7 +21,7 @@ public enum Command: Equatable, Sendable {
     case paywall
     case products
     /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a promotional offer.
-    case buy(productID: String, quantity: Int, outcome: PurchaseOutcome? = nil, offerID: String? = nil)
+    case buy(productID: String, quantity: Int, outcome: PurchaseChoice? = nil, offerID: String? = nil)
     /// `buy --outside`: a purchase made outside the app, reaching it as an update.
     case buyOutside(productID: String, quantity: Int)
     /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.
@@ -90,7 +90,7 @@ extension Invocation {
         var wantsHelp = false
         var once = false
         var outside = false
-        var outcome: PurchaseOutcome?
+        var outcome: PurchaseChoice?
         var reason: Transaction.RevocationReason?
         var offerID: String?
         var given: Set<String> = []
@@ -156,7 +156,7 @@ extension Invocation {
             case "--outside": outside = true
             case "--outcome":
                 let name = try value(for: option, inline: inline)
-                guard let chosen = PurchaseOutcome(name: name) else {
+                guard let chosen = PurchaseChoice(name: name) else {
                     throw UsageError(description: "--outcome takes succeed, cancel, askToBuy, interrupt or a purchase error (\(SimulatedError.cases(in: [.storeKitError, .purchaseError]).map(\.rawValue).joined(separator: ", "))), not \"\(name)\"", command: operands.first)
                 }
                 outcome = chosen

@@ -73,7 +73,7 @@ public struct OptionSpec: Equatable, Sendable {
         OptionSpec("--help", short: "-h", global: true, "this help; `storefront COMMAND --help` for one command"),
         OptionSpec("--version", global: true, "the version and the commit it was built from"),
         OptionSpec("--quantity", short: "-q", value: "N", "how many of a consumable (1 to 10)"),
-        OptionSpec("--outcome", value: "OUTCOME", kind: .words(PurchaseOutcome.names),
+        OptionSpec("--outcome", value: "OUTCOME", kind: .words(PurchaseChoice.names),
                    "how this purchase ends instead of the settings: succeed, cancel, askToBuy, interrupt or an error"),
         OptionSpec("--outside", "a purchase made outside the app, reaching it as an update"),
         OptionSpec("--offer", value: "OFFER_ID", "redeem a promotional offer of the subscription"),
@@ -84,7 +84,7 @@ public struct OptionSpec: Equatable, Sendable {
     ]
 }
 
-extension PurchaseOutcome {
+extension PurchaseChoice {
     /// Every name `--outcome` takes, in the order the completions offer them.
     static var names: [String] {
         ["succeed", "cancel", "askToBuy", "interrupt"]

@@ -14,6 +14,22 @@ extension JSON {
     static func decimal(_ value: Decimal) -> JSON { .string(DecimalText.format(value)) }
 }
 
+extension PendingRequest {
+    /// A request waiting for someone: not a transaction yet.
+    var json: JSON {
+        .object(["id": .integer(id), "productID": .string(productID), "reason": .string(reason.rawValue), "date": .date(date)])
+    }
+}
+
+extension SubscriptionChange {
+    var json: JSON {
+        .object([
+            "kind": .string(kind.rawValue), "from": .string(fromProductID), "to": .string(toProductID),
+            "effectiveDate": .date(effectiveDate), "scheduled": .bool(isScheduled), "note": .string(summary),
+        ])
+    }
+}
+
 extension Product {
     func json(owned: Transaction?, balance: Int?) -> JSON {
         .object([

@@ -14,6 +14,8 @@ public enum Key: Equatable, Sendable {
 public enum PurchaseReport: Equatable, Sendable {
     /// Purchased, or for an owned product restored for free (`restored`).
     case success(transactionID: Int64, restored: Bool)
+    /// A downgrade or crossgrade to another period: nothing charged now, it starts at the renewal.
+    case changeScheduled(SubscriptionChange)
     case userCancelled
     /// Waiting for Ask to Buy approval or an interrupted purchase's action.
     case pending(Transaction.PendingReason?)
@@ -64,7 +66,7 @@ public enum Effect: Equatable, Sendable {
     /// Read everything the screen shows from the store.
     case load
     /// Buy, as the settings say or with the outcome the tester chose on the sheet.
-    case purchase(productID: String, outcome: PurchaseOutcome? = nil)
+    case purchase(productID: String, outcome: PurchaseChoice? = nil)
     case restore
     /// Read the Transaction Manager's list.
     case loadHistory

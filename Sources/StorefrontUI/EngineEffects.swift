@@ -30,20 +30,20 @@ public final class EngineEffects: Sendable {
         case .checkForChanges:
             // Renewals fall due as the store's clock runs. Made on this connection, they do not
             // change its data version (that counts other connections' commits): say so instead.
-            if let made = try? await store.processRenewals(), made > 0 { return .renewalsMade(made) }
-            return (try? await store.dataVersion()).map(Action.dataVersion)
-        case .purchase(let productID, let outcome):
+            if let made = try? await store.appStore.processRenewals(), made > 0 { return .renewalsMade(made) }
+            return (try? await store.app.dataVersion()).map(Action.dataVersion)
+        case .purchase(let productID, let choice):
             await simulateLatency()
             do {
-                let purchase = try await store.purchaseAndFinish(productID, outcome: outcome)
-                switch purchase.result {
-                case .success(let transaction):
-                    return .purchased(productID: productID, .success(transactionID: transaction.id, restored: purchase.alreadyOwned))
-                case .userCancelled:
-                    return .purchased(productID: productID, .userCancelled)
-                case .pending(let transaction):
-                    return .purchased(productID: productID, .pending(transaction?.pendingReason))
+                let purchase = try await store.app.buy(productID, choice: choice)
+                let report: PurchaseReport = switch purchase.outcome {
+                case .purchased(let transaction, _): .success(transactionID: transaction.id, restored: false)
+                case .alreadyOwned(let transaction): .success(transactionID: transaction.id, restored: true)
+                case .changeScheduled(let change): .changeScheduled(change)
+                case .userCancelled: .userCancelled
+                case .pending(let request): .pending(request.reason)
                 }
+                return .purchased(productID: productID, report)
             } catch let error as StoreError {
                 return .purchased(productID: productID, .failed(name: error.name, domain: error.domain, message: error.message))
             } catch {
@@ -52,32 +52,32 @@ public final class EngineEffects: Sendable {
         case .restore:
             await simulateLatency()
             do {
-                return .restored(count: try await store.sync().count)
+                return .restored(count: try await store.app.sync().count)
             } catch {
                 return .restoreFailed(describe(error))
             }
         case .consume(let productID):
             do {
-                return .consumed(productID: productID, balance: try await store.consume(productID))
+                return .consumed(productID: productID, balance: try await store.app.consume(productID))
             } catch {
                 return .consumeFailed(describe(error))
             }
         case .loadHistory:
             // The newest few hundred: a long history must not slow the screen down.
             do {
-                return .historyLoaded(try await store.transactions(limit: 500))
+                return .historyLoaded(try await store.appStore.transactions(limit: 500))
             } catch {
                 return .historyFailed(describe(error))
             }
         case .loadSettings:
             do {
                 let definitions = Dictionary(uniqueKeysWithValues: SettingDefinition.all.map { ($0.name, $0) })
-                let rows = try await store.settings().map { value in
+                let rows = try await store.testSession.settings().map { value in
                     let definition = definitions[value.name]!
                     return SettingRow(value: value, choices: definition.choices(in: store.catalog),
                                       summary: definition.summary, acceptsOnce: definition.acceptsOnce)
                 }
-                return .settingsLoaded(rows, accounts: try await store.accounts())
+                return .settingsLoaded(rows, accounts: try await store.testSession.accounts())
             } catch {
                 return .settingsFailed(describe(error))
             }
@@ -87,53 +87,58 @@ public final class EngineEffects: Sendable {
     }
 
     private func run(_ command: StoreCommand, on store: Store) async -> Action {
+        let (appStore, session) = (store.appStore, store.testSession)
         do {
             let message: String
             switch command {
             case .approve(let id):
-                message = "Approved \(id) (\(try await name(try await store.approve(id), store))): it arrives as an update"
+                message = try await completed("Approved", id, try await appStore.approve(id), store)
             case .decline(let id):
-                message = "Declined \(id) (\(try await name(try await store.decline(id), store)))"
+                message = "Declined \(id) (\(try await name(try await appStore.decline(id), store)))"
             case .resolve(let id):
-                message = "Resolved \(id) (\(try await name(try await store.resolve(id), store))): it arrives as an update"
+                message = try await completed("Resolved", id, try await appStore.resolve(id), store)
             case .refund(let id):
-                message = "Refunded \(id) (\(try await name(try await store.refund(id), store))): revoked"
+                message = "Refunded \(id) (\(try await name(try await appStore.refund(id), store))): revoked"
             case .delete(let id):
-                try await store.deleteTransaction(id)
+                try await appStore.deleteTransaction(id)
                 message = "Deleted transaction \(id)"
             case .buyOutside(let productID):
-                let restorable = store.catalog.product(id: productID)?.type.isRestorable == true
-                let owned = restorable ? try await store.isEntitled(to: productID) : false
-                let result = try await store.purchaseOutsideApp(productID)
-                guard case .success(let transaction) = result else { return .commandFinished(command, .success("")) }
-                message = owned ? "The account owns \(try await name(transaction, store)) already: nothing was charged"
-                    : "Purchased \(try await name(transaction, store)) outside the app (\(transaction.id))"
+                switch try await appStore.purchaseOutsideApp(productID) {
+                case .alreadyOwned(let transaction):
+                    message = "The account owns \(try await name(transaction, store)) already: nothing was charged"
+                case .purchased(let transaction, _):
+                    message = "Purchased \(try await name(transaction, store)) outside the app (\(transaction.id))"
+                case .changeScheduled(let change):
+                    message = "\(change.kind.rawValue.capitalized) to \(change.toProductID) outside the app: nothing charged now, it starts at the renewal"
+                case .pending, .userCancelled:
+                    return .commandFinished(command, .success(""))
+                }
             case .setSetting(let name, let value, let once):
-                let stored = try await store.setSetting(name, to: value, once: once)
+                let stored = try await session.setSetting(name, to: value, once: once)
                 message = "\(name) = \(stored)\(once ? " (once)" : "")"
             case .switchAccount(let account):
-                let switched = try await store.switchAccount(to: account)
+                let switched = try await session.switchAccount(to: account)
                 current.withLock { $0 = switched }
                 return .accountChanged(account)
             case .newTester:
-                let account = try await store.unusedTesterName()
-                let switched = try await store.switchAccount(to: account)
+                let account = try await session.unusedTesterName()
+                let switched = try await session.switchAccount(to: account)
                 current.withLock { $0 = switched }
                 return .accountChanged(account)
             case .expire(let group):
-                try await store.expireSubscription(groupID: group)
+                try await appStore.expireSubscription(groupID: group)
                 message = "Expired the \(group) subscription now"
             case .renew(let group):
-                try await store.renewSubscription(groupID: group)
+                try await appStore.renewSubscription(groupID: group)
                 message = "Renewed the \(group) subscription now"
             case .autoRenew(let group, let on):
-                try await store.setAutoRenew(groupID: group, on)
+                try await appStore.setAutoRenew(groupID: group, on)
                 message = "Auto-renew \(on ? "on" : "off") for \(group)"
             case .advanceClock(let duration):
-                let now = try await store.advanceClock(by: duration)
+                let now = try await session.advanceClock(by: duration)
                 message = "Clock advanced by \(duration.spelledOut): \(clockText(now))"
             case .reset(let scope):
-                try await store.reset(scope)
+                try await session.reset(scope)
                 message = switch scope {
                 case .app: "Deleted the app: restore brings purchases back"
                 case .account: "Cleared \(store.account)'s history"
@@ -146,38 +151,23 @@ public final class EngineEffects: Sendable {
         }
     }
 
-    private func name(_ transaction: Transaction, _ store: Store) async throws -> String {
-        try await store.product(id: transaction.productID)?.displayName ?? transaction.productID
+    /// The status line for an approved or resolved request: purchased, or a change scheduled.
+    private func completed(_ verb: String, _ id: Int64, _ outcome: PurchaseOutcome, _ store: Store) async throws -> String {
+        if case .changeScheduled(let change) = outcome {
+            return "\(verb) \(id): \(change.kind.rawValue) to \(change.toProductID) at the next renewal; nothing charged now"
+        }
+        guard let transaction = outcome.transaction else { return "\(verb) \(id)" }
+        return "\(verb) \(id) (\(try await name(transaction, store))): it arrives as an update"
     }
 
-    /// Everything the screen shows, read in one go, after delivering what arrived
-    /// as an update (as an app's `Transaction.updates` listener does).
+    private func name(_ transaction: Transaction, _ store: Store) async throws -> String {
+        try await store.app.product(id: transaction.productID)?.displayName ?? transaction.productID
+    }
+
+    /// Everything the screen shows, read in one go (one read of the store file), after
+    /// delivering what arrived as an update (as an app's `Transaction.updates` listener does).
     public func snapshot() async throws -> StoreSnapshot {
-        let store = self.store
-        // Read first: a commit by another process while the rest is read then counts as a
-        // change still to load, rather than being taken for part of this snapshot and missed.
-        let version = try await store.dataVersion()
-        let delivery = try await store.deliverUnfinished()
-        let statuses = try await store.subscriptionStatuses()
-        let (clock, rate) = try await store.clock()
-        let eligible = try await store.introOfferEligibleGroups()
-        var snapshot = StoreSnapshot(
-            storefront: try await store.storefront(),
-            products: try await store.products(),
-            owned: try await store.ownedProducts(),
-            entitled: Set(try await store.currentEntitlements().map(\.productID)),
-            balances: try await store.balances(),
-            unverified: try await store.unverifiedProducts(),
-            canMakePayments: try await store.canMakePayments(),
-            events: try await store.events(limit: 20),
-            dataVersion: version,
-            arrived: delivery.finished.map(\.productID))
-        snapshot.subscriptions = Dictionary(uniqueKeysWithValues: statuses.map { ($0.groupID, $0) })
-        snapshot.introEligibleGroups = eligible
-        // Shown only once the store's time is its own: running fast, or moved ahead.
-        snapshot.timeRate = rate
-        snapshot.clock = rate != .realTime || abs(clock.timeIntervalSinceNow) > 60 ? clock : nil
-        return snapshot
+        try await store.app.snapshot()
     }
 
     private func simulateLatency() async {

@@ -406,7 +406,7 @@ func clockText(_ date: Date) -> String {
 }
 
 /// The confirmation sheet's words for an outcome.
-func outcomeLabel(_ outcome: PurchaseOutcome?) -> String {
+func outcomeLabel(_ outcome: PurchaseChoice?) -> String {
     switch outcome {
     case nil: "as the settings say"
     case .succeed: "succeed"

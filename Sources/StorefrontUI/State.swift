@@ -16,55 +16,11 @@ public struct Size: Equatable, Sendable {
     public func fits(_ other: Size) -> Bool { columns >= other.columns && rows >= other.rows }
 }
 
-/// What the store knows that the screen shows, loaded from the engine in one go.
-public struct StoreSnapshot: Equatable, Sendable {
-    public var storefront: Storefront
-    public var products: [Product]
-    /// The app's owned products (its local cache), with the granting transaction.
-    public var owned: [String: Transaction]
-    /// What the account is entitled to at the App Store, whether or not the app has it.
-    public var entitled: Set<String>
-    public var balances: [String: Int]
-    /// Products whose newest transaction failed verification, with the reason: warned about, never checked.
-    public var unverified: [String: String]
-    public var canMakePayments: Bool
-    /// The newest transaction state changes, oldest first.
-    public var events: [TransactionEvent]
-    /// The store file's data version when this was read; a different one means another process wrote.
-    public var dataVersion: Int64
-    /// Products whose transactions arrived as updates and were delivered during this load
-    /// (an Ask to Buy approval, a purchase outside the app, a renewal).
-    public var arrived: [String] = []
-    /// Each subscription group's status, by group id.
-    public var subscriptions: [String: SubscriptionStatus] = [:]
-    /// The groups whose introductory offer the account may take.
-    public var introEligibleGroups: Set<String> = []
-    /// The store's clock when this was read, once it differs from real time (nil while it
-    /// is real time), and how fast it runs.
-    public var clock: Date?
-    public var timeRate = TimeRate.realTime
-
-    public init(storefront: Storefront, products: [Product], owned: [String: Transaction], entitled: Set<String>,
-                balances: [String: Int], unverified: [String: String] = [:], canMakePayments: Bool,
-                events: [TransactionEvent], dataVersion: Int64, arrived: [String] = []) {
-        self.storefront = storefront
-        self.products = products
-        self.owned = owned
-        self.entitled = entitled
-        self.balances = balances
-        self.unverified = unverified
-        self.canMakePayments = canMakePayments
-        self.events = events
-        self.dataVersion = dataVersion
-        self.arrived = arrived
-    }
-}
-
 /// A dialog over the paywall.
 public enum Sheet: Equatable, Sendable {
     /// The App Store's purchase confirmation for a product, with the tester's choice of
     /// how this purchase ends (nil: as the settings say).
-    case confirm(productID: String, outcome: PurchaseOutcome? = nil)
+    case confirm(productID: String, outcome: PurchaseChoice? = nil)
     /// "Are you sure?" before a command that destroys data (delete a transaction, a reset).
     case confirmCommand(StoreCommand)
     /// The Transaction Manager's "buy from outside the app": a product list to pick from.

@@ -198,7 +198,7 @@ func run(_ command: StoreCommand, _ state: inout State) -> [Effect] {
 }
 
 /// The outcomes the confirmation sheet cycles through; nil follows the settings.
-let sheetOutcomes: [PurchaseOutcome?] = [nil, .succeed, .cancel, .askToBuy, .interrupt]
+let sheetOutcomes: [PurchaseChoice?] = [nil, .succeed, .cancel, .askToBuy, .interrupt]
     + SimulatedError.cases(in: [.storeKitError, .purchaseError]).filter { $0 != .userCancelled }.map { .fail($0) }
 
 private func sheet(_ state: inout State, _ key: Key) -> [Effect] {
@@ -326,16 +326,18 @@ private func purchaseEnded(_ state: inout State, _ productID: String, _ report: 
         state.flash = "Restored \(product) for free"
     case .success:
         state.flash = "Purchased \(product)"
+    case .changeScheduled(let change):
+        let when = change.effectiveDate.map { "on " + ProductStatus.shortDate($0) } ?? "at the next renewal"
+        state.flash = "\(change.kind.rawValue.capitalized) to \(product) scheduled: nothing charged now; it starts \(when)"
     case .userCancelled:
         state.sheet = .alert(title: "Purchase Cancelled", message: "The purchase of \(product) was cancelled (userCancelled).")
     case .pending(let reason):
-        let message = switch reason {
-        case .interrupted:
-            "The purchase of \(product) was interrupted (pending): the user must act first. Resolve it in the Transaction Manager (t, then v) or with storefront resolve."
-        default:
-            "The purchase of \(product) is waiting for a parent's approval (Ask to Buy, pending). Approve it in the Transaction Manager (t, then a) or with storefront approve; it arrives as an update."
+        let reason = reason ?? .askToBuy
+        let action = switch reason {
+        case .interrupted: "Resolve it in the Transaction Manager (t, then v) or with storefront resolve."
+        case .askToBuy: "Approve it in the Transaction Manager (t, then a) or with storefront approve."
         }
-        state.sheet = .alert(title: "Purchase Pending", message: message)
+        state.sheet = .alert(title: "Purchase Pending", message: reason.sentence(for: product) + " " + action)
     case .failed(let name, let domain, let message):
         state.sheet = .alert(title: "Purchase Failed",
                              message: "\(domain.map { $0 + "." } ?? "")\(name): \(message)")

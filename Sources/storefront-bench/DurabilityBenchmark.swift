@@ -15,14 +15,14 @@ enum DurabilityBenchmark {
         guard let consumable = catalog.products.first(where: { $0.type == .consumable })?.id else {
             throw PseudoTerminal.Failure(description: "the catalog has no consumable")
         }
-        _ = try await store.purchase(consumable)  // the first makes the account; not counted
+        _ = try await store.app.purchase(consumable)  // the first makes the account; not counted
         var count = 0
         let start = ContinuousClock.now
         while ContinuousClock.now - start < duration {
             if finish {
-                _ = try await store.purchaseAndFinish(consumable)
+                _ = try await store.app.buy(consumable)
             } else {
-                guard case .success = try await store.purchase(consumable) else {
+                guard case .purchased = try await store.app.purchase(consumable) else {
                     throw PseudoTerminal.Failure(description: "a benchmark purchase did not succeed")
                 }
             }

@@ -21,8 +21,8 @@ enum EngineBenchmarks {
         for _ in 0..<runs {
             let store = try Store(catalog: catalog, path: storePath)
             let start = ContinuousClock.now
-            _ = try await store.sync()
-            entitlements = try await store.currentEntitlements().count
+            _ = try await store.app.sync()
+            entitlements = try await store.app.currentEntitlements().count
             times.append(ContinuousClock.now - start)
         }
         return (times, entitlements)

@@ -200,7 +200,7 @@ enum Concurrency {
         var transactions = 0, lost = 0, duplicated = 0
         do {
             let opened = try Store(catalog: try Catalog.load(contentsOf: context.catalog), path: store)
-            let all = try await opened.transactions()
+            let all = try await opened.app.transactions()
             transactions = all.count
             duplicated = all.count - Set(all.map(\.id)).count
             findings.check(duplicated == 0, "transaction ids repeat")
@@ -211,11 +211,11 @@ enum Concurrency {
             let owned = all.filter { $0.productID == Demo.swiftShopping }
             findings.check(owned.count <= 1, "the non-consumable was charged \(owned.count) times")
             duplicated += max(0, owned.count - 1)
-            findings.check(try await opened.unfinished().isEmpty, "transactions left unfinished")
+            findings.check(try await opened.app.unfinished().isEmpty, "transactions left unfinished")
             let notRevoked = refunded.keys.filter { id in all.first { $0.id == id }?.revocationDate == nil }
             findings.check(notRevoked.isEmpty, "refunds reported but not recorded: \(notRevoked)")
             let bought = all.filter { $0.productID == Demo.coins }.reduce(0) { $0 + $1.purchasedQuantity }
-            let balance = try await opened.balances()[Demo.coins] ?? 0
+            let balance = try await opened.app.balances()[Demo.coins] ?? 0
             // A refund takes its coins back from the balance, but never below zero: the balance
             // lies between what was bought and consumed, less all that was refunded, and that.
             let refundedCoins = refunded.values.filter { $0.product == Demo.coins }.reduce(0) { $0 + $1.quantity }

@@ -19,21 +19,21 @@ enum CrashSafety {
         }
         do {
             let store = try Store(catalog: try Catalog.load(contentsOf: catalogPath), path: path)
-            for transaction in try await store.unfinished() {
-                try await store.finish(transaction)
+            for transaction in try await store.app.unfinished() {
+                try await store.app.finish(transaction)
                 say("D \(transaction.id)")
             }
             while true {
                 let token = UUID()
                 let quantity = Int.random(in: 1...3)
-                guard case .success(let transaction) = try await store.purchase(Demo.coins, quantity: quantity,
+                guard case .purchased(let transaction, _) = try await store.app.purchase(Demo.coins, quantity: quantity,
                                                                                  appAccountToken: token) else {
                     say("X the purchase did not succeed")
                     return 3
                 }
                 say("P \(transaction.id) \(token.uuidString) \(quantity)")
                 if Bool.random() {
-                    try await store.finish(transaction)
+                    try await store.app.finish(transaction)
                     say("F \(transaction.id)")
                 }
             }
@@ -109,7 +109,7 @@ enum CrashSafety {
             // 2. Open it as the next run of the app would.
             do {
                 let opened = try Store(catalog: try Catalog.load(contentsOf: context.catalog), path: store)
-                let all = try await opened.transactions()
+                let all = try await opened.app.transactions()
                 checked += all.count
                 var byToken: [String: Int] = [:]
                 for transaction in all {
@@ -132,18 +132,18 @@ enum CrashSafety {
                     }
                 }
                 // 3. What was left unfinished is delivered again, and nothing finished is.
-                let unfinished = try await opened.unfinished()
+                let unfinished = try await opened.app.unfinished()
                 for transaction in unfinished {
                     findings.check(!finished.contains(transaction.id),
                                    "kill \(kill): transaction \(transaction.id) was finished but is delivered again")
-                    try await opened.finish(transaction)
+                    try await opened.app.finish(transaction)
                     finished.insert(transaction.id)
                     redelivered += 1
                 }
-                findings.check(try await opened.unfinished().isEmpty, "kill \(kill): unfinished after delivery")
+                findings.check(try await opened.app.unfinished().isEmpty, "kill \(kill): unfinished after delivery")
                 // 4. Money: the app's balance is exactly what was bought, each purchase delivered once.
                 let bought = all.filter { $0.productID == Demo.coins }.reduce(0) { $0 + $1.purchasedQuantity }
-                let balance = try await opened.balances()[Demo.coins] ?? 0
+                let balance = try await opened.app.balances()[Demo.coins] ?? 0
                 findings.check(balance == bought, "kill \(kill): balance \(balance), but \(bought) bought")
             } catch {
                 findings.fail("kill \(kill): the store did not open cleanly: \(error)")

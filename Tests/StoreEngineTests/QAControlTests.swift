@@ -7,13 +7,15 @@ import Testing
 // --once), offline, latency, finishTransactions, storefront availability, accounts,
 // and the store file's schema 1 → 2 migration.
 
-/// The pending transaction of a purchase; fails the test for any other result.
-private func pendingTransaction(of result: PurchaseResult,
-                                sourceLocation: SourceLocation = #_sourceLocation) throws -> Transaction {
-    guard case .pending(let transaction?) = result else {
-        Issue.record("expected pending with a transaction, got \(result)", sourceLocation: sourceLocation)
+/// The stored request of a pending purchase; fails the test for any other outcome.
+private func pendingTransaction(in store: Store, _ outcome: PurchaseOutcome,
+                                sourceLocation: SourceLocation = #_sourceLocation) async throws -> Transaction {
+    guard case .pending(let request) = outcome else {
+        Issue.record("expected pending, got \(outcome.name)", sourceLocation: sourceLocation)
         throw TestFailure.unexpectedResult
     }
+    let transaction = try await store.transaction(id: request.id)
+    #expect(transaction.status == .pending && transaction.pendingReason == request.reason, sourceLocation: sourceLocation)
     return transaction
 }
 
@@ -38,7 +40,7 @@ struct AskToBuyTests {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
             try await store.setSetting("askToBuy", to: "true")
-            let waiting = try pendingTransaction(of: try await store.purchase("pro"))
+            let waiting = try await pendingTransaction(in: store, try await store.purchase("pro"))
             #expect(waiting.status == .pending)
             #expect(waiting.pendingReason == .askToBuy)
             #expect(waiting.jwsRepresentation == nil)
@@ -59,12 +61,12 @@ struct AskToBuyTests {
 
             // What an app's Buy button gets: pending, not finished.
             let tap = try await store.purchaseAndFinish("faces")
-            guard case .pending(let second?) = tap.result else {
-                Issue.record("expected pending, got \(tap.result)")
+            guard case .pending(let second) = tap.outcome else {
+                Issue.record("expected pending, got \(tap.outcome.name)")
                 return
             }
             #expect(tap.isFinished == false)
-            #expect(second.pendingReason == .askToBuy)
+            #expect(second.reason == .askToBuy)
             #expect(try await store.pendingTransactions().map(\.id) == [waiting.id, second.id])
         }
     }
@@ -74,7 +76,7 @@ struct AskToBuyTests {
         try await withStoreFixture { fixture in
             let child = try fixture.open()
             try await child.setSetting("askToBuy", to: "true")
-            let waiting = try pendingTransaction(of: try await child.purchase("pro"))
+            let waiting = try await pendingTransaction(in: child, try await child.purchase("pro"))
             #expect(waiting.purchaseDate == fixtureStart)
 
             // Two days later, in Japan, the parent approves (as another process would).
@@ -122,8 +124,8 @@ struct AskToBuyTests {
         try await withStoreFixture { fixture in
             let child = try fixture.open()
             try await child.setSetting("askToBuy", to: "true")
-            let first = try pendingTransaction(of: try await child.purchase("pro"))
-            let second = try pendingTransaction(of: try await child.purchase("pro"))
+            let first = try await pendingTransaction(in: child, try await child.purchase("pro"))
+            let second = try await pendingTransaction(in: child, try await child.purchase("pro"))
             try await child.approve(first.id)
             await #expect(throws: StoreError.self) { try await child.approve(second.id) }
             #expect(try await child.transaction(id: second.id).status == .pending, "still there to decline")
@@ -132,7 +134,7 @@ struct AskToBuyTests {
         }
     }
 
-    @Test("a catalog's starting settings (a .storekit file's Ask to Buy and billing switches) are the defaults until set")
+    @Test("a catalog's starting settings (a .storekit file's Ask to Buy, billing and time rate switches) are the defaults until set")
     func startingSettings() async throws {
         try await withStoreFixture { fixture in
             var catalog = fixture.catalog
@@ -143,13 +145,13 @@ struct AskToBuyTests {
             #expect(settings["askToBuy"]?.isDefault == true)
             #expect(settings["billingIssues"]?.value == "true")
             #expect(settings["gracePeriod"]?.value == "false")
-            #expect(settings["timeRate"]?.value == "realTime", "Xcode's timeRate numbers are not applied")
+            #expect(settings["timeRate"]?.value == "monthlyRenewalEveryHour", "Xcode's 3 (fiveMinutesIsOneDay) at the nearest rate")
             guard case .pending = try await store.purchase("pro") else {
                 Issue.record("Ask to Buy from the catalog should make the purchase pending")
                 return
             }
             try await store.setSetting("askToBuy", to: "false")
-            guard case .success = try await store.purchase("pro") else {
+            guard case .purchased = try await store.purchase("pro") else {
                 Issue.record("a set value wins over the catalog's")
                 return
             }
@@ -161,7 +163,7 @@ struct AskToBuyTests {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
             try await store.setSetting("askToBuy", to: "true")
-            let waiting = try pendingTransaction(of: try await store.purchase("coins", quantity: 3))
+            let waiting = try await pendingTransaction(in: store, try await store.purchase("coins", quantity: 3))
             #expect(try await store.balances()["coins", default: 0] == 0)
             let approved = try await store.approve(waiting.id)
             #expect(approved.purchasedQuantity == 3)
@@ -177,7 +179,7 @@ struct AskToBuyTests {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
             try await store.setSetting("askToBuy", to: "true")
-            let waiting = try pendingTransaction(of: try await store.purchase("sub.monthly"))
+            let waiting = try await pendingTransaction(in: store, try await store.purchase("sub.monthly"))
             #expect(waiting.expirationDate == nil)
             #expect(waiting.offerType == nil)
             fixture.clock.advance(by: 3 * 86_400)
@@ -202,7 +204,7 @@ struct AskToBuyTests {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
             try await store.setSetting("askToBuy", to: "true")
-            let waiting = try pendingTransaction(of: try await store.purchase("pro"))
+            let waiting = try await pendingTransaction(in: store, try await store.purchase("pro"))
             fixture.clock.advance(by: 60)
             let declined = try await store.decline(waiting.id)
             #expect(declined.status == .declined)
@@ -247,7 +249,7 @@ struct AskToBuyTests {
             #expect(try await store.transaction(id: bought.id) == bought)
 
             try await store.setSetting("askToBuy", to: "true")
-            let waiting = try pendingTransaction(of: try await store.purchase("faces"))
+            let waiting = try await pendingTransaction(in: store, try await store.purchase("faces"))
             await #expect(throws: StoreError.invalidTransactionState(id: waiting.id, action: "resolve",
                                                                      state: "pending (askToBuy)")) {
                 try await store.resolve(waiting.id)
@@ -269,8 +271,8 @@ struct AskToBuyTests {
         try await withStoreFixture { fixture in
             let child = try fixture.open(account: "child@qa")
             try await child.setSetting("askToBuy", to: "true")
-            let waiting = try pendingTransaction(of: try await child.purchase("pro"))
-            let bought = try await transaction(of: try await child.purchase("coins", outcome: .succeed))
+            let waiting = try await pendingTransaction(in: child, try await child.purchase("pro"))
+            let bought = try await transaction(of: try await child.purchase("coins", choice: .succeed))
 
             let stranger = try fixture.open(account: "stranger@qa")
             for id in [waiting.id, bought.id, 9_999_999_999] {
@@ -292,7 +294,7 @@ struct AskToBuyTests {
             let child = try fixture.open(account: "child@qa")
             try await child.setSetting("askToBuy", to: "on")
             let parent = try fixture.open(account: "parent@qa")
-            #expect(try await parent.purchase("pro").name == "success")
+            #expect(try await parent.purchase("pro").result.name == "success")
             #expect(try await child.purchase("pro").name == "pending")
             let settings = try await parent.settings()
             #expect(settings.first { $0.name == "askToBuy" }?.value == "false")
@@ -310,7 +312,7 @@ struct InterruptedPurchaseTests {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
             try await store.setSetting("interruptedPurchases", to: "true")
-            let waiting = try pendingTransaction(of: try await store.purchase("coins", quantity: 2))
+            let waiting = try await pendingTransaction(in: store, try await store.purchase("coins", quantity: 2))
             #expect(waiting.status == .pending)
             #expect(waiting.pendingReason == .interrupted)
             #expect(waiting.jwsRepresentation == nil)
@@ -520,14 +522,14 @@ struct OutcomeTests {
             try await store.setSetting("askToBuy", to: "true")
             try await store.setSetting("purchaseError", to: "systemError", once: true)
 
-            let succeeded = try transaction(of: try await store.purchase("pro", outcome: .succeed))
+            let succeeded = try transaction(of: try await store.purchase("pro", choice: .succeed))
             #expect(succeeded.status == .purchased)
-            #expect(try await store.purchase("faces", outcome: .cancel) == .userCancelled)
-            #expect(try await store.purchase("faces", outcome: .fail(.userCancelled)) == .userCancelled)
-            let interrupted = try pendingTransaction(of: try await store.purchase("faces", outcome: .interrupt))
+            #expect(try await store.purchase("faces", choice: .cancel) == .userCancelled)
+            #expect(try await store.purchase("faces", choice: .fail(.userCancelled)) == .userCancelled)
+            let interrupted = try await pendingTransaction(in: store, try await store.purchase("faces", choice: .interrupt))
             #expect(interrupted.pendingReason == .interrupted)
             await #expect(throws: StoreError.simulated(.ineligibleForOffer, cause: "chosen for this purchase")) {
-                try await store.purchase("sub.monthly", outcome: .fail(.ineligibleForOffer))
+                try await store.purchase("sub.monthly", choice: .fail(.ineligibleForOffer))
             }
             // The --once error was not used by any of them: the next purchase without a choice takes it.
             await #expect(throws: StoreError.simulated(.systemError, cause: "purchaseError is systemError, once")) {
@@ -538,24 +540,24 @@ struct OutcomeTests {
             #expect(try await store.transactions().count == 3, "pro, the interrupted faces, the pending coins")
 
             try await store.setSetting("askToBuy", to: "false")
-            let asked = try pendingTransaction(of: try await store.purchase("pass", outcome: .askToBuy))
+            let asked = try await pendingTransaction(in: store, try await store.purchase("pass", choice: .askToBuy))
             #expect(asked.pendingReason == .askToBuy)
         }
     }
 
     @Test("outcome names: as init(name:) reads them, and back", arguments: [
-        ("succeed", PurchaseOutcome.succeed), ("success", .succeed), ("cancel", .cancel), ("userCancelled", .cancel),
+        ("succeed", PurchaseChoice.succeed), ("success", .succeed), ("cancel", .cancel), ("userCancelled", .cancel),
         ("askToBuy", .askToBuy), ("interrupt", .interrupt), ("interrupted", .interrupt),
         ("networkError", .fail(.networkError)), ("purchaseNotAllowed", .fail(.purchaseNotAllowed)),
     ])
-    func outcomeNames(name: String, outcome: PurchaseOutcome) {
-        #expect(PurchaseOutcome(name: name) == outcome)
-        #expect(PurchaseOutcome(name: outcome.name) == outcome)
+    func outcomeNames(name: String, outcome: PurchaseChoice) {
+        #expect(PurchaseChoice(name: name) == outcome)
+        #expect(PurchaseChoice(name: outcome.name) == outcome)
     }
 
     @Test("a verification error is not a purchase outcome", arguments: ["invalidSignature", "Succeed", "", "none"])
     func badOutcomeNames(name: String) {
-        #expect(PurchaseOutcome(name: name) == nil)
+        #expect(PurchaseChoice(name: name) == nil)
     }
 }
 
@@ -583,7 +585,7 @@ struct SimulatedErrorTests {
             #expect(error.skErrorCode == 4)
 
             try await store.setSetting("purchaseError", to: "none")
-            #expect(try await store.purchase("pro").name == "success")
+            #expect(try await store.purchase("pro").result.name == "success")
         }
     }
 
@@ -609,7 +611,7 @@ struct SimulatedErrorTests {
             await #expect(throws: StoreError.simulated(.networkError, cause: "purchaseError is networkError, once")) {
                 try await store.purchase("pro")
             }
-            #expect(try await store.purchase("pro").name == "success")
+            #expect(try await store.purchase("pro").result.name == "success")
             let after = try #require(try await store.settings().first { $0.name == "purchaseError" })
             #expect(after.value == "none")
             #expect(after.isDefault)
@@ -888,7 +890,7 @@ struct AvailabilityTests {
             #expect(german.count == 5)
             let unavailable = StoreError.notAvailableInStorefront(productID: "faces", storefront: "DEU")
             await #expect(throws: unavailable) { try await store.purchase("faces") }
-            await #expect(throws: unavailable) { try await store.purchase("faces", outcome: .succeed) }
+            await #expect(throws: unavailable) { try await store.purchase("faces", choice: .succeed) }
             await #expect(throws: unavailable) { try await store.purchaseOutsideApp("faces") }
             #expect(unavailable.domain == "StoreKitError")
             #expect(try await store.transactions().isEmpty)
@@ -981,7 +983,7 @@ struct AccountTests {
             #expect(try await a.canMakePayments() == false)
             #expect(try await b.canMakePayments())
             await #expect(throws: StoreError.paymentNotAllowed) { try await a.purchase("pro") }
-            #expect(try await b.purchase("pro").name == "success")
+            #expect(try await b.purchase("pro").result.name == "success")
         }
     }
 }
@@ -1104,7 +1106,7 @@ struct SchemaMigrationTests {
 
                 // Schema 2's column in use: Ask to Buy on the migrated file.
                 try await store.setSetting("askToBuy", to: "true")
-                let waiting = try pendingTransaction(of: try await store.purchase("faces"))
+                let waiting = try await pendingTransaction(in: store, try await store.purchase("faces"))
                 #expect(waiting.id > old[2].id)
                 let reopened = try Store(catalog: donor.catalog, path: path, now: clock.closure)
                 #expect(try await reopened.transaction(id: waiting.id).pendingReason == .askToBuy)

@@ -618,9 +618,14 @@ struct SubscriptionChangeTests {
             #expect(yearly.reason == .purchase)
             #expect(try await store.transaction(id: monthly.id).isUpgraded)
             #expect(try await store.transaction(id: monthly.id).verification.isVerified)
-            let note = try #require(upgrade.note)
-            #expect(note.contains("upgrade"))
-            #expect(note.contains("refunded pro rata"))
+            guard case .purchased(_, let change?) = upgrade.outcome else {
+                Issue.record("expected a purchase that changed the plan, got \(upgrade.outcome.name)")
+                return
+            }
+            #expect(change.kind == .upgrade && !change.isScheduled)
+            #expect(change.fromProductID == "pro.monthly" && change.toProductID == "pro.yearly")
+            #expect(change.current.id == monthly.id)
+            #expect(change.summary.contains("refunded pro rata"))
             #expect(try await store.currentEntitlements().map(\.productID) == ["pro.yearly"])
             let now = try await status(store, "pro")
             #expect(now.transaction.id == yearly.id)
@@ -637,7 +642,7 @@ struct SubscriptionChangeTests {
             let store = try fixture.open()
             let monthly = try await buy(store, "pro.monthly")
             try await store.setSetting("askToBuy", to: "true")
-            guard case .pending(let request?) = try await store.purchase("pro.yearly") else {
+            guard case .pending(let request) = try await store.purchase("pro.yearly") else {
                 Issue.record("expected a pending purchase")
                 return
             }
@@ -659,7 +664,7 @@ struct SubscriptionChangeTests {
             let store = try fixture.open()
             let monthly = try await buy(store, "pro.monthly")
             try await store.setSetting("askToBuy", to: "true")
-            guard case .pending(let request?) = try await store.purchase("pro.yearly") else {
+            guard case .pending(let request) = try await store.purchase("pro.yearly") else {
                 Issue.record("expected a pending purchase")
                 return
             }
@@ -682,7 +687,14 @@ struct SubscriptionChangeTests {
             let purchase = try await store.purchaseAndFinish("pro.monthly")
             #expect(try transaction(of: purchase.result).id == yearly.id, "the current plan is kept")
             #expect(purchase.alreadyOwned == false)
-            #expect(purchase.note?.contains("downgrade to pro.monthly takes effect at the next renewal, 2026-01-15") == true)
+            guard case .changeScheduled(let change) = purchase.outcome else {
+                Issue.record("expected a scheduled change, got \(purchase.outcome.name)")
+                return
+            }
+            #expect(change.kind == .downgrade && change.isScheduled)
+            #expect(change.toProductID == "pro.monthly")
+            #expect(change.effectiveDate == yearly.expirationDate, "it starts when the current year ends")
+            #expect(change.summary.contains("downgrade to pro.monthly takes effect at the next renewal, 2026-01-15"))
             #expect(try await store.transactions().map(\.id) == [yearly.id])
             #expect(try await store.currentEntitlements().map(\.productID) == ["pro.yearly"])
             let waiting = try await status(store, "pro")
@@ -727,7 +739,11 @@ struct SubscriptionChangeTests {
             let monthly = try await buy(store, "pro.monthly")
             let purchase = try await store.purchaseAndFinish("pro.quarterly")
             #expect(try transaction(of: purchase.result).id == monthly.id)
-            #expect(purchase.note?.hasPrefix("crossgrade to pro.quarterly") == true)
+            guard case .changeScheduled(let change) = purchase.outcome else {
+                Issue.record("expected a scheduled change, got \(purchase.outcome.name)")
+                return
+            }
+            #expect(change.kind == .crossgrade && change.effectiveDate == monthly.expirationDate)
             #expect(try await status(store, "pro").renewalInfo.autoRenewPreference == "pro.quarterly")
             fixture.clock.set(utc(2025, 2, 16))
             let renewal = try #require(try await store.transactions().first)

@@ -156,6 +156,11 @@ func transaction(of result: PurchaseResult, sourceLocation: SourceLocation = #_s
     return transaction
 }
 
+/// The transaction of a purchase that succeeded (purchased, owned already, or a change scheduled).
+func transaction(of outcome: PurchaseOutcome, sourceLocation: SourceLocation = #_sourceLocation) throws -> Transaction {
+    try transaction(of: outcome.result, sourceLocation: sourceLocation)
+}
+
 enum TestFailure: Error {
     case unexpectedResult
 }

@@ -130,13 +130,16 @@ struct QAControlCommandTests {
         return (product, run)
     }
 
-    /// `buy ... --json` → the document and the transaction's id.
+    /// `buy ... --json` → the document and the id of its transaction (or, pending, of its request).
     func buy(_ sandbox: Sandbox, _ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation)
         async throws -> (document: [String: Any], id: Int) {
         let run = try await sandbox.storefront(["buy"] + arguments + ["--json"])
         run.expect(exit: 0, sourceLocation: sourceLocation)
         let document = try run.jsonObject(sourceLocation: sourceLocation)
-        let transaction = try #require(document["transaction"] as? [String: Any], "\(run)", sourceLocation: sourceLocation)
+        // A pending purchase carries a request, not a transaction: that appears once approved.
+        let key = document["result"] as? String == "pending" ? "request" : "transaction"
+        #expect((key == "request") == (document["transaction"] == nil), "\(run)", sourceLocation: sourceLocation)
+        let transaction = try #require(document[key] as? [String: Any], "\(run)", sourceLocation: sourceLocation)
         return (document, try #require(transaction["id"] as? Int, sourceLocation: sourceLocation))
     }
 
@@ -166,10 +169,10 @@ struct QAControlCommandTests {
         let (document, id) = try await buy(sandbox, Demo.swiftShopping)
         #expect(document["result"] as? String == "pending")
         #expect(document["finished"] as? Bool == false)
-        let pending = try #require(document["transaction"] as? [String: Any])
-        #expect(pending["status"] as? String == "pending")
-        #expect(pending["pendingReason"] as? String == "askToBuy")
+        let pending = try #require(document["request"] as? [String: Any])
+        #expect(pending["reason"] as? String == "askToBuy")
         #expect(pending["jwsRepresentation"] == nil, "unsigned while pending")
+        #expect(document["transaction"] == nil, "a pending purchase carries no transaction")
 
         let human = try await sandbox.storefront("buy", Demo.iPhoneRage)
         human.expect(exit: 0)
@@ -233,7 +236,7 @@ struct QAControlCommandTests {
         try await setting(sandbox, "interruptedPurchases", "on")
         let (document, id) = try await buy(sandbox, Demo.coins, "--quantity", "2")
         #expect(document["result"] as? String == "pending")
-        #expect((document["transaction"] as? [String: Any])?["pendingReason"] as? String == "interrupted")
+        #expect((document["request"] as? [String: Any])?["reason"] as? String == "interrupted")
         let human = try await sandbox.storefront("buy", Demo.coins)
         #expect(human.stdout.contains("storefront resolve "), "\(human)")
         #expect(try await transactions(sandbox).map { $0["pendingReason"] as? String } == ["interrupted", "interrupted"])
@@ -313,7 +316,7 @@ struct QAControlCommandTests {
         #expect(try await transactions(sandbox).isEmpty)
 
         let (asked, _) = try await buy(sandbox, Demo.goPro, "--outcome", "askToBuy")
-        #expect((asked["transaction"] as? [String: Any])?["pendingReason"] as? String == "askToBuy")
+        #expect((asked["request"] as? [String: Any])?["reason"] as? String == "askToBuy")
 
         // With Ask to Buy on, a chosen success still goes through.
         try await setting(sandbox, "askToBuy", "true")

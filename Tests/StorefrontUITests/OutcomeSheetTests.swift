@@ -13,7 +13,7 @@ struct OutcomeSheetTests {
         return state
     }
 
-    func outcome(_ state: State) -> PurchaseOutcome?? {
+    func outcome(_ state: State) -> PurchaseChoice?? {
         guard case .confirm(let productID, let outcome) = state.sheet, productID == swiftShopping else { return .none }
         return .some(outcome)
     }
@@ -45,7 +45,7 @@ struct OutcomeSheetTests {
         #expect(outcome(state) == .some(.fail(.missingOfferParameters)))
         _ = update(&state, .key(.right))
         #expect(outcome(state) == .some(nil))
-        var seen: [PurchaseOutcome?] = []
+        var seen: [PurchaseChoice?] = []
         for _ in sheetOutcomes {
             seen.append(outcome(state)!)
             _ = update(&state, .key(.right))

@@ -45,13 +45,13 @@ struct ProgramTests {
         let row = try #require(terminal.drawn.last?.lines.first { $0.contains("Swift Shopping") })
         #expect(row.contains("✓"))
         #expect(row.contains("Owned"))
-        #expect(try await store.transactions().map(\.productID) == [swiftShopping])
+        #expect(try await store.app.transactions().map(\.productID) == [swiftShopping])
     }
 
     @Test("a click on Restore Purchases restores through the engine")
     func clickRestore() async throws {
-        _ = try await store.purchaseAndFinish(iPhoneRage)
-        try await store.reset(.app)
+        _ = try await store.app.buy(iPhoneRage)
+        try await store.testSession.reset(.app)
         #expect(await program.run(until: { $0.snapshot != nil }, timeout: .seconds(30)))
         let canvas = try #require(terminal.drawn.last)
         let restoreRow = try #require(canvas.lines.firstIndex { $0.contains("[ Restore Purchases ]") })
@@ -65,7 +65,7 @@ struct ProgramTests {
     func externalPurchase() async throws {
         #expect(await program.run(until: { $0.snapshot != nil }, timeout: .seconds(30)))
         let other = try Store(catalog: demoCatalog, path: store.path)
-        _ = try await other.purchaseAndFinish(iPhoneRage)
+        _ = try await other.app.buy(iPhoneRage)
         // Ticks drive the data-version check, as the real loop's timer does.
         let deadline = ContinuousClock.now + .seconds(30)
         while program.currentState.snapshot?.owned[iPhoneRage] == nil, ContinuousClock.now < deadline {
@@ -99,8 +99,8 @@ struct ProgramTests {
         }, timeout: .seconds(30)))
         let alert = try #require(terminal.drawn.last).lines.joined(separator: "\n")
         #expect(alert.contains("Purchase Pending"))
-        #expect(alert.contains("is waiting for a"))
-        let waiting = try await store.pendingTransactions()
+        #expect(alert.contains("is pending Ask to Buy"))
+        let waiting = try await store.appStore.pendingRequests()
         #expect(waiting.map(\.productID) == [swiftShopping])
         #expect(program.currentState.snapshot?.owned[swiftShopping] == nil, "nothing is owned while it waits")
         terminal.input = [.key(.enter)]
@@ -108,7 +108,7 @@ struct ProgramTests {
 
         // The parent approves in another process: another connection to the same store file.
         let parent = try Store(catalog: demoCatalog, path: store.path)
-        try await parent.approve(waiting[0].id)
+        try await parent.appStore.approve(waiting[0].id)
         #expect(try await tick(until: { $0.snapshot?.owned[swiftShopping] != nil }),
                 "load error: \(program.currentState.loadError ?? "none"), busy: \(String(describing: program.currentState.busy)), sheet: \(String(describing: program.currentState.sheet)), flash: \(program.currentState.flash ?? "none")")
         let state = program.currentState
@@ -118,8 +118,8 @@ struct ProgramTests {
         #expect(row.contains("✓") && row.contains("Owned"))
         #expect(canvas.lines.contains { $0.contains("Arrived as an update: Swift Shopping") })
         // Delivered once: the app finished it, so the next change does not announce it again.
-        #expect(try await store.unfinished().isEmpty)
-        _ = try await parent.purchaseAndFinish(iPhoneRage)
+        #expect(try await store.app.unfinished().isEmpty)
+        _ = try await parent.app.buy(iPhoneRage)
         #expect(try await tick(until: { $0.snapshot?.owned[iPhoneRage] != nil }))
         #expect(program.currentState.flash == "Arrived as an update: Swift Shopping")
         #expect(program.currentState.snapshot?.arrived == [])
@@ -128,7 +128,7 @@ struct ProgramTests {
     @Test("the Transaction Manager's approve, on the real engine, ends with the product owned")
     func approveInManager() async throws {
         #expect(await program.run(until: { $0.snapshot != nil }, timeout: .seconds(30)))
-        _ = try await store.purchase(iPhoneRage, outcome: .askToBuy)
+        _ = try await store.app.purchase(iPhoneRage, choice: .askToBuy)
         terminal.input = [.key(.character("t"))]
         #expect(await program.run(until: { $0.manager.transactions?.count == 1 }, timeout: .seconds(30)))
         #expect(try #require(terminal.drawn.last).lines.contains { $0.contains("pending (Ask to Buy)") })
@@ -157,13 +157,13 @@ struct ProgramTests {
                 && $0.manager.transactions?.count == 1 && $0.manager.selected?.isFinished == true }, timeout: .seconds(30)))
         #expect(program.currentState.flash == "Arrived as an update: iPhone Rage")
         #expect(program.currentState.manager.selected?.productID == iPhoneRage)
-        #expect(try await store.transactions().map(\.productID) == [iPhoneRage])
-        #expect(try await store.unfinished().isEmpty, "the app finished what arrived")
+        #expect(try await store.app.transactions().map(\.productID) == [iPhoneRage])
+        #expect(try await store.app.unfinished().isEmpty, "the app finished what arrived")
     }
 
     @Test("New tester starts an empty history, sees other processes' writes, and switching back shows the first tester's")
     func testers() async throws {
-        _ = try await store.purchaseAndFinish(swiftShopping)
+        _ = try await store.app.buy(swiftShopping)
         #expect(await program.run(until: { $0.snapshot?.owned[swiftShopping] != nil }, timeout: .seconds(30)))
         terminal.input = [.key(.character("s"))]
         #expect(await program.run(until: { $0.settings.rows != nil }, timeout: .seconds(30)))
@@ -178,7 +178,7 @@ struct ProgramTests {
 
         // The engine now works for the new tester: another process's purchase for it shows up.
         let other = try Store(catalog: demoCatalog, path: store.path, account: "tester2@local")
-        _ = try await other.purchaseAndFinish(iPhoneRage)
+        _ = try await other.app.buy(iPhoneRage)
         #expect(try await tick(until: { $0.snapshot?.owned[iPhoneRage] != nil }))
 
         program.dispatch(.click(.row(accountLine)))

@@ -37,11 +37,11 @@ private let yearly = "barcode_year_subscription"
 
 /// The status words on a product's row, as the paywall and `products` compute them.
 private func rowText(_ store: Store, _ productID: String) async throws -> String {
-    let product = try #require(try await store.product(id: productID))
+    let product = try #require(try await store.app.product(id: productID))
     let group = try #require(product.subscription?.subscriptionGroupID)
-    let status = try await store.subscriptionStatuses().first { $0.groupID == group }
-    return ProductStatus.text(for: product, owned: try await store.ownedProducts()[productID], balance: nil,
-                              subscription: status, introEligible: try await store.isEligibleForIntroOffer(groupID: group))
+    let status = try await store.app.subscriptionStatuses().first { $0.groupID == group }
+    return ProductStatus.text(for: product, owned: try await store.app.ownedProducts()[productID], balance: nil,
+                              subscription: status, introEligible: try await store.app.isEligibleForIntroOffer(groupID: group))
 }
 
 @Suite("subscription status words")
@@ -51,7 +51,7 @@ struct SubscriptionStatusTests {
         try await withDemoStore { store, _ in
             #expect(try await rowText(store, monthly) == "1 week free, then $4.99/month")
             #expect(try await rowText(store, yearly) == "", "the yearly plan has no intro offer")
-            let product = try #require(try await store.product(id: monthly))
+            let product = try #require(try await store.app.product(id: monthly))
             #expect(ProductStatus.text(for: product, owned: nil, balance: nil, introEligible: false) == "")
         }
     }
@@ -75,10 +75,10 @@ struct SubscriptionStatusTests {
     @Test("Renews, then Expires with auto-renew off, then Expired")
     func renewsExpiresExpired() async throws {
         try await withDemoStore { store, clock in
-            try await store.finish(try transaction(try await store.purchase(monthly)))
+            try await store.app.finish(try transaction(try await store.app.purchase(monthly)))
             #expect(try await rowText(store, monthly) == "Renews Dec 8, 2026")
             #expect(try await rowText(store, yearly) == "", "the other plan says nothing")
-            try await store.setAutoRenew(groupID: "premium", false)
+            try await store.appStore.setAutoRenew(groupID: "premium", false)
             #expect(try await rowText(store, monthly) == "Expires Dec 8, 2026")
             clock.set(utcDate(2026, 12, 9))
             #expect(try await rowText(store, monthly) == "Expired Dec 8, 2026")
@@ -88,19 +88,47 @@ struct SubscriptionStatusTests {
     @Test("a waiting downgrade: Starts on the plan it goes to, and the current plan says it changes then")
     func downgradeStarts() async throws {
         try await withDemoStore { store, _ in
-            _ = try await store.purchaseAndFinish(yearly)
-            _ = try await store.purchaseAndFinish(monthly)
+            _ = try await store.app.buy(yearly)
+            _ = try await store.app.buy(monthly)
             #expect(try await rowText(store, monthly) == "Starts Dec 1, 2027")
             #expect(try await rowText(store, yearly) == "Until Dec 1, 2027, then changes")
+        }
+    }
+
+    @Test("buying the lower plan in the paywall: the effect reports a scheduled downgrade, and the status line says nothing was charged and when it starts")
+    func downgradeInThePaywall() async throws {
+        try await withDemoStore { store, _ in
+            let effects = EngineEffects(store: store, latency: .zero)
+            let bought = await effects.perform(.purchase(productID: yearly))
+            guard case .purchased(yearly, .success(let yearlyID, restored: false))? = bought else {
+                Issue.record("expected the yearly plan purchased, got \(String(describing: bought))")
+                return
+            }
+            let action = await effects.perform(.purchase(productID: monthly))
+            guard case .purchased(monthly, .changeScheduled(let change))? = action else {
+                Issue.record("expected a scheduled downgrade, got \(String(describing: action))")
+                return
+            }
+            #expect(change.kind == .downgrade && change.isScheduled)
+            #expect(change.current.id == yearlyID)
+            #expect(try await store.app.transactions().count == 1, "nothing new was charged")
+
+            var state = State(size: Size(columns: 100, rows: 30), account: store.account, storePath: store.path,
+                              paywall: demoCatalog.paywall)
+            #expect(update(&state, try #require(action)) == [.load])
+            let flash = try #require(state.flash)
+            #expect(flash.contains("nothing charged now"), "\(flash)")
+            #expect(flash.contains("Dec 1, 2027"), "\(flash)")
+            #expect(!flash.contains("Purchased"), "\(flash)")
         }
     }
 
     @Test("Grace period until …, then Billing retry")
     func graceThenRetry() async throws {
         try await withDemoStore { store, clock in
-            _ = try await store.purchaseAndFinish(yearly)
-            try await store.setSetting("billingIssues", to: "true")
-            try await store.setSetting("gracePeriod", to: "true")
+            _ = try await store.app.buy(yearly)
+            try await store.testSession.setSetting("billingIssues", to: "true")
+            try await store.testSession.setSetting("gracePeriod", to: "true")
             clock.set(utcDate(2027, 12, 5))
             #expect(try await rowText(store, yearly) == "Grace period until Dec 17, 2027")
             clock.set(utcDate(2027, 12, 18))
@@ -111,8 +139,8 @@ struct SubscriptionStatusTests {
     @Test("Refunded")
     func refunded() async throws {
         try await withDemoStore { store, _ in
-            let bought = try transaction(try await store.purchase(yearly))
-            try await store.refund(bought.id)
+            let bought = try transaction(try await store.app.purchase(yearly))
+            try await store.appStore.refund(bought.id)
             #expect(try await rowText(store, yearly) == "Refunded")
         }
     }
@@ -125,7 +153,7 @@ struct SubscriptionStatusTests {
             #expect(fresh.introEligibleGroups == ["premium"])
             #expect(fresh.subscriptions.isEmpty)
             #expect(fresh.clock == fixedDate)
-            _ = try await store.purchaseAndFinish(monthly)
+            _ = try await store.app.buy(monthly)
             clock.set(utcDate(2026, 12, 9))
             // The paywall's change check makes the renewal and says so, though no other process wrote.
             #expect(await effects.perform(.checkForChanges) == .renewalsMade(1))
@@ -152,7 +180,7 @@ struct SubscriptionStatusTests {
             let action = await effects.perform(.run(.advanceClock(ISODuration(months: 1))))
             #expect(action == .commandFinished(.advanceClock(ISODuration(months: 1)),
                                                .success("Clock advanced by 1 month: \(clockText(utcDate(2027, 1, 1)))")))
-            let now = try await store.clock().now
+            let now = try await store.testSession.clock().now
             #expect(now == utcDate(2027, 1, 1))
         }
     }
@@ -165,7 +193,7 @@ struct SubscriptionKeyTests {
     /// The Transaction Manager showing `history`, with the store's statuses in the snapshot.
     func managerState(_ store: Store, history: [StoreEngine.Transaction]) async throws -> State {
         var snap = snapshot()
-        snap.subscriptions = Dictionary(uniqueKeysWithValues: try await store.subscriptionStatuses().map { ($0.groupID, $0) })
+        snap.subscriptions = Dictionary(uniqueKeysWithValues: try await store.app.subscriptionStatuses().map { ($0.groupID, $0) })
         var state = loadedState(snapshot: snap)
         #expect(update(&state, .key(.character("t"))) == [.loadHistory])
         _ = update(&state, .historyLoaded(history))
@@ -175,7 +203,7 @@ struct SubscriptionKeyTests {
     @Test("e, n and u act on the selected auto-renewable subscription's group")
     func managerKeys() async throws {
         try await withDemoStore { store, _ in
-            let bought = try transaction(try await store.purchase(monthly))
+            let bought = try transaction(try await store.app.purchase(monthly))
             var state = try await managerState(store, history: [bought])
             #expect(update(&state, .key(.character("e"))) == [.run(.expire(groupID: "premium"))])
             _ = update(&state, .commandFinished(.expire(groupID: "premium"), .success("")))
@@ -184,7 +212,7 @@ struct SubscriptionKeyTests {
             // Auto-renew is on: u turns it off; once off, u turns it on.
             #expect(update(&state, .key(.character("u"))) == [.run(.autoRenew(groupID: "premium", on: false))])
             _ = update(&state, .commandFinished(.autoRenew(groupID: "premium", on: false), .success("")))
-            try await store.setAutoRenew(groupID: "premium", false)
+            try await store.appStore.setAutoRenew(groupID: "premium", false)
             var off = try await managerState(store, history: [bought])
             #expect(update(&off, .key(.character("u"))) == [.run(.autoRenew(groupID: "premium", on: true))])
         }
@@ -193,8 +221,8 @@ struct SubscriptionKeyTests {
     @Test("e, n and u on a product that is not an auto-renewable subscription do nothing but say why")
     func managerKeysElsewhere() async throws {
         try await withDemoStore { store, _ in
-            let pro = try transaction(try await store.purchase(swiftShopping))
-            let pass = try transaction(try await store.purchase(seasonPass))
+            let pro = try transaction(try await store.app.purchase(swiftShopping))
+            let pass = try transaction(try await store.app.purchase(seasonPass))
             for history in [[pro], [pass]] {
                 var state = try await managerState(store, history: history)
                 for key in ["e", "n", "u"] {
@@ -227,10 +255,10 @@ struct SubscriptionKeyTests {
 }
 
 /// The transaction of a successful purchase.
-private func transaction(_ result: PurchaseResult, sourceLocation: SourceLocation = #_sourceLocation) throws
+private func transaction(_ outcome: PurchaseOutcome, sourceLocation: SourceLocation = #_sourceLocation) throws
     -> StoreEngine.Transaction {
-    guard case .success(let transaction) = result else {
-        Issue.record("expected success, got \(result.name)", sourceLocation: sourceLocation)
+    guard case .purchased(let transaction, _) = outcome else {
+        Issue.record("expected purchased, got \(outcome.name)", sourceLocation: sourceLocation)
         throw CancellationError()
     }
     return transaction

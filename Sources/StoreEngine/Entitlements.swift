@@ -1,0 +1,154 @@
+import Foundation
+
+/// Restore, entitlements, history and the app's own records.
+extension Store {
+    // MARK: - Restore and entitlements
+
+    /// Restores purchases (`AppStore.sync()`): non-consumables and active
+    /// subscriptions return to the app, consumables never. Adds no transaction;
+    /// each restored product is logged as `restored`. Returns what was restored.
+    func sync() async throws -> [Transaction] {
+        try await simulateConditions(errorSetting: .restoreError)
+        try processRenewals()
+        let date = try currentTime()
+        return try ledger.db.transaction {
+            try ledger.ensureAccount(account, at: date)
+            let restored = try entitlements(at: date)
+            for transaction in restored {
+                try ledger.recordOwned(account: account, productID: transaction.productID, transactionID: transaction.id)
+                try ledger.log(.restored, account: account, productID: transaction.productID,
+                               transactionID: transaction.id, at: date)
+            }
+            return restored
+        }
+    }
+
+    /// What the account is entitled to now (`Transaction.currentEntitlements`):
+    /// the newest active transaction of each non-consumable and subscription.
+    func currentEntitlements() throws -> [Transaction] {
+        try processRenewals()
+        return try entitlements(at: try currentTime())
+    }
+
+    /// The newest active transaction of each product, and subscriptions in their billing grace period.
+    func entitlements(at date: Date) throws -> [Transaction] {
+        let active = try ledger.latestRestorableTransactions(account: account).filter { $0.isActive(at: date) }
+        let grace = try transactionsInGrace(at: date).filter { graced in !active.contains { $0.productID == graced.productID } }
+        return active + grace
+    }
+
+    /// The signed renewal information of each subscription the account has or had, by group id.
+    func renewalInfo() throws -> [String: RenewalInfo] {
+        Dictionary(uniqueKeysWithValues: try subscriptionStatuses().map { ($0.groupID, $0.renewalInfo) })
+    }
+
+    /// Whether the account owns this product now: a non-consumable bought and
+    /// not revoked, or an active subscription.
+    func isEntitled(to productID: String) throws -> Bool {
+        try currentEntitlements().contains { $0.productID == productID }
+    }
+
+    /// The account's whole history (`Transaction.all`), newest first; the newest `limit` only when given.
+    func transactions(limit: Int? = nil) throws -> [Transaction] {
+        try processRenewals()
+        return try ledger.transactions(account: account, limit: limit)
+    }
+
+    /// One transaction of this account.
+    func transaction(id: Int64) throws -> Transaction {
+        guard let transaction = try ledger.transaction(id: id), transaction.account == account else {
+            throw StoreError.transactionNotFound(id: id)
+        }
+        return transaction
+    }
+
+    // MARK: - The app's side
+
+    /// Products the app has delivered and believes owned (its local cache,
+    /// wiped by `reset app`), each with the transaction that granted it.
+    func ownedProducts() throws -> [String: Transaction] {
+        try ownedProducts(at: try currentTime())
+    }
+
+    /// The app's owned products that still grant access at `date`.
+    func ownedProducts(at date: Date) throws -> [String: Transaction] {
+        let inGrace = Set(try transactionsInGrace(at: date).map(\.id))
+        var owned: [String: Transaction] = [:]
+        // Read (and verified) together rather than one query per product.
+        let granting = Dictionary(try ledger.ownedProductTransactions(account: account).map { ($0.id, $0) },
+                                  uniquingKeysWith: { first, _ in first })
+        for (productID, transactionID) in try ledger.owned(account: account) {
+            // The cache can be stale (expired, revoked, reset account); the store's record decides.
+            if let transaction = granting[transactionID], transaction.account == account,
+               transaction.isActive(at: date) || inGrace.contains(transaction.id) {
+                owned[productID] = transaction
+            }
+        }
+        return owned
+    }
+
+    /// Products whose newest transaction fails verification (edited in the store
+    /// file, or signed by another key), with the reason: shown with a warning, never entitled.
+    func unverifiedProducts() throws -> [String: String] {
+        var unverified: [String: String] = [:]
+        for transaction in try ledger.latestRestorableTransactions(account: account) {
+            if case .unverified(let reason) = transaction.verification { unverified[transaction.productID] = reason }
+        }
+        return unverified
+    }
+
+    /// The public half of the store's signing key, as PEM, for servers and tests to verify with.
+    public nonisolated var publicKeyPEM: String { ledgerPublicKeyPEM }
+
+    /// Decodes and verifies a JWS against the store's key.
+    func verify(jws: String) throws(VerificationFailure) -> (header: JSON, payload: JSON) {
+        try ledger.key.verify(jws)
+    }
+
+    /// The app's consumable balances, by product id.
+    func balances() throws -> [String: Int] {
+        try ledger.balances(account: account)
+    }
+
+    /// Uses up `quantity` of a consumable the app has delivered. Returns the new balance.
+    @discardableResult
+    func consume(_ productID: String, quantity: Int = 1) throws -> Int {
+        guard let item = catalog.product(id: productID) else { throw StoreError.productUnavailable(productID: productID) }
+        guard item.type == .consumable else { throw StoreError.notConsumable(productID: productID) }
+        guard quantity >= 1 else { throw StoreError.invalidQuantity(quantity) }
+        return try ledger.db.transaction {
+            let balance = try ledger.balances(account: account)[productID] ?? 0
+            guard balance >= quantity else {
+                throw StoreError.insufficientBalance(productID: productID, balance: balance, requested: quantity)
+            }
+            try ledger.addToBalance(account: account, productID: productID, amount: -quantity)
+            return balance - quantity
+        }
+    }
+
+    // MARK: - Benchmarks and tools
+
+    /// For benchmarks and tools, never the app: buys each product of `productIDs` in
+    /// turn, `interval` seconds apart from `start`, and finishes it, all in one SQLite
+    /// transaction (one fsync, not one per purchase). Each purchase follows
+    /// ``purchase(_:quantity:appAccountToken:)``'s rules and is a real transaction
+    /// signed with the store's key. Returns how many transactions were added.
+    package func seedPurchasesForBenchmarks(_ productIDs: [String], from start: Date, interval: TimeInterval) throws -> Int {
+        try ledger.db.transaction {
+            try ledger.ensureAccount(account, at: start)
+            var added = 0
+            for (offset, productID) in productIDs.enumerated() {
+                guard let item = catalog.product(id: productID) else {
+                    throw StoreError.productUnavailable(productID: productID)
+                }
+                let date = start.addingTimeInterval(interval * Double(offset))
+                let outcome = try commitPurchase(item, quantity: 1, appAccountToken: nil, offerID: nil, pending: nil, at: date)
+                guard case .purchased(let transaction, _) = outcome else { continue }
+                _ = try ledger.markFinished(transaction.id)
+                try deliver(transaction)
+                added += 1
+            }
+            return added
+        }
+    }
+}

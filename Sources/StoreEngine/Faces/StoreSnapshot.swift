@@ -1,0 +1,81 @@
+import Foundation
+
+/// What the store knows that the screen shows, loaded from the engine in one go.
+public struct StoreSnapshot: Equatable, Sendable {
+    public var storefront: Storefront
+    public var products: [Product]
+    /// The app's owned products (its local cache), with the granting transaction.
+    public var owned: [String: Transaction]
+    /// What the account is entitled to at the App Store, whether or not the app has it.
+    public var entitled: Set<String>
+    public var balances: [String: Int]
+    /// Products whose newest transaction failed verification, with the reason: warned about, never checked.
+    public var unverified: [String: String]
+    public var canMakePayments: Bool
+    /// The newest transaction state changes, oldest first.
+    public var events: [TransactionEvent]
+    /// The store file's data version when this was read; a different one means another process wrote.
+    public var dataVersion: Int64
+    /// Products whose transactions arrived as updates and were delivered during this load
+    /// (an Ask to Buy approval, a purchase outside the app, a renewal).
+    public var arrived: [String] = []
+    /// Each subscription group's status, by group id.
+    public var subscriptions: [String: SubscriptionStatus] = [:]
+    /// The groups whose introductory offer the account may take.
+    public var introEligibleGroups: Set<String> = []
+    /// The store's clock when this was read, once it differs from real time (nil while it
+    /// is real time), and how fast it runs.
+    public var clock: Date?
+    public var timeRate = TimeRate.realTime
+    /// Requests waiting for a parent or for the user, oldest first.
+    public var pending: [PendingRequest] = []
+    /// Transactions the app could not finish during this load (unverified, or `finishTransactions` false).
+    public var left: [Transaction] = []
+
+    public init(storefront: Storefront, products: [Product], owned: [String: Transaction], entitled: Set<String>,
+                balances: [String: Int], unverified: [String: String] = [:], canMakePayments: Bool,
+                events: [TransactionEvent], dataVersion: Int64, arrived: [String] = []) {
+        self.storefront = storefront
+        self.products = products
+        self.owned = owned
+        self.entitled = entitled
+        self.balances = balances
+        self.unverified = unverified
+        self.canMakePayments = canMakePayments
+        self.events = events
+        self.dataVersion = dataVersion
+        self.arrived = arrived
+    }
+}
+
+extension Store {
+    /// Everything a screen shows, read in one SQLite read transaction so no other
+    /// process's commit lands halfway through, after delivering what arrived as an
+    /// update (as an app's `Transaction.updates` listener does). Renewals due are made
+    /// once, first; loading the products' conditions (latency, offline, loadProductsError) apply.
+    func snapshot() async throws -> StoreSnapshot {
+        // Read first: a commit by another process while the rest is read then counts as a
+        // change still to load, rather than being taken for part of this snapshot and missed.
+        let version = try dataVersion()
+        let delivery = try deliverUnfinished()
+        try await simulateConditions(errorSetting: .loadProductsError)
+        return try ledger.db.read {
+            let date = try currentTime()
+            let storefront = try storefront()
+            let rate = try value(.timeRate)
+            var snapshot = StoreSnapshot(
+                storefront: storefront, products: catalog.products(in: storefront), owned: try ownedProducts(at: date),
+                entitled: Set(try entitlements(at: date).map(\.productID)), balances: try balances(),
+                unverified: try unverifiedProducts(), canMakePayments: try value(.canMakePayments),
+                events: try events(limit: 20), dataVersion: version, arrived: delivery.finished.map(\.productID))
+            snapshot.subscriptions = Dictionary(uniqueKeysWithValues: try statuses(at: date).map { ($0.groupID, $0) })
+            snapshot.introEligibleGroups = try introOfferEligibleGroups()
+            snapshot.pending = try pendingTransactions().map(PendingRequest.init)
+            snapshot.left = delivery.left
+            // Shown only once the store's time is its own: running fast, or moved ahead.
+            snapshot.timeRate = rate
+            snapshot.clock = rate != .realTime || abs(date.timeIntervalSinceNow) > 60 ? date : nil
+            return snapshot
+        }
+    }
+}

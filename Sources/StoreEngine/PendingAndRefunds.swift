@@ -1,0 +1,118 @@
+import Foundation
+
+/// What the App Store does outside the app: Ask to Buy answers, interrupted purchases resolved, refunds, deletions.
+extension Store {
+    // MARK: - Pending purchases and the Transaction Manager
+
+    /// The account's purchases waiting for a parent or an action, oldest first.
+    func pendingTransactions() throws -> [Transaction] {
+        try ledger.pendingTransactions(account: account)
+    }
+
+    /// A parent approves an Ask to Buy request: the purchase completes now and
+    /// reaches the app as an update (unfinished until the app delivers it).
+    /// Returns what the purchase came to: purchased, or a change of plan scheduled for the renewal.
+    @discardableResult
+    func approveRequest(_ id: Int64) throws -> PurchaseOutcome {
+        try complete(id, waitingFor: .askToBuy, action: "approve", detail: "approved by a parent (Ask to Buy)")
+    }
+
+    /// Completes an interrupted purchase, as when the user has accepted the terms.
+    @discardableResult
+    func resolveRequest(_ id: Int64) throws -> PurchaseOutcome {
+        try complete(id, waitingFor: .interrupted, action: "resolve", detail: "interrupted purchase resolved")
+    }
+
+    /// ``approveRequest(_:)``'s transaction: the one added, or for a scheduled change the subscription kept.
+    @discardableResult
+    func approve(_ id: Int64) throws -> Transaction { try approveRequest(id).transaction! }
+
+    /// ``resolveRequest(_:)``'s transaction.
+    @discardableResult
+    func resolve(_ id: Int64) throws -> Transaction { try resolveRequest(id).transaction! }
+
+    /// A parent declines an Ask to Buy request: nothing is charged, nothing arrives.
+    @discardableResult
+    func decline(_ id: Int64) throws -> Transaction {
+        let date = try currentTime()
+        return try ledger.db.transaction {
+            var transaction = try pending(id, waitingFor: .askToBuy, action: "decline")
+            transaction.status = .declined
+            let stored = try ledger.update(transaction)
+            try ledger.log(.failed, account: account, productID: transaction.productID, transactionID: id,
+                           detail: "declined by a parent (Ask to Buy)", at: date)
+            return stored
+        }
+    }
+
+    func complete(_ id: Int64, waitingFor reason: Transaction.PendingReason, action: String,
+                  detail: String) throws -> PurchaseOutcome {
+        // Renewals due by now come first: the approval may change a plan that has renewed meanwhile.
+        try processRenewals()
+        let date = try currentTime()
+        return try ledger.db.transaction {
+            let waiting = try pending(id, waitingFor: reason, action: action)
+            guard let item = catalog.product(id: waiting.productID) else {
+                throw StoreError.productUnavailable(productID: waiting.productID)
+            }
+            // Charged and dated now, as the App Store completes it now.
+            let completion = try complete(item, quantity: waiting.purchasedQuantity, appAccountToken: waiting.appAccountToken,
+                                          offerID: waiting.offerID, replacing: waiting, at: date)
+            let outcome: PurchaseOutcome, change: SubscriptionChange?
+            switch completion {
+            case .added(let transaction, let immediate): (outcome, change) = (.purchased(transaction, change: immediate), immediate)
+            case .scheduled(let scheduled): (outcome, change) = (.changeScheduled(scheduled), scheduled)
+            }
+            try ledger.log(.purchased, account: account, productID: item.id, transactionID: outcome.transaction!.id,
+                           detail: [detail, change?.summary].compactMap { $0 }.joined(separator: "; "), at: date)
+            return outcome
+        }
+    }
+
+    func pending(_ id: Int64, waitingFor reason: Transaction.PendingReason, action: String) throws -> Transaction {
+        let transaction = try transaction(id: id)
+        guard transaction.status == .pending, transaction.pendingReason == reason else {
+            let state = transaction.status == .pending ? "pending (\(transaction.pendingReason?.rawValue ?? "unknown"))"
+                : transaction.status.rawValue
+            throw StoreError.invalidTransactionState(id: id, action: action, state: state)
+        }
+        return transaction
+    }
+
+    /// Refunds a purchase, as the App Store does after a refund request: `revocationDate`
+    /// and `revocationReason` are set, the entitlement goes, and a refunded
+    /// consumable is taken from the app's balance (never below zero).
+    @discardableResult
+    func refund(_ id: Int64, reason: Transaction.RevocationReason = .other) throws -> Transaction {
+        let date = try currentTime()
+        return try ledger.db.transaction {
+            var transaction = try transaction(id: id)
+            guard transaction.status == .purchased, transaction.revocationDate == nil else {
+                let state = transaction.revocationDate != nil ? "refunded already" : transaction.status.rawValue
+                throw StoreError.invalidTransactionState(id: id, action: "refund", state: state)
+            }
+            (transaction.revocationDate, transaction.revocationReason) = (date, reason)
+            let stored = try ledger.update(transaction)
+            if transaction.productType == .consumable, transaction.isFinished {
+                let balance = try ledger.balances(account: account)[transaction.productID] ?? 0
+                try ledger.addToBalance(account: account, productID: transaction.productID,
+                                        amount: -min(balance, transaction.purchasedQuantity))
+            }
+            try ledger.log(.revoked, account: account, productID: transaction.productID, transactionID: id,
+                           detail: "refunded (\(reason.rawValue))", at: date)
+            return stored
+        }
+    }
+
+    /// Deletes a transaction from the account's history (the Transaction Manager's Delete).
+    func deleteTransaction(_ id: Int64) throws {
+        try ledger.db.transaction {
+            _ = try transaction(id: id)
+            try ledger.delete(transactionID: id)
+        }
+    }
+
+    /// Delivers a purchased transaction's content to the app and finishes it,
+    /// atomically: a consumable's quantity is added to its balance, anything
+    /// else joins the app's owned products. Finishing twice delivers once. A transaction
+}

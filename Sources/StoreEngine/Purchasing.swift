@@ -1,0 +1,337 @@
+import Foundation
+
+/// Buying: the rules a purchase follows, decided once for every face.
+extension Store {
+    // MARK: - Purchasing
+
+    /// Buys a product, as `Product.purchase(options:)`.
+    ///
+    /// Returns only after the transaction is durably committed. A non-consumable
+    /// the account owns, or a subscription it is already subscribed to, is not
+    /// charged again: the existing transaction comes back and the event log says `restored`.
+    /// The caller delivers the content and calls ``finish(_:)``. The settings
+    /// (Ask to Buy, interrupted purchases, simulated errors, offline, latency) apply;
+    /// `choice` replaces the purchase conditions (Ask to Buy, interrupted, purchaseError)
+    /// for this one purchase, while the device's (canMakePayments, offline, latency) still apply.
+    func purchase(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
+                  offerID: String? = nil, choice: PurchaseChoice? = nil) async throws -> PurchaseOutcome {
+        try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
+                               choice: choice)
+    }
+
+    /// What an app does on a Buy tap: purchase, then deliver and ``finish(_:)`` a
+    /// new, verified transaction. The outcome says whether it was charged, owned already,
+    /// pending or a change scheduled for the renewal (nothing new to deliver then).
+    /// Throws ``StoreError/failedVerification(_:transactionID:)`` when the transaction
+    /// arrives unverified; it is then left unfinished, as an app that checks verification leaves it.
+    func purchaseAndFinish(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
+                           offerID: String? = nil, choice: PurchaseChoice? = nil) async throws -> AppPurchase {
+        let outcome = try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken,
+                                             offerID: offerID, choice: choice)
+        switch outcome {
+        case .pending, .userCancelled:
+            return AppPurchase(outcome: outcome, isFinished: false)
+        case .changeScheduled(let change):
+            return AppPurchase(outcome: outcome, isFinished: change.current.isFinished)
+        case .alreadyOwned(let transaction):
+            // Handed back: the app records it as owned again.
+            try finish(transaction)
+            return AppPurchase(outcome: outcome, isFinished: true)
+        case .purchased(let transaction, let change):
+            if let error = transaction.simulatedVerificationError {
+                throw StoreError.failedVerification(error, transactionID: transaction.id)
+            }
+            guard try value(.finishTransactions) else { return AppPurchase(outcome: outcome, isFinished: false) }
+            try finish(transaction)
+            let delivered = try ledger.transaction(id: transaction.id) ?? transaction
+            return AppPurchase(outcome: .purchased(delivered, change: change), isFinished: true)
+        }
+    }
+
+    /// Records a purchase made outside the app (on another device, or a promoted
+    /// purchase): the App Store has it, the app gets it as an update, unfinished.
+    /// The purchase conditions of this device (Ask to Buy, errors, offline) do not apply;
+    /// what the account owns already is handed back, not charged (``PurchaseOutcome/alreadyOwned(_:)``).
+    func purchaseOutsideApp(_ productID: String, quantity: Int = 1) async throws -> PurchaseOutcome {
+        try await makePurchase(productID, quantity: quantity, appAccountToken: nil, offerID: nil, choice: .succeed,
+                               outside: true)
+    }
+
+    func makePurchase(_ productID: String, quantity: Int, appAccountToken: UUID?, offerID: String?,
+                      choice chosen: PurchaseChoice?, outside: Bool = false) async throws -> PurchaseOutcome {
+        if !outside { try await simulateLatency() }
+        try processRenewals()
+        let date = try currentTime()
+        let outcome: Result<PurchaseOutcome, StoreError> = try ledger.db.transaction {
+            try ledger.ensureAccount(account, at: date)
+            try ledger.log(.purchasing, account: account, productID: productID, at: date)
+            // A failure is logged and committed with the log, then thrown after the write transaction.
+            func fail(_ error: StoreError) throws -> Result<PurchaseOutcome, StoreError> {
+                try ledger.log(.failed, account: account, productID: productID, detail: Self.logDetail(error), at: date)
+                return .failure(error)
+            }
+            guard let item = catalog.product(id: productID) else { return try fail(.productUnavailable(productID: productID)) }
+            let storefront = try storefront()
+            guard item.isAvailable(in: storefront.countryCode) else {
+                return try fail(.notAvailableInStorefront(productID: productID, storefront: storefront.countryCode))
+            }
+            guard (1...10).contains(quantity), quantity == 1 || item.type == .consumable else {
+                return try fail(.invalidQuantity(quantity))
+            }
+            guard try value(.canMakePayments) else { return try fail(.paymentNotAllowed) }
+            if let offerID {
+                guard let terms = item.subscription, terms.offers.contains(where: { $0.kind == .promotional && $0.id == offerID })
+                else {
+                    return try fail(.purchaseError(.invalidOfferIdentifier,
+                                                   reason: "\(productID) has no promotional offer \"\(offerID)\""))
+                }
+                // Promotional offers are for people who subscribe, or once subscribed, in the group.
+                guard try !isEligibleForIntroOffer(groupID: terms.groupID) else {
+                    return try fail(.purchaseError(.ineligibleForOffer,
+                                                   reason: "promotional offers are for current and lapsed subscribers of the group"))
+                }
+            }
+
+            var outcome = chosen ?? .succeed
+            var cause = "chosen for this purchase"
+            if !outside, try value(.offline) {
+                return try fail(.simulated(.networkError, cause: "offline is true"))
+            }
+            if chosen == nil {
+                if let error = try takeSimulatedError(.purchaseError) {
+                    (outcome, cause) = (.fail(error.error), error.cause)
+                } else if try value(.askToBuy) {
+                    outcome = .askToBuy
+                } else if try value(.interruptedPurchases) {
+                    outcome = .interrupt
+                }
+            }
+            switch outcome {
+            case .cancel, .fail(.userCancelled):
+                try ledger.log(.failed, account: account, productID: productID,
+                               detail: "userCancelled (SKError code 2)", at: date)
+                return .success(.userCancelled)
+            case .fail(let error):
+                return try fail(.simulated(error, cause: cause))
+            case .askToBuy:
+                return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
+                                                   offerID: offerID, pending: .askToBuy, at: date))
+            case .interrupt:
+                return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
+                                                   offerID: offerID, pending: .interrupted, at: date))
+            case .succeed:
+                return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
+                                                   offerID: offerID, pending: nil, outside: outside, at: date))
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// The event log's words for a failure: the error's name and its StoreKit 1 code.
+    static func logDetail(_ error: StoreError) -> String {
+        "\(error.name)\(error.skErrorCode.map { " (SKError code \($0))" } ?? "")"
+    }
+
+    /// The purchase itself, inside the write transaction.
+    func commitPurchase(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, offerID: String?,
+                        pending: Transaction.PendingReason?, outside: Bool = false,
+                        at date: Date) throws -> PurchaseOutcome {
+        // A consumable's history changes nothing, and each row read is a signature check.
+        let history = item.type == .consumable ? [] : try ledger.transactions(account: account, productID: item.id)
+        // Only a subscription can be in its billing grace period.
+        let inGrace = item.type == .autoRenewable ? try transactionsInGrace(at: date) : []
+        let active = history.first { $0.isActive(at: date) } ?? inGrace.first { $0.productID == item.id }
+        if let active, item.type == .nonConsumable || item.type == .autoRenewable {
+            if let terms = item.subscription,
+               var record = try ledger.subscriptionStates(account: account).first(where: { $0.groupID == terms.groupID }),
+               !record.willAutoRenew || record.autoRenewProductID != item.id {
+                // Subscribing again to the current product turns auto-renew back on and cancels a waiting change.
+                (record.willAutoRenew, record.autoRenewProductID, record.expirationReason) = (true, item.id, nil)
+                try ledger.saveSubscription(record, account: account)
+            }
+            // Already owned: StoreKit hands back the existing transaction for free.
+            try ledger.recordOwned(account: account, productID: item.id, transactionID: active.id)
+            try ledger.log(.restored, account: account, productID: item.id, transactionID: active.id,
+                           detail: item.type == .nonConsumable ? "already purchased" : "already subscribed", at: date)
+            return .alreadyOwned(active)
+        }
+
+        if let pending {
+            // Nothing is charged or granted yet: the record waits for approval or an action.
+            var draft = try draftTransaction(item, quantity: quantity, appAccountToken: appAccountToken, at: date)
+            // The offer chosen is kept for the approval; what it grants is decided then.
+            (draft.status, draft.pendingReason, draft.expirationDate, draft.offerType) = (.pending, pending, nil, nil)
+            draft.offerID = offerID
+            let stored = try ledger.insert(draft)
+            switch pending {
+            case .askToBuy:
+                try ledger.log(.deferred, account: account, productID: item.id, transactionID: stored.id,
+                               detail: "Ask to Buy: waiting for a parent to approve or decline", at: date)
+            case .interrupted:
+                try ledger.log(.failed, account: account, productID: item.id, transactionID: stored.id,
+                               detail: "interrupted: the user must act (resolve) before it completes", at: date)
+            }
+            return .pending(PendingRequest(stored))
+        }
+
+        var stored: Transaction, change: SubscriptionChange?
+        switch try complete(item, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID, at: date) {
+        case .scheduled(let scheduled): return .changeScheduled(scheduled)
+        case .added(let transaction, let immediate): (stored, change) = (transaction, immediate)
+        }
+        var detail = [outside ? "purchased outside the app" : nil, change?.summary].compactMap { $0 }.joined(separator: "; ")
+        if !outside, let error = try takeSimulatedError(.verificationError)?.error {
+            stored.markUnverified(by: error)
+            detail = "reached the app unverified: \(error.rawValue) (simulated)"
+        }
+        try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id, detail: detail, at: date)
+        return .purchased(stored, change: change)
+    }
+
+    /// What completing a purchase did: a transaction added (perhaps replacing the group's
+    /// plan at once), or a change of plan scheduled for the renewal (no transaction).
+    enum Completion {
+        case added(Transaction, change: SubscriptionChange?)
+        case scheduled(SubscriptionChange)
+    }
+
+    /// Completes a purchase at `date` (a new one, or an approved or resolved pending one):
+    /// adds or finalizes its transaction, and for a subscription applies the group's rules.
+    /// Within a group (level 1 the highest) an upgrade takes effect at once and the old
+    /// transaction is marked upgraded; a downgrade, or a crossgrade to another period,
+    /// waits for the next renewal and adds no transaction (`current` is the subscription kept).
+    func complete(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, offerID: String?,
+                  replacing pending: Transaction? = nil, at date: Date) throws -> Completion {
+        if let pending, item.type == .nonConsumable,
+           try ledger.transactions(account: account, productID: item.id).contains(where: { $0.isActive(at: date) }) {
+            // A second request for something the account got meanwhile: charging again would be wrong.
+            throw StoreError.invalidTransactionState(id: pending.id, action: "complete",
+                                                     state: "a request for \(item.id), which the account owns already; decline it")
+        }
+        var draft = try draftTransaction(item, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID, at: date)
+        guard let terms = item.subscription else {
+            return .added(try store(draft, replacing: pending), change: nil)
+        }
+        var record = try ledger.subscriptionStates(account: account).first { $0.groupID == terms.groupID }
+        var change: SubscriptionChange?
+        let inGrace = Set(try transactionsInGrace(at: date).map(\.id))
+        if let existing = record, let current = try ledger.latestTransaction(originalID: existing.originalID),
+           current.revocationDate == nil, current.isActive(at: date) || inGrace.contains(current.id),
+           let currentTerms = catalog.product(id: current.productID)?.subscription {
+            let kind: SubscriptionChange.Kind = terms.level < currentTerms.level ? .upgrade
+                : terms.level > currentTerms.level ? .downgrade : .crossgrade
+            let immediate = kind == .upgrade || (kind == .crossgrade && terms.period == currentTerms.period)
+            if !immediate {
+                // Downgrade, or crossgrade to another period: from the next renewal on.
+                record?.autoRenewProductID = item.id
+                record?.willAutoRenew = true
+                try ledger.saveSubscription(record!, account: account)
+                if let pending { try ledger.delete(transactionID: pending.id) }
+                let scheduled = SubscriptionChange(kind: kind, fromProductID: current.productID, toProductID: item.id,
+                                                   effectiveDate: current.expirationDate, current: current, isScheduled: true)
+                try ledger.log(.purchased, account: account, productID: item.id, transactionID: current.id,
+                               detail: scheduled.summary, at: date)
+                return .scheduled(scheduled)
+            }
+            try ledger.markUpgraded(current.id)
+            change = SubscriptionChange(kind: kind, fromProductID: current.productID, toProductID: item.id,
+                                        effectiveDate: date, current: current, isScheduled: false)
+        }
+        if let existing = record {
+            // Upgrades and resubscriptions keep the subscription's original transaction.
+            draft.originalID = existing.originalID
+            draft.originalPurchaseDate = try ledger.transaction(id: existing.originalID)?.originalPurchaseDate ?? date
+        }
+        let stored = try store(draft, replacing: pending)
+        record = SubscriptionRecord(groupID: terms.groupID, originalID: stored.originalID, willAutoRenew: true,
+                                    autoRenewProductID: item.id, expirationReason: nil, billingRetrySince: nil, graceUntil: nil)
+        try ledger.saveSubscription(record!, account: account)
+        return .added(stored, change: change)
+    }
+
+    /// Inserts a new transaction, or turns a pending one into it (same id).
+    func store(_ draft: Transaction, replacing pending: Transaction?) throws -> Transaction {
+        guard let pending else { return try ledger.insert(draft) }
+        var transaction = draft
+        transaction.id = pending.id
+        if transaction.originalID == 0 { transaction.originalID = pending.originalID }
+        return try ledger.update(transaction)
+    }
+
+    /// A new transaction for `item` bought at `date`, priced in the current storefront:
+    /// a non-renewing subscription extends the current period, a subscription gets
+    /// its introductory offer when eligible, or the promotional offer `offerID`.
+    func draftTransaction(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, offerID: String? = nil,
+                                  at date: Date) throws -> Transaction {
+        let storefront = try storefront()
+        let product = catalog.product(from: item, in: storefront)
+        var transaction = Transaction(
+            id: 0, originalID: 0, productID: item.id, productType: item.type,
+            purchaseDate: date, originalPurchaseDate: date, expirationDate: nil,
+            revocationDate: nil, revocationReason: nil, isUpgraded: false, ownershipType: .purchased,
+            purchasedQuantity: quantity, appAccountToken: appAccountToken, environment: .xcode,
+            storefront: storefront.countryCode, currency: storefront.currency,
+            price: product.price * Decimal(quantity), reason: .purchase,
+            subscriptionGroupID: item.subscription?.groupID, offerType: nil,
+            account: account, status: .purchased, isFinished: false)
+
+        switch item.type {
+        case .consumable, .nonConsumable:
+            break
+        case .nonRenewable:
+            // Buying again extends: the new period starts when the current one ends.
+            let active = try ledger.transactions(account: account, productID: item.id).first { $0.isActive(at: date) }
+            let start = max(date, active?.expirationDate ?? date)
+            transaction.expirationDate = item.duration?.after(start)
+        case .autoRenewable:
+            let terms = item.subscription!
+            transaction.expirationDate = terms.period.after(date)
+            let offerType: Transaction.OfferType? = offerID != nil ? .promotional
+                : try isEligibleForIntroOffer(groupID: terms.groupID) ? .introductory : nil
+            if let offerType, let offer = offerTerms(item, type: offerType, id: offerID) {
+                (transaction.offerType, transaction.offerID, transaction.price) = (offerType, offerID, offer.price)
+                // Pay up front covers the whole offer; the other modes one period at a time.
+                transaction.expirationDate = offer.period.after(date)
+            }
+        }
+        return transaction
+    }
+
+    /// A simulated error setting's value, taken: a `--once` value is cleared in the same
+    /// write transaction, so exactly one call, in whichever process, gets it.
+    func takeSimulatedError(_ key: SettingKey<SimulatedError?>) throws -> (error: SimulatedError, cause: String)? {
+        guard try value(key) != nil else { return nil }
+        let name = key.name.rawValue
+        return try ledger.db.transaction { () -> (error: SimulatedError, cause: String)? in
+            // Read again under the write lock: another process may have taken a `--once` error meanwhile.
+            guard let error = try value(key) else { return nil }
+            guard try ledger.setting(name + Self.onceSuffix, account: "") == "true" else {
+                return (error, "\(name) is \(error.rawValue)")
+            }
+            try ledger.removeSetting(name, account: "")
+            try ledger.removeSetting(name + Self.onceSuffix, account: "")
+            return (error, "\(name) is \(error.rawValue), once")
+        }
+    }
+
+    /// A read-only call's simulated conditions: latency, then offline, then the setting's error.
+    func simulateConditions(errorSetting key: SettingKey<SimulatedError?>) async throws {
+        try await simulateLatency()
+        if try value(.offline) { throw StoreError.simulated(.networkError, cause: "offline is true") }
+        if let error = try takeSimulatedError(key) {
+            try ledger.db.transaction {
+                try ledger.log(.failed, account: account, productID: "",
+                               detail: "\(key.name.rawValue): \(Self.logDetail(.simulated(error.error, cause: error.cause)))",
+                               at: try currentTime())
+            }
+            throw StoreError.simulated(error.error, cause: error.cause)
+        }
+    }
+
+    /// Waits the `latency` setting's time, as the App Store takes time to answer.
+    /// The actor is free meanwhile: other calls go on.
+    func simulateLatency() async throws {
+        let latency = try value(.latency)
+        if latency > .zero { try await Task.sleep(for: latency) }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// What a tester controls: settings, resets, the event log, accounts.
+extension Store {
+    // MARK: - Settings, resets, log
+
+    /// The settings row that marks an error setting as `--once`.
+    static let onceSuffix = ".once"
+
+    /// Every setting with its value for this account.
+    func settings() throws -> [SettingValue] {
+        try SettingDefinition.all.map { definition in
+            let stored = try ledger.setting(definition.name, account: scopeKey(definition))
+            let onceMark = definition.acceptsOnce ? try ledger.setting(definition.name + Self.onceSuffix, account: "") : nil
+            let once = stored != nil && onceMark == "true"
+            return SettingValue(name: definition.name, value: stored ?? defaultValue(definition),
+                                scope: definition.scope, isDefault: stored == nil, once: once)
+        }
+    }
+
+    /// Changes a setting (for this account when the setting is per account).
+    /// Returns the value as stored, normalized (`on` becomes `true`). With `once`
+    /// (error settings only) the value applies to the next call, then clears itself.
+    @discardableResult
+    func setSetting(_ name: String, to value: String, once: Bool = false) throws -> String {
+        guard let definition = SettingDefinition.named(name) else {
+            throw SettingError(description: "unknown setting \"\(name)\"; known settings: \(SettingDefinition.all.map(\.name).joined(separator: ", "))")
+        }
+        guard let normalized = definition.normalize(value, catalog) else {
+            throw SettingError(description: "\"\(value)\" is not a valid value for \(name); expected \(definition.allowed(catalog))")
+        }
+        guard !once || definition.acceptsOnce else {
+            throw SettingError(description: "--once applies to the error settings only, not to \(name)")
+        }
+        try ledger.db.transaction {
+            if [.billingIssues, .gracePeriod].contains(definition.id) {
+                // Renewals that fell due before the change (nothing read since) bill as things were then.
+                try processRenewals()
+            }
+            try ledger.ensureAccount(account, at: try currentTime())
+            if definition.id == .timeRate {
+                // The new rate runs from the store time reached so far: time never jumps.
+                try anchorClock(storeTime: try currentTime())
+            }
+            try ledger.setSetting(name, account: scopeKey(definition), value: normalized)
+            if once, normalized != definition.defaultValue {
+                try ledger.setSetting(name + Self.onceSuffix, account: "", value: "true")
+            } else if definition.acceptsOnce {
+                try ledger.removeSetting(name + Self.onceSuffix, account: "")
+            }
+        }
+        return normalized
+    }
+
+    /// Changes a setting to a typed value (see ``setSetting(_:to:once:)``).
+    func set<Value>(_ key: SettingKey<Value>, to value: Value, once: Bool = false) throws {
+        try setSetting(key.name.rawValue, to: key.encode(value), once: once)
+    }
+
+    /// A setting's typed value for this account: the stored value, else its default.
+    func value<Value>(_ key: SettingKey<Value>) throws -> Value {
+        key.decode(try storedValue(key.name.definition))
+    }
+
+    /// A setting's stored string, else its default.
+    func storedValue(_ definition: SettingDefinition) throws -> String {
+        try ledger.setting(definition.name, account: scopeKey(definition)) ?? defaultValue(definition)
+    }
+
+    func scopeKey(_ definition: SettingDefinition) -> String {
+        definition.scope == .account ? account : ""
+    }
+
+    /// A setting's value until one is set: what the catalog's starting settings map to (a
+    /// `.storekit` file's Ask to Buy, billing, time rate and error switches), else the built-in default.
+    func defaultValue(_ definition: SettingDefinition) -> String {
+        if definition.id == .storefront { return catalog.defaultStorefront }
+        if let text = catalog.settingDefaults[definition.name], let value = definition.normalize(text, catalog) {
+            return value
+        }
+        return definition.defaultValue
+    }
+
+    /// Wipes the app's side, this account, or the whole store file's contents.
+    func reset(_ scope: ResetScope) throws {
+        try ledger.db.transaction { try ledger.reset(scope, account: account) }
+    }
+
+    /// The account's newest transaction state changes, oldest first.
+    func events(limit: Int = 100) throws -> [TransactionEvent] {
+        try ledger.events(account: account, limit: limit)
+    }
+
+    /// The sandbox accounts that have used this store file, oldest first.
+    func accounts() throws -> [String] {
+        try ledger.accounts()
+    }
+
+    /// Adds a sandbox tester with an empty history. False when it exists already.
+    @discardableResult
+    func createAccount(_ name: String) throws -> Bool {
+        try ledger.db.transaction {
+            guard try !ledger.accounts().contains(name) else { return false }
+            try ledger.ensureAccount(name, at: try currentTime())
+            return true
+        }
+    }
+
+    /// Makes `name` the account used when none is named (`--account`), creating it
+    /// when new. Returns a store for it; this one keeps its own account.
+    func switchAccount(to name: String) throws -> Store {
+        try ledger.db.transaction {
+            try ledger.ensureAccount(name, at: try currentTime())
+            try ledger.setSetting(Self.currentAccountSetting, account: "", value: name)
+        }
+        return try Store(catalog: catalog, path: path, account: name, now: now)
+    }
+
+    /// A name for a new tester that no account has yet: `tester2@local`, `tester3@local`, …
+    func unusedTesterName() throws -> String {
+        let taken = Set(try ledger.accounts())
+        return (2...).lazy.map { "tester\($0)@local" }.first { !taken.contains($0) }!
+    }
+
+    /// The settings row that names the account used when none is named.
+    static let currentAccountSetting = "currentAccount"
+
+    /// A number that changes when another process commits to the store file.
+    func dataVersion() throws -> Int64 {
+        try ledger.dataVersion()
+    }
+}

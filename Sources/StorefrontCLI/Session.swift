@@ -1,0 +1,119 @@
+import Foundation
+import StoreEngine
+import StorefrontUI
+
+/// What a command has to say: one result, as JSON for scripts and as lines for people.
+struct Report {
+    var json: JSON
+    var lines: [String]
+
+    init(json: JSON, _ lines: [String]) {
+        self.json = json
+        self.lines = lines
+    }
+
+    init(json: JSON, _ line: String) {
+        self.init(json: json, [line])
+    }
+}
+
+/// One command against an open store: each command returns a ``Report``, printed here.
+struct Session {
+    let store: Store
+    let invocation: Invocation
+    let console: Console
+
+    var app: AppFace { store.app }
+    var appStore: AppStoreFace { store.appStore }
+    var testSession: TestSessionFace { store.testSession }
+
+    /// Runs `command` and prints its report as text, or as JSON with `--json`.
+    func run(_ command: Command) async throws {
+        guard let report = try await report(for: command) else { return }
+        if invocation.json {
+            console.out(report.json.serialized())
+        } else {
+            report.lines.forEach(console.out)
+        }
+    }
+
+    private func report(for command: Command) async throws -> Report? {
+        switch command {
+        // The app's face
+        case .products: return try await products()
+        case .buy(let productID, let quantity, let choice, let offerID):
+            return try await buy(productID, quantity: quantity, choice: choice, offerID: offerID)
+        case .restore: return try await restore()
+        case .transactions: return try await transactions()
+        case .entitlements: return try await entitlements()
+        case .consume(let productID, let quantity): return try await consume(productID, quantity: quantity)
+        case .exportKey:
+            // PEM with or without --json: it is what verifiers read.
+            console.out(app.publicKeyPEM.trimmingCharacters(in: .newlines))
+            return nil
+        case .verify(let jws): return try await verify(jws)
+        // The App Store's face
+        case .status(let groupID): return try await status(groupID)
+        case .autoRenew(let group, let on):
+            try await appStore.setAutoRenew(groupID: group, on)
+            return try await status(group, headline: "Auto-renew is \(on ? "on" : "off").")
+        case .expire(let group):
+            try await appStore.expireSubscription(groupID: group)
+            return try await status(group, headline: "Expired now.")
+        case .renew(let group):
+            try await appStore.renewSubscription(groupID: group)
+            return try await status(group, headline: "Renewed now.")
+        case .buyOutside(let productID, let quantity): return try await buyOutside(productID, quantity: quantity)
+        case .approve(let id): return try await completed(try await appStore.approve(id), id, "Approved")
+        case .decline(let id): return try await changed(try await appStore.decline(id), "Declined")
+        case .resolve(let id): return try await completed(try await appStore.resolve(id), id, "Resolved")
+        case .refund(let id, let reason): return try await changed(try await appStore.refund(id, reason: reason), "Refunded")
+        case .deleteTransaction(let id): return try await deleteTransaction(id)
+        // The test session's face
+        case .clock: return try await clock()
+        case .advanceClock(let duration): return try await advanceClock(duration)
+        case .accounts: return try await accounts()
+        case .createAccount(let name): return try await createAccount(name)
+        case .switchAccount(let name): return try await switchAccount(name)
+        case .reset(let scope): return try await reset(scope)
+        case .settings: return try await settings()
+        case .setSetting(let name, let value, let once): return try await setSetting(name, value, once: once)
+        case .log(let limit): return try await log(limit: limit)
+        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete: return nil
+        }
+    }
+
+    /// A product's name as the current storefront shows it, cleaned for the terminal.
+    func displayName(_ productID: String) async throws -> String {
+        TerminalText.sanitized(try await app.product(id: productID)?.displayName ?? productID)
+    }
+
+    /// A transaction's price in its own storefront's currency.
+    func displayPrice(_ transaction: Transaction) async throws -> String {
+        if let storefront = store.catalog.storefront(transaction.storefront) {
+            return storefront.displayPrice(transaction.price)
+        }
+        return try await app.storefront().displayPrice(transaction.price)
+    }
+}
+
+/// `accounts create` named an account that exists (exit 1).
+struct AccountExists: Error {
+    var name: String
+}
+
+/// `verify` found the JWS wanting (exit 1).
+struct VerifyFailed: Error {
+    var reason: String
+}
+
+extension Command {
+    /// Whether the command plays the app (which delivers waiting transactions when it
+    /// starts), rather than the App Store, a parent, or the tester.
+    var actsAsTheApp: Bool {
+        switch self {
+        case .paywall, .products, .buy, .restore, .entitlements, .consume: true
+        default: false
+        }
+    }
+}
