@@ -10,14 +10,14 @@ FUZZ_FLAGS = -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld
 # e.g. STRESS_FLAGS="--quick" or "--only crash"
 STRESS_FLAGS ?=
 
-.PHONY: run test build bench deps clean stress fuzz-build commit release install uninstall deb check-deb
+.PHONY: run test build bench deps oracle clean stress fuzz-build commit release install uninstall deb check-deb
 
 ## Open the storefront on the bundled catalog (builds first).
 run: build
 	@./.build/debug/storefront --catalog $(CATALOG)
 
-## Build and run every test.
-test: deps commit
+## Build and run every test (the signed-data tests use Apple's library from .build/oracle).
+test: deps oracle commit
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -69,6 +69,11 @@ bench: deps commit
 ## Install the Debian packages the project needs, when missing.
 deps:
 	@./scripts/install-deps.sh
+
+## The tests' independent oracle: Apple's App Store Server Library for Python, in a
+## virtual environment under .build/ (python3-venv from Debian when venv needs it).
+oracle:
+	@./scripts/install-deps.sh oracle
 
 clean:
 	rm -rf .build Fuzz/.build

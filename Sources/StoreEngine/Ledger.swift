@@ -13,25 +13,34 @@ final class Ledger {
     static let applicationID: Int32 = 0x5346_5254
     /// The newest schema this build reads and writes. 2: why a pending transaction waits;
     /// 3: promotional offers and subscription renewal state; 4: transactions are signed
-    /// with their account (`sandboxAccount`), so older files are re-signed on open.
-    static let schemaVersion: Int64 = 4
+    /// with their account (`sandboxAccount`); 5: a certificate chain beside the key, every
+    /// JWS with `x5c` and Apple's later payload fields. Older files are re-signed on open.
+    static let schemaVersion: Int64 = 5
     /// Transaction ids start above this, like the long ids Apple hands out.
     static let firstTransactionID: Int64 = 2_000_000_000
 
     let path: String
     let db: SQLiteDatabase
-    /// The store's signing key, kept inside the store file (see README: one file to share).
-    private(set) var key: SigningKey!
+    /// The store's signing key and its certificate chain, kept inside the store file
+    /// (see README: one file to share).
+    var key: SigningIdentity!
+    /// Real time, as the store's clock reads it (tests pass their own).
+    let now: @Sendable () -> Date
+    /// The store's time, for `signedDate`: the store sets its own clock here; until
+    /// then (while opening) the clock settings are read as they stand.
+    var signingTime: () throws -> Date = { Date() }
     /// The app's bundle id, for signed payloads.
     let bundleID: String
     /// JWS strings already checked, so a long-running paywall verifies each once.
-    private var verifiedSignatures: [String: Result<JSON, VerificationFailure>] = [:]
+    var verifiedSignatures: [String: Result<JSON, VerificationFailure>] = [:]
 
     /// Opens the store file at `path`, creating it (and, with `createFolder`,
     /// its folder) when there is none.
-    init(path: String, bundleID: String = Catalog.defaultBundleID, createFolder: Bool = false) throws(StoreFileError) {
+    init(path: String, bundleID: String = Catalog.defaultBundleID, createFolder: Bool = false,
+         now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
         self.path = path
         self.bundleID = bundleID
+        self.now = now
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
         let exists = fileManager.fileExists(atPath: path, isDirectory: &isDirectory)
@@ -64,7 +73,7 @@ final class Ledger {
                     throw StoreFileError(path: path, reason: "cannot create the folder \(folder): \(error.localizedDescription)")
                 }
             }
-            createInPlace = !Self.createComplete(at: path)
+            createInPlace = !Self.createComplete(at: path, date: now())
         }
         do {
             db = try SQLiteDatabase(path: path, create: createInPlace)
@@ -76,51 +85,22 @@ final class Ledger {
             throw StoreFileError(path: path, reason: "cannot be opened: \(error.message)")
         }
         try checkAndPrepare(isNew: !exists)
+        signingTime = { [unowned self] in try self.storeTimeFromSettings() }
+        let signingKey: SigningKey
         do {
-            key = try loadKey()
+            signingKey = try loadKey()
         } catch {
             throw StoreFileError(path: path, reason: "has an unusable signing key: \(error)")
         }
         do {
-            try migrate()
+            try migrate(signingKey)
         } catch {
             throw StoreFileError(path: path, reason: "cannot be upgraded to schema \(Self.schemaVersion): \(error)")
         }
-    }
-
-    /// Schema 3 → 4 (after the table changes of 1 → 2 → 3): each transaction that
-    /// verifies as the older schemas signed it (without its account) is signed again
-    /// with its account. One that does not verify is left as it is, unverified.
-    private func migrate() throws {
-        guard try db.scalar("PRAGMA user_version") ?? 0 < 4 else { return }
-        try db.transaction {
-            // Checked again under the write lock: another process may have done it meanwhile.
-            guard try db.scalar("PRAGMA user_version") ?? 0 < 4 else { return }
-            let rows = try db.rows("SELECT \(Self.columns) FROM transactions WHERE jws IS NOT NULL ORDER BY id") { row in
-                (Self.unverifiedTransaction(row), row.text(23))
-            }
-            for (transaction, jws) in rows {
-                guard let payload = try? key.verify(jws).payload,
-                      Self.payload(payload, signs: transaction, bundleID: nil, includingAccount: false),
-                      case .string(let bundle)? = payload["bundleId"] else { continue }
-                try sign(transaction.id, bundleID: bundle)
-            }
-            try db.execute("PRAGMA user_version = 4")
-        }
-    }
-
-    /// The signing key stored in the file; made on first use.
-    private func loadKey() throws -> SigningKey {
-        if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first {
-            return try SigningKey(pem: pem)
-        }
-        return try db.transaction {
-            if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first {
-                return try SigningKey(pem: pem)
-            }
-            let key = try SigningKey.generate()
-            try db.run("INSERT INTO signing_key (id, private_key) VALUES (1, ?)", key.privateKeyPEM)
-            return key
+        do {
+            key = try loadIdentity(signingKey)
+        } catch {
+            throw StoreFileError(path: path, reason: "has an unusable certificate chain: \(error)")
         }
     }
 
@@ -169,7 +149,7 @@ final class Ledger {
     /// (empty) file there, which it would rightly refuse. Returns true when a store
     /// file is now at `path`: this one, or another process's that got there first.
     /// False when it could not be built so (the caller then creates it in place).
-    private static func createComplete(at path: String) -> Bool {
+    private static func createComplete(at path: String, date: Date) -> Bool {
         removeAbandonedDrafts(of: path)
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(temporary) }
@@ -180,7 +160,7 @@ final class Ledger {
             // The key too: a store linked into place is complete, even if its creator dies at once.
             try db.transaction {
                 try createSchema(in: db)
-                try db.run("INSERT INTO signing_key (id, private_key) VALUES (1, ?)", try SigningKey.generate().privateKeyPEM)
+                try insertSigningKey(SigningKey.generate(), at: date, into: db)
             }
         } catch {
             return false
@@ -260,11 +240,16 @@ final class Ledger {
                 finished INTEGER NOT NULL DEFAULT 0,     -- the App Store's record that the app called finish()
                 jws TEXT,                                -- the signed transaction; NULL while pending
                 pending_reason TEXT,                     -- askToBuy or interrupted, while status is pending
-                offer_id TEXT                            -- the promotional offer redeemed
+                offer_id TEXT,                           -- the promotional offer redeemed
+                offer_discount_type TEXT,                -- schema 5: the offer's payment mode (freeTrial, …)
+                offer_period TEXT                        -- schema 5: the offer's whole length, ISO-8601
             );
             CREATE TABLE signing_key (
                 id INTEGER PRIMARY KEY CHECK (id = 1),
-                private_key TEXT NOT NULL                -- PKCS#8 PEM of the ES256 key that signs transactions
+                private_key TEXT NOT NULL,               -- PKCS#8 PEM of the ES256 key that signs transactions
+                leaf_certificate TEXT,                   -- schema 5: PEM certificates of the key's chain
+                intermediate_certificate TEXT,
+                root_certificate TEXT
             );
             CREATE INDEX transactions_by_account ON transactions (account, product_id);
             \(Self.subscriptionsTable)
@@ -354,7 +339,7 @@ final class Ledger {
         id, original_id, account, product_id, product_type, purchase_date, original_purchase_date,
         expiration_date, revocation_date, revocation_reason, is_upgraded, ownership_type, quantity,
         app_account_token, environment, storefront, currency, price, reason, subscription_group_id,
-        offer_type, status, finished, jws, pending_reason, offer_id
+        offer_type, status, finished, jws, pending_reason, offer_id, offer_discount_type, offer_period
         """
 
     /// A transaction row, verified: its JWS must carry a valid signature of this
@@ -398,7 +383,7 @@ final class Ledger {
         }
         // The key is only read (safe to share, see SigningKey).
         DispatchQueue.concurrentPerform(iterations: unchecked.count) { index in
-            results[index] = Result { () throws(VerificationFailure) in try key.verify(unchecked[index]).payload }
+            results[index] = Result { () throws(VerificationFailure) in try key.verifySignature(unchecked[index]).payload }
         }
         for (jws, result) in zip(unchecked, results) {
             verifiedSignatures[jws] = result
@@ -410,7 +395,7 @@ final class Ledger {
             // The App Store signs a transaction when it is purchased; pending and declined ones carry no signature.
             return transaction.status == .purchased ? .unverified(reason: "not signed by the App Store") : .verified
         }
-        let checked = verifiedSignatures[jws] ?? Result { () throws(VerificationFailure) in try key.verify(jws).payload }
+        let checked = verifiedSignatures[jws] ?? Result { () throws(VerificationFailure) in try key.verifySignature(jws).payload }
         verifiedSignatures[jws] = checked
         switch checked {
         case .failure(let failure):
@@ -427,9 +412,9 @@ final class Ledger {
 
     /// Whether a verified JWS payload says exactly what the stored row says.
     /// `bundleID` nil takes the payload's own (the doctor reads a file without its catalog);
-    /// `includingAccount` false checks as schema 1 signed.
+    /// `rule` checks as an older schema signed.
     static func payload(_ payload: JSON, signs transaction: Transaction, bundleID: String?,
-                        includingAccount: Bool = true) -> Bool {
+                        rule: PayloadRule = .current) -> Bool {
         guard case .number(let signed) = payload["signedDate"], let milliseconds = Int64(signed) else { return false }
         let bundle: String
         if let bundleID {
@@ -440,7 +425,7 @@ final class Ledger {
             return false
         }
         return payload == transaction.signedPayload(bundleID: bundle, signedDate: Date(milliseconds: milliseconds),
-                                                    includingAccount: includingAccount)
+                                                    rule: rule)
     }
 
     static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {
@@ -466,29 +451,35 @@ final class Ledger {
             status: Transaction.Status(rawValue: row.text(21)) ?? .pending,
             isFinished: row.bool(22),
             pendingReason: row.optionalText(24).flatMap(Transaction.PendingReason.init(rawValue:)),
-            offerID: row.optionalText(25))
+            offerID: row.optionalText(25),
+            offerPaymentMode: row.optionalText(26).flatMap(PaymentMode.init(rawValue:)),
+            offerPeriod: row.optionalText(27).flatMap(ISODuration.init))
     }
 
     /// Stores a new transaction and returns it with its id (and, for a first
     /// purchase, its `originalID`) filled in.
+    /// The transaction takes the store's `environment` setting as it is recorded.
     func insert(_ transaction: Transaction) throws(SQLiteError) -> Transaction {
         var stored = transaction
+        stored.environment = try environment()
         try db.run("""
             INSERT INTO transactions (original_id, account, product_id, product_type, purchase_date,
                 original_purchase_date, expiration_date, revocation_date, revocation_reason, is_upgraded,
                 ownership_type, quantity, app_account_token, environment, storefront, currency, price,
-                reason, subscription_group_id, offer_type, status, finished, pending_reason, offer_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                reason, subscription_group_id, offer_type, status, finished, pending_reason, offer_id,
+                offer_discount_type, offer_period)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             transaction.originalID, transaction.account, transaction.productID, transaction.productType.rawValue,
             transaction.purchaseDate.milliseconds, transaction.originalPurchaseDate.milliseconds,
             transaction.expirationDate?.milliseconds, transaction.revocationDate?.milliseconds,
             transaction.revocationReason?.rawValue, transaction.isUpgraded, transaction.ownershipType.rawValue,
             transaction.purchasedQuantity, transaction.appAccountToken?.uuidString,
-            transaction.environment.rawValue, transaction.storefront, transaction.currency,
+            stored.environment.rawValue, transaction.storefront, transaction.currency,
             DecimalText.format(transaction.price), transaction.reason.rawValue, transaction.subscriptionGroupID,
             transaction.offerType?.rawValue, transaction.status.rawValue, transaction.isFinished,
-            transaction.pendingReason?.rawValue, transaction.offerID)
+            transaction.pendingReason?.rawValue, transaction.offerID, transaction.offerPaymentMode?.rawValue,
+            transaction.offerPeriod?.description)
         stored.id = try db.scalar("SELECT last_insert_rowid()") ?? 0
         if stored.originalID == 0 {
             stored.originalID = stored.id
@@ -556,14 +547,16 @@ final class Ledger {
         try db.run("""
             UPDATE transactions SET original_id = ?, purchase_date = ?, original_purchase_date = ?, expiration_date = ?,
                 revocation_date = ?, revocation_reason = ?, is_upgraded = ?, storefront = ?, currency = ?, price = ?,
-                offer_type = ?, offer_id = ?, status = ?, pending_reason = ?, jws = NULL
+                offer_type = ?, offer_id = ?, status = ?, pending_reason = ?, offer_discount_type = ?, offer_period = ?,
+                jws = NULL
             WHERE id = ?
             """,
             transaction.originalID, transaction.purchaseDate.milliseconds, transaction.originalPurchaseDate.milliseconds,
             transaction.expirationDate?.milliseconds, transaction.revocationDate?.milliseconds,
             transaction.revocationReason?.rawValue, transaction.isUpgraded, transaction.storefront,
             transaction.currency, DecimalText.format(transaction.price), transaction.offerType?.rawValue,
-            transaction.offerID, transaction.status.rawValue, transaction.pendingReason?.rawValue, transaction.id)
+            transaction.offerID, transaction.status.rawValue, transaction.pendingReason?.rawValue,
+            transaction.offerPaymentMode?.rawValue, transaction.offerPeriod?.description, transaction.id)
         if transaction.status == .purchased { try sign(transaction.id) }
         return try self.transaction(id: transaction.id) ?? transaction
     }
@@ -583,29 +576,6 @@ final class Ledger {
     func markUpgraded(_ id: Int64) throws(SQLiteError) {
         try db.run("UPDATE transactions SET is_upgraded = 1 WHERE id = ?", id)
         try sign(id)
-    }
-
-    /// Signs (or re-signs, after a change) a transaction as it now stands, as the
-    /// App Store re-signs a transaction when it is upgraded or revoked.
-    private func sign(_ id: Int64, bundleID: String? = nil) throws(SQLiteError) {
-        guard let row = try db.rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", id,
-                                    as: Self.unverifiedTransaction).first else { return }
-        do {
-            let payload = row.signedPayload(bundleID: bundleID ?? self.bundleID, signedDate: Date())
-            let jws = try key.sign(payload)
-            try db.run("UPDATE transactions SET jws = ? WHERE id = ?", jws, id)
-            // Signed here, with this store's private key: its check would pass, so the read-back
-            // need not repeat it (a P-256 check was half of a purchase's CPU). Cached as a check
-            // returns it: the payload decoded from the very text the JWS carries. The read-back
-            // still compares that payload with the row as stored.
-            if let signed = try? JSON.parse(Array(payload.serialized(pretty: false).utf8)) {
-                verifiedSignatures[jws] = .success(signed)
-            }
-        } catch let error as SQLiteError {
-            throw error
-        } catch {
-            throw SQLiteError(code: 1, message: "signing transaction \(id) failed: \(error)")
-        }
     }
 
     /// Marks a transaction finished; false when it already was (so delivery happens once).

@@ -77,10 +77,13 @@ public struct OptionSpec: Equatable, Sendable {
                    "how this purchase ends instead of the settings: succeed, cancel, askToBuy, interrupt or an error"),
         OptionSpec("--outside", "a purchase made outside the app, reaching it as an update"),
         OptionSpec("--offer", value: "OFFER_ID", "redeem a promotional offer of the subscription"),
+        OptionSpec("--app-account-token", value: "UUID", "the app's token for the purchase (appAccountToken)"),
         OptionSpec("--reason", value: "REASON", kind: .words(Transaction.RevocationReason.allNames),
                    "why the refund: developerIssue or other (default other)"),
         OptionSpec("--once", "an error setting applies to the next call only"),
         OptionSpec("--limit", short: "-n", value: "N", "how many log entries (default 50)"),
+        OptionSpec("--root", "key export: the root certificate of the store's chain instead of the key"),
+        OptionSpec("--der", "key export --root: the certificate's DER bytes instead of PEM"),
     ]
 }
 
@@ -115,6 +118,8 @@ extension OptionSpec {
 
     /// One line of `--help`'s option list.
     var helpLine: String {
-        "  " + synopsis.padding(toLength: 22, withPad: " ", startingAt: 0) + " " + summary
+        // Padded to the widest option, so no synopsis is cut and the summaries line up.
+        let width = OptionSpec.all.map(\.synopsis.count).max() ?? 0
+        return "  " + synopsis.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + summary
     }
 }

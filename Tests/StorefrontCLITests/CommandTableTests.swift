@@ -20,6 +20,16 @@ struct CommandTableTests {
         }
     }
 
+    /// A plausible value for an option, by its placeholder and kind.
+    static func value(for option: OptionSpec) -> [String] {
+        guard let placeholder = option.value else { return [] }
+        if placeholder == "UUID" { return ["6F1A2B3C-4D5E-4F60-8A7B-9C0D1E2F3A4B"] }
+        return [option.kind == .text ? "1" : sample(option.kind)]
+    }
+
+    /// Options that are only taken beside another one.
+    static let companions: [String: [String]] = ["--der": ["--root"]]
+
     /// The shortest command line made from the table's operands that parses, if any does.
     static func parsed(_ command: CommandHelp, extra: [String] = []) -> Invocation? {
         let samples = command.operands.map(sample)
@@ -59,7 +69,7 @@ struct CommandTableTests {
         #expect(!users.isEmpty, "\(long) belongs to no command")
         for command in users {
             for name in option.names {
-                let extra = [name] + (option.value.map { _ in [option.kind == .text ? "1" : Self.sample(option.kind)] } ?? [])
+                let extra = Self.companions[long, default: []] + [name] + Self.value(for: option)
                 #expect(Self.parsed(command, extra: extra) != nil, "\(command.name) \(extra) does not parse")
             }
         }
@@ -68,7 +78,7 @@ struct CommandTableTests {
     @Test(arguments: OptionSpec.all.filter { !$0.global }.map(\.long))
     func aCommandOptionIsRefusedByTheCommandsThatDoNotListIt(long: String) throws {
         let option = try #require(OptionSpec.named(long))
-        let value = option.value.map { _ in [option.kind == .text ? "1" : Self.sample(option.kind)] } ?? []
+        let value = Self.value(for: option)
         // `help` shows help whatever follows; every other command refuses an option it does not list.
         for command in CommandHelp.all where !command.options.contains(long) && command.name != "help" {
             #expect(Self.parsed(command) != nil)
