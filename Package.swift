@@ -23,6 +23,9 @@ let package = Package(
         // build; the shim defines what is needed, and Debian's libncursesw.so pulls in tinfo.
         .systemLibrary(name: "CNcursesw"),
 
+        /// The commit `storefront --version` names, from a header `make` writes.
+        .target(name: "CBuildInfo"),
+
         // MARK: - Layers
         /// The store: catalog, money, ledger (SQLite store file), engine. No terminal code.
         .target(name: "StoreEngine", dependencies: ["CSQLite", "COpenSSL"]),
@@ -31,7 +34,7 @@ let package = Package(
         /// The paywall as values: State, Action, update, render. No ncurses.
         .target(name: "StorefrontUI", dependencies: ["StoreEngine", "TerminalCore"]),
         /// Argument parsing and the scriptable subcommands.
-        .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI"]),
+        .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI", "CBuildInfo"]),
         /// The real terminal: Canvas → ncurses, keys/mouse/resize → events.
         .target(name: "CursesBackend", dependencies: ["TerminalCore", "CNcursesw"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "CursesBackend"]),
