@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .executable(name: "storefront", targets: ["storefront"]),
         .library(name: "StoreEngine", targets: ["StoreEngine"]),
+        .library(name: "StorefrontKit", targets: ["StorefrontKit"]),
+        .library(name: "StorefrontKitTest", targets: ["StorefrontKitTest"]),
     ],
     targets: [
         // MARK: - C libraries from Debian, through small shims
@@ -26,6 +28,10 @@ let package = Package(
         // MARK: - Layers
         /// The store: catalog, money, ledger (SQLite store file), engine. No terminal code.
         .target(name: "StoreEngine", dependencies: ["CSQLite", "COpenSSL"]),
+        /// StoreKit 2's API (Product, Transaction, AppStore, …) on the engine's app face.
+        .target(name: "StorefrontKit", dependencies: ["StoreEngine"]),
+        /// SKTestSession on the engine's test-session and App Store faces.
+        .target(name: "StorefrontKitTest", dependencies: ["StorefrontKit", "StoreEngine"]),
         /// The paywall as values: State, Action, update, render. No ncurses.
         .target(name: "StorefrontUI", dependencies: ["StoreEngine"]),
         /// Argument parsing and the scriptable subcommands.
@@ -41,6 +47,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine"]),
         .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend"]),
+        .testTarget(name: "StorefrontKitTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "storefront"]),
         .testTarget(
             name: "StorefrontCLITests",
             dependencies: ["StorefrontCLI", "storefront"]
