@@ -97,9 +97,9 @@ public final class SKTestSession: Sendable {
 
     /// Purchases fail: with the error of ``setSimulatedError(_:forAPI:)`` for `.purchase`, else `StoreKitError.unknown`.
     public var failTransactionsEnabled: Bool {
-        get { wait { try await $0.testSession.value(.purchaseError) } != nil }
+        get { (wait { try await $0.testSession.value(.purchaseError) } ?? nil) != nil }
         set {
-            let current = wait { try await $0.testSession.value(.purchaseError) }
+            let current = wait { try await $0.testSession.value(.purchaseError) } ?? nil
             guard newValue != (current != nil) else { return }
             let error: SimulatedError? = newValue ? .unknown : nil
             try? blockingStoreKitCall { [context] in try await context.store.testSession.set(.purchaseError, to: error) }
