@@ -12,10 +12,12 @@ STRESS_FLAGS ?=
 run: build
 	@./.build/debug/storefront --catalog $(CATALOG)
 
-## Build and run every test.
+## Build and run every test, then the Examples package's (StorefrontKit with SKTestSession).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(SWIFT) build --package-path Examples --build-tests
+	$(SWIFT) test --package-path Examples --skip-build
 
 build: deps
 	$(SWIFT) build
@@ -41,4 +43,4 @@ deps:
 	@./scripts/install-deps.sh
 
 clean:
-	rm -rf .build Fuzz/.build
+	rm -rf .build Fuzz/.build Examples/.build
