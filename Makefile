@@ -6,14 +6,15 @@ FUZZ_FLAGS = -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld
 # e.g. STRESS_FLAGS="--quick" or "--only crash"
 STRESS_FLAGS ?=
 
-.PHONY: run test build bench deps clean stress fuzz-build
+.PHONY: run test build bench deps oracle clean stress fuzz-build
 
 ## Open the storefront on the bundled catalog (builds first).
 run: build
 	@./.build/debug/storefront --catalog $(CATALOG)
 
-## Build and run every test, then the Examples package's (StorefrontKit with SKTestSession).
-test: deps
+## Build and run every test (the signed-data tests use Apple's library from .build/oracle),
+## then the Examples package's (StorefrontKit with SKTestSession).
+test: deps oracle
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(SWIFT) build --package-path Examples --build-tests
@@ -41,6 +42,11 @@ bench: deps
 ## Install the Debian packages the project needs, when missing.
 deps:
 	@./scripts/install-deps.sh
+
+## The tests' independent oracle: Apple's App Store Server Library for Python, in a
+## virtual environment under .build/ (python3-venv from Debian when venv needs it).
+oracle:
+	@./scripts/install-deps.sh oracle
 
 clean:
 	rm -rf .build Fuzz/.build Examples/.build

@@ -2,7 +2,29 @@
 # Installs the Debian packages the build and the tests need, when they are missing.
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 # `install-deps.sh bench` adds what `make bench` compares against.
+# `install-deps.sh oracle` makes the tests' Python virtual environment (.build/oracle)
+# with Apple's App Store Server Library, when it is missing (see oracle_venv below).
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+oracle=.build/oracle
+# Whether python3 can make a virtual environment with pip (Debian's python3 needs python3-venv).
+venv_works() {
+  local probe
+  probe=$(mktemp -d)
+  python3 -m venv "$probe/venv" >/dev/null 2>&1 && "$probe/venv/bin/python" -m pip --version >/dev/null 2>&1
+  local status=$?
+  rm -rf "$probe"
+  return $status
+}
+oracle_ready() {
+  [ -x "$oracle/bin/python" ] && "$oracle/bin/python" - <<'PY' >/dev/null 2>&1
+import importlib.metadata, sys
+wanted = [line.split("==") for line in open("scripts/oracle-requirements.txt")
+          if line.strip() and not line.startswith("#")]
+sys.exit(any(importlib.metadata.version(name) != version.strip() for name, version in wanted))
+PY
+}
 
 packages=(
   pkg-config      # SwiftPM finds the C libraries through it
@@ -16,14 +38,33 @@ packages=(
 if [ "${1:-}" = bench ]; then
   packages+=(dialog)  # the baseline of the first-paint and key-press benchmarks
 fi
+if [ "${1:-}" = oracle ]; then
+  oracle_ready && exit 0
+  packages=()
+  command -v python3 >/dev/null || packages+=(python3)
+  # ensurepip, which `python3 -m venv` needs: Debian splits it into python3-venv.
+  command -v python3 >/dev/null && ! venv_works && packages+=(python3-venv)
+fi
 
 missing=()
-for package in "${packages[@]}"; do
+for package in ${packages[@]+"${packages[@]}"}; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
     missing+=("$package")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+install_oracle() {
+  echo "Making $oracle: Apple's App Store Server Library for the tests (scripts/oracle-requirements.txt) …" >&2
+  rm -rf "$oracle"
+  mkdir -p .build
+  python3 -m venv "$oracle"
+  "$oracle/bin/python" -m pip install --quiet --disable-pip-version-check -r scripts/oracle-requirements.txt
+  oracle_ready || { echo "storefront: $oracle does not import the library after installing it" >&2; exit 1; }
+}
+
+if [ ${#missing[@]} -eq 0 ]; then
+  [ "${1:-}" = oracle ] && install_oracle
+  exit 0
+fi
 
 command="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
 if [ "$(id -u)" -ne 0 ]; then
@@ -35,3 +76,5 @@ echo "Installing ${missing[*]} …" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+[ "${1:-}" = oracle ] && install_oracle
+exit 0

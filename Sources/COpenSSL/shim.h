@@ -1,15 +1,26 @@
 #ifndef STOREFRONT_COPENSSL_SHIM_H
 #define STOREFRONT_COPENSSL_SHIM_H
+#include <openssl/asn1.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/objects.h>
 #include <openssl/pem.h>
 #include <openssl/sha.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/x509_vfy.h>
 
 // Macros Swift cannot import, as functions.
 static inline void cossl_free(void *pointer) { OPENSSL_free(pointer); }
 static inline long cossl_bio_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+static inline int cossl_mbstring_asc(void) { return MBSTRING_ASC; }
+
+// STACK_OF(X509): the untrusted certificates of a chain to verify.
+static inline STACK_OF(X509) *cossl_x509_stack_new(void) { return sk_X509_new_null(); }
+static inline int cossl_x509_stack_push(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_push(stack, certificate); }
+static inline void cossl_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
 #endif

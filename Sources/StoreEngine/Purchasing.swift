@@ -290,6 +290,7 @@ extension Store {
                 : try isEligibleForIntroOffer(groupID: terms.groupID) ? .introductory : nil
             if let offerType, let offer = offerTerms(item, type: offerType, id: offerID) {
                 (transaction.offerType, transaction.offerID, transaction.price) = (offerType, offerID, offer.price)
+                transaction.applyOffer(mode: offer.mode, period: offer.period, count: offer.count)
                 // Pay up front covers the whole offer; the other modes one period at a time.
                 transaction.expirationDate = offer.period.after(date)
             }

@@ -21,6 +21,10 @@ public struct RenewalInfo: Sendable, Hashable {
     public var isInBillingRetry = false
     /// The end of the billing grace period, while in it.
     public var gracePeriodExpirationDate: Date? = nil
+    /// The token the app set on the purchase (`appAccountToken`), if any.
+    public var appAccountToken: UUID? = nil
+    /// The account's `appTransactionId` (see ``AppTransactionID``).
+    public var appTransactionID: String? = nil
     public var jwsRepresentation: String?
 
     /// The JWS payload, with the names of Apple's `JWSRenewalInfoDecodedPayload`.
@@ -39,6 +43,8 @@ public struct RenewalInfo: Sendable, Hashable {
             "expirationIntent": expirationReason.map { .integer($0.appStoreCode) },
             "isInBillingRetryPeriod": isInBillingRetry ? .bool(true) : nil,
             "gracePeriodExpiresDate": gracePeriodExpirationDate.map { .integer($0.milliseconds) },
+            "appAccountToken": appAccountToken.map { .string($0.uuidString.lowercased()) },
+            "appTransactionId": appTransactionID.map { .string($0) },
         ])
     }
 }

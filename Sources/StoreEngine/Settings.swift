@@ -2,7 +2,7 @@
 public enum SettingName: String, Sendable, Hashable, CaseIterable {
     case canMakePayments, askToBuy, interruptedPurchases, finishTransactions, offline, latency
     case purchaseError, loadProductsError, restoreError, verificationError
-    case timeRate, billingIssues, gracePeriod, storefront
+    case timeRate, billingIssues, gracePeriod, storefront, environment
 
     /// The setting's definition: scope, default, allowed values.
     public var definition: SettingDefinition { SettingDefinition.definition(of: self) }
@@ -54,6 +54,12 @@ extension SettingKey where Value == TimeRate {
 extension SettingKey where Value == String {
     /// The storefront's alpha-3 country code.
     public static let storefront = Self(name: .storefront, decode: { $0 }, encode: { $0 })
+}
+
+extension SettingKey where Value == Transaction.AppStoreEnvironment {
+    /// The environment new transactions are signed for (their payloads' `environment`).
+    public static let environment = Self(name: .environment, decode: { .init(appStoreName: $0) ?? .xcode },
+                                         encode: \.appStoreName)
 }
 
 /// A simulated condition kept in the store file, set with `settings set NAME VALUE`.
@@ -143,6 +149,13 @@ extension SettingDefinition {
                 normalize: { value, catalog in catalog.storefront(value.uppercased())?.countryCode },
                 allowed: { catalog in catalog.storefronts.map(\.countryCode).joined(separator: ", ") },
                 listChoices: { catalog in catalog.storefronts.map(\.countryCode) })
+        case .environment:
+            SettingDefinition(
+                id: name, scope: .store, defaultValue: "Xcode",
+                summary: "the environment new transactions are signed for: Xcode, Sandbox, Production or LocalTesting",
+                normalize: { value, _ in Transaction.AppStoreEnvironment(appStoreName: value)?.appStoreName },
+                allowed: { _ in "Xcode, Sandbox, Production, LocalTesting" },
+                listChoices: { _ in ["Xcode", "Sandbox", "Production", "LocalTesting"] })
         }
     }
 

@@ -10,9 +10,10 @@ public struct VerificationFailure: Error, Sendable, Hashable, CustomStringConver
 /// StoreKit 2 signs them in local testing. Built on OpenSSL's libcrypto (EVP).
 public final class SigningKey: @unchecked Sendable {
     // Immutable after init; OpenSSL's EVP_PKEY is safe to share for signing and verifying.
-    private let key: OpaquePointer
+    let key: OpaquePointer
 
-    private init(key: OpaquePointer) {
+    /// Takes ownership of `key`.
+    init(key: OpaquePointer) {
         self.key = key
         self.keyID = Self.keyID(of: key)
     }
@@ -34,26 +35,25 @@ public final class SigningKey: @unchecked Sendable {
 
     /// Reads a private key (PKCS#8 PEM) or a public key (SubjectPublicKeyInfo PEM).
     public convenience init(pem: String) throws(VerificationFailure) {
-        let bio = BIO_new_mem_buf(pem, Int32(pem.utf8.count))
-        defer { BIO_free(bio) }
-        if pem.contains("PRIVATE KEY"), let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) {
-            self.init(key: key)
-        } else if let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) {
-            self.init(key: key)
-        } else {
-            throw Self.opensslError("reading a PEM key")
+        // BIO_new_mem_buf does not copy: the text must live while the BIO reads it.
+        let key: OpaquePointer? = pem.withCString { text in
+            let bio = BIO_new_mem_buf(text, -1)
+            defer { BIO_free(bio) }
+            return pem.contains("PRIVATE KEY") ? PEM_read_bio_PrivateKey(bio, nil, nil, nil) : PEM_read_bio_PUBKEY(bio, nil, nil, nil)
         }
+        guard let key else { throw Self.opensslError("reading a PEM key") }
+        self.init(key: key)
     }
 
     /// The private key as PKCS#8 PEM.
     public var privateKeyPEM: String {
-        pem { bio in PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) }
+        Self.pem { bio in PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) }
     }
 
     /// The public key as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`),
     /// for a server or the `openssl` command line to verify with.
     public var publicKeyPEM: String {
-        pem { bio in PEM_write_bio_PUBKEY(bio, key) }
+        Self.pem { bio in PEM_write_bio_PUBKEY(bio, key) }
     }
 
     /// A short, stable id of the public key: the first 16 hex digits of the
@@ -71,7 +71,8 @@ public final class SigningKey: @unchecked Sendable {
         return digest.prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
-    private func pem(_ write: (OpaquePointer?) -> Int32) -> String {
+    /// What `write` puts into a memory BIO, as text (PEM).
+    static func pem(_ write: (OpaquePointer?) -> Int32) -> String {
         let bio = BIO_new(BIO_s_mem())
         defer { BIO_free(bio) }
         guard write(bio) == 1 else { return "" }
@@ -84,21 +85,41 @@ public final class SigningKey: @unchecked Sendable {
     // MARK: - JWS
 
     /// Signs `payload` (a JSON object) as a compact JWS with header
-    /// `{"alg":"ES256","typ":"JWT","kid":…}` and a raw 64-byte r‖s signature.
+    /// `{"alg":"ES256","typ":"JWT","kid":…}` and a raw 64-byte r‖s signature: the
+    /// form store files before schema 5 used. ``SigningIdentity`` signs with `x5c`.
     public func sign(_ payload: JSON) throws(VerificationFailure) -> String {
         let header = JSON.object(["alg": .string("ES256"), "typ": .string("JWT"), "kid": .string(keyID)])
-        let signingInput = Base64URL.encode(Array(header.serialized(pretty: false).utf8)) + "."
-            + Base64URL.encode(Array(payload.serialized(pretty: false).utf8))
+        return try sign(payload, encodedHeader: Base64URL.encode(Array(header.serialized(pretty: false).utf8)))
+    }
+
+    /// Signs `payload` under a header already base64url-encoded.
+    func sign(_ payload: JSON, encodedHeader: String) throws(VerificationFailure) -> String {
+        let signingInput = encodedHeader + "." + Base64URL.encode(Array(payload.serialized(pretty: false).utf8))
         let der = try digestSign(Array(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(try Self.rawSignature(fromDER: der))
+    }
+
+    /// Whether `other` holds the same public key.
+    public func hasSamePublicKey(as other: SigningKey) -> Bool {
+        EVP_PKEY_eq(key, other.key) == 1
     }
 
     /// Verifies a compact JWS made with this key (or its public half) and returns
     /// its decoded header and payload. Anything but ES256 is refused, `alg: none` first of all.
     public func verify(_ jws: String) throws(VerificationFailure) -> (header: JSON, payload: JSON) {
+        try verify(jws, knownHeader: nil)
+    }
+
+    /// As ``verify(_:)``; with `knownHeader`, the JWS's header must be exactly that
+    /// one (compared as text, not decoded again: the store's own, with its `x5c`).
+    func verify(_ jws: String, knownHeader: (encoded: String, json: JSON)?) throws(VerificationFailure)
+        -> (header: JSON, payload: JSON) {
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw VerificationFailure(description: "not a compact JWS (three dot-separated parts)") }
-        guard let headerBytes = Base64URL.decode(parts[0]), let header = try? JSON.parse(headerBytes),
+        if let knownHeader, parts[0] != knownHeader.encoded {
+            throw VerificationFailure(description: "the header is not this store's (alg ES256 with its x5c certificate chain)")
+        }
+        guard let header = knownHeader?.json ?? Base64URL.decode(parts[0]).flatMap({ try? JSON.parse($0) }),
               let payloadBytes = Base64URL.decode(parts[1]), let payload = try? JSON.parse(payloadBytes) else {
             throw VerificationFailure(description: "the header or payload is not base64url-encoded JSON")
         }
@@ -172,7 +193,7 @@ public final class SigningKey: @unchecked Sendable {
         return Array(UnsafeBufferPointer(start: der, count: Int(length)))
     }
 
-    private static func opensslError(_ what: String) -> VerificationFailure {
+    static func opensslError(_ what: String) -> VerificationFailure {
         let code = ERR_get_error()
         var buffer = [CChar](repeating: 0, count: 256)
         ERR_error_string_n(code, &buffer, buffer.count)

@@ -40,7 +40,7 @@ public actor Store {
         self.shortestPeriod = catalog.shortestSubscriptionPeriod
         self.path = path
         self.now = now
-        let ledger = try Ledger(path: path, bundleID: catalog.bundleID, createFolder: createFolder)
+        let ledger = try Ledger(path: path, bundleID: catalog.bundleID, createFolder: createFolder, now: now)
         self.ledger = ledger
         self.ledgerPublicKeyPEM = ledger.key.publicKeyPEM
         do {
@@ -48,6 +48,8 @@ public actor Store {
         } catch {
             throw StoreFileError(path: path, reason: "cannot be read: \(error)")
         }
+        // Every signedDate is store time. The ledger is only used on this actor's executor.
+        ledger.signingTime = { [unowned self] in try self.assumeIsolated { try $0.currentTime() } }
     }
 
     // MARK: - Products

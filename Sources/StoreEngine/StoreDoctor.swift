@@ -147,11 +147,27 @@ public enum StoreDoctor {
             problem("key", "has no usable signing key, so no transaction in it can be verified")
             return
         }
+        let rule = PayloadRule.forSchema(version)
+        // Schema 5 signs with the chain's header (x5c); older schemas with the bare key (kid).
+        var identity: SigningIdentity?
+        if rule == .current {
+            do {
+                identity = try chainIdentity(db, key: key)
+                checkup.passed.append("certificate chain (root, intermediate, signing leaf) verified, with Apple's marker extensions")
+            } catch {
+                problem("chain", "has no valid certificate chain, so no transaction in it can be verified: \(error)")
+                return
+            }
+        }
+        let validity = identity.map { identity in
+            (start: [identity.chain.leaf, identity.chain.intermediate, identity.chain.root].compactMap(\.notBefore).max() ?? .distantPast,
+             end: [identity.chain.leaf, identity.chain.intermediate, identity.chain.root].compactMap(\.notAfter).min() ?? .distantFuture)
+        }
 
         var unverified: [(id: Int64, reason: String)] = []
         var unfinished: [Int64] = []
         var count = 0
-        try db.query("SELECT \(Ledger.columns) FROM transactions ORDER BY id", []) { row in
+        try db.query("SELECT \(Ledger.columns(forSchema: version)) FROM transactions ORDER BY id", []) { row in
             count += 1
             var transaction = Ledger.unverifiedTransaction(row)
             if transaction.status == .purchased, !transaction.isFinished { unfinished.append(transaction.id) }
@@ -161,9 +177,12 @@ public enum StoreDoctor {
             }
             transaction.jwsRepresentation = jws
             do {
-                let payload = try key.verify(jws).payload
-                if !Ledger.payload(payload, signs: transaction, bundleID: nil, includingAccount: version >= 2) {
+                let payload = try identity?.verifySignature(jws).payload ?? key.verify(jws).payload
+                if !Ledger.payload(payload, signs: transaction, bundleID: nil, rule: rule) {
                     unverified.append((transaction.id, Ledger.editedDataReason))
+                } else if let validity, case .number(let text)? = payload["signedDate"], let milliseconds = Int64(text),
+                          !(validity.start...validity.end).contains(Date(milliseconds: milliseconds)) {
+                    unverified.append((transaction.id, "signed at a date outside the certificate chain's validity"))
                 }
             } catch {
                 unverified.append((transaction.id, String(describing: error)))
@@ -179,8 +198,8 @@ public enum StoreDoctor {
             problem("unverified", "\(unverified.count) of \(count) transactions fail verification (tampered): \(reasons.joined(separator: "; "))",
                     unverified.map(\.id))
         }
-        if version < 2 {
-            checkup.notes.append(.init(check: "schema", message: "schema version \(version): its transactions are signed again with their account the next time storefront opens it"))
+        if version < Ledger.schemaVersion {
+            checkup.notes.append(.init(check: "schema", message: "schema version \(version): the next time storefront opens it, it gets a certificate chain and its transactions are signed again (with their account, x5c and today's fields)"))
         }
         if !unfinished.isEmpty {
             checkup.notes.append(.init(
@@ -188,6 +207,21 @@ public enum StoreDoctor {
                 message: "\(unfinished.count) unfinished transaction\(unfinished.count == 1 ? "" : "s") (\(unfinished.map(String.init).joined(separator: ", "))): delivered and finished the next time storefront opens the store",
                 transactionIDs: unfinished))
         }
+    }
+
+    /// The chain stored beside the key (schema 5), checked now: it verifies against its
+    /// own root, carries the markers, and its leaf certifies the key.
+    private static func chainIdentity(_ db: SQLiteDatabase, key: SigningKey) throws -> SigningIdentity {
+        let pems = try db.rows("""
+            SELECT leaf_certificate, intermediate_certificate, root_certificate FROM signing_key WHERE id = 1
+            """) { [$0.optionalText(0), $0.optionalText(1), $0.optionalText(2)] }.first?.compactMap { $0 } ?? []
+        guard pems.count == 3 else { throw VerificationFailure(description: "the certificates are missing") }
+        let identity = try SigningIdentity(
+            key: key, chain: CertificateChain(leaf: try Certificate(pem: pems[0]), intermediate: try Certificate(pem: pems[1]),
+                                              root: try Certificate(pem: pems[2])))
+        let start = identity.chain.leaf.notBefore ?? Date()
+        try identity.checkChain(at: max(start, Date()))
+        return identity
     }
 
     /// A path as the path part of a `file:` URI: `%`, `?` and `#` would otherwise end or change it.

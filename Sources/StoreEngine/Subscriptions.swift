@@ -214,11 +214,13 @@ extension Store {
         transaction.expirationDate = try renewalEnd(after: start, period: terms.period, originalID: record.originalID,
                                                     productID: item.id)
         (transaction.offerType, transaction.offerID) = (nil, nil)
+        transaction.applyOffer(mode: nil, period: nil, count: 0)
         // A pay-as-you-go offer goes on at its price for its number of periods.
         if item.id == latest.productID, let offerType = latest.offerType,
            let offer = offerTerms(item, type: offerType, id: latest.offerID), offer.mode == .payAsYouGo,
            try ledger.offerPeriods(originalID: record.originalID, type: offerType, since: firstOfferTransaction(record, offerType)) < offer.count {
             (transaction.offerType, transaction.offerID, transaction.price) = (offerType, latest.offerID, offer.price)
+            transaction.applyOffer(mode: offer.mode, period: offer.period, count: offer.count)
             transaction.expirationDate = offer.period.after(start)
         }
         let stored = try ledger.insert(transaction)
@@ -378,6 +380,8 @@ extension Store {
             info.expirationReason = record.expirationReason.flatMap(ExpirationReason.init(rawValue:))
             info.isInBillingRetry = record.billingRetrySince != nil
             info.gracePeriodExpirationDate = record.graceUntil
+            info.appAccountToken = latest.appAccountToken
+            info.appTransactionID = AppTransactionID.make(account: account, bundleID: catalog.bundleID)
             info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date))
             return SubscriptionStatus(groupID: record.groupID, state: state, transaction: latest, renewalInfo: info)
         }

@@ -35,6 +35,10 @@ public struct Transaction: Sendable, Hashable, Identifiable {
     public var pendingReason: PendingReason?
     /// The promotional offer redeemed (`offerID`), if any.
     public var offerID: String?
+    /// How the offer applied to this transaction is paid (`offerDiscountType`), if any.
+    public var offerPaymentMode: PaymentMode?
+    /// The whole length of that offer (`offerPeriod`): its period times its count.
+    public var offerPeriod: ISODuration?
     /// The signed transaction (compact JWS, ES256); nil until the App Store signs it (pending ones are not).
     public var jwsRepresentation: String?
     /// Whether the signature and the stored record agree, as StoreKit's `VerificationResult`.
@@ -58,7 +62,8 @@ public struct Transaction: Sendable, Hashable, Identifiable {
                 purchasedQuantity: Int, appAccountToken: UUID?, environment: AppStoreEnvironment, storefront: String,
                 currency: String, price: Decimal, reason: Reason, subscriptionGroupID: String?, offerType: OfferType?,
                 account: String, status: Status, isFinished: Bool, pendingReason: PendingReason? = nil,
-                offerID: String? = nil, jwsRepresentation: String? = nil, verification: Verification = .verified) {
+                offerID: String? = nil, jwsRepresentation: String? = nil, verification: Verification = .verified,
+                offerPaymentMode: PaymentMode? = nil, offerPeriod: ISODuration? = nil) {
         self.id = id
         self.originalID = originalID
         self.productID = productID
@@ -84,6 +89,8 @@ public struct Transaction: Sendable, Hashable, Identifiable {
         self.isFinished = isFinished
         self.pendingReason = pendingReason
         self.offerID = offerID
+        self.offerPaymentMode = offerPaymentMode
+        self.offerPeriod = offerPeriod
         self.jwsRepresentation = jwsRepresentation
         self.verification = verification
     }
@@ -105,6 +112,16 @@ public struct Transaction: Sendable, Hashable, Identifiable {
         case production
         case sandbox
         case xcode
+        /// Unit tests' environment (Apple's `LocalTesting`): data a verifier does not check.
+        case localTesting
+
+        /// The environment an `environment` setting value names (`Xcode`, `Sandbox`,
+        /// `Production`, `LocalTesting`, as Apple's payloads spell them).
+        public init?(appStoreName: String) {
+            guard let match = [Self.xcode, .sandbox, .production, .localTesting]
+                .first(where: { $0.appStoreName.lowercased() == appStoreName.lowercased() }) else { return nil }
+            self = match
+        }
     }
 
     /// `Transaction.Reason`: a purchase made by the user, or an automatic renewal.

@@ -42,8 +42,10 @@ extension Session {
         return Report(json: json, lines)
     }
 
-    func buy(_ productID: String, quantity: Int, choice: PurchaseChoice?, offerID: String?) async throws -> Report {
-        let purchase = try await app.buy(productID, quantity: quantity, offerID: offerID, choice: choice)
+    func buy(_ productID: String, quantity: Int, choice: PurchaseChoice?, offerID: String?,
+             appAccountToken: UUID? = nil) async throws -> Report {
+        let purchase = try await app.buy(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
+                                         choice: choice)
         let outcome = purchase.outcome
         let json = JSON.object([
             "result": .string(outcome.result.name),
@@ -141,9 +143,13 @@ extension Session {
         do {
             let (header, payload) = try await app.verify(jws: jws)
             let json = JSON.object(["verification": .string("verified"), "header": header, "payload": payload])
+            let chain = header["x5c"].flatMap { value -> Int? in
+                if case .array(let entries) = value { return entries.count }
+                return nil
+            } ?? 0
             return Report(json: json, [
-                "Verified: signed by this store's key (kid \(header["kid"].map { $0.serialized(pretty: false) } ?? "none")).",
-                "Header:  \(TerminalText.sanitized(header.serialized(pretty: false)))",
+                "Verified: the x5c chain (\(chain) certificates) leads to this store's root and was valid at signedDate; the leaf's key signed it.",
+                "Header:  alg \(TerminalText.sanitized(header["alg"]?.serialized(pretty: false) ?? "none")), x5c leaf, intermediate, root (storefront key export --root)",
                 "Payload:",
             ] + payload.serialized().split(separator: "\n").map { "  " + TerminalText.sanitized(String($0)) })
         } catch {

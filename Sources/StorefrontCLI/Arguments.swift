@@ -1,3 +1,4 @@
+import Foundation
 import StoreEngine
 
 /// What the user asked for on the command line.
@@ -21,7 +22,8 @@ public enum Command: Equatable, Sendable {
     case paywall
     case products
     /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a promotional offer.
-    case buy(productID: String, quantity: Int, outcome: PurchaseChoice? = nil, offerID: String? = nil)
+    case buy(productID: String, quantity: Int, outcome: PurchaseChoice? = nil, offerID: String? = nil,
+             appAccountToken: UUID? = nil)
     /// `buy --outside`: a purchase made outside the app, reaching it as an update.
     case buyOutside(productID: String, quantity: Int)
     /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.
@@ -53,6 +55,8 @@ public enum Command: Equatable, Sendable {
     case log(limit: Int)
     /// `key export`: the public key that verifies the store's signatures.
     case exportKey
+    /// `key export --root [--der]`: the root certificate of the store's chain.
+    case exportRoot(der: Bool)
     /// `verify JWS`: decode and verify one signed transaction.
     case verify(jws: String)
     /// `catalog check FILE`: validate a products.json or `.storekit` file and summarize it.
@@ -87,6 +91,9 @@ extension Invocation {
         var outcome: PurchaseChoice?
         var reason: Transaction.RevocationReason?
         var offerID: String?
+        var appAccountToken: UUID?
+        var root = false
+        var der = false
         var rest = arguments[...]
 
         func value(for option: String, inline: String?) throws(UsageError) -> String {
@@ -117,7 +124,7 @@ extension Invocation {
             let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             let option = parts[0]
             let inline = parts.count > 1 ? parts[1] : nil
-            if let inline, ["--json", "--help", "-h", "--version", "--once", "--outside"].contains(option) {
+            if let inline, ["--json", "--help", "-h", "--version", "--once", "--outside", "--root", "--der"].contains(option) {
                 throw UsageError(description: "\(option) takes no value, not \"\(inline)\"", command: operands.first)
             }
             switch option {
@@ -153,6 +160,14 @@ extension Invocation {
                 let id = try value(for: option, inline: inline)
                 guard !id.isEmpty else { throw UsageError(description: "--offer needs an offer id", command: operands.first) }
                 offerID = id
+            case "--app-account-token":
+                let text = try value(for: option, inline: inline)
+                guard let token = UUID(uuidString: text) else {
+                    throw UsageError(description: "--app-account-token needs a UUID (8-4-4-4-12 hex digits), not \"\(text)\"", command: operands.first)
+                }
+                appAccountToken = token
+            case "--root": root = true
+            case "--der": der = true
             case "--reason":
                 let name = try value(for: option, inline: inline)
                 guard let chosen = Transaction.RevocationReason(rawValue: name) else {
@@ -193,6 +208,8 @@ extension Invocation {
                 ("--once", once, onceAllowed), ("--outside", outside, purchaseAllowed),
                 ("--outcome", outcome != nil, purchaseAllowed), ("--reason", reason != nil, reasonAllowed),
                 ("--offer", offerID != nil, purchaseAllowed),
+                ("--app-account-token", appAccountToken != nil, purchaseAllowed && !outside),
+                ("--root", root, name == "key"), ("--der", der, name == "key" && root),
             ]
             if let (option, _, _) = given.first(where: { $0.1 && !$0.2 }) {
                 throw UsageError(description: "\(name) takes no \(option)", command: name)
@@ -221,7 +238,8 @@ extension Invocation {
             }
             invocation.command = outside
                 ? .buyOutside(productID: args[0], quantity: quantity ?? 1)
-                : .buy(productID: args[0], quantity: quantity ?? 1, outcome: outcome, offerID: offerID)
+                : .buy(productID: args[0], quantity: quantity ?? 1, outcome: outcome, offerID: offerID,
+                       appAccountToken: appAccountToken)
         case "clock":
             try allow()
             switch args.count {
@@ -293,7 +311,7 @@ extension Invocation {
         case "key":
             try allow()
             guard args == ["export"] else { throw UsageError(description: "key takes export", command: name) }
-            invocation.command = .exportKey
+            invocation.command = root ? .exportRoot(der: der) : .exportKey
         case "catalog":
             try allow()
             guard args.count == 2, ["check", "convert"].contains(args[0]), !args[1].isEmpty else {

@@ -19,10 +19,14 @@ public enum ExitCode: Int32, Sendable {
 public struct Console: Sendable {
     public var out: @Sendable (String) -> Void
     public var err: @Sendable (String) -> Void
+    /// Bytes for standard output as they are (`key export --root --der`).
+    public var outData: @Sendable (Data) -> Void
 
-    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
+                outData: (@Sendable (Data) -> Void)? = nil) {
         self.out = out
         self.err = err
+        self.outData = outData ?? { FileHandle.standardOutput.write($0) }
     }
 
     /// The process's standard output and error.

@@ -18,7 +18,7 @@ struct CommandHelp {
                 price and what the account has of it: Owned, Active until DATE, Balance N.
                 """),
         CommandHelp(
-            name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID] [--outcome OUTCOME | --outside] [--json]",
+            name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID] [--app-account-token UUID] [--outcome OUTCOME | --outside] [--json]",
             summary: "Purchase a product and deliver it, as Product.purchase()",
             details: """
                 Buys the product for the account and, as the app would, delivers the content
@@ -34,6 +34,9 @@ struct CommandHelp {
                                       App Store records it, the app gets it as an update
                   --offer OFFER_ID    redeem a promotional offer of the subscription (for current
                                       and lapsed subscribers of its group)
+                  --app-account-token UUID   the app's token for the purchase
+                                      (Product.PurchaseOption.appAccountToken): signed as
+                                      appAccountToken in the transaction and its renewal info
                 Subscriptions follow their group: an upgrade (a lower level number) takes effect at
                 once, a downgrade or a crossgrade to another period at the next renewal. The first
                 subscription in a group gets its introductory offer.
@@ -187,12 +190,17 @@ struct CommandHelp {
                 name and SKError code.
                 """),
         CommandHelp(
-            name: "key", usage: "key export",
-            summary: "Print the public key that verifies the store's signed transactions",
+            name: "key", usage: "key export [--root [--der]]",
+            summary: "Print the public key, or the root certificate, that verifies the store's signed data",
             details: """
-                Prints the store file's ECDSA P-256 public key as PEM (-----BEGIN PUBLIC KEY-----).
-                Give it to a server or a test to verify each transaction's jwsRepresentation, e.g.
-                with `openssl dgst -sha256 -verify key.pem` over the JWS's first two parts.
+                Prints the store file's ECDSA P-256 public key as PEM (-----BEGIN PUBLIC KEY-----),
+                e.g. for `openssl dgst -sha256 -verify key.pem` over a JWS's first two parts.
+                  --root   the root certificate of the store's own certificate authority (PEM):
+                           every JWS carries the chain leaf, intermediate, root in its x5c
+                           header, as Apple's do. Give it to a server in place of Apple's root
+                           (the App Store Server Library's SignedDataVerifier takes DER roots)
+                           with the environment setting Sandbox or Production.
+                  --der    with --root: the certificate's DER bytes instead of PEM
                 """),
         CatalogCommands.help,
         DoctorCommand.help,
@@ -200,9 +208,11 @@ struct CommandHelp {
             name: "verify", usage: "verify JWS [--json]",
             summary: "Decode and verify one signed transaction (JWS)",
             details: """
-                Checks a compact JWS (ES256) against the store's key and prints its header and
-                payload. Exits with 1 when it does not verify: an edited byte, another key, or
-                an algorithm other than ES256 (alg none is always refused).
+                Checks a compact JWS (ES256) as a server does and prints its header and payload:
+                its x5c certificate chain must lead to this store's root, valid at the payload's
+                signedDate, with Apple's marker extensions; the leaf's key must have signed it.
+                Exits with 1 when it does not verify: an edited byte, another key or chain, no
+                x5c, or an algorithm other than ES256 (alg none is always refused).
                 """),
     ]
 

@@ -41,8 +41,8 @@ struct Session {
         switch command {
         // The app's face
         case .products: return try await products()
-        case .buy(let productID, let quantity, let choice, let offerID):
-            return try await buy(productID, quantity: quantity, choice: choice, offerID: offerID)
+        case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken):
+            return try await buy(productID, quantity: quantity, choice: choice, offerID: offerID, appAccountToken: appAccountToken)
         case .restore: return try await restore()
         case .transactions: return try await transactions()
         case .entitlements: return try await entitlements()
@@ -50,6 +50,11 @@ struct Session {
         case .exportKey:
             // PEM with or without --json: it is what verifiers read.
             console.out(app.publicKeyPEM.trimmingCharacters(in: .newlines))
+            return nil
+        case .exportRoot(let der):
+            // The certificate a server trusts in place of Apple's root: PEM, or DER bytes.
+            let root = try await app.rootCertificate()
+            if der { console.outData(Data(root.der)) } else { console.out(root.pem.trimmingCharacters(in: .newlines)) }
             return nil
         case .verify(let jws): return try await verify(jws)
         // The App Store's face

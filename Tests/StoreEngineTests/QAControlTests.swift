@@ -1063,7 +1063,7 @@ struct SchemaMigrationTests {
             offer_type, status, finished, jws
             """
         try db.execute("""
-            INSERT INTO main.signing_key SELECT * FROM donor.signing_key;
+            INSERT INTO main.signing_key SELECT id, private_key FROM donor.signing_key;
             INSERT INTO main.accounts SELECT * FROM donor.accounts;
             INSERT INTO main.transactions (\(columns)) SELECT \(columns) FROM donor.transactions;
             INSERT INTO main.settings SELECT * FROM donor.settings;
@@ -1073,8 +1073,20 @@ struct SchemaMigrationTests {
             UPDATE main.sqlite_sequence SET seq = (SELECT max(id) FROM main.transactions) WHERE name = 'transactions';
             DETACH DATABASE donor;
             """)
+        // Signed as schema 1 signed: the bare key's header (kid), no account, none of schema 5's fields.
+        let key = try SigningKey(pem: try #require(try db.rows("SELECT private_key FROM signing_key", as: { $0.text(0) }).first))
+        for transaction in [subscription, pro, coins] {
+            let stored = try await store.transaction(id: transaction.id)
+            let jws = try key.sign(stored.signedPayload(bundleID: donor.catalog.bundleID, signedDate: fixtureStart,
+                                                        rule: .withoutAccount))
+            try db.run("UPDATE transactions SET jws = ? WHERE id = ?", jws, transaction.id)
+        }
         #expect(try db.scalar("PRAGMA user_version") == 1)
-        return [subscription, pro, coins]
+        return [subscription, pro, coins].map { transaction in
+            var old = transaction
+            old.jwsRepresentation = try? db.rows("SELECT jws FROM transactions WHERE id = ?", transaction.id) { $0.text(0) }.first
+            return old
+        }
     }
 
     @Test("a schema 1 file is migrated on open: its rows still verify, and the new controls work on it")
@@ -1087,9 +1099,9 @@ struct SchemaMigrationTests {
                 let store = try Store(catalog: donor.catalog, path: path, now: clock.closure)
 
                 let check = try SQLiteDatabase(path: path, create: false)
-                #expect(try check.scalar("PRAGMA user_version") == 4)
+                #expect(try check.scalar("PRAGMA user_version") == Ledger.schemaVersion)
                 let columns = try check.rows("SELECT name FROM pragma_table_info('transactions')") { $0.text(0) }
-                #expect(columns.suffix(2) == ["pending_reason", "offer_id"])
+                #expect(columns.suffix(4) == ["pending_reason", "offer_id", "offer_discount_type", "offer_period"])
 
                 let history = try await store.transactions()
                 #expect(history.map(\.id) == old.reversed().map(\.id))
@@ -1102,7 +1114,11 @@ struct SchemaMigrationTests {
                 #expect(try await store.ownedProducts()["pro"]?.id == old[1].id)
                 #expect(try await store.balances()["coins"] == 4)
                 #expect(try await store.storefront().countryCode == "GBR")
-                #expect(try await store.transaction(id: old[0].id).jwsRepresentation == old[0].jwsRepresentation)
+                // Signed again as schema 5 signs: the x5c header, the same payload plus today's fields.
+                let resigned = try await store.transaction(id: old[0].id)
+                #expect(resigned.jwsRepresentation != old[0].jwsRepresentation)
+                let header = try await store.verify(jws: try #require(resigned.jwsRepresentation)).header
+                #expect(header["x5c"] != nil && header["kid"] == nil)
 
                 // Schema 2's column in use: Ask to Buy on the migrated file.
                 try await store.setSetting("askToBuy", to: "true")
@@ -1138,7 +1154,7 @@ struct SchemaMigrationTests {
                 }
                 #expect(counts == [old.count, old.count, old.count, old.count])
                 let check = try SQLiteDatabase(path: path, create: false)
-                #expect(try check.scalar("PRAGMA user_version") == 4)
+                #expect(try check.scalar("PRAGMA user_version") == Ledger.schemaVersion)
             }
         }
     }

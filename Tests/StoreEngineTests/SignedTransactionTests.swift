@@ -20,7 +20,10 @@ struct SignedTransactionTests {
             #expect(bought.verification == .verified)
             let (header, payload) = try await store.verify(jws: jws)
             #expect(header["alg"] == .string("ES256"))
-            #expect(header["typ"] == .string("JWT"))
+            // As Apple's: alg and the x5c chain (leaf, intermediate, root), no kid.
+            guard case .array(let x5c)? = header["x5c"] else { Issue.record("no x5c in \(header)"); return }
+            #expect(x5c == (try await store.certificateChain()).x5c.map { .string($0) })
+            #expect(header["kid"] == nil)
             #expect(payload["transactionId"] == .string(String(bought.id)))
             #expect(payload["originalTransactionId"] == .string(String(bought.originalID)))
             #expect(payload["productId"] == .string("sub.yearly"))
@@ -98,13 +101,13 @@ struct SignedTransactionTests {
             let key = try SigningKey(pem: pem)
             for transaction in [pro, faces] {
                 let jws = try key.sign(transaction.signedPayload(bundleID: fixture.catalog.bundleID, signedDate: Date(),
-                                                                 includingAccount: false))
+                                                                 rule: .withoutAccount))
                 try db.run("UPDATE transactions SET jws = ? WHERE id = ?", jws, transaction.id)
             }
             try db.execute("UPDATE transactions SET quantity = 2 WHERE id = \(faces.id); PRAGMA user_version = 3;")
 
             let reopened = try fixture.open()
-            #expect(try db.scalar("PRAGMA user_version") == 4)
+            #expect(try db.scalar("PRAGMA user_version") == Ledger.schemaVersion)
             let history = try await reopened.transactions()
             let resigned = try #require(history.first { $0.id == pro.id })
             #expect(resigned.verification == .verified)

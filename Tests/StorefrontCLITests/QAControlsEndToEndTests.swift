@@ -175,8 +175,8 @@ struct QAControlsEndToEndTests {
             #expect(values["purchaseError"] as? String == "networkError")
             #expect(settings["once"] as? [String] == ["purchaseError"])
 
-            // New tester: two lines below storefront's, the last setting.
-            try await session.send("Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down")
+            // New tester: two lines below environment's, the last setting.
+            try await session.send("Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down")
             try await session.waitFor("New tester selected") { $0.contains { $0.contains("▸") && $0.contains("[ New tester ]") } }
             try await session.send("Enter")
             let lines = try await session.waitFor("the new tester's settings") { lines in

@@ -95,6 +95,34 @@ struct SubscriptionStatusTests {
         }
     }
 
+    @Test("buying the lower plan in the paywall: the effect reports a scheduled downgrade, and the status line says nothing was charged and when it starts")
+    func downgradeInThePaywall() async throws {
+        try await withDemoStore { store, _ in
+            let effects = EngineEffects(store: store, latency: .zero)
+            let bought = await effects.perform(.purchase(productID: yearly))
+            guard case .purchased(yearly, .success(let yearlyID, restored: false))? = bought else {
+                Issue.record("expected the yearly plan purchased, got \(String(describing: bought))")
+                return
+            }
+            let action = await effects.perform(.purchase(productID: monthly))
+            guard case .purchased(monthly, .changeScheduled(let change))? = action else {
+                Issue.record("expected a scheduled downgrade, got \(String(describing: action))")
+                return
+            }
+            #expect(change.kind == .downgrade && change.isScheduled)
+            #expect(change.current.id == yearlyID)
+            #expect(try await store.app.transactions().count == 1, "nothing new was charged")
+
+            var state = State(size: Size(columns: 100, rows: 30), account: store.account, storePath: store.path,
+                              paywall: demoCatalog.paywall)
+            #expect(update(&state, try #require(action)) == [.load])
+            let flash = try #require(state.flash)
+            #expect(flash.contains("nothing charged now"), "\(flash)")
+            #expect(flash.contains("Dec 1, 2027"), "\(flash)")
+            #expect(!flash.contains("Purchased"), "\(flash)")
+        }
+    }
+
     @Test("Grace period until …, then Billing retry")
     func graceThenRetry() async throws {
         try await withDemoStore { store, clock in

@@ -1,0 +1,170 @@
+import CSQLite
+import Dispatch
+import Foundation
+
+/// Everything else the store file keeps: accounts, subscription records, the app's side, settings, the event log, resets.
+extension Ledger {
+    // MARK: - Accounts
+
+    func ensureAccount(_ name: String, at date: Date) throws(SQLiteError) {
+        try db.run("INSERT OR IGNORE INTO accounts (name, created) VALUES (?, ?)", name, date.milliseconds)
+    }
+
+    func accounts() throws(SQLiteError) -> [String] {
+        try db.rows("SELECT name FROM accounts ORDER BY created, name") { $0.text(0) }
+    }
+
+    // MARK: - Subscriptions
+
+    /// Each subscription group's renewal state for an account.
+    func subscriptionStates(account: String) throws(SQLiteError) -> [SubscriptionRecord] {
+        try db.rows("""
+            SELECT group_id, original_id, will_auto_renew, auto_renew_product_id, expiration_reason,
+                   billing_retry_since, grace_until
+            FROM subscriptions WHERE account = ? ORDER BY group_id
+            """, account) { row in
+            SubscriptionRecord(
+                groupID: row.text(0), originalID: row.int64(1), willAutoRenew: row.bool(2),
+                autoRenewProductID: row.text(3), expirationReason: row.optionalText(4),
+                billingRetrySince: row.optionalInt64(5).map(Date.init(milliseconds:)),
+                graceUntil: row.optionalInt64(6).map(Date.init(milliseconds:)))
+        }
+    }
+
+    /// Every account with a subscription, for renewals made across the store.
+    func subscribedAccounts() throws(SQLiteError) -> [String] {
+        try db.rows("SELECT DISTINCT account FROM subscriptions ORDER BY account") { $0.text(0) }
+    }
+
+    func saveSubscription(_ record: SubscriptionRecord, account: String) throws(SQLiteError) {
+        try db.run("""
+            INSERT OR REPLACE INTO subscriptions (account, group_id, original_id, will_auto_renew, auto_renew_product_id,
+                expiration_reason, billing_retry_since, grace_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, account, record.groupID, record.originalID, record.willAutoRenew, record.autoRenewProductID,
+            record.expirationReason, record.billingRetrySince?.milliseconds, record.graceUntil?.milliseconds)
+    }
+
+    /// The newest transaction of a subscription (renewals included).
+    func latestTransaction(originalID: Int64) throws(SQLiteError) -> Transaction? {
+        try db.rows("SELECT \(Self.columns) FROM transactions WHERE original_id = ? AND status = 'purchased' ORDER BY id DESC LIMIT 1",
+                    originalID, as: transaction).first
+    }
+
+    /// How many transactions of a subscription used an offer of this type (periods of a pay-as-you-go offer).
+    func offerPeriods(originalID: Int64, type: Transaction.OfferType, since: Int64) throws(SQLiteError) -> Int {
+        Int(try db.scalar("SELECT count(*) FROM transactions WHERE original_id = ? AND offer_type = ? AND id >= ?",
+                          originalID, type.rawValue, since) ?? 0)
+    }
+
+    /// When the subscription was last bought (not renewed): the start of its current run.
+    func latestPurchaseDate(originalID: Int64) throws(SQLiteError) -> Date? {
+        try db.rows("""
+            SELECT purchase_date FROM transactions WHERE original_id = ? AND reason = 'purchase' ORDER BY id DESC LIMIT 1
+            """, originalID) { Date(milliseconds: $0.int64(0)) }.first
+    }
+
+    /// When the subscription's current run of renewals began: the plain purchase of
+    /// `productID` that started it, or the end of the offer or other plan before it.
+    func renewalSeriesStart(originalID: Int64, productID: String) throws(SQLiteError) -> Date? {
+        try db.rows("""
+            SELECT offer_type IS NULL AND product_id = ?, purchase_date, expiration_date FROM transactions
+            WHERE original_id = ? AND status = 'purchased' AND (reason = 'purchase' OR offer_type IS NOT NULL OR product_id != ?)
+            ORDER BY id DESC LIMIT 1
+            """, productID, originalID, productID, as: { row in
+                Date(milliseconds: row.bool(0) ? row.int64(1) : (row.optionalInt64(2) ?? row.int64(1)))
+            }).first
+    }
+
+    /// The id of the subscription's newest transaction that started an offer of this type (0 when none).
+    func latestOfferStart(originalID: Int64, type: Transaction.OfferType) throws(SQLiteError) -> Int64 {
+        try db.scalar("""
+            SELECT coalesce(max(id), 0) FROM transactions WHERE original_id = ? AND reason = 'purchase' AND offer_type = ?
+            """, originalID, type.rawValue) ?? 0
+    }
+
+    // MARK: - App side
+
+    func recordOwned(account: String, productID: String, transactionID: Int64) throws(SQLiteError) {
+        try db.run("INSERT OR REPLACE INTO app_owned (account, product_id, transaction_id) VALUES (?, ?, ?)",
+                   account, productID, transactionID)
+    }
+
+    /// The app's cache of owned products: product id → the transaction that granted it.
+    func owned(account: String) throws(SQLiteError) -> [String: Int64] {
+        var owned: [String: Int64] = [:]
+        try db.query("SELECT product_id, transaction_id FROM app_owned WHERE account = ?", [account]) { row in
+            owned[row.text(0)] = row.int64(1)
+        }
+        return owned
+    }
+
+    func balances(account: String) throws(SQLiteError) -> [String: Int] {
+        var balances: [String: Int] = [:]
+        try db.query("SELECT product_id, balance FROM app_balances WHERE account = ?", [account]) { row in
+            balances[row.text(0)] = row.int(1)
+        }
+        return balances
+    }
+
+    func addToBalance(account: String, productID: String, amount: Int) throws(SQLiteError) {
+        try db.run("""
+            INSERT INTO app_balances (account, product_id, balance) VALUES (?, ?, ?)
+            ON CONFLICT (account, product_id) DO UPDATE SET balance = balance + excluded.balance
+            """, account, productID, amount)
+    }
+
+    // MARK: - Settings
+
+    func setting(_ name: String, account: String) throws(SQLiteError) -> String? {
+        try db.rows("SELECT value FROM settings WHERE account = ? AND name = ?", account, name) { $0.text(0) }.first
+    }
+
+    func setSetting(_ name: String, account: String, value: String) throws(SQLiteError) {
+        try db.run("INSERT OR REPLACE INTO settings (account, name, value) VALUES (?, ?, ?)", account, name, value)
+    }
+
+    func removeSetting(_ name: String, account: String) throws(SQLiteError) {
+        try db.run("DELETE FROM settings WHERE account = ? AND name = ?", account, name)
+    }
+
+    // MARK: - Events
+
+    func log(_ state: TransactionEvent.State, account: String, productID: String, transactionID: Int64? = nil,
+             detail: String = "", at date: Date) throws(SQLiteError) {
+        try db.run("INSERT INTO events (date, account, state, product_id, transaction_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
+                   date.milliseconds, account, state.rawValue, productID, transactionID, detail)
+    }
+
+    /// The account's newest events, oldest first.
+    func events(account: String, limit: Int) throws(SQLiteError) -> [TransactionEvent] {
+        try db.rows("""
+            SELECT id, date, account, state, product_id, transaction_id, detail FROM
+              (SELECT * FROM events WHERE account = ? ORDER BY id DESC LIMIT ?) ORDER BY id
+            """, account, limit) { row in
+            TransactionEvent(id: row.int64(0), date: Date(milliseconds: row.int64(1)), account: row.text(2),
+                             state: TransactionEvent.State(rawValue: row.text(3)) ?? .failed,
+                             productID: row.text(4), transactionID: row.optionalInt64(5), detail: row.text(6))
+        }
+    }
+
+    // MARK: - Resets
+
+    func reset(_ scope: ResetScope, account: String) throws(SQLiteError) {
+        switch scope {
+        case .app:
+            // Deleting the app wipes what the device knows, for every account signed in on it.
+            try db.execute("DELETE FROM app_owned; DELETE FROM app_balances;")
+        case .account:
+            for table in ["transactions", "settings", "events", "app_owned", "app_balances", "subscriptions"] {
+                try db.run("DELETE FROM \(table) WHERE account = ?", account)
+            }
+            try db.run("DELETE FROM accounts WHERE name = ?", account)
+        case .all:
+            // The id sequence is kept, so no transaction id is ever handed out twice.
+            try db.execute("""
+                DELETE FROM transactions; DELETE FROM settings; DELETE FROM events; DELETE FROM subscriptions;
+                DELETE FROM app_owned; DELETE FROM app_balances; DELETE FROM accounts;
+                """)
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import CSQLite
+import Dispatch
+import Foundation
+
+/// The store file's schema: tables, indexes, and the migrations from each older version.
+extension Ledger {
+    /// Partial indexes of the few rows restore, entitlements, the unfinished check and a
+    /// subscription purchase (its group's history) read, and one by subscription (renewals
+    /// walk a subscription's transactions by `original_id`), so they never walk the whole history (a row with its JWS is about a
+    /// kilobyte: 100,000 of them are 100 MB). Each index's WHERE repeats its query's
+    /// terms exactly, as SQLite requires to use it. Added to older files when opened:
+    /// an index changes nothing an older build reads, so the schema version stays.
+    static let indexes = """
+        CREATE INDEX IF NOT EXISTS transactions_restorable ON transactions (account, product_id)
+            WHERE status = 'purchased' AND product_type != 'consumable' AND revocation_date IS NULL AND is_upgraded = 0;
+        CREATE INDEX IF NOT EXISTS transactions_unfinished ON transactions (account)
+            WHERE status = 'purchased' AND finished = 0;
+        CREATE INDEX IF NOT EXISTS transactions_by_group ON transactions (account, subscription_group_id)
+            WHERE subscription_group_id IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS transactions_by_original ON transactions (original_id, id);
+        """
+
+    func createSchema() throws(SQLiteError) {
+        try Self.createSchema(in: db)
+    }
+
+    static func createSchema(in db: SQLiteDatabase) throws(SQLiteError) {
+        try db.execute("""
+            PRAGMA application_id = \(Self.applicationID);
+            PRAGMA user_version = \(Self.schemaVersion);
+
+            -- What the App Store knows.
+            CREATE TABLE accounts (
+                name TEXT PRIMARY KEY,
+                created INTEGER NOT NULL
+            );
+            CREATE TABLE transactions (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                original_id INTEGER NOT NULL,
+                account TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                product_type TEXT NOT NULL,
+                purchase_date INTEGER NOT NULL,          -- milliseconds since 1970, as Apple's payloads
+                original_purchase_date INTEGER NOT NULL,
+                expiration_date INTEGER,
+                revocation_date INTEGER,
+                revocation_reason TEXT,
+                is_upgraded INTEGER NOT NULL DEFAULT 0,
+                ownership_type TEXT NOT NULL,
+                quantity INTEGER NOT NULL,
+                app_account_token TEXT,
+                environment TEXT NOT NULL,
+                storefront TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                price TEXT NOT NULL,                     -- decimal text, never a float
+                reason TEXT NOT NULL,
+                subscription_group_id TEXT,
+                offer_type TEXT,
+                status TEXT NOT NULL,
+                finished INTEGER NOT NULL DEFAULT 0,     -- the App Store's record that the app called finish()
+                jws TEXT,                                -- the signed transaction; NULL while pending
+                pending_reason TEXT,                     -- askToBuy or interrupted, while status is pending
+                offer_id TEXT,                           -- the promotional offer redeemed
+                offer_discount_type TEXT,                -- schema 5: the offer's payment mode (freeTrial, …)
+                offer_period TEXT                        -- schema 5: the offer's whole length, ISO-8601
+            );
+            CREATE TABLE signing_key (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                private_key TEXT NOT NULL,               -- PKCS#8 PEM of the ES256 key that signs transactions
+                leaf_certificate TEXT,                   -- schema 5: PEM certificates of the key's chain
+                intermediate_certificate TEXT,
+                root_certificate TEXT
+            );
+            CREATE INDEX transactions_by_account ON transactions (account, product_id);
+            \(Self.subscriptionsTable)
+            CREATE TABLE settings (
+                account TEXT NOT NULL,                   -- '' for settings of the whole store
+                name TEXT NOT NULL,
+                value TEXT NOT NULL,
+                PRIMARY KEY (account, name)
+            ) WITHOUT ROWID;
+            CREATE TABLE events (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                date INTEGER NOT NULL,
+                account TEXT NOT NULL,
+                state TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                transaction_id INTEGER,
+                detail TEXT NOT NULL
+            );
+
+            -- What the app on the device knows.
+            CREATE TABLE app_owned (
+                account TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                transaction_id INTEGER NOT NULL,
+                PRIMARY KEY (account, product_id)
+            ) WITHOUT ROWID;
+            CREATE TABLE app_balances (
+                account TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                balance INTEGER NOT NULL,
+                PRIMARY KEY (account, product_id)
+            ) WITHOUT ROWID;
+            """)
+        try db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('transactions', ?)", Self.firstTransactionID)
+    }
+
+    /// Schema 2 adds why a pending transaction waits (Ask to Buy, interrupted purchases).
+    static func migrate1to2(_ db: SQLiteDatabase) throws(SQLiteError) {
+        try db.execute("""
+            ALTER TABLE transactions ADD COLUMN pending_reason TEXT;
+            PRAGMA user_version = 2;
+            """)
+    }
+
+    /// Schema 3 adds promotional offers and each subscription group's renewal state.
+    static func migrate2to3(_ db: SQLiteDatabase) throws(SQLiteError) {
+        try db.execute("""
+            ALTER TABLE transactions ADD COLUMN offer_id TEXT;
+            \(subscriptionsTable)
+            PRAGMA user_version = 3;
+            """)
+    }
+
+    /// What the App Store knows of each subscription beyond its transactions.
+    static let subscriptionsTable = """
+        CREATE TABLE subscriptions (
+            account TEXT NOT NULL,
+            group_id TEXT NOT NULL,
+            original_id INTEGER NOT NULL,            -- the subscription's first transaction: renewals share it
+            will_auto_renew INTEGER NOT NULL DEFAULT 1,
+            auto_renew_product_id TEXT NOT NULL,     -- what renews next: a downgrade waits here
+            expiration_reason TEXT,                  -- autoRenewDisabled, billingError, …
+            billing_retry_since INTEGER,             -- ms: the renewal that failed, while retrying
+            grace_until INTEGER,                     -- ms: the end of the billing grace period
+            PRIMARY KEY (account, group_id)
+        ) WITHOUT ROWID;
+        """
+}

@@ -1,0 +1,220 @@
+import Foundation
+
+/// Turns a parsed products.json into a validated `Catalog`.
+struct CatalogReader {
+    let root: Node
+    var seenIDs: [String: Node] = [:]  // product id -> its node where first declared (the path is made only for an error)
+
+    init(root: Node) { self.root = root }
+
+    mutating func catalog() throws -> Catalog {
+        _ = try root.members()
+        let paywall = try root.child("paywall").map(readPaywall) ?? Paywall()
+        let storefronts = try root.child("storefronts").map(readStorefronts) ?? [.unitedStates]
+        var defaultStorefront = storefronts[0].countryCode
+        if let node = root.child("storefront") {
+            defaultStorefront = try node.string()
+            guard storefronts.contains(where: { $0.countryCode == defaultStorefront }) else {
+                throw node.fail("storefront \(node.describe()) is not among \"storefronts\" (\(storefronts.map(\.countryCode).joined(separator: ", ")))")
+            }
+        }
+        let knownStorefronts = Set(storefronts.map(\.countryCode))
+
+        var products: [CatalogProduct] = []
+        if let list = root.child("products") {
+            for node in try list.elements() {
+                products.append(try readProduct(node, storefronts: knownStorefronts, group: nil))
+            }
+        }
+        var groups: [SubscriptionGroup] = []
+        if let list = root.child("subscriptionGroups") {
+            for node in try list.elements() {
+                let id = try node.required("id").nonEmptyString()
+                if let earlier = groups.first(where: { $0.id == id }) {
+                    throw try node.required("id").fail("duplicate subscription group id \"\(earlier.id)\"")
+                }
+                let displayName = try node.child("displayName")?.string() ?? id
+                // Plans may share a level, as in App Store Connect: a change between them is a crossgrade.
+                var subscriptions: [CatalogProduct] = []
+                for subscriptionNode in try node.required("subscriptions").elements() {
+                    subscriptions.append(try readProduct(subscriptionNode, storefronts: knownStorefronts, group: id))
+                }
+                products += subscriptions
+                groups.append(SubscriptionGroup(
+                    id: id, displayName: displayName,
+                    subscriptionIDs: subscriptions.sorted { $0.subscription!.level < $1.subscription!.level }.map(\.id)))
+            }
+        }
+        var catalog = Catalog(paywall: paywall, defaultStorefront: defaultStorefront, storefronts: storefronts,
+                              products: products, subscriptionGroups: groups)
+        if let bundle = root.child("bundleID") { catalog.bundleID = try bundle.nonEmptyString() }
+        if let settings = root.child("startingSettings") {
+            for (name, node) in try settings.members() {
+                guard StoreKitConfiguration.startingSettingNames.contains(name) else {
+                    throw node.fail("unknown starting setting \"\(name)\"; expected one of \(StoreKitConfiguration.startingSettingNames.joined(separator: ", "))")
+                }
+                if let text = node.settingText() { catalog.startingSettings[name] = text }
+            }
+            catalog.notes += StoreKitConfiguration.settingDefaults(
+                from: catalog.startingSettings, place: { "startingSettings.\($0)" }).notes
+        }
+        return catalog
+    }
+
+    func readPaywall(_ node: Node) throws -> Paywall {
+        _ = try node.members()
+        return Paywall(
+            title: try node.child("title")?.string() ?? "Storefront",
+            subtitle: try node.child("subtitle")?.string() ?? "",
+            features: try node.child("features")?.elements().map { try $0.string() } ?? [])
+    }
+
+    func readStorefronts(_ node: Node) throws -> [Storefront] {
+        let members = try node.members()
+        guard !members.isEmpty else { throw node.fail("must name at least one storefront") }
+        return try members.map { code, entry in
+            guard code.count == 3, code.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                throw entry.fail("storefront code \(Node(.string(code), "").describe()) is not an ISO 3166-1 alpha-3 code such as \"USA\"")
+            }
+            guard let currencyNode = entry.child("currency") else {
+                throw entry.fail("storefront \"\(code)\" has no currency (an ISO 4217 code such as \"USD\")")
+            }
+            let currency = try currencyNode.string()
+            guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                throw currencyNode.fail("\(currencyNode.describe()) is not an ISO 4217 currency code such as \"USD\"")
+            }
+            let locale = try entry.child("locale")?.nonEmptyString() ?? "en_US"
+            return Storefront(countryCode: code, currency: currency, locale: locale)
+        }
+    }
+
+    mutating func readProduct(_ node: Node, storefronts: Set<String>, group: String?) throws -> CatalogProduct {
+        _ = try node.members()
+        let idNode = try node.required("id")
+        let id = try idNode.nonEmptyString()
+        if let earlier = seenIDs[id] {
+            throw idNode.fail("duplicate product id \"\(id)\" (first declared at \(earlier.path))")
+        }
+        seenIDs[id] = idNode
+
+        let type: ProductType
+        if group != nil {
+            type = .autoRenewable
+            if let typeNode = node.child("type"), try typeNode.string() != ProductType.autoRenewable.rawValue {
+                throw typeNode.fail("a subscription in a group must be of type \"autoRenewable\"")
+            }
+        } else {
+            let typeNode = try node.required("type")
+            let name = try typeNode.string()
+            guard let known = ProductType(rawValue: name) else {
+                throw typeNode.fail("unknown product type \(typeNode.describe()); expected \"consumable\", \"nonConsumable\" or \"nonRenewable\" (auto-renewable subscriptions go in \"subscriptionGroups\")")
+            }
+            guard known != .autoRenewable else {
+                throw typeNode.fail("auto-renewable subscriptions belong in \"subscriptionGroups\", not \"products\"")
+            }
+            type = known
+        }
+
+        var prices: [String: Decimal] = [:]
+        if let pricesNode = node.child("prices") {
+            for (code, priceNode) in try pricesNode.members() {
+                guard storefronts.contains(code) else {
+                    throw priceNode.fail("no storefront \"\(code)\" in \"storefronts\"")
+                }
+                prices[code] = try priceNode.price()
+            }
+        }
+        var localizations: [String: Localization] = [:]
+        if let localizationsNode = node.child("localizations") {
+            for (locale, entry) in try localizationsNode.members() {
+                _ = try entry.members()
+                localizations[locale] = Localization(
+                    displayName: try entry.required("displayName").string(),
+                    description: try entry.child("description")?.string() ?? "")
+            }
+        }
+
+        var duration: ISODuration?
+        if type == .nonRenewable {
+            duration = try node.required("duration").duration()
+        } else if let durationNode = node.child("duration") {
+            throw durationNode.fail("only a nonRenewable product has a \"duration\"")
+        }
+
+        var terms: SubscriptionTerms?
+        if let group {
+            let levelNode = try node.required("level")
+            let level = try levelNode.integer()
+            guard level >= 1 else { throw levelNode.fail("level must be 1 or more (1 is the highest tier)") }
+            terms = SubscriptionTerms(groupID: group, period: try node.required("period").duration(), level: level,
+                                      introductoryOffer: try node.child("introductoryOffer").map(readOffer),
+                                      offers: try node.child("offers")?.elements().map(readSubscriptionOffer) ?? [])
+        } else if let offersNode = node.child("offers") {
+            throw offersNode.fail("only a subscription in \"subscriptionGroups\" has \"offers\"")
+        }
+
+        var availability: [String]?
+        if let availabilityNode = node.child("availability") {
+            let elements = try availabilityNode.elements()
+            guard !elements.isEmpty else {
+                throw availabilityNode.fail("availability lists the storefronts that offer the product; it may not be empty (leave it out for all)")
+            }
+            availability = try elements.map { element in
+                let code = try element.string()
+                guard storefronts.contains(code) else { throw element.fail("no storefront \"\(code)\" in \"storefronts\"") }
+                return code
+            }
+        }
+
+        return CatalogProduct(
+            id: id, type: type,
+            displayName: try node.required("displayName").nonEmptyString(),
+            description: try node.child("description")?.string() ?? "",
+            price: try node.required("price").price(),
+            prices: prices, localizations: localizations, duration: duration, subscription: terms,
+            familyShareable: try node.child("familyShareable")?.bool() ?? false,
+            availableStorefronts: availability)
+    }
+
+    func readOffer(_ node: Node) throws -> IntroductoryOffer {
+        _ = try node.members()
+        let modeNode = try node.required("paymentMode")
+        guard let mode = PaymentMode(rawValue: try modeNode.string()) else {
+            throw modeNode.fail("unknown payment mode \(modeNode.describe()); expected \"freeTrial\", \"payAsYouGo\" or \"payUpFront\"")
+        }
+        let price: Decimal
+        if mode == .freeTrial {
+            price = try node.child("price")?.price() ?? 0
+        } else {
+            price = try node.required("price").price()
+        }
+        let countNode = node.child("periodCount")
+        let count = try countNode?.integer() ?? 1
+        if let countNode, count < 1 { throw countNode.fail("periodCount must be 1 or more") }
+        return IntroductoryOffer(paymentMode: mode, period: try node.required("period").duration(),
+                                 periodCount: count, price: price)
+    }
+
+    /// One of `offers`: a promotional, offer-code or win-back offer.
+    func readSubscriptionOffer(_ node: Node) throws -> SubscriptionOffer {
+        _ = try node.members()
+        let typeNode = try node.required("type")
+        guard let kind = SubscriptionOffer.Kind(rawValue: try typeNode.string()) else {
+            throw typeNode.fail("unknown offer type \(typeNode.describe()); expected \"promotional\", \"code\" or \"winBack\"")
+        }
+        var mode: PaymentMode?
+        if let modeNode = node.child("paymentMode") {
+            guard let known = PaymentMode(rawValue: try modeNode.string()) else {
+                throw modeNode.fail("unknown payment mode \(modeNode.describe()); expected \"freeTrial\", \"payAsYouGo\" or \"payUpFront\"")
+            }
+            mode = known
+        }
+        let countNode = node.child("periodCount")
+        let count = try countNode?.integer() ?? 1
+        if let countNode, count < 1 { throw countNode.fail("periodCount must be 1 or more") }
+        return SubscriptionOffer(
+            kind: kind, id: try node.child("id")?.nonEmptyString(), referenceName: try node.child("referenceName")?.string(),
+            paymentMode: mode, period: try node.child("period")?.duration(), periodCount: count,
+            price: try node.child("price")?.price())
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import StoreEngine
+
+// The sheets over the paywall (the App Store confirmation, alerts, questions) and the helpers they share.
+
+// MARK: - Sheets
+
+func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
+    var body: [(String, Style)] = []
+    var buttons: [(String, ClickTarget)] = []
+    var title = "App Store"
+    let width = min(canvas.width - 4, 56)
+    let inner = width - 4
+    switch sheet {
+    case .confirm(let productID, _), .alreadyOwned(let productID):
+        let product = state.products.first { $0.id == productID }
+        let name = product?.displayName ?? productID
+        if case .alreadyOwned = sheet {
+            body.append((name, bold))
+            body += wrap("You've already purchased this. Would you like to get it again for free?", inner).map { ($0, .plain) }
+            buttons = [("[ Get It Free \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
+        } else {
+            body.append((name, bold))
+            if let product {
+                let price = state.snapshot?.canMakePayments == false ? "Not available" : product.displayPrice
+                body.append(("\(product.kindLabel) \(state.glyphs.dot) \(price)", .plain))
+            }
+            body.append(("Account: \(state.account)  [Sandbox]", dim))
+            if case .confirm(_, let outcome) = sheet {
+                let g = state.glyphs
+                body.append(("Outcome: \(g.left) \(outcomeLabel(outcome)) \(g.right)", Style(bold: outcome != nil, color: outcome == nil ? nil : .yellow)))
+            }
+            buttons = [("[ Confirm \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
+        }
+    case .confirmCommand(let command):
+        title = "Are You Sure?"
+        body = wrap(command.question, inner).map { ($0, .plain) }
+        buttons = [("[ \(command.verb.prefix(1).uppercased() + command.verb.dropFirst()) \(state.glyphs.enter) ]", .confirm),
+                   ("[ Cancel esc ]", .cancel)]
+    case .outsidePurchase(let selection):
+        title = "Buy From Outside the App"
+        body = wrap("A purchase on another device: the App Store records it, the app gets it as an update.", inner)
+            .map { ($0, dim) }
+        let room = max(1, min(canvas.height - 8, 12) - body.count)
+        let first = max(0, min(selection - room + 1, state.products.count - room))
+        for (index, product) in state.products.enumerated().dropFirst(first).prefix(room) {
+            let marker = index == selection ? state.glyphs.pointer : " "
+            body.append(("\(marker) \(product.displayName) \(state.glyphs.dot) \(product.displayPrice)",
+                         index == selection ? Style(bold: true, reverse: true) : .plain))
+        }
+        buttons = [("[ Buy \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
+    case .alert(let alertTitle, let message):
+        title = alertTitle
+        body = wrap(message, inner).map { ($0, .plain) }
+        buttons = [("[ OK \(state.glyphs.enter) ]", .confirm)]
+    case .help:
+        title = "Keys"
+        let g = state.glyphs
+        let keys = [
+            ("\(g.up) \(g.down)  k j", "move"),
+            ("PgUp PgDn Home End", "scroll"),
+            ("\(g.enter)  space", "buy the selected product"),
+            ("r", "restore purchases"),
+            ("c", "consume one of a consumable"),
+            ("\(g.left) \(g.right) on Confirm", "choose this purchase's outcome"),
+            ("l", "show or hide the event log"),
+            ("t", "Transaction Manager: approve, refund, …"),
+            ("+  >", "advance the store's clock a day, a month"),
+            ("s", "settings, testers and resets"),
+            ("p  esc", "back to the paywall"),
+            ("?", "this help"),
+            ("q  esc  Ctrl-C", "quit"),
+            ("mouse", "click a row, [ Buy ], [ Restore ]"),
+        ]
+        let keyWidth = keys.map { TerminalText.width($0.0) }.max() ?? 0
+        body = keys.map { (TerminalText.padded($0.0, to: keyWidth) + "  " + $0.1, .plain) }
+        buttons = [("[ Close esc ]", .cancel)]
+    }
+    let height = min(canvas.height - 2, body.count + 4)
+    let left = max(0, (canvas.width - width) / 2)
+    let top = max(0, (canvas.height - height) / 2)
+    let g = state.glyphs
+    canvas.clear(x: left, y: top, width: width, height: height)
+    let horizontal = String(repeating: g.horizontal, count: max(0, width - 2))
+    canvas.put(g.corners.topLeft + horizontal + g.corners.topRight, x: left, y: top)
+    canvas.put(g.corners.bottomLeft + horizontal + g.corners.bottomRight, x: left, y: top + height - 1)
+    for row in (top + 1)..<(top + height - 1) {
+        canvas.put(g.vertical, x: left, y: row)
+        canvas.put(g.vertical, x: left + width - 1, y: row)
+    }
+    let heading = " \(title) "
+    canvas.put(heading, x: left + max(1, (width - TerminalText.width(heading)) / 2), y: top, limit: width - 2, style: bold)
+    for (offset, line) in body.prefix(height - 4).enumerated() {
+        canvas.put(line.0, x: left + 2, y: top + 1 + offset, limit: inner, style: line.1)
+    }
+    let labels = buttons.map(\.0).joined(separator: "   ")
+    var x = left + max(2, (width - TerminalText.width(labels)) / 2)
+    for (label, target) in buttons {
+        canvas.put(label, x: x, y: top + height - 2, style: Style(bold: true, reverse: target == .confirm))
+        canvas.addHotspot(x: x, y: top + height - 2, width: TerminalText.width(label), target: target)
+        x += TerminalText.width(label) + 3
+    }
+}
+
+/// "2026-12-03 14:02 UTC": the store clock in the title bar.
+func clockText(_ date: Date) -> String {
+    shortDate(date, TimeZone(identifier: "UTC")!) + " UTC"
+}
+
+/// The confirmation sheet's words for an outcome.
+func outcomeLabel(_ outcome: PurchaseChoice?) -> String {
+    switch outcome {
+    case nil: "as the settings say"
+    case .succeed: "succeed"
+    case .cancel: "cancel (userCancelled)"
+    case .askToBuy: "Ask to Buy (pending)"
+    case .interrupt: "interrupt (pending)"
+    case .fail(let error): "fail: \(error.rawValue)"
+    }
+}
+
+/// Greedy word wrap to `width` columns.
+func wrap(_ text: String, _ width: Int) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ") {
+        let candidate = line.isEmpty ? String(word) : line + " " + word
+        if TerminalText.width(candidate) > width, !line.isEmpty {
+            lines.append(line)
+            line = String(word)
+        } else {
+            line = candidate
+        }
+    }
+    if !line.isEmpty { lines.append(line) }
+    return lines
+}
