@@ -60,3 +60,29 @@ func runStorefront(_ arguments: [String]) async throws -> (status: Int32, output
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
+
+/// Collects what a `Transaction.updates` sequence delivers, from now on.
+actor Listener {
+    private(set) var received: [VerificationResult<Transaction>] = []
+    private var task: Task<Void, Never>?
+
+    init(_ updates: Transaction.Transactions) {
+        task = nil
+        Task { await self.start(updates) }
+    }
+
+    private func start(_ updates: Transaction.Transactions) {
+        task = Task { for await update in updates { self.append(update) } }
+    }
+
+    private func append(_ update: VerificationResult<Transaction>) { received.append(update) }
+
+    /// Whether `count` updates arrived within `seconds`.
+    func count(atLeast count: Int, within seconds: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while received.count < count && Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        return received.count >= count
+    }
+
+    deinit { task?.cancel() }
+}

@@ -17,7 +17,7 @@ import Testing
             let run = try await runStorefront(["--catalog", catalogURL.path, "--store", session.storePath,
                                                "approve", String(request.identifier)])
             #expect(run.status == 0, "\(run.output)")
-            let update = try #require(await first(of: updates, within: 5))
+            let update = try #require(await first(of: updates, within: 20))
             let transaction = try update.payloadValue
             #expect(transaction.productID == ID.shopping && transaction.revocationDate == nil)
             await transaction.finish()
@@ -32,11 +32,13 @@ import Testing
             guard case .success(let result) = try await product.purchase() else { Issue.record("not bought"); return }
             let bought = try result.payloadValue
             await bought.finish()
-            let updates = Transaction.updates
-            let listener = Task { await first(of: updates, within: 6) }
-            try await Task.sleep(for: .milliseconds(400))  // the listener's first look: nothing to deliver
+            let listener = Listener(Transaction.updates)
+            // A canary bought outside the app proves the listener has taken its first look.
+            try session.buyProduct(identifier: ID.shopping)
+            #expect(await listener.count(atLeast: 1, within: 20))
             try session.refundTransaction(identifier: UInt(bought.id))
-            let update = try #require(await listener.value)
+            #expect(await listener.count(atLeast: 2, within: 20))
+            let update = try #require(await listener.received.last)
             #expect(update.unsafePayloadValue.id == bought.id && update.unsafePayloadValue.revocationDate != nil)
             #expect(await Transaction.currentEntitlement(for: ID.goPro) == nil)
         }
@@ -49,7 +51,7 @@ import Testing
             let product = try #require(try await Product.products(for: [ID.goPro]).first)
             _ = try await product.purchase()  // left unfinished on purpose
             try session.buyProduct(identifier: ID.shopping)
-            let update = try #require(await first(of: updates, within: 5))
+            let update = try #require(await first(of: updates, within: 20))
             #expect(update.unsafePayloadValue.productID == ID.shopping)
         }
     }

@@ -42,8 +42,7 @@ public actor Shop {
         let updates = Transaction.updates
         listener = Task { [weak self] in
             for await result in updates {
-                guard let self else { return }
-                await self.handle(result)
+                await self?.handle(result)
             }
         }
     }

@@ -13,7 +13,7 @@ let shopping = "com.razeware.razefaces.swiftshopping"
 let monthly = "barcode_month_subscription"
 
 /// Waits up to `seconds` for `condition`.
-func eventually(within seconds: Double = 5, _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(within seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try await condition() { return true }
@@ -44,14 +44,16 @@ func eventually(within seconds: Double = 5, _ condition: () async throws -> Bool
     @Test func aRefundArrivesAsAnUpdate() async throws {
         let session = try SKTestSession(contentsOf: catalog)
         try await session.run {
-            let shop = Shop(productIDs: [goPro])
+            let shop = Shop(productIDs: [goPro, shopping])
             await shop.start()
             try await shop.requestProducts()
             #expect(try await shop.purchase(goPro) == .purchased(productID: goPro))
-            try await Task.sleep(for: .milliseconds(400))  // the listener has looked once
-            let bought = try #require(session.allTransactions().first)
+            // A canary bought outside the app proves the listener has taken its first look.
+            try session.buyProduct(identifier: shopping)
+            #expect(await eventually(within: 20) { await shop.purchasedIdentifiers.contains(shopping) })
+            let bought = try #require(session.allTransactions().first { $0.productIdentifier == goPro })
             try session.refundTransaction(identifier: bought.identifier)
-            #expect(await eventually { await !shop.purchasedIdentifiers.contains(goPro) })
+            #expect(await eventually(within: 20) { await !shop.purchasedIdentifiers.contains(goPro) })
             #expect(await shop.updates.last?.revocationDate != nil)
             #expect(try await !shop.isPurchased(goPro))
         }
