@@ -11,6 +11,8 @@ public struct Invocation: Equatable, Sendable {
     public var json = false
     /// The TUI's simulated purchase latency in milliseconds (`--latency`).
     public var latency: Int?
+    /// `--record FILE`: the paywall writes the tester's actions there as a scenario.
+    public var recordPath: String?
     public var command: Command
 
     public init(command: Command) { self.command = command }
@@ -72,6 +74,8 @@ public enum Command: Equatable, Sendable {
     case completions(Shell)
     /// `man`: the manual page storefront(1), in roff.
     case manPage
+    /// `replay FILE…`: run scenario files headless as regression tests.
+    case replay(paths: [String], junit: String? = nil, keep: Bool = false)
     /// `__complete WHAT`: candidates the completion scripts ask for at completion time (hidden).
     case complete(CompletionRequest)
 }
@@ -101,6 +105,8 @@ extension Invocation {
         var appAccountToken: UUID?
         var root = false
         var der = false
+        var junit: String?
+        var keep = false
         var rest = arguments[...]
 
         func value(for option: String, inline: String?) throws(UsageError) -> String {
@@ -177,6 +183,15 @@ extension Invocation {
                     throw UsageError(description: "--app-account-token needs a UUID (8-4-4-4-12 hex digits), not \"\(text)\"", command: operands.first)
                 }
                 appAccountToken = token
+            case "--record":
+                let path = try value(for: option, inline: inline)
+                guard !path.isEmpty else { throw UsageError(description: "--record needs a file", command: nil) }
+                invocation.recordPath = path
+            case "--junit":
+                let path = try value(for: option, inline: inline)
+                guard !path.isEmpty else { throw UsageError(description: "--junit needs a file", command: operands.first) }
+                junit = path
+            case "--keep": keep = true
             case "--root": root = true
             case "--der": der = true
             case "--reason":
@@ -196,6 +211,9 @@ extension Invocation {
         guard let name = operands.first else {
             invocation.command = wantsHelp ? .help(nil) : .paywall
             return invocation
+        }
+        if invocation.recordPath != nil, !wantsHelp, name != "help" {
+            throw UsageError(description: "--record records the paywall: give it without a command", command: nil)
         }
         let args = Array(operands.dropFirst())
         if wantsHelp || name == "help" {
@@ -352,6 +370,10 @@ extension Invocation {
             try expect(0, "")
             try allow()
             invocation.command = .manPage
+        case "replay":
+            try allow()
+            guard !args.isEmpty else { throw UsageError(description: "replay needs at least one scenario FILE", command: name) }
+            invocation.command = .replay(paths: args, junit: junit, keep: keep)
         case "__complete":
             try allow()
             guard let request = CompletionRequest(args) else {

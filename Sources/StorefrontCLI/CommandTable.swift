@@ -70,6 +70,8 @@ public struct OptionSpec: Equatable, Sendable {
                    "the sandbox account (default: the one `accounts switch` chose); created on first use"),
         OptionSpec("--json", global: true, "print one JSON document instead of a table"),
         OptionSpec("--latency", value: "MS", global: true, "the paywall's simulated purchase latency (default 400)"),
+        OptionSpec("--record", value: "FILE", kind: .file, global: true,
+                   "the paywall writes the tester's actions to FILE as a scenario (replay FILE)"),
         OptionSpec("--help", short: "-h", global: true, "this help; `storefront COMMAND --help` for one command"),
         OptionSpec("--version", global: true, "the version and the commit it was built from"),
         OptionSpec("--quantity", short: "-q", value: "N", "how many of a consumable (1 to 10)"),
@@ -84,6 +86,8 @@ public struct OptionSpec: Equatable, Sendable {
         OptionSpec("--limit", short: "-n", value: "N", "how many log entries (default 50)"),
         OptionSpec("--root", "key export: the root certificate of the store's chain instead of the key"),
         OptionSpec("--der", "key export --root: the certificate's DER bytes instead of PEM"),
+        OptionSpec("--junit", value: "FILE", kind: .file, "replay: also write JUnit XML to FILE"),
+        OptionSpec("--keep", "replay: leave a failed scenario's store file for inspection"),
     ]
 }
 

@@ -37,7 +37,8 @@ struct Session {
         }
     }
 
-    private func report(for command: Command) async throws -> Report? {
+    /// The report of one command, unprinted (scenarios read it). Internal for them.
+    func report(for command: Command) async throws -> Report? {
         switch command {
         // The app's face
         case .products: return try await products()
@@ -84,7 +85,7 @@ struct Session {
         case .settings: return try await settings()
         case .setSetting(let name, let value, let once): return try await setSetting(name, value, once: once)
         case .log(let limit): return try await log(limit: limit)
-        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete: return nil
+        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete, .replay: return nil
         }
     }
 
