@@ -70,7 +70,11 @@ extension Scenario {
             guard isReference(reference) || Int64(reference.text) != nil else {
                 throw LineFault(column: reference.column, message: "expect transaction needs LAST, $name or a transaction id, not \"\(reference.text)\"")
             }
-            return .transaction(reference, field: rest[1].text, value: rest[2].text)
+            let value = rest[2]
+            if value.text.hasPrefix("$"), !value.quoted, !captures.contains(String(value.text.dropFirst())) {
+                throw LineFault(column: value.column, message: "\(value.text) is not captured before this line")
+            }
+            return .transaction(reference, field: rest[1].text, value: value)
         case "screen":
             try operands(1, "one \"TEXT\" (quote it)")
             guard !rest[0].text.isEmpty else { throw LineFault(column: rest[0].column, message: "expect screen needs some text") }

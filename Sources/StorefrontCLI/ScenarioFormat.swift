@@ -89,8 +89,9 @@ public enum Expectation: Sendable, Equatable {
     case renewal(group: String, field: String, value: String)
     /// `expect transactions ID N`: how many transactions of the product the account's history holds.
     case transactions(productID: String, Int)
-    /// `expect transaction REF FIELD VALUE`: a field of a transaction as `--json` names it (`none` when absent).
-    case transaction(ScenarioWord, field: String, value: String)
+    /// `expect transaction REF FIELD VALUE`: a field of a transaction as `--json` names it (`none` when
+    /// absent); the value may be a reference too (`expect transaction LAST originalID $trial`).
+    case transaction(ScenarioWord, field: String, value: ScenarioWord)
     /// `expect screen "TEXT"` / `expect not screen "TEXT"`: the paywall shows the text on some line.
     case screen(String, Bool)
     /// `expect output "TEXT"`: what the last command printed (standard output and error) contains it.

@@ -140,6 +140,7 @@ final class ScenarioRun {
                 paywall = nil
                 _ = try await openPaywall()
             case .wait(let duration):
+                let before = try await newestTransaction()
                 let reference = Date(timeIntervalSince1970: 0)
                 let total = duration.after(reference).timeIntervalSince(reference)
                 let chunks = max(1, min(120, Int(total)))
@@ -148,6 +149,7 @@ final class ScenarioRun {
                     await paywall?.tickSecond()
                 }
                 lastError = nil
+                if let newest = try await newestTransaction(), newest != before { last = newest }
             case .expect(let expectation):
                 try await check(expectation, into: &result)
             }
