@@ -212,9 +212,6 @@ extension Invocation {
             invocation.command = wantsHelp ? .help(nil) : .paywall
             return invocation
         }
-        if invocation.recordPath != nil, !wantsHelp, name != "help" {
-            throw UsageError(description: "--record records the paywall: give it without a command", command: nil)
-        }
         let args = Array(operands.dropFirst())
         if wantsHelp || name == "help" {
             let topic = name == "help" ? args.first : name

@@ -26,7 +26,8 @@ enum ReplayCommand {
             """,
         options: ["--junit", "--keep"], operands: [.file])
 
-    static func run(paths: [String], junit: String?, keep: Bool, json: Bool, console: Console) async -> ExitCode {
+    static func run(paths: [String], junit: String?, keep: Bool, json: Bool, console: Console,
+                    hooks: ScenarioHooks = ScenarioHooks()) async -> ExitCode {
         var loaded: [(Scenario, Catalog)] = []
         var faults: [String] = []
         for path in paths {
@@ -57,7 +58,7 @@ enum ReplayCommand {
         for (scenario, catalog) in loaded {
             let result: ScenarioResult
             do {
-                let run = try ScenarioRun(scenario: scenario, catalog: catalog)
+                let run = try ScenarioRun(scenario: scenario, catalog: catalog, hooks: hooks)
                 result = await run.run(keep: keep)
             } catch {
                 var failed = ScenarioResult(path: scenario.path, name: scenario.name)

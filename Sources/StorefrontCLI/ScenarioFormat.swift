@@ -328,10 +328,13 @@ extension Scenario {
             _ = try Invocation.parse(arguments)
         } catch {
             // Point at the word the message quotes, else at the command.
-            let culprit = words.dropFirst().first { word in
+            let quotedWord = words.dropFirst().first { word in
                 error.description.contains("\"\(word.text)\"") || error.description.hasSuffix(" " + word.text)
-                    || (word.text.hasPrefix("-") && error.description.contains(word.text.split(separator: "=").first.map(String.init) ?? word.text))
             }
+            let option = words.dropFirst().first { word in
+                word.text.hasPrefix("-") && error.description.contains(word.text.split(separator: "=").first.map(String.init) ?? word.text)
+            }
+            let culprit = quotedWord ?? option
             throw LineFault(column: culprit?.column ?? first.column, message: error.description)
         }
     }

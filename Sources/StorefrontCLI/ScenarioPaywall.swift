@@ -8,12 +8,15 @@ import StorefrontUI
 final class HeadlessPaywall {
     private(set) var state: State
     let effects: EngineEffects
+    private let perform: @Sendable (Effect) async -> Action?
     /// Screens are drawn in UTC, so a scenario's dates read the same on every machine.
     let timeZone = TimeZone(identifier: "UTC")!
 
-    init(store: Store, size: Size) {
+    init(store: Store, size: Size,
+         perform: (EngineEffects) -> @Sendable (Effect) async -> Action? = { engine in engine.perform }) {
         state = State(size: size, account: store.account, storePath: store.path, paywall: store.catalog.paywall)
         effects = EngineEffects(store: store, latency: .zero)
+        self.perform = perform(effects)
     }
 
     /// Starts loading the store, as the paywall does when it opens.
@@ -45,7 +48,7 @@ final class HeadlessPaywall {
         var budget = 200
         while let effect = queue.popFirst(), budget > 0 {
             budget -= 1
-            if let action = await effects.perform(effect) {
+            if let action = await perform(effect) {
                 queue.append(contentsOf: update(&state, action))
             }
         }

@@ -32,6 +32,17 @@ public struct ScenarioResult: Sendable {
     public var firstFailure: StepResult? { steps.first { $0.status == .failed } }
 }
 
+/// Where a replay meets the engine, replaceable by tests: a test double here breaks one
+/// rule on purpose and shows that the scenario covering it fails, and how it reads.
+struct ScenarioHooks: Sendable {
+    /// A store command's report: the CLI's own Session, unless a test replaces a rule.
+    var command: @Sendable (Session, Command) async throws -> Report? = { session, command in
+        try await session.report(for: command)
+    }
+    /// The paywall's effects: ``EngineEffects``, unless a test wraps them.
+    var effects: @Sendable (EngineEffects) -> @Sendable (Effect) async -> Action? = { engine in engine.perform }
+}
+
 /// Real time as a scenario sees it: fixed at its start, moved only by `wait`.
 final class ScenarioClock: Sendable {
     private let date: Mutex<Date>
@@ -62,9 +73,11 @@ final class ScenarioRun {
     var lastOutput: [String] = []
     var lastSeconds: Double = 0
     var paywall: HeadlessPaywall?
+    let hooks: ScenarioHooks
 
-    init(scenario: Scenario, catalog: Catalog) throws {
+    init(scenario: Scenario, catalog: Catalog, hooks: ScenarioHooks = ScenarioHooks()) throws {
         self.scenario = scenario
+        self.hooks = hooks
         self.catalog = catalog
         clock = ScenarioClock(scenario.start)
         let template = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-replay-XXXXXX").path
@@ -182,7 +195,7 @@ final class ScenarioRun {
         do {
             try await store.appStore.processRenewals()
             if invocation.command.actsAsTheApp { try await session.deliverUnfinished() }
-            if let report = try await session.report(for: invocation.command) {
+            if let report = try await hooks.command(session, invocation.command) {
                 report.lines.forEach(output.append)
                 reported = report.json
             }
@@ -234,7 +247,7 @@ final class ScenarioRun {
         try await store.appStore.processRenewals()
         try await session.deliverUnfinished()
         lastOutput = output.all
-        let screen = HeadlessPaywall(store: store, size: scenario.size)
+        let screen = HeadlessPaywall(store: store, size: scenario.size, perform: hooks.effects)
         await screen.start()
         paywall = screen
         return screen
