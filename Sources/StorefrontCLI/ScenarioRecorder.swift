@@ -19,6 +19,8 @@ public final class ScenarioRecorder: Sendable {
         self.continuation = continuation
         task = Task {
             for await (action, state) in stream { await worker.observe(action, state) }
+            // What other processes did since the paywall last looked.
+            try? await worker.look(report: true)
             worker.finish()
         }
     }
@@ -135,7 +137,8 @@ private final class RecorderWorker: @unchecked Sendable {
         } else {
             write("expect \(snapshot.owned[product.id] == nil ? "not owned" : "owned") \(product.id)")
         }
-        let lines = render(state, timeZone: .current).lines
+        // In UTC, as replay draws: the row reads the same on every machine.
+        let lines = render(state, timeZone: TimeZone(identifier: "UTC")!).lines
         if let line = lines.first(where: { $0.contains(product.displayName) && $0.contains(state.glyphs.pointer) }),
            let start = line.range(of: product.displayName) {
             let row = line[start.lowerBound...].replacingOccurrences(of: "[ Buy ]", with: "")
@@ -147,7 +150,7 @@ private final class RecorderWorker: @unchecked Sendable {
     // MARK: - Other processes
 
     /// Reads the store and, when `report`, writes what changed as the CLI commands that change it.
-    private func look(report: Bool) async throws {
+    func look(report: Bool) async throws {
         let values = Dictionary(uniqueKeysWithValues: try await store.testSession.settings().map { ($0.name, $0.value) })
         let history = try await store.appStore.transactions(limit: 500)
         let lead = try await store.testSession.clock().now.timeIntervalSinceNow
