@@ -46,7 +46,8 @@ public enum Command: Equatable, Sendable {
     case expire(group: String)
     case renew(group: String)
     case restore
-    case transactions
+    /// `Transaction.all`; `pending`: the requests waiting instead.
+    case transactions(pending: Bool)
     case entitlements
     case consume(productID: String, quantity: Int)
     case reset(ResetScope)
@@ -94,6 +95,7 @@ extension Invocation {
         var appAccountToken: UUID?
         var root = false
         var der = false
+        var pending = false
         var rest = arguments[...]
 
         func value(for option: String, inline: String?) throws(UsageError) -> String {
@@ -124,7 +126,7 @@ extension Invocation {
             let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             let option = parts[0]
             let inline = parts.count > 1 ? parts[1] : nil
-            if let inline, ["--json", "--help", "-h", "--version", "--once", "--outside", "--root", "--der"].contains(option) {
+            if let inline, ["--json", "--help", "-h", "--version", "--once", "--outside", "--root", "--der", "--pending"].contains(option) {
                 throw UsageError(description: "\(option) takes no value, not \"\(inline)\"", command: operands.first)
             }
             switch option {
@@ -167,6 +169,7 @@ extension Invocation {
                 }
                 appAccountToken = token
             case "--root": root = true
+            case "--pending": pending = true
             case "--der": der = true
             case "--reason":
                 let name = try value(for: option, inline: inline)
@@ -202,7 +205,8 @@ extension Invocation {
             }
         }
         func allow(quantity allowed: Bool = false, limit limitAllowed: Bool = false, once onceAllowed: Bool = false,
-                   purchase purchaseAllowed: Bool = false, reason reasonAllowed: Bool = false) throws(UsageError) {
+                   purchase purchaseAllowed: Bool = false, reason reasonAllowed: Bool = false,
+                   pending pendingAllowed: Bool = false) throws(UsageError) {
             let given: [(String, Bool, Bool)] = [
                 ("--quantity", quantity != nil, allowed), ("--limit", limit != nil, limitAllowed),
                 ("--once", once, onceAllowed), ("--outside", outside, purchaseAllowed),
@@ -210,6 +214,7 @@ extension Invocation {
                 ("--offer", offerID != nil, purchaseAllowed),
                 ("--app-account-token", appAccountToken != nil, purchaseAllowed && !outside),
                 ("--root", root, name == "key"), ("--der", der, name == "key" && root),
+                ("--pending", pending, pendingAllowed),
             ]
             if let (option, _, _) = given.first(where: { $0.1 && !$0.2 }) {
                 throw UsageError(description: "\(name) takes no \(option)", command: name)
@@ -226,9 +231,10 @@ extension Invocation {
         switch name {
         case "products", "restore", "transactions", "entitlements":
             try expect(0, "")
-            try allow()
+            try allow(pending: name == "transactions")
             invocation.command = [
-                "products": .products, "restore": .restore, "transactions": .transactions, "entitlements": .entitlements,
+                "products": .products, "restore": .restore, "transactions": .transactions(pending: pending),
+                "entitlements": .entitlements,
             ][name]!
         case "buy":
             try expect(1, "a PRODUCT_ID")

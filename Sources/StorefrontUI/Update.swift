@@ -47,13 +47,15 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.knownDataVersion = snapshot.dataVersion
         state.tableMeasure = TableMeasure(state)
         state.loadError = nil
-        if !snapshot.arrived.isEmpty {
-            state.flash = "Arrived as an update: " + snapshot.arrived.map { name(of: $0, in: state) }.joined(separator: ", ")
+        let updates = snapshot.arrived.map { name(of: $0, in: state) }
+            + snapshot.revoked.map { name(of: $0, in: state) + " (refunded)" }
+        if !updates.isEmpty {
+            state.flash = "Arrived as an update: " + updates.joined(separator: ", ")
         }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
         // The load finished what arrived; the manager's list, read alongside it, may predate that.
-        effects = !snapshot.arrived.isEmpty && state.screen == .transactions ? [.loadHistory] : []
+        effects = !updates.isEmpty && state.screen == .transactions ? [.loadHistory] : []
     case .loadFailed(let message):
         state.loadError = message
         if state.busy == .loading { state.busy = nil }
@@ -328,7 +330,9 @@ private func purchaseEnded(_ state: inout State, _ productID: String, _ report: 
         state.flash = "Purchased \(product)"
     case .changeScheduled(let change):
         let when = change.effectiveDate.map { "on " + ProductStatus.shortDate($0) } ?? "at the next renewal"
-        state.flash = "\(change.kind.rawValue.capitalized) to \(product) scheduled: nothing charged now; it starts \(when)"
+        state.flash = change.kind == .promotionalOffer
+            ? "Promotional offer on \(product) scheduled: nothing charged now; it applies \(when)"
+            : "\(change.kind.title) to \(product) scheduled: nothing charged now; it starts \(when)"
     case .userCancelled:
         state.sheet = .alert(title: "Purchase Cancelled", message: "The purchase of \(product) was cancelled (userCancelled).")
     case .pending(let reason):
