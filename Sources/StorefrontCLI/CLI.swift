@@ -65,6 +65,7 @@ public enum CLI {
             return .usage
         }
 
+        if let code = ToolCommands.run(invocation, console: console) { return code }
         let defaultStore = defaultStorePath(environment: environment)
         switch invocation.command {
         case .help(nil):
@@ -72,9 +73,6 @@ public enum CLI {
             return .success
         case .help(let name?):
             console.out(CommandHelp.named(name)!.text)
-            return .success
-        case .version:
-            console.out("storefront \(version)")
             return .success
         case .catalogCheck(let path):
             return CatalogCommands.check(path, json: invocation.json, console: console)

@@ -84,7 +84,7 @@ struct Session {
         case .settings: return try await settings()
         case .setSetting(let name, let value, let once): return try await setSetting(name, value, once: once)
         case .log(let limit): return try await log(limit: limit)
-        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor: return nil
+        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete: return nil
         }
     }
 

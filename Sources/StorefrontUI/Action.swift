@@ -1,15 +1,5 @@
 import StoreEngine
 
-/// A key the paywall understands, decoded from the terminal by the backend.
-public enum Key: Equatable, Sendable {
-    case character(Character)
-    case up, down, left, right
-    case pageUp, pageDown, home, end
-    case enter, escape, tab, backspace
-    /// Ctrl-C, read as a key (the terminal is in raw mode) so quitting restores the screen.
-    case interrupt
-}
-
 /// How a purchase ended, as the alert or the checkmark reports it.
 public enum PurchaseReport: Equatable, Sendable {
     /// Purchased, or for an owned product restored for free (`restored`).
