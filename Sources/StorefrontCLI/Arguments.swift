@@ -48,7 +48,8 @@ public enum Command: Equatable, Sendable {
     case expire(group: String)
     case renew(group: String)
     case restore
-    case transactions
+    /// `Transaction.all`; `pending`: the requests waiting instead.
+    case transactions(pending: Bool)
     case entitlements
     case consume(productID: String, quantity: Int)
     case reset(ResetScope)
@@ -107,6 +108,7 @@ extension Invocation {
         var der = false
         var junit: String?
         var keep = false
+        var pending = false
         var rest = arguments[...]
 
         func value(for option: String, inline: String?) throws(UsageError) -> String {
@@ -193,6 +195,7 @@ extension Invocation {
                 junit = path
             case "--keep": keep = true
             case "--root": root = true
+            case "--pending": pending = true
             case "--der": der = true
             case "--reason":
                 let name = try value(for: option, inline: inline)
@@ -258,7 +261,8 @@ extension Invocation {
             try expect(0, "")
             try allow()
             invocation.command = [
-                "products": .products, "restore": .restore, "transactions": .transactions, "entitlements": .entitlements,
+                "products": .products, "restore": .restore, "transactions": .transactions(pending: pending),
+                "entitlements": .entitlements,
             ][name]!
         case "buy":
             try expect(1, "a PRODUCT_ID")

@@ -88,6 +88,7 @@ public struct OptionSpec: Equatable, Sendable {
         OptionSpec("--der", "key export --root: the certificate's DER bytes instead of PEM"),
         OptionSpec("--junit", value: "FILE", kind: .file, "replay: also write JUnit XML to FILE"),
         OptionSpec("--keep", "replay: leave a failed scenario's store file for inspection"),
+        OptionSpec("--pending", "transactions: the requests waiting (Ask to Buy, interrupted) instead"),
     ]
 }
 
