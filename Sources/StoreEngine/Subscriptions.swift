@@ -134,6 +134,8 @@ extension Store {
             guard record.expirationReason == nil, let latest = try ledger.latestTransaction(originalID: record.originalID),
                   latest.revocationDate == nil, let expiration = latest.expirationDate else { return false }
             if let since = record.billingRetrySince {
+                if let grace = record.graceUntil, grace <= date, billingIssues,
+                   try !hasNotification("GRACE_PERIOD_EXPIRED", originalID: record.originalID, since: since) { return true }
                 return !billingIssues || billingRetryLength.after(since) <= date
             }
             return expiration <= date
@@ -154,14 +156,21 @@ extension Store {
                     // Billing fixed: renewed now, or from the lapsed period's end while still in grace.
                     let renewedAt = record.graceUntil.map { $0 > date } == true ? since : date
                     (record.billingRetrySince, record.graceUntil) = (nil, nil)
-                    try renew(latest, &record, account: account, at: renewedAt, detail: "renewal after a billing issue was resolved")
+                    try renew(latest, &record, account: account, at: renewedAt, detail: "renewal after a billing issue was resolved",
+                              subtype: "BILLING_RECOVERY")
                     made += 1
                     continue
+                }
+                if let grace = record.graceUntil, grace <= date,
+                   try !hasNotification("GRACE_PERIOD_EXPIRED", originalID: record.originalID, since: since) {
+                    try notify("GRACE_PERIOD_EXPIRED", transaction: latest, record: record, account: account, at: grace)
                 }
                 if billingRetryLength.after(since) <= date {
                     (record.expirationReason, record.billingRetrySince, record.graceUntil) = (ExpirationReason.billingError.rawValue, nil, nil)
                     try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
                                    detail: "expired: billing retry ended without payment (billingError)", at: billingRetryLength.after(since))
+                    try notify("EXPIRED", "BILLING_RETRY", transaction: latest, record: record, account: account,
+                               at: billingRetryLength.after(since))
                 }
                 break
             }
@@ -170,12 +179,14 @@ extension Store {
                 record.expirationReason = ExpirationReason.autoRenewDisabled.rawValue
                 try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: auto-renew was off (autoRenewDisabled)", at: expiration)
+                try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: expiration)
                 break
             }
             guard catalog.product(id: record.autoRenewProductID)?.subscription != nil else {
                 record.expirationReason = ExpirationReason.productUnavailable.rawValue
                 try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: \(record.autoRenewProductID) is no longer offered (productUnavailable)", at: expiration)
+                try notify("EXPIRED", "PRODUCT_NOT_FOR_SALE", transaction: latest, record: record, account: account, at: expiration)
                 break
             }
             if billingIssues {
@@ -186,6 +197,8 @@ extension Store {
                 try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: record.graceUntil == nil ? "renewal failed: billing retry (billingError)"
                                    : "renewal failed: grace period until \(record.graceUntil!.formatted(.iso8601))", at: expiration)
+                try notify("DID_FAIL_TO_RENEW", record.graceUntil == nil ? nil : "GRACE_PERIOD", transaction: latest, record: record,
+                           account: account, at: expiration)
                 continue
             }
             try renew(latest, &record, account: account, at: expiration, detail: "renewal")
@@ -202,7 +215,7 @@ extension Store {
 
     /// Adds the renewal transaction that starts at `start`.
     func renew(_ latest: Transaction, _ record: inout SubscriptionRecord, account: String, at start: Date,
-                       detail: String) throws {
+                       detail: String, subtype: String? = nil) throws {
         guard let item = catalog.product(id: record.autoRenewProductID), let terms = item.subscription else { return }
         let storefront = try storefront()
         var transaction = latest
@@ -226,6 +239,7 @@ extension Store {
         let stored = try ledger.insert(transaction)
         let change = item.id == latest.productID ? "" : " (now \(item.id): the change waited for this renewal)"
         try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id, detail: detail + change, at: start)
+        try notify("DID_RENEW", subtype, transaction: stored, record: record, account: account, at: start)
     }
 
     /// The end of a renewal period starting at `start`. The App Store keeps a subscription's
@@ -284,6 +298,7 @@ extension Store {
         let date = try currentTime()
         try ledger.db.transaction {
             var record = try subscriptionRecord(groupID)
+            let changed = record.willAutoRenew != on
             record.willAutoRenew = on
             if on, record.expirationReason == ExpirationReason.autoRenewDisabled.rawValue,
                let latest = try ledger.latestTransaction(originalID: record.originalID),
@@ -291,6 +306,10 @@ extension Store {
                 record.expirationReason = nil
             }
             try ledger.saveSubscription(record, account: account)
+            if changed, record.expirationReason == nil, let latest = try ledger.latestTransaction(originalID: record.originalID) {
+                try notify("DID_CHANGE_RENEWAL_STATUS", on ? "AUTO_RENEW_ENABLED" : "AUTO_RENEW_DISABLED", transaction: latest,
+                           record: record, account: account, at: date)
+            }
         }
     }
 
@@ -313,6 +332,7 @@ extension Store {
             try ledger.saveSubscription(record, account: account)
             try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
                            detail: "expired now by the tester", at: date)
+            try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: date)
         }
     }
 
@@ -354,37 +374,43 @@ extension Store {
         return try statuses(at: try currentTime())
     }
 
-    /// The statuses at `date`, renewals due already made.
-    func statuses(at date: Date) throws -> [SubscriptionStatus] {
-        let storefront = try storefront()
+    /// The statuses at `date`, renewals due already made (of this store's account, or another's, for the server).
+    func statuses(at date: Date, account: String? = nil) throws -> [SubscriptionStatus] {
+        let account = account ?? self.account
         return try ledger.subscriptionStates(account: account).compactMap { record -> SubscriptionStatus? in
             guard let latest = try ledger.latestTransaction(originalID: record.originalID) else { return nil }
-            let state: RenewalState
-            if latest.revocationDate != nil {
-                state = .revoked
-            } else if record.billingRetrySince != nil {
-                state = record.graceUntil.map { $0 > date } == true ? .inGracePeriod : .inBillingRetryPeriod
-            } else if latest.expirationDate.map({ $0 > date }) == true {
-                state = .subscribed
-            } else {
-                state = .expired
-            }
-            let renewing = catalog.product(id: record.autoRenewProductID)
-            let chainStart = try ledger.latestPurchaseDate(originalID: record.originalID) ?? latest.purchaseDate
-            var info = RenewalInfo(
-                originalTransactionID: record.originalID, currentProductID: latest.productID,
-                autoRenewPreference: record.autoRenewProductID, willAutoRenew: record.willAutoRenew && state != .revoked,
-                renewalDate: state == .subscribed || state == .inGracePeriod ? latest.expirationDate : nil,
-                recentSubscriptionStartDate: chainStart, environment: latest.environment, currency: storefront.currency,
-                renewalPrice: renewing.map { catalog.product(from: $0, in: storefront).price } ?? latest.price)
-            info.expirationReason = record.expirationReason.flatMap(ExpirationReason.init(rawValue:))
-            info.isInBillingRetry = record.billingRetrySince != nil
-            info.gracePeriodExpirationDate = record.graceUntil
-            info.appAccountToken = latest.appAccountToken
-            info.appTransactionID = AppTransactionID.make(account: account, bundleID: catalog.bundleID)
-            info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date))
-            return SubscriptionStatus(groupID: record.groupID, state: state, transaction: latest, renewalInfo: info)
+            return try status(of: record, latest: latest, account: account, at: date)
         }
+    }
+
+    /// One subscription's status at `date`, its renewal info signed.
+    func status(of record: SubscriptionRecord, latest: Transaction, account: String, at date: Date) throws -> SubscriptionStatus {
+        let storefront = try storefront()
+        let state: RenewalState
+        if latest.revocationDate != nil {
+            state = .revoked
+        } else if record.billingRetrySince != nil {
+            state = record.graceUntil.map { $0 > date } == true ? .inGracePeriod : .inBillingRetryPeriod
+        } else if latest.expirationDate.map({ $0 > date }) == true {
+            state = .subscribed
+        } else {
+            state = .expired
+        }
+        let renewing = catalog.product(id: record.autoRenewProductID)
+        let chainStart = try ledger.latestPurchaseDate(originalID: record.originalID) ?? latest.purchaseDate
+        var info = RenewalInfo(
+            originalTransactionID: record.originalID, currentProductID: latest.productID,
+            autoRenewPreference: record.autoRenewProductID, willAutoRenew: record.willAutoRenew && state != .revoked,
+            renewalDate: state == .subscribed || state == .inGracePeriod ? latest.expirationDate : nil,
+            recentSubscriptionStartDate: chainStart, environment: latest.environment, currency: storefront.currency,
+            renewalPrice: renewing.map { catalog.product(from: $0, in: storefront).price } ?? latest.price)
+        info.expirationReason = record.expirationReason.flatMap(ExpirationReason.init(rawValue:))
+        info.isInBillingRetry = record.billingRetrySince != nil
+        info.gracePeriodExpirationDate = record.graceUntil
+        info.appAccountToken = latest.appAccountToken
+        info.appTransactionID = AppTransactionID.make(account: account, bundleID: catalog.bundleID)
+        info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date))
+        return SubscriptionStatus(groupID: record.groupID, state: state, transaction: latest, renewalInfo: info)
     }
 
     /// The newest transaction of each subscription in its billing grace period: still entitled though its period ended.
