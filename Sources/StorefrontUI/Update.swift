@@ -327,8 +327,9 @@ private func purchaseEnded(_ state: inout State, _ productID: String, _ report: 
     case .success:
         state.flash = "Purchased \(product)"
     case .changeScheduled(let change):
-        let when = change.effectiveDate.map { "on " + ProductStatus.shortDate($0) } ?? "at the next renewal"
-        state.flash = "\(change.kind.rawValue.capitalized) to \(product) scheduled: nothing charged now; it starts \(when)"
+        // Short enough for the status line beside Restore: the row itself names the plan ("Starts …").
+        let when = change.effectiveDate.map { "for " + ProductStatus.shortDate($0) } ?? "for the next renewal"
+        state.flash = "\(change.kind.rawValue.capitalized) scheduled \(when): nothing charged now"
     case .userCancelled:
         state.sheet = .alert(title: "Purchase Cancelled", message: "The purchase of \(product) was cancelled (userCancelled).")
     case .pending(let reason):
