@@ -12,6 +12,12 @@ extension Session {
             console.err("storefront: --listen needs HOST:PORT with an IP address (127.0.0.1:8089, [::1]:8089), not \"\(TerminalText.sanitized(listen))\"")
             return .usage
         }
+        for url in notify {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+                console.err("storefront: --notify needs an http or https URL, not \"\(TerminalText.sanitized(url))\"")
+                return .usage
+            }
+        }
         guard address.isLoopback || allowRemote else {
             console.err("storefront: \(address) can be reached from other machines; serve listens on loopback unless you add --allow-remote")
             return .usage

@@ -315,5 +315,6 @@ struct ServerTests {
         #expect(remote.stderr.contains("--allow-remote"))
         try await sandbox.storefront("serve", "--listen", "nowhere").expect(exit: 64)
         try await sandbox.storefront("serve", "keys", "add", "K").expect(exit: 64)
+        try await sandbox.storefront("serve", "--notify", "ftp://example.com/").expect(exit: 64)
     }
 }
