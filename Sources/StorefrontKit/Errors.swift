@@ -46,7 +46,7 @@ func storeKitError(_ error: any Error) -> any Error {
     switch error {
     case let error as StoreError:
         switch error {
-        case .paymentNotAllowed: return Product.PurchaseError.purchaseNotAllowed
+        case .purchaseNotAllowed: return Product.PurchaseError.purchaseNotAllowed
         case .productUnavailable: return Product.PurchaseError.productUnavailable
         case .invalidQuantity: return Product.PurchaseError.invalidQuantity
         case .notAvailableInStorefront: return StoreKitError.notAvailableInStorefront

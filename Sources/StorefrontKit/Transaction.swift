@@ -43,7 +43,7 @@ public struct Transaction: Sendable, Identifiable, Hashable, SignedByStore {
     /// The offer identifier redeemed (older StoreKit spelling of `offer?.id`).
     public var offerID: String? { engine.offerID }
     /// A purchase, or an automatic renewal.
-    public var reason: Reason { Reason(rawValue: engine.reason == .renew ? "RENEWAL" : "PURCHASE") }
+    public var reason: Reason { Reason(rawValue: engine.reason == .renewal ? "RENEWAL" : "PURCHASE") }
     /// The storefront it was bought in.
     public var storefront: Storefront { Storefront(countryCode: engine.storefront) }
     /// The price paid, in `currency`.

@@ -43,8 +43,9 @@ extension Transaction {
         return Transactions { UpdatesMonitor.stream(context: context) }
     }
 
-    /// Every transaction of the account, newest first.
-    public static var all: Transactions { .list { try await $0.store.app.transactions().filter { $0.status == .purchased } } }
+    /// Every transaction of the account, newest first: no requests, and finished consumables
+    /// only with `includeConsumablesInHistory` (the engine's `Transaction.all`).
+    public static var all: Transactions { .list { try await $0.store.app.transactions() } }
 
     /// What the account is entitled to now.
     public static var currentEntitlements: Transactions { .list { try await $0.store.app.currentEntitlements() } }
@@ -60,7 +61,7 @@ extension Transaction {
     /// The newest transaction of a product; nil when the account never bought it.
     public static func latest(for productID: String) async -> VerificationResult<Transaction>? {
         guard let context = try? StoreContext.resolve(),
-              let list = try? await context.store.app.transactions() else { return nil }
+              let list = try? await context.store.appStore.transactions() else { return nil }
         return list.first { $0.productID == productID && $0.status == .purchased }
             .map { verification(of: $0, context: context) }
     }
@@ -87,11 +88,12 @@ enum UpdatesMonitor {
     }
 
     /// Polls `PRAGMA data_version` and this process's change count; on a change (or a renewal
-    /// made by the clock), yields each unfinished transaction and each newly revoked one once.
+    /// made by the clock), yields each unfinished transaction once, and each revocation once: the
+    /// engine hands a refunded transaction back to the app unfinished, as an update.
     private static func watch(_ context: StoreContext,
                               _ continuation: AsyncStream<VerificationResult<Transaction>>.Continuation) async {
         var yielded = Set<Int64>()
-        var revoked: Set<Int64>? = nil  // nil until the first look: refunds from before are not news
+        var revoked = Set<Int64>()
         var seen: (version: Int64, changes: Int)? = nil
         while !Task.isCancelled {
             let renewed = (try? await context.store.appStore.processRenewals()) ?? 0
@@ -100,20 +102,15 @@ enum UpdatesMonitor {
             if seen == nil || seen! != now || renewed > 0 {
                 seen = now
                 if let unfinished = try? await context.store.app.unfinished() {
-                    for transaction in unfinished where transaction.status == .purchased && !yielded.contains(transaction.id)
-                        && !context.wasHandedOut(transaction.id) {
-                        yielded.insert(transaction.id)
+                    for transaction in unfinished where transaction.status == .purchased {
+                        if transaction.revocationDate != nil {
+                            guard revoked.insert(transaction.id).inserted else { continue }
+                        } else {
+                            guard !yielded.contains(transaction.id), !context.wasHandedOut(transaction.id) else { continue }
+                            yielded.insert(transaction.id)
+                        }
                         continuation.yield(Transaction.verification(of: transaction, context: context))
                     }
-                }
-                if let history = try? await context.store.app.transactions() {
-                    let now = Set(history.filter { $0.revocationDate != nil }.map(\.id))
-                    if let before = revoked {
-                        for transaction in history where now.contains(transaction.id) && !before.contains(transaction.id) {
-                            continuation.yield(Transaction.verification(of: transaction, context: context))
-                        }
-                    }
-                    revoked = now
                 }
             }
             try? await Task.sleep(for: interval)

@@ -9,7 +9,7 @@ public enum PurchaseReport: Equatable, Sendable {
     case userCancelled
     /// Waiting for Ask to Buy approval or an interrupted purchase's action.
     case pending(Transaction.PendingReason?)
-    /// A StoreKit error: its Swift name (`paymentNotAllowed`), where Apple declares it, and a plain sentence.
+    /// A StoreKit error: its Swift name (`purchaseNotAllowed`), where Apple declares it, and a plain sentence.
     case failed(name: String, domain: String?, message: String)
 }
 

@@ -47,13 +47,15 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.knownDataVersion = snapshot.dataVersion
         state.tableMeasure = TableMeasure(state)
         state.loadError = nil
-        if !snapshot.arrived.isEmpty {
-            state.flash = "Arrived as an update: " + snapshot.arrived.map { name(of: $0, in: state) }.joined(separator: ", ")
+        let updates = snapshot.arrived.map { name(of: $0, in: state) }
+            + snapshot.revoked.map { name(of: $0, in: state) + " (refunded)" }
+        if !updates.isEmpty {
+            state.flash = "Arrived as an update: " + updates.joined(separator: ", ")
         }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
         // The load finished what arrived; the manager's list, read alongside it, may predate that.
-        effects = !snapshot.arrived.isEmpty && state.screen == .transactions ? [.loadHistory] : []
+        effects = !updates.isEmpty && state.screen == .transactions ? [.loadHistory] : []
     case .loadFailed(let message):
         state.loadError = message
         if state.busy == .loading { state.busy = nil }
@@ -329,7 +331,7 @@ private func purchaseEnded(_ state: inout State, _ productID: String, _ report: 
     case .changeScheduled(let change):
         // Short enough for the status line beside Restore: the row itself names the plan ("Starts …").
         let when = change.effectiveDate.map { "for " + ProductStatus.shortDate($0) } ?? "for the next renewal"
-        state.flash = "\(change.kind.rawValue.capitalized) scheduled \(when): nothing charged now"
+        state.flash = "\(change.kind.title) scheduled \(when): nothing charged now"
     case .userCancelled:
         state.sheet = .alert(title: "Purchase Cancelled", message: "The purchase of \(product) was cancelled (userCancelled).")
     case .pending(let reason):
