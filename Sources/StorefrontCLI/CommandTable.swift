@@ -89,6 +89,11 @@ public struct OptionSpec: Equatable, Sendable {
         OptionSpec("--junit", value: "FILE", kind: .file, "replay: also write JUnit XML to FILE"),
         OptionSpec("--keep", "replay: leave a failed scenario's store file for inspection"),
         OptionSpec("--pending", "transactions: the requests waiting (Ask to Buy, interrupted) instead"),
+        OptionSpec("--listen", value: "HOST:PORT", "serve: the address to listen on (default 127.0.0.1:8089; port 0 picks a free one)"),
+        OptionSpec("--notify", value: "URL", "serve: a URL to POST server notifications to (repeatable)"),
+        OptionSpec("--allow-remote", "serve: listen on an address other machines can reach"),
+        OptionSpec("--issuer", value: "ID", "serve keys add/create: the key's issuer id"),
+        OptionSpec("--public-key", value: "FILE", kind: .file, "serve keys add: the key's public half (PEM)"),
     ]
 }
 
