@@ -14,8 +14,9 @@ final class Ledger {
     /// The newest schema this build reads and writes. 2: why a pending transaction waits;
     /// 3: promotional offers and subscription renewal state; 4: transactions are signed
     /// with their account (`sandboxAccount`); 5: a certificate chain beside the key, every
-    /// JWS with `x5c` and Apple's later payload fields. Older files are re-signed on open.
-    static let schemaVersion: Int64 = 5
+    /// JWS with `x5c` and Apple's later payload fields; 6: a seal per row over every column
+    /// and a sealed head over all rows (LedgerSeals). Older files are re-signed on open.
+    static let schemaVersion: Int64 = 6
     /// Transaction ids start above this, like the long ids Apple hands out.
     static let firstTransactionID: Int64 = 2_000_000_000
 
@@ -37,6 +38,8 @@ final class Ledger {
     let bundleID: String
     /// JWS strings already checked, so a long-running paywall verifies each once.
     var verifiedSignatures: [String: Result<JSON, VerificationFailure>] = [:]
+    /// The key of the rows' seals, derived from the signing key (LedgerSeals).
+    var sealKey: [UInt8] = []
 
     /// Opens the store file at `path`, creating it (and, with `createFolder`,
     /// its folder) when there is none.
@@ -100,6 +103,7 @@ final class Ledger {
         let signingKey: SigningKey
         do {
             signingKey = try loadKey()
+            sealKey = Self.sealKey(for: signingKey)
         } catch {
             throw StoreFileError(path: path, reason: "has an unusable signing key: \(error)")
         }

@@ -62,8 +62,10 @@ extension Ledger {
                 pending_reason TEXT,                     -- askToBuy or interrupted, while status is pending
                 offer_id TEXT,                           -- the promotional offer redeemed
                 offer_discount_type TEXT,                -- schema 5: the offer's payment mode (freeTrial, …)
-                offer_period TEXT                        -- schema 5: the offer's whole length, ISO-8601
+                offer_period TEXT,                       -- schema 5: the offer's whole length, ISO-8601
+                seal TEXT                                -- schema 6: HMAC of the whole row (LedgerSeals)
             );
+            \(Self.sealHeadTable)
             CREATE TABLE signing_key (
                 id INTEGER PRIMARY KEY CHECK (id = 1),
                 private_key TEXT NOT NULL,               -- PKCS#8 PEM of the ES256 key that signs transactions

@@ -204,6 +204,7 @@ final class SQLiteDatabase {
     struct Row {
         let statement: OpaquePointer
         func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+        func isInteger(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_INTEGER }
         func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
         func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
         func bool(_ column: Int32) -> Bool { sqlite3_column_int64(statement, column) != 0 }

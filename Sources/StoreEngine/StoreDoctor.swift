@@ -168,6 +168,7 @@ public enum StoreDoctor {
             return
         }
         let rule = PayloadRule.forSchema(version)
+        let sealKey = Ledger.sealKey(for: key)
         // Schema 5 signs with the chain's header (x5c); older schemas with the bare key (kid).
         var identity: SigningIdentity?
         if rule == .current {
@@ -191,6 +192,11 @@ public enum StoreDoctor {
             count += 1
             var transaction = Ledger.unverifiedTransaction(row)
             if transaction.status == .purchased, !transaction.isFinished { unfinished.append(transaction.id) }
+            // Schema 6 seals every column, status and finished too, which no JWS covers.
+            if version >= 6, row.optionalText(Int32(Ledger.sealColumn)) != Ledger.seal(of: row, key: sealKey) {
+                unverified.append((transaction.id, Ledger.brokenSealReason))
+                return
+            }
             guard let jws = row.optionalText(23) else {
                 if transaction.status == .purchased { unverified.append((transaction.id, "not signed")) }
                 return
@@ -209,6 +215,13 @@ public enum StoreDoctor {
             }
         }
         checkup.transactionCount = count
+        if version >= 6 {
+            if let head = try Ledger.headProblem(db, key: sealKey) {
+                problem("head", head)
+            } else {
+                checkup.passed.append("every row sealed, and the rows add up to the sealed head")
+            }
+        }
         if unverified.isEmpty {
             checkup.passed.append("\(count) transaction\(count == 1 ? "" : "s"), every one verified")
         } else {
