@@ -54,7 +54,13 @@ extension Ledger {
             // Checked again under the write lock: another process may have done it meanwhile.
             let version = try db.scalar("PRAGMA user_version") ?? 0
             guard version < Self.schemaVersion else { return }
-            // Schema 6: a seal per row and the sealed head (added first: re-signing reseals).
+            // Schema 5's columns, then schema 6's seal per row and sealed head (before the re-signing, which reseals).
+            if version < 5 {
+                for column in ["offer_discount_type", "offer_period"]
+                where try db.scalar("SELECT count(*) FROM pragma_table_info('transactions') WHERE name = ?", column) == 0 {
+                    try db.execute("ALTER TABLE transactions ADD COLUMN \(column) TEXT")
+                }
+            }
             if try db.scalar("SELECT count(*) FROM pragma_table_info('transactions') WHERE name = 'seal'") == 0 {
                 try db.execute("ALTER TABLE transactions ADD COLUMN seal TEXT")
             }

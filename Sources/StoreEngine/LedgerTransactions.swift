@@ -18,7 +18,9 @@ extension Ledger {
     func transaction(_ row: SQLiteDatabase.Row) -> Transaction {
         var transaction = Self.unverifiedTransaction(row)
         transaction.jwsRepresentation = row.optionalText(23)
-        transaction.verification = isSealed(row) ? verify(transaction) : .unverified(reason: Self.brokenSealReason)
+        transaction.verification = verify(transaction)
+        // The signature's verdict first; then what it does not cover (status, finished), by the row's seal.
+        if transaction.verification.isVerified, !isSealed(row) { transaction.verification = .unverified(reason: Self.brokenSealReason) }
         return transaction
     }
 
@@ -37,8 +39,10 @@ extension Ledger {
         checkSignatures(transactions.compactMap(\.jwsRepresentation))
         for index in transactions.indices {
             // What the JWS does not cover (status, finished) the row's seal does.
-            transactions[index].verification = unsealed.contains(index) ? .unverified(reason: Self.brokenSealReason)
-                : verify(transactions[index])
+            transactions[index].verification = verify(transactions[index])
+            if unsealed.contains(index), transactions[index].verification.isVerified {
+                transactions[index].verification = .unverified(reason: Self.brokenSealReason)
+            }
         }
         return transactions
     }

@@ -192,11 +192,11 @@ public enum StoreDoctor {
             count += 1
             var transaction = Ledger.unverifiedTransaction(row)
             if transaction.status == .purchased, !transaction.isFinished { unfinished.append(transaction.id) }
-            // Schema 6 seals every column, status and finished too, which no JWS covers.
-            if version >= 6, row.optionalText(Int32(Ledger.sealColumn)) != Ledger.seal(of: row, key: sealKey) {
-                unverified.append((transaction.id, Ledger.brokenSealReason))
-                return
-            }
+            // Schema 6 seals every column, status and finished too, which no JWS covers (judged
+            // after the signature, whose reason says more).
+            let sealed = version < 6 || row.optionalText(Int32(Ledger.sealColumn)) == Ledger.seal(of: row, key: sealKey)
+            let before = unverified.count
+            defer { if !sealed, unverified.count == before { unverified.append((transaction.id, Ledger.brokenSealReason)) } }
             guard let jws = row.optionalText(23) else {
                 if transaction.status == .purchased { unverified.append((transaction.id, "not signed")) }
                 return
