@@ -32,7 +32,7 @@ extension Store {
     /// each unfinished transaction, unless it arrives unverified (a simulated
     /// `verificationError`) or the app "crashes" first (`finishTransactions` false).
     func deliverUnfinished() throws -> Delivery {
-        try processRenewals()
+        try processRenewals(onlyAccount: account)
         var delivery = Delivery()
         let waiting = try unfinished()
         guard !waiting.isEmpty else { return delivery }

@@ -75,7 +75,8 @@ extension Store {
     func makePurchase(_ productID: String, quantity: Int, appAccountToken: UUID?, offerID: String?,
                       choice chosen: PurchaseChoice?, outside: Bool = false) async throws -> PurchaseOutcome {
         if !outside { try await simulateLatency() }
-        try processRenewals()
+        // This account's renewals only: another's long catch-up must not hold up a purchase.
+        try processRenewals(onlyAccount: account)
         let date = try currentTime()
         let outcome: Result<PurchaseOutcome, StoreError> = try ledger.db.transaction {
             try ledger.ensureAccount(account, at: date)

@@ -68,17 +68,17 @@ extension Store {
     /// each batch commits its progress (a process killed meanwhile leaves nothing to redo).
     /// With `limit`, stops after about that many (``renewalsDue()`` says whether more wait).
     @discardableResult
-    func processRenewals(limit: Int? = nil) throws -> Int {
+    func processRenewals(limit: Int? = nil, onlyAccount: String? = nil) throws -> Int {
         let date = try currentTime()
         let billingIssues = try value(.billingIssues)
         var made = 0
         var idleBatches = 0
         // Cheap check first: most calls find nothing due and take no write lock.
-        while try dueAnywhere(at: date, billingIssues), limit.map({ made < $0 }) ?? true {
+        while try dueAnywhere(at: date, billingIssues, onlyAccount: onlyAccount), limit.map({ made < $0 }) ?? true {
             let budget = min(Self.renewalBatch, limit.map { $0 - made } ?? Self.renewalBatch)
             let batch = try ledger.db.transaction {
                 var batch = 0
-                for account in try ledger.subscribedAccounts() where batch < budget {
+                for account in try ledger.subscribedAccounts() where batch < budget && (onlyAccount ?? account) == account {
                     for record in try dueRecords(account, at: date, billingIssues) where batch < budget {
                         batch += try catchUp(record, account: account, at: date, billingIssues: billingIssues,
                                              limit: budget - batch)
@@ -91,20 +91,26 @@ extension Store {
             // row that made none mean nothing more will come of this call.
             idleBatches = batch == 0 ? idleBatches + 1 : 0
             if idleBatches > 1 { break }
+            // A pause longer than SQLite's longest busy-wait step (100 ms), so that a process
+            // waiting for the lock gets it between two batches instead of starving.
+            if batch == Self.renewalBatch { usleep(110_000) }
         }
         return made
     }
 
     /// At most this many renewals per write transaction: a few tens of milliseconds.
-    static let renewalBatch = 200
+    static let renewalBatch = 500
 
     /// Whether renewals (or billing steps) are due by the store's time now.
     func renewalsDue() throws -> Bool {
         try dueAnywhere(at: try currentTime(), try value(.billingIssues))
     }
 
-    func dueAnywhere(at date: Date, _ billingIssues: Bool) throws -> Bool {
-        try ledger.subscribedAccounts().contains(where: { try !dueRecords($0, at: date, billingIssues).isEmpty })
+    func dueAnywhere(at date: Date, _ billingIssues: Bool, onlyAccount: String? = nil) throws -> Bool {
+        try ledger.subscribedAccounts().contains(where: { account in
+            guard (onlyAccount ?? account) == account else { return false }
+            return try !dueRecords(account, at: date, billingIssues).isEmpty
+        })
     }
 
     /// The account's subscriptions that need a renewal, a billing step or an expiry at `date`.

@@ -144,7 +144,9 @@ public enum CLI {
         do {
             // The store opens: renewals that fell due while nothing ran are made now, in order.
             // The paywall does it itself, a batch at a time, showing how far it got.
-            if invocation.command != .paywall || paywall == nil { try await store.appStore.processRenewals() }
+            // The account's own: other accounts' renewals (a long catch-up) are made by `clock advance`
+            // and when they are used, so a purchase never waits for them.
+            if invocation.command != .paywall || paywall == nil { try await store.appStore.processOwnRenewals() }
             if invocation.command.actsAsTheApp { try await session.deliverUnfinished() }
             if invocation.command == .paywall {
                 if let paywall { return await paywall(store, invocation, console) }

@@ -21,14 +21,14 @@ enum RoundTwo {
         let findings = Findings()
         let folder = context.folder("full-disk")
         var reported = 0, refused = 0, warned = 0, rounds = 0
-        for round in 0..<(context.quick ? 3 : 12) {
+        for round in 0..<(context.quick ? 2 : 6) {
             let store = folder + "/s\(round).sqlite"
             _ = sf(context, store, ["buy", Demo.swiftShopping])
             var ids: [String] = []
             var charged = count(context, store)
-            for attempt in 0..<60 {
+            for attempt in 0..<30 {
                 let product = attempt == 0 ? Demo.iPhoneRage : Demo.coins
-                let run = sf(context, store, ["buy", product, "--json"], shell: "trap '' XFSZ; ulimit -f \(64 + round * 8)")
+                let run = sf(context, store, ["buy", product, "--json"], shell: "trap '' XFSZ; ulimit -f \(40 + round * 6)")
                 let after = count(context, store)
                 if run.status == 0 {
                     reported += 1
@@ -89,10 +89,13 @@ enum RoundTwo {
         let seconds = Date().timeIntervalSince(started)
         findings.check(ending.status == 0, "clock advance P100Y exited \(ending.status)")
         findings.check(slowest < 10, "a purchase waited \(String(format: "%.1f", slowest)) s for the lock")
-        let total = count(context, store)
+        func all() -> Int { Int(Processes.run(["/usr/bin/sqlite3", store, "SELECT count(*) FROM transactions"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 }
+        let total = all()
         // Idempotent: nothing more to do, another command adds nothing.
         _ = sf(context, store, ["products"])
-        findings.check(count(context, store) == total, "a second catch-up added renewals")
+        _ = sf(context, store, ["clock", "advance", "PT1S"])
+        findings.check(all() == total, "a second catch-up added renewals")
         let expected = testers * 1201 + bought
         findings.check(total >= expected - testers && total <= expected + testers,
                        "\(total) transactions, expected about \(expected)")

@@ -65,6 +65,8 @@ public struct AppStoreFace: Sendable {
     /// Makes every renewal, billing failure and expiry due by the store's time; returns how many renewals were made.
     @discardableResult
     public func processRenewals() async throws -> Int { try await store.processRenewals() }
+    /// The renewals due for the store's account only (what a command acting for it needs).
+    public func processOwnRenewals() async throws -> Int { try await store.processRenewals(onlyAccount: store.account) }
     /// Makes at most about `limit` of the renewals due (each batch its own short write), for a
     /// caller that shows progress; ``renewalsDue()`` says whether more wait.
     public func processRenewals(limit: Int) async throws -> Int { try await store.processRenewals(limit: limit) }
