@@ -1,24 +1,57 @@
-# The two commands of the quick start, `make run` and `make test`; and `make stress`, `make bench`.
+# The two commands of the quick start, `make run` and `make test`; and `make stress`, `make bench`;
+# `make install`, `make uninstall`, `make deb` and `make check-deb`.
 SWIFT ?= swift
+# Where `make install` puts storefront; DESTDIR is prefixed to it (staging, packaging).
+PREFIX ?= /usr/local
+DESTDIR ?=
 CATALOG ?= products.json
 # The catalog readers under libFuzzer (Fuzz/); lld, because gold cannot link libFuzzer's runtime here.
 FUZZ_FLAGS = -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 # e.g. STRESS_FLAGS="--quick" or "--only crash"
 STRESS_FLAGS ?=
 
-.PHONY: run test build bench deps oracle clean stress fuzz-build
+.PHONY: run test build bench deps oracle clean stress fuzz-build commit release install uninstall deb check-deb
 
 ## Open the storefront on the bundled catalog (builds first).
 run: build
 	@./.build/debug/storefront --catalog $(CATALOG)
 
-## Build and run every test (the signed-data tests use Apple's library from .build/oracle).
-test: deps oracle
+## Build and run every test (the signed-data tests use Apple's library from .build/oracle),
+## then the Examples package's (StorefrontKit with SKTestSession).
+test: deps oracle commit
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(SWIFT) build --package-path Examples --build-tests
+	$(SWIFT) test --package-path Examples --skip-build
 
-build: deps
+build: deps commit
 	$(SWIFT) build
+
+## The commit `storefront --version` names (.build/storefront-commit.h, rewritten only when it changes).
+commit:
+	@./scripts/commit-header.sh
+
+## The release binary that install and deb ship.
+release: deps commit
+	$(SWIFT) build -c release --product storefront
+
+## Install the release build: PREFIX/bin, its Swift runtime in PREFIX/lib/storefront, man page, completions.
+install: release
+	@./scripts/install-deps.sh package
+	./scripts/install.sh .build/release/storefront "$(DESTDIR)" "$(PREFIX)"
+
+uninstall:
+	./scripts/install.sh --uninstall .build/release/storefront "$(DESTDIR)" "$(PREFIX)"
+
+## A Debian package of the release build: .build/deb/storefront_VERSION_ARCH.deb.
+deb: release
+	@./scripts/install-deps.sh package
+	./scripts/build-deb.sh
+
+## Install the package in a fresh Debian (no Swift toolchain) and run it there.
+check-deb: deb
+	@./scripts/install-deps.sh check-deb
+	./scripts/check-deb.sh
 
 ## The reliability suite: crashes, concurrency, damaged files, fuzzing, hostile text,
 ## terminals, tampering. One line per part with its figures, then "N passed, N failed".
@@ -31,7 +64,7 @@ fuzz-build: deps
 
 ## Measure speed beside baselines run now on this machine (README: Performance).
 ## A release build, synthetic data made on the spot, dialog as the terminal baseline.
-bench: deps
+bench: deps commit
 	@./scripts/install-deps.sh bench
 	$(SWIFT) build -c release
 	./.build/release/storefront-bench --storefront .build/release/storefront --work .build/bench
@@ -46,4 +79,4 @@ oracle:
 	@./scripts/install-deps.sh oracle
 
 clean:
-	rm -rf .build Fuzz/.build
+	rm -rf .build Fuzz/.build Examples/.build

@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .executable(name: "storefront", targets: ["storefront"]),
         .library(name: "StoreEngine", targets: ["StoreEngine"]),
+        .library(name: "StorefrontKit", targets: ["StorefrontKit"]),
+        .library(name: "StorefrontKitTest", targets: ["StorefrontKitTest"]),
     ],
     targets: [
         // MARK: - C libraries from Debian, through small shims
@@ -23,15 +25,24 @@ let package = Package(
         // build; the shim defines what is needed, and Debian's libncursesw.so pulls in tinfo.
         .systemLibrary(name: "CNcursesw"),
 
+        /// The commit `storefront --version` names, from a header `make` writes.
+        .target(name: "CBuildInfo"),
+
         // MARK: - Layers
         /// The store: catalog, money, ledger (SQLite store file), engine. No terminal code.
         .target(name: "StoreEngine", dependencies: ["CSQLite", "COpenSSL"]),
+        /// The terminal core: a cell canvas, styles, keys, the terminal protocol, text sanitising. No ncurses, no engine.
+        .target(name: "TerminalCore"),
+        /// StoreKit 2's API (Product, Transaction, AppStore, …) on the engine's app face.
+        .target(name: "StorefrontKit", dependencies: ["StoreEngine"]),
+        /// SKTestSession on the engine's test-session and App Store faces.
+        .target(name: "StorefrontKitTest", dependencies: ["StorefrontKit", "StoreEngine"]),
         /// The paywall as values: State, Action, update, render. No ncurses.
-        .target(name: "StorefrontUI", dependencies: ["StoreEngine"]),
+        .target(name: "StorefrontUI", dependencies: ["StoreEngine", "TerminalCore"]),
         /// Argument parsing and the scriptable subcommands.
-        .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI"]),
+        .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI", "CBuildInfo"]),
         /// The real terminal: Canvas → ncurses, keys/mouse/resize → events.
-        .target(name: "CursesBackend", dependencies: ["StorefrontUI", "CNcursesw"]),
+        .target(name: "CursesBackend", dependencies: ["TerminalCore", "CNcursesw"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "CursesBackend"]),
         /// `make stress`: crash, concurrency, damaged-file, fuzz, hostile-text, terminal and tampering parts.
         .executableTarget(name: "storefront-stress", dependencies: ["StoreEngine", "StorefrontCLI", "StorefrontUI"]),
@@ -41,6 +52,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine"]),
         .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend"]),
+        .testTarget(name: "StorefrontKitTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "storefront"]),
         .testTarget(
             name: "StorefrontCLITests",
             dependencies: ["StorefrontCLI", "storefront"]

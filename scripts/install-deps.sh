@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need, when they are missing.
 # As root it runs apt-get; otherwise it prints the exact command and fails.
-# `install-deps.sh bench` adds what `make bench` compares against.
+# `install-deps.sh bench` adds what `make bench` compares against; `package` what
+# `make install` and `make deb` need; `check-deb` what `make check-deb` needs.
 # `install-deps.sh oracle` makes the tests' Python virtual environment (.build/oracle)
 # with Apple's App Store Server Library, when it is missing (see oracle_venv below).
 set -euo pipefail
@@ -34,10 +35,13 @@ packages=(
   tmux            # end-to-end tests of the paywall
   openssl         # an independent verifier of the signatures, in tests
   sqlite3         # tests edit store files by hand, as a tamperer would
+  zsh fish        # tests run the completion scripts in each shell
 )
-if [ "${1:-}" = bench ]; then
-  packages+=(dialog)  # the baseline of the first-paint and key-press benchmarks
-fi
+case "${1:-}" in
+  bench) packages+=(dialog) ;;           # the baseline of the first-paint and key-press benchmarks
+  package) packages+=(patchelf) ;;       # points the installed binary at its private Swift runtime
+  check-deb) packages+=(debootstrap) ;;  # a fresh Debian to install the package in
+esac
 if [ "${1:-}" = oracle ]; then
   oracle_ready && exit 0
   packages=()

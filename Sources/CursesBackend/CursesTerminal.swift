@@ -1,6 +1,6 @@
 import CNcursesw
 import Glibc
-import StorefrontUI
+import TerminalCore
 
 /// Why the paywall cannot use this terminal: said in one line, never an ncurses abort.
 public struct TerminalUnavailable: Error, CustomStringConvertible, Sendable {
@@ -9,14 +9,14 @@ public struct TerminalUnavailable: Error, CustomStringConvertible, Sendable {
 
 /// A `Terminal` on ncursesw: copies only the cells that changed since the last
 /// canvas, and decodes keys, mouse clicks and resizes into `TerminalEvent`s.
-public final class CursesTerminal: Terminal {
+public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
     private let screen: OpaquePointer
     private let window: UnsafeMutablePointer<WINDOW>
     private let input: UnsafeMutablePointer<FILE>?
     private let output: UnsafeMutablePointer<FILE>?
     private let ownsFiles: Bool
     private let hasColors: Bool
-    private var previous: Canvas?
+    private var previous: CellCanvas<Target>?
     private var ended = false
     public let supportsUnicode: Bool
 
@@ -95,7 +95,7 @@ public final class CursesTerminal: Terminal {
         previous = nil
     }
 
-    public func draw(_ canvas: Canvas) {
+    public func draw(_ canvas: CellCanvas<Target>) {
         if let previous, previous.width != canvas.width || previous.height != canvas.height {
             self.previous = nil
         }

@@ -46,7 +46,8 @@ public enum Command: Equatable, Sendable {
     case expire(group: String)
     case renew(group: String)
     case restore
-    case transactions
+    /// `Transaction.all`; `pending`: the requests waiting instead.
+    case transactions(pending: Bool)
     case entitlements
     case consume(productID: String, quantity: Int)
     case reset(ResetScope)
@@ -68,6 +69,12 @@ public enum Command: Equatable, Sendable {
     /// `--help`, `help`, or `COMMAND --help`: help on one command, or on all when nil.
     case help(String?)
     case version
+    /// `completions bash|zsh|fish`: the shell's completion script.
+    case completions(Shell)
+    /// `man`: the manual page storefront(1), in roff.
+    case manPage
+    /// `__complete WHAT`: candidates the completion scripts ask for at completion time (hidden).
+    case complete(CompletionRequest)
 }
 
 /// A command line that does not parse: the message says what and how to fix it (exit 64).
@@ -91,9 +98,11 @@ extension Invocation {
         var outcome: PurchaseChoice?
         var reason: Transaction.RevocationReason?
         var offerID: String?
+        var given: Set<String> = []
         var appAccountToken: UUID?
         var root = false
         var der = false
+        var pending = false
         var rest = arguments[...]
 
         func value(for option: String, inline: String?) throws(UsageError) -> String {
@@ -124,27 +133,31 @@ extension Invocation {
             let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             let option = parts[0]
             let inline = parts.count > 1 ? parts[1] : nil
-            if let inline, ["--json", "--help", "-h", "--version", "--once", "--outside", "--root", "--der"].contains(option) {
+            // Only the table's options exist: an option cannot be parsed without being documented.
+            guard let spec = OptionSpec.named(option) else {
+                throw UsageError(description: "unknown option \(option)", command: operands.first)
+            }
+            if let inline, spec.value == nil {
                 throw UsageError(description: "\(option) takes no value, not \"\(inline)\"", command: operands.first)
             }
-            switch option {
-            case "--catalog", "-c":
+            switch spec.long {
+            case "--catalog":
                 let path = try value(for: option, inline: inline)
                 guard !path.isEmpty else { throw UsageError(description: "--catalog needs a path", command: nil) }
                 invocation.catalogPath = path
-            case "--store", "-s":
+            case "--store":
                 // An empty path would make SQLite open a temporary database that vanishes on exit.
                 let path = try value(for: option, inline: inline)
                 guard !path.isEmpty else { throw UsageError(description: "--store needs a path", command: nil) }
                 invocation.storePath = path
-            case "--account", "-a":
+            case "--account":
                 let name = try value(for: option, inline: inline)
                 guard !name.isEmpty else { throw UsageError(description: "--account needs a name", command: nil) }
                 invocation.account = name
             case "--json": invocation.json = true
-            case "--quantity", "-q":
+            case "--quantity":
                 quantity = try number(try value(for: option, inline: inline), for: option, minimum: 1)
-            case "--limit", "-n":
+            case "--limit":
                 limit = try number(try value(for: option, inline: inline), for: option, minimum: 1)
             case "--latency":
                 invocation.latency = try number(try value(for: option, inline: inline), for: option, minimum: 0)
@@ -167,6 +180,7 @@ extension Invocation {
                 }
                 appAccountToken = token
             case "--root": root = true
+            case "--pending": pending = true
             case "--der": der = true
             case "--reason":
                 let name = try value(for: option, inline: inline)
@@ -174,11 +188,12 @@ extension Invocation {
                     throw UsageError(description: "--reason takes developerIssue or other, not \"\(name)\"", command: operands.first)
                 }
                 reason = chosen
-            case "--help", "-h": wantsHelp = true
+            case "--help": wantsHelp = true
             case "--version": invocation.command = .version; return invocation
             default:
                 throw UsageError(description: "unknown option \(option)", command: operands.first)
             }
+            given.insert(spec.long)
         }
 
         guard let name = operands.first else {
@@ -201,18 +216,21 @@ extension Invocation {
                 throw UsageError(description: "\(name) \(problem)", command: name)
             }
         }
-        func allow(quantity allowed: Bool = false, limit limitAllowed: Bool = false, once onceAllowed: Bool = false,
-                   purchase purchaseAllowed: Bool = false, reason reasonAllowed: Bool = false) throws(UsageError) {
-            let given: [(String, Bool, Bool)] = [
-                ("--quantity", quantity != nil, allowed), ("--limit", limit != nil, limitAllowed),
-                ("--once", once, onceAllowed), ("--outside", outside, purchaseAllowed),
-                ("--outcome", outcome != nil, purchaseAllowed), ("--reason", reason != nil, reasonAllowed),
-                ("--offer", offerID != nil, purchaseAllowed),
-                ("--app-account-token", appAccountToken != nil, purchaseAllowed && !outside),
-                ("--root", root, name == "key"), ("--der", der, name == "key" && root),
-            ]
-            if let (option, _, _) = given.first(where: { $0.1 && !$0.2 }) {
-                throw UsageError(description: "\(name) takes no \(option)", command: name)
+        // The table says which options each command takes (settings takes --once with set only).
+        guard let entry = CommandHelp.named(name) else {
+            throw UsageError(description: "no command \"\(name)\"", command: nil)
+        }
+        func allow() throws(UsageError) {
+            let allowed = entry.options.filter { option in
+                switch option {
+                case "--once": args.count == 3           // settings set NAME VALUE --once
+                case "--app-account-token": !outside     // the app's token: not a purchase outside it
+                case "--der": root                       // key export --root --der
+                default: true
+                }
+            }
+            if let option = OptionSpec.all.first(where: { !$0.global && given.contains($0.long) && !allowed.contains($0.long) }) {
+                throw UsageError(description: "\(name) takes no \(option.long)", command: name)
             }
         }
         func transactionID() throws(UsageError) -> Int64 {
@@ -228,11 +246,12 @@ extension Invocation {
             try expect(0, "")
             try allow()
             invocation.command = [
-                "products": .products, "restore": .restore, "transactions": .transactions, "entitlements": .entitlements,
+                "products": .products, "restore": .restore, "transactions": .transactions(pending: pending),
+                "entitlements": .entitlements,
             ][name]!
         case "buy":
             try expect(1, "a PRODUCT_ID")
-            try allow(quantity: true, purchase: true)
+            try allow()
             if outside, outcome != nil || offerID != nil {
                 throw UsageError(description: "buy takes --outside or --outcome/--offer, not both", command: name)
             }
@@ -268,7 +287,7 @@ extension Invocation {
             invocation.command = name == "expire" ? .expire(group: args[0]) : .renew(group: args[0])
         case "consume":
             try expect(1, "a PRODUCT_ID")
-            try allow(quantity: true)
+            try allow()
             invocation.command = .consume(productID: args[0], quantity: quantity ?? 1)
         case "approve", "decline", "resolve", "delete-transaction":
             try allow()
@@ -278,7 +297,7 @@ extension Invocation {
                 "resolve": .resolve(transactionID: id), "delete-transaction": .deleteTransaction(transactionID: id),
             ][name]!
         case "refund":
-            try allow(reason: true)
+            try allow()
             invocation.command = .refund(transactionID: try transactionID(), reason: reason ?? .other)
         case "accounts":
             try allow()
@@ -297,7 +316,7 @@ extension Invocation {
             }
             invocation.command = .reset(scope)
         case "settings":
-            try allow(once: args.count == 3)
+            try allow()
             switch args.count {
             case 0: invocation.command = .settings
             case 3 where args[0] == "set": invocation.command = .setSetting(name: args[1], value: args[2], once: once)
@@ -306,7 +325,7 @@ extension Invocation {
             }
         case "log":
             try expect(0, "")
-            try allow(limit: true)
+            try allow()
             invocation.command = .log(limit: limit ?? 50)
         case "key":
             try allow()
@@ -326,6 +345,23 @@ extension Invocation {
             try expect(1, "a JWS string")
             try allow()
             invocation.command = .verify(jws: args[0])
+        case "completions":
+            try expect(1, "a shell: bash, zsh or fish")
+            try allow()
+            guard let shell = Shell(rawValue: args[0]) else {
+                throw UsageError(description: "completions takes bash, zsh or fish, not \"\(args[0])\"", command: name)
+            }
+            invocation.command = .completions(shell)
+        case "man":
+            try expect(0, "")
+            try allow()
+            invocation.command = .manPage
+        case "__complete":
+            try allow()
+            guard let request = CompletionRequest(args) else {
+                throw UsageError(description: "__complete takes products, groups or setting-values NAME", command: name)
+            }
+            invocation.command = .complete(request)
         default:
             throw UsageError(description: "no command \"\(name)\"", command: nil)
         }

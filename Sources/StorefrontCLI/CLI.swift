@@ -5,7 +5,7 @@ import StorefrontUI
 /// The exit codes scripts rely on (sysexits.h where one fits).
 public enum ExitCode: Int32, Sendable {
     case success = 0
-    /// The operation failed (a StoreKit error such as paymentNotAllowed).
+    /// The operation failed (a StoreKit error such as purchaseNotAllowed).
     case failure = 1
     /// The paywall needs a terminal and there is none.
     case noTerminal = 2
@@ -84,6 +84,7 @@ public enum CLI {
             return .usage
         }
 
+        if let code = ToolCommands.run(invocation, console: console) { return code }
         let defaultStore = defaultStorePath(environment: environment)
         switch invocation.command {
         case .help(nil):
@@ -91,9 +92,6 @@ public enum CLI {
             return .success
         case .help(let name?):
             console.out(CommandHelp.named(name)!.text)
-            return .success
-        case .version:
-            console.out("storefront \(version)")
             return .success
         case .catalogCheck(let path):
             return CatalogCommands.check(path, json: invocation.json, console: console)

@@ -16,7 +16,8 @@ enum CatalogCommands {
               convert FILE   print the file as products.json, which --catalog reads back to the same
                              catalog; add per-storefront prices or paywall copy to it afterwards.
             The format is told by content, not by the file's extension. No store file is opened.
-            """)
+            """,
+        operands: [.words(["check", "convert"]), .file])
 
     /// `catalog check`.
     static func check(_ path: String, json: Bool, console: Console) -> ExitCode {

@@ -2,11 +2,20 @@ import StoreEngine
 
 /// Help for one subcommand: its usage line, a summary for the command list,
 /// and the details `storefront COMMAND --help` prints.
+///
+/// The entries are the command table: the parser accepts only the commands listed
+/// here, with the options each lists, and the completions and man page are made from it.
 struct CommandHelp {
     var name: String
     var usage: String
     var summary: String
     var details: String
+    /// The long names of the options this command takes besides the global ones.
+    var options: [String] = []
+    /// What each operand is, by position, for the completions.
+    var operands: [ValueKind] = []
+    /// A helper for the completion scripts: parsed, but not listed in help, completions or the man page.
+    var hidden = false
 
     static let all: [CommandHelp] = [
         CommandHelp(
@@ -41,12 +50,13 @@ struct CommandHelp {
                 once, a downgrade or a crossgrade to another period at the next renewal. The first
                 subscription in a group gets its introductory offer.
                 A non-consumable the account owns is not charged again: it is restored for free.
-                The settings apply: canMakePayments false → paymentNotAllowed; askToBuy or
+                The settings apply: canMakePayments false → purchaseNotAllowed; askToBuy or
                 interruptedPurchases → pending (with the id to approve or resolve); offline →
                 networkError; purchaseError → that error; finishTransactions false → not finished.
                 --json prints {"result": "success" | "userCancelled" | "pending", "transaction": {…},
                 "alreadyOwned": …, "finished": …}.
-                """),
+                """,
+            options: ["--quantity", "--outcome", "--outside", "--offer", "--app-account-token"], operands: [.productID]),
         CommandHelp(
             name: "restore", usage: "restore [--json]",
             summary: "Restore purchases, as AppStore.sync()",
@@ -56,32 +66,40 @@ struct CommandHelp {
                 Adds no transaction; each restored product is logged in the restored state.
                 """),
         CommandHelp(
-            name: "transactions", usage: "transactions [--json]",
+            name: "transactions", usage: "transactions [--pending] [--json]",
             summary: "The account's transaction history, newest first",
             details: """
-                Every transaction of the account (Transaction.all), newest first, with its
-                status: purchased; pending while it waits for a parent (Ask to Buy) or an action
-                (interrupted); declined. Notes say what a pending one needs, and mark refunded,
-                upgraded, unfinished and unverified transactions.
-                """),
+                The account's transactions as the app sees them (Transaction.all), newest first:
+                purchased ones only, and finished consumables only when the setting
+                includeConsumablesInHistory is true (Apple's SKIncludeConsumableInAppPurchaseHistory).
+                Notes mark refunded, upgraded, unfinished and unverified transactions.
+                A pending purchase is a request, not a transaction: --pending lists the requests
+                waiting for a parent (Ask to Buy: approve or decline) or the user (interrupted:
+                resolve), as Xcode's Transaction Manager shows them ({"requests": [{"id", "productID",
+                "reason", "date"}]} with --json).
+                """,
+            options: ["--pending"]),
         CommandHelp(
             name: "approve", usage: "approve TRANSACTION_ID [--json]",
             summary: "Approve an Ask to Buy request, as the parent",
             details: """
                 Completes a purchase pending Ask to Buy approval: it is charged and dated now, and
                 reaches the app as an update (a running paywall shows it within a second).
-                """),
+                """,
+            operands: [.text]),
         CommandHelp(
             name: "decline", usage: "decline TRANSACTION_ID [--json]",
             summary: "Decline an Ask to Buy request, as the parent",
-            details: "Declines a purchase pending Ask to Buy approval: nothing is charged or delivered."),
+            details: "Declines a purchase pending Ask to Buy approval: nothing is charged or delivered.",
+            operands: [.text]),
         CommandHelp(
             name: "resolve", usage: "resolve TRANSACTION_ID [--json]",
             summary: "Complete an interrupted purchase",
             details: """
                 Completes a purchase that interruptedPurchases left pending, as when the user has
                 accepted the terms: it is charged now and reaches the app as an update.
-                """),
+                """,
+            operands: [.text]),
         CommandHelp(
             name: "refund", usage: "refund TRANSACTION_ID [--reason developerIssue|other] [--json]",
             summary: "Refund a purchase: revocationDate and revocationReason are set",
@@ -89,14 +107,16 @@ struct CommandHelp {
                 Revokes the transaction (reason other unless given): the entitlement goes at once
                 and the paywall's checkmark with it; a refunded consumable is taken from the app's
                 balance (never below zero). The transaction is signed anew with its revocation.
-                """),
+                """,
+            options: ["--reason"], operands: [.text]),
         CommandHelp(
             name: "delete-transaction", usage: "delete-transaction TRANSACTION_ID [--json]",
             summary: "Delete a transaction from the account's history",
             details: """
                 Removes the transaction, as the Transaction Manager's Delete: the App Store forgets
                 it, so the product can be bought again.
-                """),
+                """,
+            operands: [.text]),
         CommandHelp(
             name: "accounts", usage: "accounts [create NAME | switch NAME] [--json]",
             summary: "List, create or switch sandbox testers",
@@ -106,7 +126,8 @@ struct CommandHelp {
                                          first purchase of a non-consumable again)
                   accounts switch NAME   use NAME when --account is not given (created if new)
                 Settings marked "per account" (canMakePayments, askToBuy) belong to each tester.
-                """),
+                """,
+            operands: [.words(["create", "switch"]), .text]),
         CommandHelp(
             name: "entitlements", usage: "entitlements [--json]",
             summary: "What the account owns now, as Transaction.currentEntitlements",
@@ -120,7 +141,8 @@ struct CommandHelp {
             details: """
                 Takes N (default 1) from the app-side balance of a consumable. Fails when the
                 balance is smaller than N.
-                """),
+                """,
+            options: ["--quantity"], operands: [.productID]),
         CommandHelp(
             name: "reset", usage: "reset app | account | all [--json]",
             summary: "Wipe the app's state, the account's history, or everything",
@@ -129,7 +151,8 @@ struct CommandHelp {
                             (for every account); the App Store's history stays, so restore works
                   account   the account's transactions, settings, log and app-side state
                   all       the whole store file's contents (transaction ids are never reused)
-                """),
+                """,
+            operands: [.words(["app", "account", "all"])]),
         CommandHelp(
             name: "settings", usage: "settings [set NAME VALUE [--once]] [--json]",
             summary: "Show or change the simulated conditions",
@@ -138,7 +161,8 @@ struct CommandHelp {
                 changes one; settings are kept in the store file. With --once an error setting
                 applies to the next call only, then returns to none.
                 \(SettingDefinition.all.map { "  \($0.name.padding(toLength: settingNameWidth, withPad: " ", startingAt: 0)) \($0.scope == .account ? "per account" : "whole store"): \($0.summary)" }.joined(separator: "\n"))
-                """),
+                """,
+            options: ["--once"], operands: [.words(["set"]), .settingName, .settingValue]),
         CommandHelp(
             name: "clock", usage: "clock [advance DURATION] [--json]",
             summary: "Show the store's clock, or jump it ahead (renewals follow)",
@@ -150,7 +174,8 @@ struct CommandHelp {
                   clock advance DURATION   jump ahead by an ISO-8601 duration (P1M, P3D, PT6H);
                                            the renewals, billing retries and expiries due by then
                                            are made in order, as when a device was off
-                """),
+                """,
+            operands: [.words(["advance"]), .words(["P1D", "P1W", "P1M", "P1Y", "PT1H"])]),
         CommandHelp(
             name: "status", usage: "status [GROUP_ID] [--json]",
             summary: "Each subscription group's renewal state and renewal info",
@@ -160,7 +185,8 @@ struct CommandHelp {
                 it will auto-renew and to what (autoRenewPreference: a downgrade waits here), the
                 renewal date, the expirationReason and the grace period's end. --json adds the
                 signed renewal info (JWSRenewalInfoDecodedPayload names).
-                """),
+                """,
+            operands: [.group]),
         CommandHelp(
             name: "auto-renew", usage: "auto-renew GROUP on|off [--json]",
             summary: "Turn a subscription's auto-renew on or off (willAutoRenew)",
@@ -168,18 +194,21 @@ struct CommandHelp {
                 Off, the subscription stays active to the end of its period and then expires with
                 expirationReason autoRenewDisabled. GROUP is a subscription group id or the id of one
                 of its products.
-                """),
+                """,
+            operands: [.group, .words(["on", "off"])]),
         CommandHelp(
             name: "expire", usage: "expire GROUP [--json]",
             summary: "End a subscription now",
-            details: "Cuts the current period short now; the subscription does not renew (autoRenewDisabled)."),
+            details: "Cuts the current period short now; the subscription does not renew (autoRenewDisabled).",
+            operands: [.group]),
         CommandHelp(
             name: "renew", usage: "renew GROUP [--json]",
             summary: "Renew a subscription now",
             details: """
                 Ends the current period now and adds the renewal transaction at once (new id, same
                 originalID, reason renew), without waiting for the clock.
-                """),
+                """,
+            operands: [.group]),
         CommandHelp(
             name: "log", usage: "log [--limit N] [--json]",
             summary: "The account's transaction state changes (StoreKit 1 states)",
@@ -188,7 +217,8 @@ struct CommandHelp {
                 first: purchasing, purchased, failed, restored, deferred, and revoked for a refund
                 (StoreKit 2's revocation; StoreKit 1 has no state for it). Failures carry the error's
                 name and SKError code.
-                """),
+                """,
+            options: ["--limit"]),
         CommandHelp(
             name: "key", usage: "key export [--root [--der]]",
             summary: "Print the public key, or the root certificate, that verifies the store's signed data",
@@ -201,7 +231,8 @@ struct CommandHelp {
                            (the App Store Server Library's SignedDataVerifier takes DER roots)
                            with the environment setting Sandbox or Production.
                   --der    with --root: the certificate's DER bytes instead of PEM
-                """),
+                """,
+            options: ["--root", "--der"], operands: [.words(["export"])]),
         CatalogCommands.help,
         DoctorCommand.help,
         CommandHelp(
@@ -213,7 +244,16 @@ struct CommandHelp {
                 signedDate, with Apple's marker extensions; the leaf's key must have signed it.
                 Exits with 1 when it does not verify: an edited byte, another key or chain, no
                 x5c, or an algorithm other than ES256 (alg none is always refused).
-                """),
+                """,
+            operands: [.text]),
+        ToolCommands.completionsHelp,
+        ToolCommands.manHelp,
+        CommandHelp(
+            name: "help", usage: "help [COMMAND]",
+            summary: "The commands and options, or one command's details",
+            details: "The same as `storefront --help`, or `storefront COMMAND --help` when a COMMAND is named.",
+            operands: [.command]),
+        ToolCommands.completeHelp,
     ]
 
     /// The settings column of `settings --help`: the longest name and a space, so no name is cut.
@@ -225,8 +265,12 @@ struct CommandHelp {
 
     /// `storefront --help`.
     static func overview(defaultStore: String) -> String {
-        let width = all.map(\.name.count).max() ?? 0
-        let commands = all.map { "  \($0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.summary)" }
+        let width = visible.map(\.name.count).max() ?? 0
+        let commands = visible.map { "  \($0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.summary)" }
+        let global = OptionSpec.all.filter(\.global).map(\.helpLine)
+        let own = OptionSpec.all.filter { !$0.global }.map { option in
+            option.helpLine + " (" + visible.filter { $0.options.contains(option.long) }.map(\.name).joined(separator: ", ") + ")"
+        }
         return """
             storefront — a StoreKit simulator for the terminal
 
@@ -238,15 +282,13 @@ struct CommandHelp {
             \(commands.joined(separator: "\n"))
 
             Options:
-              -c, --catalog PATH   the product catalog (default ./products.json)
-              -s, --store PATH     the store file (default $STOREFRONT_STORE, else
-                                   \(defaultStore))
-              -a, --account NAME   the sandbox account (default: the one `accounts switch` chose,
-                                   else \(Store.defaultAccount)); created on first use
-                  --json           print one JSON document instead of a table
-                  --latency MS     the paywall's simulated purchase latency (default 400)
-              -h, --help           this help; `storefront COMMAND --help` for one command
-                  --version        the version
+            \(global.joined(separator: "\n"))
+
+            Options of some commands (storefront COMMAND --help):
+            \(own.joined(separator: "\n"))
+
+            The store file: --store, else $STOREFRONT_STORE, else
+              \(defaultStore)
 
             Exit codes: 0 done, 1 the operation failed, 2 no terminal for the paywall,
             64 usage, 65 bad catalog, 66 catalog missing, 74 store file unusable

@@ -44,7 +44,7 @@ struct Session {
         case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken):
             return try await buy(productID, quantity: quantity, choice: choice, offerID: offerID, appAccountToken: appAccountToken)
         case .restore: return try await restore()
-        case .transactions: return try await transactions()
+        case .transactions(let pending): return try await transactions(pending: pending)
         case .entitlements: return try await entitlements()
         case .consume(let productID, let quantity): return try await consume(productID, quantity: quantity)
         case .exportKey:
@@ -84,7 +84,7 @@ struct Session {
         case .settings: return try await settings()
         case .setSetting(let name, let value, let once): return try await setSetting(name, value, once: once)
         case .log(let limit): return try await log(limit: limit)
-        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor: return nil
+        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete: return nil
         }
     }
 

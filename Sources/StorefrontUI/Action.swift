@@ -1,15 +1,5 @@
 import StoreEngine
 
-/// A key the paywall understands, decoded from the terminal by the backend.
-public enum Key: Equatable, Sendable {
-    case character(Character)
-    case up, down, left, right
-    case pageUp, pageDown, home, end
-    case enter, escape, tab, backspace
-    /// Ctrl-C, read as a key (the terminal is in raw mode) so quitting restores the screen.
-    case interrupt
-}
-
 /// How a purchase ended, as the alert or the checkmark reports it.
 public enum PurchaseReport: Equatable, Sendable {
     /// Purchased, or for an owned product restored for free (`restored`).
@@ -19,7 +9,7 @@ public enum PurchaseReport: Equatable, Sendable {
     case userCancelled
     /// Waiting for Ask to Buy approval or an interrupted purchase's action.
     case pending(Transaction.PendingReason?)
-    /// A StoreKit error: its Swift name (`paymentNotAllowed`), where Apple declares it, and a plain sentence.
+    /// A StoreKit error: its Swift name (`purchaseNotAllowed`), where Apple declares it, and a plain sentence.
     case failed(name: String, domain: String?, message: String)
 }
 

@@ -1,24 +1,8 @@
 import Foundation
+// The terminal core (Canvas cells, keys, the Terminal protocol, TerminalText) is part of what a
+// UI user needs: importing StorefrontUI brings it.
+@_exported import TerminalCore
 import Synchronization
-
-/// Input from a terminal, already decoded.
-public enum TerminalEvent: Equatable, Sendable {
-    case key(Key)
-    case click(x: Int, y: Int)
-    case resize(Size)
-}
-
-/// What the paywall program needs from a terminal: ncurses in the product, a
-/// recording test double in tests.
-public protocol Terminal: AnyObject {
-    var size: Size { get }
-    /// Whether the terminal can show UTF-8 (else the ASCII glyphs are used).
-    var supportsUnicode: Bool { get }
-    /// Shows a canvas, sending only what changed since the last one.
-    func draw(_ canvas: Canvas)
-    /// The next input, waiting at most `timeoutMilliseconds`; nil when none came.
-    func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent?
-}
 
 /// The paywall's run loop, in the Elm/bubbletea shape: events become actions,
 /// `update` turns them into a new state and effects, effects run on the engine
@@ -27,7 +11,7 @@ public protocol Terminal: AnyObject {
 /// All terminal calls happen on the thread that calls `run`.
 public final class Program {
     private var state: State
-    private let terminal: any Terminal
+    private let terminal: any Terminal<ClickTarget>
     private let perform: @Sendable (Effect) async -> Action?
     private let timeZone: TimeZone
     /// Results of effects, handed over from background tasks.
@@ -39,7 +23,7 @@ public final class Program {
     private var needsRender = true
 
     /// - Parameter perform: runs one effect against the engine and returns the action reporting its result.
-    public init(state: State, terminal: any Terminal, timeZone: TimeZone = .current, stop: StopSignal = StopSignal(),
+    public init(state: State, terminal: any Terminal<ClickTarget>, timeZone: TimeZone = .current, stop: StopSignal = StopSignal(),
                 perform: @escaping @Sendable (Effect) async -> Action?) {
         self.state = state
         self.stop = stop

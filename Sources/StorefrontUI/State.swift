@@ -1,21 +1,6 @@
 import Foundation
 import StoreEngine
 
-/// The size of the screen in columns and rows.
-public struct Size: Equatable, Sendable {
-    public var columns: Int
-    public var rows: Int
-    public init(columns: Int, rows: Int) {
-        self.columns = columns
-        self.rows = rows
-    }
-
-    /// Below this the paywall asks for more room instead of drawing a broken table.
-    public static let minimum = Size(columns: 60, rows: 16)
-
-    public func fits(_ other: Size) -> Bool { columns >= other.columns && rows >= other.rows }
-}
-
 /// A dialog over the paywall.
 public enum Sheet: Equatable, Sendable {
     /// The App Store's purchase confirmation for a product, with the tester's choice of

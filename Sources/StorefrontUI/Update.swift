@@ -51,13 +51,15 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
             state.flash = "Caught up \(state.renewalsCaughtUp) renewal\(state.renewalsCaughtUp == 1 ? "" : "s")"
             state.renewalsCaughtUp = 0
         }
-        if !snapshot.arrived.isEmpty {
-            state.flash = "Arrived as an update: " + snapshot.arrived.map { name(of: $0, in: state) }.joined(separator: ", ")
+        let updates = snapshot.arrived.map { name(of: $0, in: state) }
+            + snapshot.revoked.map { name(of: $0, in: state) + " (refunded)" }
+        if !updates.isEmpty {
+            state.flash = "Arrived as an update: " + updates.joined(separator: ", ")
         }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
         // The load finished what arrived; the manager's list, read alongside it, may predate that.
-        effects = !snapshot.arrived.isEmpty && state.screen == .transactions ? [.loadHistory] : []
+        effects = !updates.isEmpty && state.screen == .transactions ? [.loadHistory] : []
     case .loadFailed(let message):
         state.loadError = message
         if state.busy == .loading { state.busy = nil }
@@ -335,8 +337,9 @@ private func purchaseEnded(_ state: inout State, _ productID: String, _ report: 
     case .success:
         state.flash = "Purchased \(product)"
     case .changeScheduled(let change):
-        let when = change.effectiveDate.map { "on " + ProductStatus.shortDate($0) } ?? "at the next renewal"
-        state.flash = "\(change.kind.rawValue.capitalized) to \(product) scheduled: nothing charged now; it starts \(when)"
+        // Short enough for the status line beside Restore: the row itself names the plan ("Starts …").
+        let when = change.effectiveDate.map { "for " + ProductStatus.shortDate($0) } ?? "for the next renewal"
+        state.flash = "\(change.kind.title) scheduled \(when): nothing charged now"
     case .userCancelled:
         state.sheet = .alert(title: "Purchase Cancelled", message: "The purchase of \(product) was cancelled (userCancelled).")
     case .pending(let reason):

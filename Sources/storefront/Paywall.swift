@@ -31,9 +31,9 @@ import StorefrontUI
 }
 
 private func runLoop(store: Store, invocation: Invocation, console: Console, stop: StopSignal) -> ExitCode {
-    let terminal: CursesTerminal
+    let terminal: CursesTerminal<ClickTarget>
     do {
-        terminal = try CursesTerminal.startOnProcessTerminal(environment: ProcessInfo.processInfo.environment)
+        terminal = try CursesTerminal<ClickTarget>.startOnProcessTerminal(environment: ProcessInfo.processInfo.environment)
     } catch {
         console.err("storefront: \(error)")
         console.err("For scripts and pipes use the commands instead: storefront products, buy ID, restore, transactions (see storefront --help).")

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 
@@ -15,6 +16,16 @@ struct ReliabilityRoundTwoTests {
                                         environment: env, directory: sandbox.folder)
     }
 
+    /// Every transaction in the file (finished consumables are not in `transactions`, as in StoreKit).
+    func count(_ sandbox: Sandbox) throws -> Int {
+        var db: OpaquePointer?, statement: OpaquePointer?
+        defer { sqlite3_finalize(statement); sqlite3_close(db) }
+        guard sqlite3_open_v2(sandbox.store, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK,
+              sqlite3_prepare_v2(db, "SELECT count(*) FROM transactions", -1, &statement, nil) == SQLITE_OK,
+              sqlite3_step(statement) == SQLITE_ROW else { return -1 }
+        return Int(sqlite3_column_int64(statement, 0))
+    }
+
     /// (1) A purchase committed before the disk filled is reported (exit 0, its transaction,
     /// finished false, a warning), never exit 74; a refused one names the system's reason.
     @Test func aPurchaseMadeIsReportedOnAFullDisk() async throws {
@@ -22,10 +33,10 @@ struct ReliabilityRoundTwoTests {
         try await sandbox.storefront("buy", Demo.swiftShopping).expect(exit: 0)
         var reported = 0
         for _ in 0..<40 {
-            let before = try await sandbox.storefront("transactions", "--json").stdout.components(separatedBy: "\"productID\"").count
+            let before = try count(sandbox)
             let run = try await shell(sandbox, "ulimit -f 72", ["--catalog", Binary.catalog, "--store", sandbox.store,
                                                                 "buy", Demo.coins, "--json"])
-            let after = try await sandbox.storefront("transactions", "--json").stdout.components(separatedBy: "\"productID\"").count
+            let after = try count(sandbox)
             if run.status == 0 {
                 reported += 1
                 #expect(after == before + 1 && run.stdout.contains("\"transaction\""), "\(run)")
@@ -46,7 +57,7 @@ struct ReliabilityRoundTwoTests {
         let run = try await sandbox.storefront("clock", "advance", "P1000000Y")
         run.expect(exit: 64)
         #expect(run.stderr.contains("at most P100Y"), "\(run)")
-        #expect(try await sandbox.storefront("clock").stdout.prefix(30) == before.prefix(30))
+        #expect(try await sandbox.storefront("clock").stdout.prefix(22) == before.prefix(22), "the clock moved")
     }
 
     /// (4) An id with a NUL is refused by catalog check, with its place.

@@ -6,9 +6,9 @@ import Testing
 /// The real ncurses backend on a headless screen: no TTY needed.
 @Suite("ncurses backend", .serialized)
 struct CursesBackendTests {
-    func headless() throws -> CursesTerminal {
+    func headless() throws -> CursesTerminal<ClickTarget> {
         setlocale(LC_ALL, "C.UTF-8")
-        return try CursesTerminal(term: "xterm-256color", input: fopen("/dev/null", "r"),
+        return try CursesTerminal<ClickTarget>(term: "xterm-256color", input: fopen("/dev/null", "r"),
                                   output: fopen("/dev/null", "w"), ownsFiles: true)
     }
 
@@ -52,7 +52,7 @@ struct CursesBackendTests {
     @Test("an unknown terminal type is a clear error, not an abort")
     func unknownTerm() {
         #expect(throws: TerminalUnavailable.self) {
-            _ = try CursesTerminal(term: "no-such-terminal-xyz", input: fopen("/dev/null", "r"),
+            _ = try CursesTerminal<ClickTarget>(term: "no-such-terminal-xyz", input: fopen("/dev/null", "r"),
                                    output: fopen("/dev/null", "w"), ownsFiles: true)
         }
     }

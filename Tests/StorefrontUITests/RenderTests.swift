@@ -83,7 +83,7 @@ struct RenderTests {
             "  Consumable│                                                      │",
             " ▸    100 Co│            [ Confirm ⏎ ]   [ Cancel esc ]            │lance: 0",
             "  Non-renewi└──────────────────────────────────────────────────────┘",
-            "   ✓  Season Pass           Non-renewing 3 months  Not available  Active until…",
+            "   ✓  Season Pass           Non-renewing 3 months  Not available  Bought Dec 1…",
             "                                                         [ Restore Purchases ]",
             String(repeating: "─", count: 80),
             " No transactions yet. Press ⏎ to buy, r to restore.",

@@ -28,24 +28,10 @@ public struct Cell: Hashable, Sendable {
     public static let blank = Cell(text: " ", style: .plain)
 }
 
-/// Something on screen a mouse click can press.
-public enum ClickTarget: Hashable, Sendable {
-    case product(Int)
-    case buy(Int)
-    case restore
-    case confirm
-    case cancel
-    /// A tab in the title bar.
-    case screen(Screen)
-    /// A row of the Transaction Manager or the settings screen.
-    case row(Int)
-    /// Load the store again after a failed load.
-    case retry
-}
-
-/// A rectangle of cells the paywall is rendered into: pure data, compared
-/// whole in tests and copied cell by cell to ncurses by the backend.
-public struct Canvas: Equatable, Sendable {
+/// A rectangle of cells a screen is rendered into, with the areas a click can press
+/// (`Target` says what each is): pure data, compared whole in tests and copied cell by
+/// cell to the terminal by a backend.
+public struct CellCanvas<Target: Hashable & Sendable>: Equatable, Sendable {
     public let width: Int
     public let height: Int
     /// Replace every non-ASCII character with an ASCII stand-in (a terminal without UTF-8).
@@ -58,7 +44,7 @@ public struct Canvas: Equatable, Sendable {
         public var x: Int
         public var y: Int
         public var width: Int
-        public var target: ClickTarget
+        public var target: Target
     }
 
     public init(width: Int, height: Int, asciiOnly: Bool = false) {
@@ -121,12 +107,12 @@ public struct Canvas: Equatable, Sendable {
     }
 
     /// Marks a clickable area.
-    public mutating func addHotspot(x: Int, y: Int, width span: Int, target: ClickTarget) {
+    public mutating func addHotspot(x: Int, y: Int, width span: Int, target: Target) {
         hotspots.append(Hotspot(x: x, y: y, width: span, target: target))
     }
 
     /// What a click at (x, y) presses: the topmost hotspot there.
-    public func target(atX x: Int, y: Int) -> ClickTarget? {
+    public func target(atX x: Int, y: Int) -> Target? {
         hotspots.last { $0.y == y && x >= $0.x && x < $0.x + $0.width }?.target
     }
 

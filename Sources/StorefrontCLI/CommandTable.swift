@@ -1,0 +1,126 @@
+import StoreEngine
+
+// MARK: - The command table's vocabulary
+//
+// One table drives the parser, `--help`, the shell completions and the man page:
+// ``OptionSpec/all`` for the options and ``CommandHelp/all`` for the commands.
+// The parser refuses any option or command that is not in it, so nothing can be
+// parsed without being documented and completed.
+
+/// What a value on the command line is, so the completions can offer candidates for it.
+public enum ValueKind: Equatable, Sendable {
+    /// Free text: nothing to offer (a name, a number, a JWS).
+    case text
+    /// One of these words.
+    case words([String])
+    /// A path to a file.
+    case file
+    /// A product id from the catalog.
+    case productID
+    /// A subscription group id or the id of one of its products, from the catalog.
+    case group
+    /// A setting's name.
+    case settingName
+    /// A value for the setting named by the operand before it.
+    case settingValue
+    /// A command's name.
+    case command
+}
+
+/// One option the parser knows.
+public struct OptionSpec: Equatable, Sendable {
+    /// The long name, with its dashes: `--catalog`.
+    public var long: String
+    /// The short name, with its dash: `-c`.
+    public var short: String?
+    /// The value's placeholder (`PATH`), or nil for a flag.
+    public var value: String?
+    /// What the value is, for completion.
+    public var kind: ValueKind
+    /// One line for `--help`, the man page and the completions.
+    public var summary: String
+    /// Whether every command takes it; otherwise only the commands whose table entry lists it.
+    public var global: Bool
+
+    init(_ long: String, short: String? = nil, value: String? = nil, kind: ValueKind = .text,
+         global: Bool = false, _ summary: String) {
+        self.long = long
+        self.short = short
+        self.value = value
+        self.kind = kind
+        self.summary = summary
+        self.global = global
+    }
+
+    /// Both spellings, short first: `-c, --catalog`.
+    public var names: [String] { (short.map { [$0] } ?? []) + [long] }
+
+    /// The option spelled `name` (long or short).
+    public static func named(_ name: String) -> OptionSpec? {
+        all.first { $0.long == name || $0.short == name }
+    }
+
+    /// Every option, global ones first, in the order `--help` lists them.
+    public static let all: [OptionSpec] = [
+        OptionSpec("--catalog", short: "-c", value: "PATH", kind: .file, global: true,
+                   "the product catalog, a products.json or .storekit file (default ./products.json)"),
+        OptionSpec("--store", short: "-s", value: "PATH", kind: .file, global: true,
+                   "the store file (default $STOREFRONT_STORE, else the state folder's store.sqlite)"),
+        OptionSpec("--account", short: "-a", value: "NAME", global: true,
+                   "the sandbox account (default: the one `accounts switch` chose); created on first use"),
+        OptionSpec("--json", global: true, "print one JSON document instead of a table"),
+        OptionSpec("--latency", value: "MS", global: true, "the paywall's simulated purchase latency (default 400)"),
+        OptionSpec("--help", short: "-h", global: true, "this help; `storefront COMMAND --help` for one command"),
+        OptionSpec("--version", global: true, "the version and the commit it was built from"),
+        OptionSpec("--quantity", short: "-q", value: "N", "how many of a consumable (1 to 10)"),
+        OptionSpec("--outcome", value: "OUTCOME", kind: .words(PurchaseChoice.names),
+                   "how this purchase ends instead of the settings: succeed, cancel, askToBuy, interrupt or an error"),
+        OptionSpec("--outside", "a purchase made outside the app, reaching it as an update"),
+        OptionSpec("--offer", value: "OFFER_ID", "redeem a promotional offer of the subscription"),
+        OptionSpec("--app-account-token", value: "UUID", "the app's token for the purchase (appAccountToken)"),
+        OptionSpec("--reason", value: "REASON", kind: .words(Transaction.RevocationReason.allNames),
+                   "why the refund: developerIssue or other (default other)"),
+        OptionSpec("--once", "an error setting applies to the next call only"),
+        OptionSpec("--limit", short: "-n", value: "N", "how many log entries (default 50)"),
+        OptionSpec("--root", "key export: the root certificate of the store's chain instead of the key"),
+        OptionSpec("--der", "key export --root: the certificate's DER bytes instead of PEM"),
+        OptionSpec("--pending", "transactions: the requests waiting (Ask to Buy, interrupted) instead"),
+    ]
+}
+
+extension PurchaseChoice {
+    /// Every name `--outcome` takes, in the order the completions offer them.
+    static var names: [String] {
+        ["succeed", "cancel", "askToBuy", "interrupt"]
+            + SimulatedError.cases(in: [.storeKitError, .purchaseError]).map(\.rawValue)
+    }
+}
+
+extension Transaction.RevocationReason {
+    /// The names `--reason` takes.
+    static var allNames: [String] { ["developerIssue", "other"].filter { Self(rawValue: $0) != nil } }
+}
+
+extension CommandHelp {
+    /// The commands people see: every entry but the hidden helpers the completion scripts call.
+    static var visible: [CommandHelp] { all.filter { !$0.hidden } }
+
+    /// The options this command takes: the global ones, then its own.
+    var allOptions: [OptionSpec] {
+        OptionSpec.all.filter { $0.global || options.contains($0.long) }
+    }
+}
+
+extension OptionSpec {
+    /// Its names and value as `--help` shows them: `-c, --catalog PATH`.
+    var synopsis: String {
+        (short.map { "\($0), " } ?? "    ") + long + (value.map { " \($0)" } ?? "")
+    }
+
+    /// One line of `--help`'s option list.
+    var helpLine: String {
+        // Padded to the widest option, so no synopsis is cut and the summaries line up.
+        let width = OptionSpec.all.map(\.synopsis.count).max() ?? 0
+        return "  " + synopsis.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + summary
+    }
+}

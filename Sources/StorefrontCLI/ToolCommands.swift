@@ -1,0 +1,108 @@
+import CBuildInfo
+import StoreEngine
+
+/// `--version`, `completions`, `man` and the hidden `__complete`: the commands that
+/// install and describe the tool. None opens a store file; only `__complete` reads the catalog.
+enum ToolCommands {
+    static let completionsHelp = CommandHelp(
+        name: "completions", usage: "completions bash|zsh|fish",
+        summary: "Print the shell's completion script",
+        details: """
+            Prints a completion script for commands, options, setting names and values,
+            and the product ids and subscription groups of the catalog in the current
+            folder (or the one --catalog names). Load it for this shell with
+              source <(storefront completions bash)
+              source <(storefront completions zsh)
+              storefront completions fish | source
+            or install it where the shell looks (make install does): bash's
+            share/bash-completion/completions/storefront, zsh's share/zsh/site-functions/_storefront,
+            fish's share/fish/vendor_completions.d/storefront.fish.
+            """,
+        operands: [.words(Shell.allCases.map(\.rawValue))])
+
+    static let manHelp = CommandHelp(
+        name: "man", usage: "man",
+        summary: "Print the manual page storefront(1) in roff",
+        details: """
+            Prints the manual page made from the same table as this help: commands, options,
+            settings, exit codes, files and environment. Read it with `storefront man | man -l -`.
+            """)
+
+    static let completeHelp = CommandHelp(
+        name: "__complete", usage: "__complete products | groups | setting-values NAME",
+        summary: "Candidates for the completion scripts, one a line",
+        details: """
+            What the completion scripts ask for at completion time: the catalog's product ids,
+            its subscription groups and their product ids, or the values of a setting. Prints
+            nothing (and exits 0) when the catalog cannot be read.
+            """,
+        operands: [.words(["products", "groups", "setting-values"]), .settingName],
+        hidden: true)
+
+    /// `storefront --version`: the version and the commit it was built from.
+    static var versionLine: String {
+        let commit = String(cString: storefront_build_commit())
+        return "storefront \(CLI.version) (\(commit.isEmpty ? "unknown commit" : "commit \(commit)"))"
+    }
+
+    /// Runs the command if it is one of these; nil when it is not.
+    static func run(_ invocation: Invocation, console: Console) -> ExitCode? {
+        switch invocation.command {
+        case .version:
+            console.out(versionLine)
+        case .completions(let shell):
+            console.out(Completions.script(for: shell))
+        case .manPage:
+            console.out(ManPage.roff)
+        case .complete(let request):
+            for candidate in request.candidates(catalogPath: invocation.catalogPath) { console.out(candidate) }
+        default:
+            return nil
+        }
+        return .success
+    }
+}
+
+/// What a completion script asks `storefront __complete` for.
+public enum CompletionRequest: Equatable, Sendable {
+    case products
+    case groups
+    case settingValues(String)
+
+    /// Reads `__complete`'s operands; nil when they ask for nothing known.
+    init?(_ operands: [String]) {
+        switch operands {
+        case ["products"]: self = .products
+        case ["groups"]: self = .groups
+        case let list where list.count == 2 && list[0] == "setting-values": self = .settingValues(list[1])
+        default: return nil
+        }
+    }
+
+    /// The candidates, one per line; none when the catalog is needed and cannot be read.
+    func candidates(catalogPath: String) -> [String] {
+        let catalog = try? Catalog.load(contentsOf: catalogPath)
+        switch self {
+        case .products:
+            return catalog?.products.map(\.id).filter(Self.isPlainWord) ?? []
+        case .groups:
+            guard let catalog else { return [] }
+            let subscriptions = catalog.products.filter { $0.subscription != nil }.map(\.id)
+            return (catalog.subscriptionGroups.map(\.id) + subscriptions).filter(Self.isPlainWord)
+        case .settingValues(let name):
+            guard let setting = SettingDefinition.named(name) else { return [] }
+            let empty = Catalog(paywall: Paywall(), defaultStorefront: "USA", storefronts: [], products: [],
+                                subscriptionGroups: [])
+            return setting.choices(in: catalog ?? empty).filter(Self.isPlainWord)
+        }
+    }
+
+    /// Whether a catalog's id can be offered to a shell as it is: ids with spaces,
+    /// quotes or control characters are typed by hand, not completed.
+    static func isPlainWord(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII ? (scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                || "._-@+".unicodeScalars.contains(scalar)) : scalar.properties.isAlphabetic
+        }
+    }
+}

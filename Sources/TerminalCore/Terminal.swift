@@ -1,0 +1,46 @@
+import Foundation
+
+/// The size of the screen in columns and rows.
+public struct Size: Equatable, Sendable {
+    public var columns: Int
+    public var rows: Int
+    public init(columns: Int, rows: Int) {
+        self.columns = columns
+        self.rows = rows
+    }
+
+    public func fits(_ other: Size) -> Bool { columns >= other.columns && rows >= other.rows }
+}
+
+/// A key a screen program understands, decoded from the terminal by the backend.
+public enum Key: Equatable, Sendable {
+    case character(Character)
+    case up, down, left, right
+    case pageUp, pageDown, home, end
+    case enter, escape, tab, backspace
+    /// Ctrl-C, read as a key (the terminal is in raw mode) so quitting restores the screen.
+    case interrupt
+}
+
+/// Input from a terminal, already decoded.
+public enum TerminalEvent: Equatable, Sendable {
+    case key(Key)
+    case click(x: Int, y: Int)
+    case resize(Size)
+}
+
+/// What a screen program needs from a terminal: ncurses in the product, a
+/// recording test double in tests.
+public protocol Terminal<Target>: AnyObject {
+    /// What the screens drawn on it name as clickable.
+    associatedtype Target: Hashable & Sendable
+
+    var size: Size { get }
+    /// Whether the terminal can show UTF-8 (else the ASCII glyphs are used).
+    var supportsUnicode: Bool { get }
+    /// Shows a canvas, sending only what changed since the last one.
+    func draw(_ canvas: CellCanvas<Target>)
+    /// The next input, waiting at most `timeoutMilliseconds`; nil when none came.
+    func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent?
+}
+
