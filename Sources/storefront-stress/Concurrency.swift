@@ -200,7 +200,7 @@ enum Concurrency {
         var transactions = 0, lost = 0, duplicated = 0
         do {
             let opened = try Store(catalog: try Catalog.load(contentsOf: context.catalog), path: store)
-            let all = try await opened.app.transactions()
+            let all = try await opened.appStore.transactions()  // the App Store's whole history (Transaction.all leaves out finished consumables)
             transactions = all.count
             duplicated = all.count - Set(all.map(\.id)).count
             findings.check(duplicated == 0, "transaction ids repeat")
