@@ -39,7 +39,7 @@ extension Store {
     /// A refunded transaction arrives the same way (``Delivery/revoked``): the app finishes
     /// it and drops what it granted from its cache.
     func deliverUnfinished() throws -> Delivery {
-        try processRenewals()
+        try processRenewals(onlyAccount: account)
         var delivery = Delivery()
         let waiting = try unfinished()
         guard !waiting.isEmpty else { return delivery }

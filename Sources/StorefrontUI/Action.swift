@@ -37,6 +37,9 @@ public enum Action: Equatable, Sendable {
     case dataVersion(Int64)
     /// The store's clock brought renewals (made by this process), to show.
     case renewalsMade(Int)
+    /// Renewals fell due by the store's clock and more are being made (a long clock advance):
+    /// `made` in this step; the load goes on.
+    case catchingUpRenewals(made: Int)
     case historyLoaded([Transaction])
     /// The Transaction Manager's list could not be read.
     case historyFailed(String)

@@ -23,7 +23,11 @@ public final class EngineEffects: Sendable {
         switch effect {
         case .load:
             do {
-                return .loaded(try await snapshot())
+                // Years of renewals (a long `clock advance`) are caught up a batch per step, so the
+                // paywall can say how far it got; the load comes again until none is due.
+                let made = try await whenBusyRetry { try await store.appStore.processRenewals(limit: Self.renewalStep) }
+                if try await store.appStore.renewalsDue() { return .catchingUpRenewals(made: made) }
+                return .loaded(try await whenBusyRetry { try await snapshot() })
             } catch {
                 return .loadFailed(describe(error))
             }
@@ -35,7 +39,8 @@ public final class EngineEffects: Sendable {
         case .purchase(let productID, let choice):
             await simulateLatency()
             do {
-                let purchase = try await store.app.buy(productID, choice: choice)
+                // Busy is not broken: nothing was charged when the lock could not be had, so ask again.
+                let purchase = try await whenBusyRetry { try await store.app.buy(productID, choice: choice) }
                 let report: PurchaseReport = switch purchase.outcome {
                 case .purchased(let transaction, _): .success(transactionID: transaction.id, restored: false)
                 case .alreadyOwned(let transaction): .success(transactionID: transaction.id, restored: true)
@@ -52,7 +57,7 @@ public final class EngineEffects: Sendable {
         case .restore:
             await simulateLatency()
             do {
-                return .restored(count: try await store.app.sync().count)
+                return .restored(count: try await whenBusyRetry { try await store.app.sync() }.count)
             } catch {
                 return .restoreFailed(describe(error))
             }
@@ -174,7 +179,28 @@ public final class EngineEffects: Sendable {
         if latency > .zero { try? await Task.sleep(for: latency) }
     }
 
+    /// Renewals made per step while the paywall catches up.
+    static let renewalStep = 1_000
+
+    /// Runs `body` again while the store file stays locked by another process past the busy
+    /// timeout (a write never holds it long, so this is a queue of writers, not a fault).
+    private func whenBusyRetry<T>(_ body: () async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try await body()
+            } catch let error as SQLiteError where error.isBusy && attempt < 5 {
+                attempt += 1
+                try? await Task.sleep(for: .milliseconds(200 * attempt))
+            }
+        }
+    }
+
     private func describe(_ error: any Error) -> String {
+        if let error = error as? SQLiteError, error.isBusy {
+            return "The store file is busy: another storefront process holds it (\(error.message)). Try again in a moment."
+        }
+        return 
         (error as? StoreError)?.description ?? "\(error)"
     }
 }

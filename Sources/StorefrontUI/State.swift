@@ -108,6 +108,8 @@ public struct State: Equatable, Sendable {
     public var showLog = true
     /// A one-line note in the status line ("Purchased Swift Shopping").
     public var flash: String?
+    /// Renewals made so far while the paywall catches up the store's clock.
+    public var renewalsCaughtUp = 0
     public var isRunning = true
     public var screen = Screen.paywall
     public var manager = ManagerState()

@@ -47,6 +47,10 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.knownDataVersion = snapshot.dataVersion
         state.tableMeasure = TableMeasure(state)
         state.loadError = nil
+        if state.renewalsCaughtUp > 0 {
+            state.flash = "Caught up \(state.renewalsCaughtUp) renewal\(state.renewalsCaughtUp == 1 ? "" : "s")"
+            state.renewalsCaughtUp = 0
+        }
         let updates = snapshot.arrived.map { name(of: $0, in: state) }
             + snapshot.revoked.map { name(of: $0, in: state) + " (refunded)" }
         if !updates.isEmpty {
@@ -70,6 +74,10 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         }
     case .renewalsMade:
         effects = state.busy == nil ? reload(state) : []
+    case .catchingUpRenewals(let made):
+        state.renewalsCaughtUp += made
+        state.flash = "Catching up renewals: \(state.renewalsCaughtUp) made…"
+        effects = [.load]
     case .historyLoaded(let transactions):
         state.manager.transactions = transactions
         // A shorter list (a delete, a reset elsewhere) moves the cursor and the scroll back onto its rows.
