@@ -59,7 +59,9 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
         set_escdelay(25)
         curs_set(0)
         mouseinterval(0)
-        mousemask(cn_button1_press_or_click() | cn_wheel_up() | cn_wheel_down(), nil)
+        // The release is asked for too, and then ignored: an event outside the mask makes ncurses
+        // wait for the next one without the timeout, so a click would stall the loop until a key.
+        mousemask(cn_button1_clicked() | cn_wheel_up() | cn_wheel_down(), nil)
         hasColors = has_colors()
         if hasColors {
             start_color()
