@@ -31,14 +31,18 @@ extension Store {
     /// What an app does at launch and on `Transaction.updates`: deliver and finish
     /// each unfinished transaction, unless it arrives unverified (a simulated
     /// `verificationError`) or the app "crashes" first (`finishTransactions` false).
-    func deliverUnfinished() throws -> Delivery {
+    /// - Parameter held: transactions this run of the app was handed already and left
+    ///   unfinished: `Transaction.updates` does not emit them again, they wait for the next launch.
+    func deliverUnfinished(holding held: Set<Int64> = []) throws -> Delivery {
         try processRenewals()
         var delivery = Delivery()
         let waiting = try unfinished()
         guard !waiting.isEmpty else { return delivery }
         let finishes = try value(.finishTransactions)
         for var transaction in waiting {
-            if let error = try takeSimulatedError(.verificationError) {
+            if held.contains(transaction.id) {
+                delivery.left.append(transaction)
+            } else if let error = try takeSimulatedError(.verificationError) {
                 transaction.markUnverified(by: error.error)
                 delivery.left.append(transaction)
             } else if !finishes || !transaction.verification.isVerified {

@@ -125,9 +125,22 @@ func statusText(_ product: Product, _ state: State) -> String {
         return "\(state.glyphs.warning) Unverified"
     }
     let group = product.subscription?.subscriptionGroupID
-    return ProductStatus.text(for: product, owned: snapshot.owned[product.id], balance: snapshot.balances[product.id],
-                              subscription: group.flatMap { snapshot.subscriptions[$0] },
-                              introEligible: group.map { snapshot.introEligibleGroups.contains($0) } ?? false)
+    var text = ProductStatus.text(for: product, owned: snapshot.owned[product.id], balance: snapshot.balances[product.id],
+                                  subscription: group.flatMap { snapshot.subscriptions[$0] },
+                                  introEligible: group.map { snapshot.introEligibleGroups.contains($0) } ?? false)
+    // What waits: a request for a parent or the user, a transaction the app left unfinished.
+    var marks: [String] = []
+    if let request = snapshot.pending.last(where: { $0.productID == product.id }) {
+        marks.append(request.reason == .askToBuy ? "Pending approval" : "Pending (interrupted)")
+    }
+    if snapshot.left.contains(where: { $0.productID == product.id }) { marks.append("Unfinished") }
+    if !marks.isEmpty {
+        // Before an offer's text (nothing is owned yet), after an owned state or a balance.
+        let isOffer = snapshot.owned[product.id] == nil && product.type == .autoRenewable
+        text = isOffer || text.isEmpty ? marks.joined(separator: " \(state.glyphs.dot) ")
+            : ([text] + marks).joined(separator: " \(state.glyphs.dot) ")
+    }
+    return text
 }
 
 private func drawTable(_ state: State, _ layout: Layout, into canvas: inout Canvas) {

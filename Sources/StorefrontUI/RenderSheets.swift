@@ -119,19 +119,42 @@ func outcomeLabel(_ outcome: PurchaseChoice?) -> String {
     }
 }
 
-/// Greedy word wrap to `width` columns.
+/// Greedy word wrap to `width` columns. A word wider than a line (`SKError.Code.paymentNotAllowed:`)
+/// is broken after a dot where it can be, else at the width: never cut off.
 func wrap(_ text: String, _ width: Int) -> [String] {
+    guard width > 0 else { return [] }
     var lines: [String] = []
     var line = ""
-    for word in text.split(separator: " ") {
-        let candidate = line.isEmpty ? String(word) : line + " " + word
+    for word in text.split(separator: " ").flatMap({ pieces(of: String($0), width) }) {
+        let candidate = line.isEmpty ? word : line + " " + word
         if TerminalText.width(candidate) > width, !line.isEmpty {
             lines.append(line)
-            line = String(word)
+            line = word
         } else {
             line = candidate
         }
     }
     if !line.isEmpty { lines.append(line) }
     return lines
+}
+
+/// A word as pieces no wider than `width`: split after its last dot that fits, or at the width.
+private func pieces(of word: String, _ width: Int) -> [String] {
+    var rest = word
+    var out: [String] = []
+    while TerminalText.width(rest) > width {
+        var taken = "", used = 0, lastDot: String.Index?
+        for index in rest.indices {
+            let w = TerminalText.width(String(rest[index]))
+            if used + w > width { break }
+            used += w
+            taken.append(rest[index])
+            if rest[index] == "." { lastDot = rest.index(after: index) }
+        }
+        let cut = lastDot ?? rest.index(rest.startIndex, offsetBy: max(1, taken.count))
+        out.append(String(rest[..<cut]))
+        rest = String(rest[cut...])
+    }
+    if !rest.isEmpty { out.append(rest) }
+    return out
 }

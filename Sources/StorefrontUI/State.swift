@@ -93,6 +93,11 @@ public struct State: Equatable, Sendable {
     public var account: String
     public var storePath: String
     public var paywall: Paywall
+    /// Whether the paywall follows the store file's current account when another process
+    /// switches it (false when started with an explicit `--account`).
+    public var followsCurrentAccount = true
+    /// Whether the first load, the app's launch, has come back.
+    public var hasLaunched = false
     /// The store's contents; nil until the first load.
     public var snapshot: StoreSnapshot?
     /// Why the last load failed, shown instead of the table.

@@ -47,13 +47,29 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.knownDataVersion = snapshot.dataVersion
         state.tableMeasure = TableMeasure(state)
         state.loadError = nil
-        if !snapshot.arrived.isEmpty {
-            state.flash = "Arrived as an update: " + snapshot.arrived.map { name(of: $0, in: state) }.joined(separator: ", ")
+        let loaded = state
+        let names = { (ids: [String]) in ids.map { name(of: $0, in: loaded) }.joined(separator: ", ") }
+        if !state.hasLaunched {
+            // The app's launch: what an earlier run left unfinished is delivered now, or is still left.
+            state.hasLaunched = true
+            var notes: [String] = []
+            if !snapshot.arrived.isEmpty { notes.append("Delivered at launch (left unfinished before): " + names(snapshot.arrived)) }
+            if !snapshot.left.isEmpty { notes.append("Still unfinished: " + names(snapshot.left.map(\.productID))) }
+            if !notes.isEmpty { state.flash = notes.joined(separator: "; ") }
+        } else if !snapshot.arrived.isEmpty {
+            state.flash = "Arrived as an update: " + names(snapshot.arrived)
         }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
-        // The load finished what arrived; the manager's list, read alongside it, may predate that.
-        effects = !snapshot.arrived.isEmpty && state.screen == .transactions ? [.loadHistory] : []
+        // Only once a tester was chosen: a store file that never named one leaves the paywall's own.
+        if state.followsCurrentAccount, state.busy == nil, let current = snapshot.currentAccount, current != state.account {
+            // `accounts switch` in another terminal: the app signs in as the tester the store file names.
+            state.busy = .working("Switching to \(current)…")
+            effects = [.run(.switchAccount(current))]
+        } else {
+            // The load finished what arrived; the manager's list, read alongside it, may predate that.
+            effects = !snapshot.arrived.isEmpty && state.screen == .transactions ? [.loadHistory] : []
+        }
     case .loadFailed(let message):
         state.loadError = message
         if state.busy == .loading { state.busy = nil }
@@ -326,6 +342,12 @@ private func purchaseEnded(_ state: inout State, _ productID: String, _ report: 
         state.flash = "Restored \(product) for free"
     case .success:
         state.flash = "Purchased \(product)"
+    case .unfinished(let id):
+        state.flash = "Purchased \(product), left unfinished (tx \(id)): nothing delivered; the next launch delivers it"
+    case .unverified(let id, let error):
+        state.sheet = .alert(title: "Unverified Transaction",
+                             message: "Transaction \(id) for \(product) reached the app unverified (\(error)). The app does not "
+                                 + "deliver it and leaves it unfinished: the next launch delivers it if it verifies then.")
     case .changeScheduled(let change):
         let when = change.effectiveDate.map { "on " + ProductStatus.shortDate($0) } ?? "at the next renewal"
         state.flash = "\(change.kind.rawValue.capitalized) to \(product) scheduled: nothing charged now; it starts \(when)"
