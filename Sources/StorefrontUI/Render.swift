@@ -44,14 +44,27 @@ private func drawTitleBar(_ state: State, into canvas: inout Canvas) {
     let storefront = state.snapshot?.storefront.countryCode ?? "…"
     let bar = Style(reverse: true)
     canvas.put(String(repeating: " ", count: canvas.width), x: 0, y: 0, style: bar)
-    var title = " Storefront \(g.dot) \(state.account) \(g.dot) \(storefront)"
-    if let snapshot = state.snapshot, let clock = snapshot.clock {
-        title += " \(g.dot) \(clockText(clock))\(snapshot.timeRate == .realTime ? "" : " (fast)")"
+    var clock = ""
+    if let snapshot = state.snapshot, let date = snapshot.clock {
+        clock = " \(g.dot) \(clockText(date))\(snapshot.timeRate == .realTime ? "" : " (fast)")"
     }
-    let used = canvas.put(title, x: 0, y: 0, limit: canvas.width, style: Style(bold: true, reverse: true))
-    let tabs: [(String, Screen)] = [("p Paywall", .paywall), ("t Transactions", .transactions), ("s Settings", .settings)]
-    let width = tabs.map { TerminalText.width($0.0) + 2 }.reduce(0, +)
-    guard used + 2 + width <= canvas.width else { return }
+    let full: [(String, Screen)] = [("p Paywall", .paywall), ("t Transactions", .transactions), ("s Settings", .settings)]
+    let short: [(String, Screen)] = [("p Pay", .paywall), ("t Trans", .transactions), ("s Set", .settings)]
+    let tabsWidth = { (tabs: [(String, Screen)]) in tabs.map { TerminalText.width($0.0) + 2 }.reduce(0, +) }
+    // The tabs stay: the title drops "Storefront", then the tabs shorten, then the account is cut.
+    let titles = [" Storefront \(g.dot) \(state.account) \(g.dot) \(storefront)\(clock)", " \(state.account) \(g.dot) \(storefront)\(clock)"]
+    var choice: (String, [(String, Screen)])?
+    for tabs in [full, short] {
+        if let title = titles.first(where: { TerminalText.width($0) + 1 + tabsWidth(tabs) <= canvas.width }) {
+            choice = (title, tabs)
+            break
+        }
+    }
+    let tabs = choice?.1 ?? short
+    let title = choice?.0 ?? " " + TerminalText.truncated(String(titles[1].dropFirst()), to: max(0, canvas.width - tabsWidth(short) - 2))
+    canvas.put(title, x: 0, y: 0, limit: canvas.width, style: Style(bold: true, reverse: true))
+    let width = tabsWidth(tabs)
+    guard width < canvas.width else { return }
     var x = canvas.width - width
     for (label, screen) in tabs {
         let current = screen == state.screen
@@ -283,12 +296,7 @@ private func drawLog(_ state: State, _ layout: Layout, timeZone: TimeZone, into 
 }
 
 private func drawFooter(_ state: State, row: Int, into canvas: inout Canvas) {
-    let g = state.glyphs
-    let hints = switch state.screen {
-    case .paywall: " \(g.up)\(g.down) move  \(g.enter) buy  r restore  c consume  l log  ? help  q quit"
-    case .transactions: " a approve d decline v resolve f refund e expire n renew u auto-renew x delete o outside"
-    case .settings: " \(g.up)\(g.down) move  \(g.left)\(g.right) \(g.enter) change  o once  esc back  q quit"
-    }
+    let hints = footerHints(for: state.screen, state.glyphs, width: canvas.width - 1)
     let used = canvas.put(hints, x: 0, y: row, style: dim)
     // The store file's path on the right, shortened from the left when the line is full.
     let room = canvas.width - used - 3

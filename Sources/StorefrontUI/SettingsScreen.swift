@@ -20,6 +20,10 @@ func settingsLines(_ state: State) -> [SettingsLine] {
 // MARK: - Keys
 
 func settingsKey(_ state: inout State, _ key: Key) -> [Effect] {
+    if key == .character("?") || key == .character("h") {
+        openHelp(&state)
+        return []
+    }
     let lines = settingsLines(state)
     guard !lines.isEmpty else { return [] }
     let selection = min(state.settings.selection, lines.count - 1)
@@ -37,7 +41,6 @@ func settingsKey(_ state: inout State, _ key: Key) -> [Effect] {
             return []
         }
         return run(.setSetting(name: row.value.name, value: row.value.value, once: !row.value.once), &state)
-    case .character("?"), .character("h"): state.sheet = .help
     default: break
     }
     return []

@@ -161,7 +161,7 @@ private func mainScreen(_ state: inout State, _ key: Key) -> [Effect] {
     case .character("r"): return restore(&state)
     case .character("c"): return consume(&state)
     case .character("l"): state.showLog.toggle()
-    case .character("?"), .character("h"): state.sheet = .help
+    case .character("?"), .character("h"): openHelp(&state)
     case .escape: state.isRunning = false
     default: break
     }
@@ -256,6 +256,10 @@ private func sheet(_ state: inout State, _ key: Key) -> [Effect] {
         state.flash = "Purchase cancelled (userCancelled)"
     case (.alreadyOwned, .escape), (.alreadyOwned, .character("n")), (.alreadyOwned, .character("q")):
         state.sheet = nil
+    case (.help, .down), (.help, .character("j")): state.helpScroll += 1
+    case (.help, .up), (.help, .character("k")): state.helpScroll = max(0, state.helpScroll - 1)
+    case (.help, .pageDown), (.help, .character(" ")): state.helpScroll += max(1, state.size.rows - 8)
+    case (.help, .pageUp): state.helpScroll = max(0, state.helpScroll - max(1, state.size.rows - 8))
     case (.alert, .enter), (.alert, .escape), (.alert, .character("q")), (.alert, .character(" ")),
          (.help, .enter), (.help, .escape), (.help, .character("q")), (.help, .character("?")):
         state.sheet = nil
@@ -293,6 +297,12 @@ private func click(_ state: inout State, _ target: ClickTarget) -> [Effect] {
     case .cancel:
         return sheet(&state, .escape)
     }
+}
+
+/// Opens the current screen's help at its top.
+func openHelp(_ state: inout State) {
+    state.sheet = .help
+    state.helpScroll = 0
 }
 
 // MARK: - Flows

@@ -50,7 +50,7 @@ struct RenderTests {
             "",
             "",
             String(repeating: "─", count: 100),
-            " ↑↓ move  ⏎ buy  r restore  c consume  l log  ? help  q quit                      /tmp/store.sqlite",
+            " ↑↓ move  ⏎ buy  t transactions  s settings  r restore  c consume  + > clock  ? help  q quit",
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
@@ -90,7 +90,7 @@ struct RenderTests {
             "",
             "",
             String(repeating: "─", count: 80),
-            " ↑↓ move  ⏎ buy  r restore  c consume  l log  ? help  q quit  /tmp/store.sqlite",
+            " ↑↓ move  ⏎ buy  t transactions  s settings  r restore  l log  ? help  q quit",
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
@@ -223,9 +223,9 @@ struct RenderTests {
     @Test("the help sheet lists every key")
     func help() {
         var state = loadedState()
-        _ = update(&state, .key(.character("?")))
+        #expect(update(&state, .key(.character("?"))) == [])
         let text = render(state).lines.joined(separator: "\n")
-        for words in ["move", "scroll", "buy the selected product", "restore purchases", "consume one",
+        for words in ["move", "page, first, last", "buy the selected product", "restore purchases", "consume one",
                       "event log", "this help", "quit", "mouse"] {
             #expect(text.contains(words), "help lacks \(words)")
         }
@@ -274,7 +274,7 @@ struct ASCIIQAScreenTests {
                 #expect(isASCII, "\(line)")
                 // The paywall behind the sheet shows catalog text ("·" in the subtitle) and "? help".
                 if state.screen != .paywall || line.hasPrefix("  ") && line.contains("|") {
-                    #expect(!line.contains("?"), "a glyph without an ASCII stand-in: \(line)")
+                    #expect(!line.replacingOccurrences(of: "? help", with: "").contains("?"), "a glyph without an ASCII stand-in: \(line)")
                 }
             }
         }

@@ -254,7 +254,7 @@ struct SettingsScreenTests {
             "",
             "",
             "  purchaseError = networkError (once)",
-            " ↑↓ move  ‹› ⏎ change  o once  esc back  q quit                                   /tmp/store.sqlite",
+            " ↑↓ move  ‹› change  o once  + > clock  esc back  ? help  q quit                  /tmp/store.sqlite",
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
