@@ -59,7 +59,16 @@ private func change(_ state: inout State, _ line: SettingsLine, by step: Int) ->
             let above = Int(row.value.value).map { value in row.choices.firstIndex { (Int($0) ?? .min) > value } ?? count } ?? 0
             next = row.choices[step > 0 ? above % count : (above - 1 + count) % count]
         }
-        return run(.setSetting(name: row.value.name, value: next, once: false), &state)
+        // Shown at once, so a second press steps on from it; while the first change is being made,
+        // the next one waits its turn (the last value pressed wins).
+        state.settings.rows?[index].value.value = next
+        state.settings.rows?[index].value.once = false
+        let command = StoreCommand.setSetting(name: row.value.name, value: next, once: false)
+        guard state.busy == nil else {
+            state.queuedSetting = command
+            return []
+        }
+        return run(command, &state)
     case .account:
         var accounts = state.settings.accounts
         if !accounts.contains(state.account) { accounts.append(state.account) }

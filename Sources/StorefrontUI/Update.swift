@@ -111,7 +111,13 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         case .success(let message): state.flash = message
         case .failure(let failure): state.sheet = .alert(title: "Cannot \(command.verb)", message: failure.message)
         }
-        effects = reload(state)
+        if let queued = state.queuedSetting {
+            // A second press made while the first change ran: made now; the screen reads the result after it.
+            state.queuedSetting = nil
+            effects = run(queued, &state)
+        } else {
+            effects = reload(state)
+        }
     case .accountChanged(let account):
         state.busy = nil
         state.account = account

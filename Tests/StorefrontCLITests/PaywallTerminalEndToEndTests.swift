@@ -53,3 +53,58 @@ struct PaywallTerminalEndToEndTests {
         }
     }
 }
+
+/// NO_COLOR, the C locale and terminals without an alternate screen.
+@Suite("paywall terminal types end to end (tmux)")
+struct PaywallTerminalTypeEndToEndTests {
+    /// The screen with its colours and attributes as escape sequences.
+    func styledScreen(_ session: TmuxSession) async throws -> String {
+        try await session.tmux("capture-pane", "-e", "-p", "-t", "paywall")
+    }
+
+    @Test("NO_COLOR draws without colour, keeping bold and reverse")
+    func noColor() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("buy", Demo.swiftShopping).expect(exit: 0)
+        for (environment, coloured) in [("LANG=C.UTF-8 TERM=screen-256color NO_COLOR=", true), ("LANG=C.UTF-8 TERM=screen-256color NO_COLOR=1", false)] {
+            try await withPaywall(sandbox, environment: environment) { session in
+                try await session.waitFor("the checkmark") { $0.contains { $0.contains("✓") && $0.contains("Swift Shopping") } }
+                let styled = try await styledScreen(session)
+                // Foreground colours are SGR 30–37 (alone or after other attributes).
+                let parameters = styled.components(separatedBy: "\u{1B}[").dropFirst().compactMap { sequence in
+                    sequence.split(separator: "m", maxSplits: 1, omittingEmptySubsequences: false).first
+                }.flatMap { $0.split(separator: ";") }
+                let hasColour = parameters.contains { (30...37).contains(Int($0) ?? 0) }
+                #expect(hasColour == coloured, "\(environment): \(styled.prefix(400))")
+                #expect(styled.contains("\u{1B}[7m") || styled.contains(";7m") || styled.contains("[7;"), "reverse video stays")
+            }
+        }
+    }
+
+    @Test("the C locale transliterates prices and names: EUR, Munzen, never ?")
+    func cLocale() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("settings", "set", "storefront", "DEU").expect(exit: 0)
+        try await withPaywall(sandbox, environment: "LANG=C LC_ALL=C") { session in
+            let lines = try await session.waitFor("the German paywall") { lines in
+                lines.contains { $0.contains("Munzen") } && lines.contains { $0.contains("q quit") }
+            }
+            let table = lines.filter { $0.contains("EUR") }
+            #expect(table.count >= 5, "\(lines.joined(separator: "\n"))")
+            #expect(!lines.contains { $0.replacingOccurrences(of: "? help", with: "").contains("?") },
+                    "\(lines.joined(separator: "\n"))")
+        }
+    }
+
+    @Test("TERM=vt100 (no alternate screen): quitting leaves a clear screen for the shell")
+    func vt100Exit() async throws {
+        try await withPaywall(try Sandbox(), environment: "LANG=C.UTF-8 TERM=vt100") { session in
+            try await session.waitFor("the paywall") { $0.contains { $0.contains("Swift Shopping") } }
+            try await session.send("q")
+            let lines = try await session.waitFor("the exit status") { $0.contains { $0.contains("EXIT=") } }
+            #expect(lines.contains("EXIT=0"))
+            #expect(!lines.contains { $0.contains("Swift Shopping") || $0.contains("Restore Purchases") },
+                    "\(lines.joined(separator: "\n"))")
+        }
+    }
+}
