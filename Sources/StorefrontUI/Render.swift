@@ -108,25 +108,29 @@ private struct Columns {
     init(_ state: State, width: Int) {
         let canPay = state.snapshot?.canMakePayments ?? true
         let widths = state.tableMeasure.isCurrent(for: state) ? state.tableMeasure.widths : ContentWidths(state)
-        kindWidth = min(22, max(4, widths.kind ?? 4))
         priceWidth = max(5, canPay ? (widths.price ?? 5) : 13)
         let widestName = min(34, max(7, widths.name ?? 7))
-        let widestStatus = min(26, max(6, widths.status ?? 6))
-        // Room for name and status after the fixed columns, their gaps and a right margin.
-        let room = width - name - (2 + kindWidth) - (2 + priceWidth) - 2 - 1
+        let widestStatus = min(40, max(6, widths.status ?? 6))
         let buyWidth = Columns.buyLabel.count + 2
-        if widestName + widestStatus + buyWidth <= room {
-            nameWidth = widestName
-            statusWidth = room - widestName - buyWidth
+        let fullKind = min(22, max(4, widths.kind ?? 4))
+        // Room for name and status after the fixed columns, their gaps and a right margin.
+        let priceRoom = priceWidth
+        let room = { (kind: Int) in width - 6 - (kind > 0 ? 2 + kind : 0) - (2 + priceRoom) - 2 - 1 }
+        // The KIND column goes first when room is short (the group headings say it too), then [ Buy ].
+        kindWidth = widestName + widestStatus + buyWidth <= room(fullKind) ? fullKind : 0
+        let left = room(kindWidth)
+        if min(widestName, 24) + min(widestStatus, 30) + buyWidth <= left {
+            nameWidth = min(widestName, max(24, left - buyWidth - widestStatus))
+            statusWidth = left - nameWidth - buyWidth
             buy = width - buyWidth
         } else {
             // Tight: names keep up to 20 columns, the status takes what is left; both end in "…" when cut.
-            nameWidth = max(8, min(widestName, 20, room - 8))
-            statusWidth = max(0, room - nameWidth)
+            nameWidth = max(8, min(widestName, 20, left - 8))
+            statusWidth = max(0, left - nameWidth)
             buy = nil
         }
         kind = name + nameWidth + 2
-        price = kind + kindWidth + 2
+        price = kind + (kindWidth > 0 ? kindWidth + 2 : 0)
         status = price + priceWidth + 2
     }
 }
@@ -181,7 +185,7 @@ private func drawTable(_ state: State, _ layout: Layout, into canvas: inout Canv
     }
     let columns = Columns(state, width: canvas.width)
     canvas.put("PRODUCT", x: columns.name, y: titles, style: dim)
-    canvas.put("KIND", x: columns.kind, y: titles, style: dim)
+    if columns.kindWidth > 0 { canvas.put("KIND", x: columns.kind, y: titles, style: dim) }
     canvas.put("PRICE", x: columns.price, y: titles, style: dim)
     canvas.put("STATUS", x: columns.status, y: titles, style: dim)
 
@@ -216,7 +220,9 @@ private func drawProduct(_ index: Int, _ snapshot: StoreSnapshot, _ state: State
     if owned { check.color = .green }
     canvas.put(owned ? state.glyphs.check : state.glyphs.noCheck, x: columns.check, y: row, style: check)
     canvas.put(TerminalText.truncated(product.displayName, to: columns.nameWidth), x: columns.name, y: row, style: base)
-    canvas.put(TerminalText.truncated(product.kindLabel, to: columns.kindWidth), x: columns.kind, y: row, style: base)
+    if columns.kindWidth > 0 {
+        canvas.put(TerminalText.truncated(product.kindLabel, to: columns.kindWidth), x: columns.kind, y: row, style: base)
+    }
     let price = snapshot.canMakePayments ? product.displayPrice : "Not available"
     var priceStyle = base
     if !snapshot.canMakePayments { priceStyle.dim = true }

@@ -59,7 +59,7 @@ struct RenderTests {
         #expect(!canvas[10, 10].style.reverse)
     }
 
-    @Test("80×24 with canMakePayments off: Not available, statuses cut with an ellipsis, the sheet on top")
+    @Test("80×24 with canMakePayments off: Not available, KIND traded for whole statuses and [ Buy ], the sheet on top")
     func confirmationSheet80x24() {
         var state = loadedState(columns: 80, rows: 24,
                                 snapshot: snapshot(owned: [purchase(seasonPass, expires: fixedDate.addingTimeInterval(86_400 * 90))],
@@ -71,19 +71,19 @@ struct RenderTests {
             "  ★ Barcode Scanner Premium",
             "  Unlimited scans · No ads · Cloud sync",
             String(repeating: "─", count: 80),
-            "      PRODUCT               KIND                   PRICE          STATUS",
+            "      PRODUCT               PRICE          STATUS",
             "  Premium (subscription group)",
-            "      Annual Subscription   1 year                 Not available",
-            "      Monthly Subscription  1 month                Not available",
+            "      Annual Subscription   Not available",
+            "      Monthly Subscription  Not available",
             "  Non-consum┌───────────────────── App Store ──────────────────────┐",
             "      Swift │ 100 Coins                                            │",
             "      iPhone│ Consumable · Not available                           │",
             "      Nightl│ Account: tester@local  [Sandbox]                     │",
             "      Go Pro│ Outcome: ‹ as the settings say ›                     │",
             "  Consumable│                                                      │",
-            " ▸    100 Co│            [ Confirm ⏎ ]   [ Cancel esc ]            │lance: 0",
+            " ▸    100 Co│            [ Confirm ⏎ ]   [ Cancel esc ]            │   [ Buy ]",
             "  Non-renewi└──────────────────────────────────────────────────────┘",
-            "   ✓  Season Pass           Non-renewing 3 months  Not available  Active until…",
+            "   ✓  Season Pass           Not available  Active until Mar 1, 2027",
             "                                                         [ Restore Purchases ]",
             String(repeating: "─", count: 80),
             " No transactions yet. Press ⏎ to buy, r to restore.",
