@@ -16,10 +16,13 @@ STRESS_FLAGS ?=
 run: build
 	@./.build/debug/storefront --catalog $(CATALOG)
 
-## Build and run every test (the signed-data tests use Apple's library from .build/oracle).
+## Build and run every test (the signed-data tests use Apple's library from .build/oracle),
+## then the Examples package's (StorefrontKit with SKTestSession).
 test: deps oracle commit
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(SWIFT) build --package-path Examples --build-tests
+	$(SWIFT) test --package-path Examples --skip-build
 
 build: deps commit
 	$(SWIFT) build
@@ -76,4 +79,4 @@ oracle:
 	@./scripts/install-deps.sh oracle
 
 clean:
-	rm -rf .build Fuzz/.build
+	rm -rf .build Fuzz/.build Examples/.build

@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .executable(name: "storefront", targets: ["storefront"]),
         .library(name: "StoreEngine", targets: ["StoreEngine"]),
+        .library(name: "StorefrontKit", targets: ["StorefrontKit"]),
+        .library(name: "StorefrontKitTest", targets: ["StorefrontKitTest"]),
     ],
     targets: [
         // MARK: - C libraries from Debian, through small shims
@@ -31,6 +33,10 @@ let package = Package(
         .target(name: "StoreEngine", dependencies: ["CSQLite", "COpenSSL"]),
         /// The terminal core: a cell canvas, styles, keys, the terminal protocol, text sanitising. No ncurses, no engine.
         .target(name: "TerminalCore"),
+        /// StoreKit 2's API (Product, Transaction, AppStore, …) on the engine's app face.
+        .target(name: "StorefrontKit", dependencies: ["StoreEngine"]),
+        /// SKTestSession on the engine's test-session and App Store faces.
+        .target(name: "StorefrontKitTest", dependencies: ["StorefrontKit", "StoreEngine"]),
         /// The paywall as values: State, Action, update, render. No ncurses.
         .target(name: "StorefrontUI", dependencies: ["StoreEngine", "TerminalCore"]),
         /// Argument parsing and the scriptable subcommands.
@@ -46,6 +52,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine"]),
         .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend"]),
+        .testTarget(name: "StorefrontKitTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "storefront"]),
         .testTarget(
             name: "StorefrontCLITests",
             dependencies: ["StorefrontCLI", "storefront"]

@@ -48,10 +48,20 @@ extension Store {
         try currentEntitlements().contains { $0.productID == productID }
     }
 
-    /// The account's whole history (`Transaction.all`), newest first; the newest `limit` only when given.
+    /// The account's whole history as the App Store keeps it (the Transaction Manager):
+    /// pending and declined requests included, newest first; the newest `limit` only when given.
     func transactions(limit: Int? = nil) throws -> [Transaction] {
         try processRenewals()
         return try ledger.transactions(account: account, limit: limit)
+    }
+
+    /// `Transaction.all`, what the app sees: purchased transactions only, newest first,
+    /// without finished consumables unless `includeConsumablesInHistory` (Apple's
+    /// `SKIncludeConsumableInAppPurchaseHistory`) asks for them.
+    func appTransactions(limit: Int? = nil) throws -> [Transaction] {
+        try processRenewals()
+        return try ledger.appTransactions(account: account,
+                                          includeFinishedConsumables: try value(.includeConsumablesInHistory), limit: limit)
     }
 
     /// One transaction of this account.

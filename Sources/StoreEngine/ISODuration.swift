@@ -17,6 +17,11 @@ public struct ISODuration: Sendable, Hashable, CustomStringConvertible {
         (self.hours, self.minutes, self.seconds) = (hours, minutes, seconds)
     }
 
+    /// Whether it is made of years and months only (a calendar month's day is kept through it).
+    public var isWholeMonths: Bool {
+        (years != 0 || months != 0) && weeks == 0 && days == 0 && hours == 0 && minutes == 0 && seconds == 0
+    }
+
     /// Parses `PnYnMnWnDTnHnMnS` (each part optional, at least one present);
     /// nil for anything else.
     public init?(_ text: String) {

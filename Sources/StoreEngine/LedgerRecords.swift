@@ -16,20 +16,26 @@ extension Ledger {
 
     // MARK: - Subscriptions
 
-    /// Each subscription group's renewal state for an account.
+    /// Each subscription group's renewal state for an account, with the promotional offer
+    /// waiting for its next renewal (kept beside the account's settings, under ``renewalOfferPrefix``).
     func subscriptionStates(account: String) throws(SQLiteError) -> [SubscriptionRecord] {
         try db.rows("""
-            SELECT group_id, original_id, will_auto_renew, auto_renew_product_id, expiration_reason,
-                   billing_retry_since, grace_until
-            FROM subscriptions WHERE account = ? ORDER BY group_id
-            """, account) { row in
+            SELECT s.group_id, s.original_id, s.will_auto_renew, s.auto_renew_product_id, s.expiration_reason,
+                   s.billing_retry_since, s.grace_until, o.value AS renewal_offer
+            FROM subscriptions s LEFT JOIN settings o ON o.account = s.account AND o.name = ? || s.group_id
+            WHERE s.account = ? ORDER BY s.group_id
+            """, Self.renewalOfferPrefix, account) { row in
             SubscriptionRecord(
                 groupID: row.text(0), originalID: row.int64(1), willAutoRenew: row.bool(2),
                 autoRenewProductID: row.text(3), expirationReason: row.optionalText(4),
                 billingRetrySince: row.optionalInt64(5).map(Date.init(milliseconds:)),
-                graceUntil: row.optionalInt64(6).map(Date.init(milliseconds:)))
+                graceUntil: row.optionalInt64(6).map(Date.init(milliseconds:)), renewalOfferID: row.optionalText(7))
         }
     }
+
+    /// Where a subscription's promotional offer for the next renewal is kept: a row of the
+    /// account's settings named this and the group id (no schema change; reset with the account).
+    static let renewalOfferPrefix = "subscription.renewalOffer."
 
     /// Every account with a subscription, for renewals made across the store.
     func subscribedAccounts() throws(SQLiteError) -> [String] {
@@ -42,6 +48,17 @@ extension Ledger {
                 expiration_reason, billing_retry_since, grace_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, account, record.groupID, record.originalID, record.willAutoRenew, record.autoRenewProductID,
             record.expirationReason, record.billingRetrySince?.milliseconds, record.graceUntil?.milliseconds)
+        if let offer = record.renewalOfferID {
+            try setSetting(Self.renewalOfferPrefix + record.groupID, account: account, value: offer)
+        } else {
+            try removeSetting(Self.renewalOfferPrefix + record.groupID, account: account)
+        }
+    }
+
+    /// Forgets a subscription group's record (its last transaction was deleted).
+    func deleteSubscription(account: String, groupID: String) throws(SQLiteError) {
+        try db.run("DELETE FROM subscriptions WHERE account = ? AND group_id = ?", account, groupID)
+        try removeSetting(Self.renewalOfferPrefix + groupID, account: account)
     }
 
     /// The newest transaction of a subscription (renewals included).
@@ -50,36 +67,33 @@ extension Ledger {
                     originalID, as: transaction).first
     }
 
-    /// How many transactions of a subscription used an offer of this type (periods of a pay-as-you-go offer).
-    func offerPeriods(originalID: Int64, type: Transaction.OfferType, since: Int64) throws(SQLiteError) -> Int {
-        Int(try db.scalar("SELECT count(*) FROM transactions WHERE original_id = ? AND offer_type = ? AND id >= ?",
-                          originalID, type.rawValue, since) ?? 0)
+    /// The newest `limit` periods of a subscription, newest first, without their signatures:
+    /// what the day of the month and a running offer are worked out from.
+    func subscriptionLinks(originalID: Int64, limit: Int) throws(SQLiteError) -> [SubscriptionLink] {
+        try db.rows("""
+            SELECT product_id, reason, offer_type, offer_id, purchase_date, expiration_date FROM transactions
+            WHERE original_id = ? AND status = 'purchased' ORDER BY id DESC LIMIT ?
+            """, originalID, limit) { row in
+            SubscriptionLink(
+                productID: row.text(0), isPurchase: row.text(1) != Self.renewalReason,
+                offerType: row.optionalText(2).flatMap(Transaction.OfferType.init(rawValue:)), offerID: row.optionalText(3),
+                purchaseDate: Date(milliseconds: row.int64(4)), expirationDate: row.optionalInt64(5).map(Date.init(milliseconds:)))
+        }
     }
 
-    /// When the subscription was last bought (not renewed): the start of its current run.
-    func latestPurchaseDate(originalID: Int64) throws(SQLiteError) -> Date? {
+    /// `recentSubscriptionStartDate`: the start of the subscription's newest run of service
+    /// with no lapse longer than 60 days. An upgrade starts within the period it replaces,
+    /// so it continues the run; a period ends at its expiry, or at its refund when earlier.
+    func recentSubscriptionStart(originalID: Int64) throws(SQLiteError) -> Date? {
         try db.rows("""
-            SELECT purchase_date FROM transactions WHERE original_id = ? AND reason = 'purchase' ORDER BY id DESC LIMIT 1
-            """, originalID) { Date(milliseconds: $0.int64(0)) }.first
-    }
-
-    /// When the subscription's current run of renewals began: the plain purchase of
-    /// `productID` that started it, or the end of the offer or other plan before it.
-    func renewalSeriesStart(originalID: Int64, productID: String) throws(SQLiteError) -> Date? {
-        try db.rows("""
-            SELECT offer_type IS NULL AND product_id = ?, purchase_date, expiration_date FROM transactions
-            WHERE original_id = ? AND status = 'purchased' AND (reason = 'purchase' OR offer_type IS NOT NULL OR product_id != ?)
+            SELECT purchase_date FROM (
+                SELECT id, purchase_date, max(CASE WHEN revocation_date < expiration_date THEN revocation_date
+                                                   ELSE coalesce(expiration_date, purchase_date) END)
+                           OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS covered_until
+                FROM transactions WHERE original_id = ? AND status = 'purchased')
+            WHERE covered_until IS NULL OR purchase_date - covered_until > ?
             ORDER BY id DESC LIMIT 1
-            """, productID, originalID, productID, as: { row in
-                Date(milliseconds: row.bool(0) ? row.int64(1) : (row.optionalInt64(2) ?? row.int64(1)))
-            }).first
-    }
-
-    /// The id of the subscription's newest transaction that started an offer of this type (0 when none).
-    func latestOfferStart(originalID: Int64, type: Transaction.OfferType) throws(SQLiteError) -> Int64 {
-        try db.scalar("""
-            SELECT coalesce(max(id), 0) FROM transactions WHERE original_id = ? AND reason = 'purchase' AND offer_type = ?
-            """, originalID, type.rawValue) ?? 0
+            """, originalID, Int64(60 * 86_400_000)) { Date(milliseconds: $0.int64(0)) }.first
     }
 
     // MARK: - App side
@@ -87,6 +101,11 @@ extension Ledger {
     func recordOwned(account: String, productID: String, transactionID: Int64) throws(SQLiteError) {
         try db.run("INSERT OR REPLACE INTO app_owned (account, product_id, transaction_id) VALUES (?, ?, ?)",
                    account, productID, transactionID)
+    }
+
+    /// The app forgets what a revoked transaction granted (it arrived as an update).
+    func forgetOwned(transactionID: Int64) throws(SQLiteError) {
+        try db.run("DELETE FROM app_owned WHERE transaction_id = ?", transactionID)
     }
 
     /// The app's cache of owned products: product id → the transaction that granted it.

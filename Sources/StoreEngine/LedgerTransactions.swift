@@ -79,6 +79,10 @@ extension Ledger {
         }
     }
 
+    /// How the `reason` column spells a renewal (StoreKit 2's `Transaction.Reason.renewal`);
+    /// every store file since schema 1 says `renew`, and the queries compare with `'purchase'`.
+    static let renewalReason = "renew"
+
     static let editedDataReason = "the stored transaction does not match its signed payload (edited data)"
 
     /// Whether a verified JWS payload says exactly what the stored row says.
@@ -115,7 +119,7 @@ extension Ledger {
             environment: Transaction.AppStoreEnvironment(rawValue: row.text(14)) ?? .xcode,
             storefront: row.text(15), currency: row.text(16),
             price: DecimalText.parse(row.text(17)) ?? 0,
-            reason: Transaction.Reason(rawValue: row.text(18)) ?? .purchase,
+            reason: row.text(18) == Self.renewalReason ? .renewal : .purchase,
             subscriptionGroupID: row.optionalText(19),
             offerType: row.optionalText(20).flatMap(Transaction.OfferType.init(rawValue:)),
             account: row.text(2),
@@ -147,7 +151,8 @@ extension Ledger {
             transaction.revocationReason?.rawValue, transaction.isUpgraded, transaction.ownershipType.rawValue,
             transaction.purchasedQuantity, transaction.appAccountToken?.uuidString,
             stored.environment.rawValue, transaction.storefront, transaction.currency,
-            DecimalText.format(transaction.price), transaction.reason.rawValue, transaction.subscriptionGroupID,
+            DecimalText.format(transaction.price), transaction.reason == .renewal ? Self.renewalReason : "purchase",
+            transaction.subscriptionGroupID,
             transaction.offerType?.rawValue, transaction.status.rawValue, transaction.isFinished,
             transaction.pendingReason?.rawValue, transaction.offerID, transaction.offerPaymentMode?.rawValue,
             transaction.offerPeriod?.description)
@@ -169,6 +174,17 @@ extension Ledger {
         }
         return try verifiedTransactions("SELECT \(Self.columns) FROM transactions WHERE account = ? ORDER BY id DESC LIMIT ?",
                                         [account, limit ?? -1])
+    }
+
+    /// `Transaction.all`: the account's purchased transactions, newest first — never a pending
+    /// or declined request — and finished consumables only when `includeFinishedConsumables`
+    /// (Apple's `SKIncludeConsumableInAppPurchaseHistory`); the newest `limit` only when given.
+    func appTransactions(account: String, includeFinishedConsumables: Bool, limit: Int?) throws(SQLiteError) -> [Transaction] {
+        try verifiedTransactions("""
+            SELECT \(Self.columns) FROM transactions
+            WHERE account = ? AND status = 'purchased' AND (? OR product_type != 'consumable' OR finished = 0)
+            ORDER BY id DESC LIMIT ?
+            """, [account, includeFinishedConsumables, limit ?? -1])
     }
 
     /// Whether the account ever bought a subscription of the group (a row is enough: no signature to check).
@@ -247,6 +263,11 @@ extension Ledger {
     func markUpgraded(_ id: Int64) throws(SQLiteError) {
         try db.run("UPDATE transactions SET is_upgraded = 1 WHERE id = ?", id)
         try sign(id)
+    }
+
+    /// Hands a transaction back to the app unfinished: a refund reaches the app as an update.
+    func markUnfinished(_ id: Int64) throws(SQLiteError) {
+        try db.run("UPDATE transactions SET finished = 0 WHERE id = ?", id)
     }
 
     /// Marks a transaction finished; false when it already was (so delivery happens once).

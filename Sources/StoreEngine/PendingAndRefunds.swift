@@ -81,7 +81,8 @@ extension Store {
 
     /// Refunds a purchase, as the App Store does after a refund request: `revocationDate`
     /// and `revocationReason` are set, the entitlement goes, and a refunded
-    /// consumable is taken from the app's balance (never below zero).
+    /// consumable is taken from the app's balance (never below zero). The revoked
+    /// transaction reaches the app as an update (``deliverUnfinished()``), as `Transaction.updates` does.
     @discardableResult
     func refund(_ id: Int64, reason: Transaction.RevocationReason = .other) throws -> Transaction {
         let date = try currentTime()
@@ -93,6 +94,8 @@ extension Store {
             }
             (transaction.revocationDate, transaction.revocationReason) = (date, reason)
             let stored = try ledger.update(transaction)
+            // Waiting for the app again: the next look delivers the revocation.
+            if transaction.isFinished { try ledger.markUnfinished(id) }
             if transaction.productType == .consumable, transaction.isFinished {
                 let balance = try ledger.balances(account: account)[transaction.productID] ?? 0
                 try ledger.addToBalance(account: account, productID: transaction.productID,
@@ -100,15 +103,32 @@ extension Store {
             }
             try ledger.log(.revoked, account: account, productID: transaction.productID, transactionID: id,
                            detail: "refunded (\(reason.rawValue))", at: date)
-            return stored
+            return try ledger.transaction(id: id) ?? stored
         }
     }
 
     /// Deletes a transaction from the account's history (the Transaction Manager's Delete).
+    /// Deleting never charges: when a subscription's newest transaction goes, the one before
+    /// it does not renew from its long-past end; the subscription is expired unless that one
+    /// still runs, and forgotten when none is left.
     func deleteTransaction(_ id: Int64) throws {
+        let date = try currentTime()
         try ledger.db.transaction {
-            _ = try transaction(id: id)
+            let deleted = try transaction(id: id)
             try ledger.delete(transactionID: id)
+            guard deleted.productType == .autoRenewable, let groupID = deleted.subscriptionGroupID,
+                  var record = try ledger.subscriptionStates(account: account).first(where: { $0.groupID == groupID }),
+                  record.originalID == deleted.originalID else { return }
+            guard let latest = try ledger.latestTransaction(originalID: record.originalID) else {
+                try ledger.deleteSubscription(account: account, groupID: groupID)
+                return
+            }
+            guard latest.id < deleted.id, record.expirationReason == nil,
+                  latest.revocationDate != nil || latest.expirationDate.map({ $0 <= date }) ?? true else { return }
+            (record.expirationReason, record.billingRetrySince, record.graceUntil) = (ExpirationReason.unknown.rawValue, nil, nil)
+            try ledger.saveSubscription(record, account: account)
+            try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                           detail: "expired: its newest transaction \(id) was deleted (nothing renews or is charged)", at: date)
         }
     }
 

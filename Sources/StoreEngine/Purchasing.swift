@@ -78,7 +78,7 @@ extension Store {
             guard (1...10).contains(quantity), quantity == 1 || item.type == .consumable else {
                 return try fail(.invalidQuantity(quantity))
             }
-            guard try value(.canMakePayments) else { return try fail(.paymentNotAllowed) }
+            guard try value(.canMakePayments) else { return try fail(.purchaseNotAllowed) }
             if let offerID {
                 guard let terms = item.subscription, terms.offers.contains(where: { $0.kind == .promotional && $0.id == offerID })
                 else {
@@ -127,9 +127,12 @@ extension Store {
         return try outcome.get()
     }
 
-    /// The event log's words for a failure: the error's name and its StoreKit 1 code.
+    /// The event log's words for a failure: the error's name and its StoreKit 1 code (and
+    /// StoreKit 1's name where it differs: `purchaseNotAllowed (SKError.paymentNotAllowed, code 4)`).
     static func logDetail(_ error: StoreError) -> String {
-        "\(error.name)\(error.skErrorCode.map { " (SKError code \($0))" } ?? "")"
+        guard let code = error.skErrorCode else { return error.name }
+        if let old = error.storeKit1Name { return "\(error.name) (SKError.\(old), code \(code))" }
+        return "\(error.name) (SKError code \(code))"
     }
 
     /// The purchase itself, inside the write transaction.
@@ -143,10 +146,22 @@ extension Store {
         let active = history.first { $0.isActive(at: date) } ?? inGrace.first { $0.productID == item.id }
         if let active, item.type == .nonConsumable || item.type == .autoRenewable {
             if let terms = item.subscription,
-               var record = try ledger.subscriptionStates(account: account).first(where: { $0.groupID == terms.groupID }),
-               !record.willAutoRenew || record.autoRenewProductID != item.id {
-                // Subscribing again to the current product turns auto-renew back on and cancels a waiting change.
-                (record.willAutoRenew, record.autoRenewProductID, record.expirationReason) = (true, item.id, nil)
+               var record = try ledger.subscriptionStates(account: account).first(where: { $0.groupID == terms.groupID }) {
+                if !record.willAutoRenew || record.autoRenewProductID != item.id {
+                    // Subscribing again to the current product turns auto-renew back on and cancels a waiting change.
+                    (record.willAutoRenew, record.autoRenewProductID, record.expirationReason) = (true, item.id, nil)
+                }
+                if let offerID, pending == nil {
+                    // A promotional offer for the plan the account is on starts at the next renewal.
+                    record.renewalOfferID = offerID
+                    try ledger.saveSubscription(record, account: account)
+                    let change = SubscriptionChange(kind: .promotionalOffer, fromProductID: item.id, toProductID: item.id,
+                                                    effectiveDate: active.expirationDate, current: active,
+                                                    isScheduled: true, offerID: offerID)
+                    try ledger.log(.purchased, account: account, productID: item.id, transactionID: active.id,
+                                   detail: change.summary, at: date)
+                    return .changeScheduled(change)
+                }
                 try ledger.saveSubscription(record, account: account)
             }
             // Already owned: StoreKit hands back the existing transaction for free.
@@ -259,8 +274,7 @@ extension Store {
     }
 
     /// A new transaction for `item` bought at `date`, priced in the current storefront:
-    /// a non-renewing subscription extends the current period, a subscription gets
-    /// its introductory offer when eligible, or the promotional offer `offerID`.
+    /// a subscription gets its introductory offer when eligible, or the promotional offer `offerID`.
     func draftTransaction(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, offerID: String? = nil,
                                   at date: Date) throws -> Transaction {
         let storefront = try storefront()
@@ -279,10 +293,9 @@ extension Store {
         case .consumable, .nonConsumable:
             break
         case .nonRenewable:
-            // Buying again extends: the new period starts when the current one ends.
-            let active = try ledger.transactions(account: account, productID: item.id).first { $0.isActive(at: date) }
-            let start = max(date, active?.expirationDate ?? date)
-            transaction.expirationDate = item.duration?.after(start)
+            // No expiresDate: Apple sets it on auto-renewable subscriptions only. The app
+            // works out from the purchase date how long its access lasts.
+            break
         case .autoRenewable:
             let terms = item.subscription!
             transaction.expirationDate = terms.period.after(date)

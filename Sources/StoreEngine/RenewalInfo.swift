@@ -9,12 +9,23 @@ public struct RenewalInfo: Sendable, Hashable {
     /// The subscription that renews at the next period end.
     public var autoRenewPreference: String
     public var willAutoRenew: Bool
-    /// When the next renewal is due: the current period's end.
+    /// When the newest period ends (Apple's `renewalDate`): the next renewal while subscribed,
+    /// and still that date once expired, in billing retry or revoked.
     public var renewalDate: Date?
     public var recentSubscriptionStartDate: Date
     public var environment: Transaction.AppStoreEnvironment
     public var currency: String
+    /// What the next renewal charges: the offer's price while an offer runs or waits for it.
     public var renewalPrice: Decimal
+    /// The offer the next renewal takes (`offerType`), if any: a pay-as-you-go offer
+    /// still running, or a promotional offer bought during the subscription.
+    public var offerType: Transaction.OfferType? = nil
+    /// That offer's id (`offerIdentifier`), for a promotional offer.
+    public var offerID: String? = nil
+    /// How that offer is paid (`offerDiscountType`).
+    public var offerPaymentMode: PaymentMode? = nil
+    /// That offer's whole length (`offerPeriod`).
+    public var offerPeriod: ISODuration? = nil
     /// Why it expired, once it has (`expirationReason`).
     public var expirationReason: ExpirationReason? = nil
     /// Whether the App Store is retrying a failed renewal.
@@ -45,6 +56,10 @@ public struct RenewalInfo: Sendable, Hashable {
             "gracePeriodExpiresDate": gracePeriodExpirationDate.map { .integer($0.milliseconds) },
             "appAccountToken": appAccountToken.map { .string($0.uuidString.lowercased()) },
             "appTransactionId": appTransactionID.map { .string($0) },
+            "offerType": offerType.map { .integer($0.appStoreCode) },
+            "offerIdentifier": offerID.map { .string($0) },
+            "offerDiscountType": offerPaymentMode.map { .string($0.offerDiscountType) },
+            "offerPeriod": offerPeriod.map { .string($0.description) },
         ])
     }
 }

@@ -2,7 +2,7 @@
 public enum SettingName: String, Sendable, Hashable, CaseIterable {
     case canMakePayments, askToBuy, interruptedPurchases, finishTransactions, offline, latency
     case purchaseError, loadProductsError, restoreError, verificationError
-    case timeRate, billingIssues, gracePeriod, storefront, environment
+    case timeRate, billingIssues, gracePeriod, storefront, environment, includeConsumablesInHistory
 
     /// The setting's definition: scope, default, allowed values.
     public var definition: SettingDefinition { SettingDefinition.definition(of: self) }
@@ -29,6 +29,8 @@ extension SettingKey where Value == Bool {
     public static let offline = flag(.offline)
     public static let billingIssues = flag(.billingIssues)
     public static let gracePeriod = flag(.gracePeriod)
+    /// `Transaction.all` lists finished consumables too (Apple's `SKIncludeConsumableInAppPurchaseHistory`).
+    public static let includeConsumablesInHistory = flag(.includeConsumablesInHistory)
 }
 
 extension SettingKey where Value == Duration {
@@ -103,7 +105,7 @@ extension SettingDefinition {
     fileprivate static func definition(of name: SettingName) -> SettingDefinition {
         switch name {
         case .canMakePayments:
-            flag(name, .account, default: true, "whether the account may buy (false: purchases fail with paymentNotAllowed)")
+            flag(name, .account, default: true, "whether the account may buy (false: purchases fail with purchaseNotAllowed)")
         case .askToBuy:
             flag(name, .account, default: false,
                  "a child account: purchases wait for a parent (pending, deferred) until approve or decline")
@@ -149,6 +151,9 @@ extension SettingDefinition {
                 normalize: { value, catalog in catalog.storefront(value.uppercased())?.countryCode },
                 allowed: { catalog in catalog.storefronts.map(\.countryCode).joined(separator: ", ") },
                 listChoices: { catalog in catalog.storefronts.map(\.countryCode) })
+        case .includeConsumablesInHistory:
+            flag(name, .store, default: false,
+                 "Transaction.all lists finished consumables too (Apple's SKIncludeConsumableInAppPurchaseHistory)")
         case .environment:
             SettingDefinition(
                 id: name, scope: .store, defaultValue: "Xcode",

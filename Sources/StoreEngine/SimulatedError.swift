@@ -8,6 +8,8 @@ public enum SimulatedError: String, Sendable, Hashable, CaseIterable {
     case notEntitled
     case unknown
     case userCancelled
+    /// The device or platform does not support the call (iOS 18.4's `StoreKitError.unsupported`).
+    case unsupported
     // Product.PurchaseError
     case productUnavailable
     case purchaseNotAllowed
@@ -34,7 +36,7 @@ public enum SimulatedError: String, Sendable, Hashable, CaseIterable {
 
     public var domain: Domain {
         switch self {
-        case .networkError, .systemError, .notAvailableInStorefront, .notEntitled, .unknown, .userCancelled:
+        case .networkError, .systemError, .notAvailableInStorefront, .notEntitled, .unknown, .userCancelled, .unsupported:
             .storeKitError
         case .productUnavailable, .purchaseNotAllowed, .invalidQuantity, .ineligibleForOffer, .invalidOfferIdentifier,
              .invalidOfferPrice, .invalidOfferSignature, .missingOfferParameters:
@@ -59,6 +61,7 @@ public enum SimulatedError: String, Sendable, Hashable, CaseIterable {
         case .missingOfferParameters: 13
         case .invalidOfferPrice: 14
         case .ineligibleForOffer: 18
+        case .unsupported: 19  // unsupportedPlatform
         case .invalidSignature, .invalidCertificateChain, .invalidDeviceVerification, .invalidEncoding,
              .missingRequiredProperties, .revokedCertificate: nil
         }
@@ -73,6 +76,7 @@ public enum SimulatedError: String, Sendable, Hashable, CaseIterable {
         case .notEntitled: "The app is not entitled to this request."
         case .unknown: "An unknown error occurred."
         case .userCancelled: "The user cancelled."
+        case .unsupported: "The operation is not supported on this device."
         case .productUnavailable: "The product is not available."
         case .purchaseNotAllowed: "The account is not allowed to make purchases."
         case .invalidQuantity: "The quantity is not allowed."

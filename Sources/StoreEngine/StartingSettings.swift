@@ -58,7 +58,7 @@ extension StoreKitConfiguration {
     static let xcodeErrorCases: [String: [SimulatedError?]] = [
         // StoreKitError: unknown, userCancelled, networkError, systemError, notAvailableInStorefront,
         // notEntitled, unsupported (iOS 18.4).
-        "generic": [.unknown, .userCancelled, .networkError, .systemError, .notAvailableInStorefront, .notEntitled, nil],
+        "generic": [.unknown, .userCancelled, .networkError, .systemError, .notAvailableInStorefront, .notEntitled, .unsupported],
         "purchase": [.invalidQuantity, .productUnavailable, .purchaseNotAllowed, .ineligibleForOffer,
                      .invalidOfferIdentifier, .invalidOfferPrice, .invalidOfferSignature, .missingOfferParameters],
         "verification": [.revokedCertificate, .invalidCertificateChain, .invalidDeviceVerification, .invalidEncoding,
@@ -72,7 +72,8 @@ extension StoreKitConfiguration {
                                        place: (String) -> String = { "settings._" + $0 }) -> StartingSettingDefaults {
         var result = StartingSettingDefaults()
         for (name, setting) in [("askToBuyEnabled", "askToBuy"), ("billingIssuesEnabled", "billingIssues"),
-                                ("billingGracePeriodEnabled", "gracePeriod")] {
+                                ("billingGracePeriodEnabled", "gracePeriod"),
+                                ("includeConsumablesInHistory", "includeConsumablesInHistory")] {
             if let value = starting[name] { result.defaults[setting] = value }
         }
         if let text = starting["timeRate"] { applyTimeRate(text, at: place("timeRate"), to: &result) }

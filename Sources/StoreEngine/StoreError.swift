@@ -1,9 +1,10 @@
 /// Why a store operation failed, named as StoreKit names it so QA reports map
 /// straight to Apple's documentation.
 public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// `SKError.paymentNotAllowed`: the account may not make payments (parental
-    /// controls, `canMakePayments` off). Nothing is charged.
-    case paymentNotAllowed
+    /// `Product.PurchaseError.purchaseNotAllowed`: the account may not make payments (parental
+    /// controls, `canMakePayments` off). Nothing is charged. StoreKit 1 calls it
+    /// `SKError.paymentNotAllowed`, which only the event log says (``storeKit1Name``).
+    case purchaseNotAllowed
     /// `Product.PurchaseError.productUnavailable` (`SKError.storeProductNotAvailable`):
     /// no such product in the catalog.
     case productUnavailable(productID: String)
@@ -33,7 +34,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The Swift case name users search for: `paymentNotAllowed`, `productUnavailable`.
     public var name: String {
         switch self {
-        case .paymentNotAllowed: "paymentNotAllowed"
+        case .purchaseNotAllowed: "purchaseNotAllowed"
         case .productUnavailable: "productUnavailable"
         case .invalidQuantity: "invalidQuantity"
         case .insufficientBalance: "insufficientBalance"
@@ -49,8 +50,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Where Apple declares the case: `SKError`, `Product.PurchaseError`, or nil for the app's own errors.
     public var domain: String? {
         switch self {
-        case .paymentNotAllowed: "SKError"
-        case .productUnavailable, .invalidQuantity: "Product.PurchaseError"
+        case .purchaseNotAllowed, .productUnavailable, .invalidQuantity: "Product.PurchaseError"
         case .notAvailableInStorefront: "StoreKitError"
         case .simulated(let error, _), .failedVerification(let error, _), .purchaseError(let error, _): error.domain.rawValue
         case .insufficientBalance, .notConsumable, .transactionNotFound, .invalidTransactionState, .noSubscription: nil
@@ -60,7 +60,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The matching `SKError.Code` raw value, for StoreKit 1 logs.
     public var skErrorCode: Int? {
         switch self {
-        case .paymentNotAllowed: 4
+        case .purchaseNotAllowed: 4
         case .productUnavailable: 5
         case .invalidQuantity: 3  // paymentInvalid
         case .notAvailableInStorefront: 5
@@ -69,10 +69,20 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The `SKError.Code` case's name where StoreKit 1 names the failure otherwise than
+    /// StoreKit 2, for the StoreKit 1 event log: `paymentNotAllowed` for `purchaseNotAllowed`.
+    public var storeKit1Name: String? {
+        switch self {
+        case .purchaseNotAllowed: "paymentNotAllowed"
+        case .simulated(.purchaseNotAllowed, _), .purchaseError(.purchaseNotAllowed, _): "paymentNotAllowed"
+        default: nil
+        }
+    }
+
     /// A plain sentence for people.
     public var message: String {
         switch self {
-        case .paymentNotAllowed:
+        case .purchaseNotAllowed:
             "This account is not allowed to make payments (canMakePayments is false)."
         case .productUnavailable(let id):
             "The product \"\(id)\" is not available in this store's catalog."

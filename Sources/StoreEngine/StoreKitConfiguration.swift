@@ -24,6 +24,8 @@ public enum StoreKitConfiguration {
     public static let startingSettingNames = [
         "timeRate", "askToBuyEnabled", "failTransactionsEnabled", "storeKitErrors",
         "billingIssuesEnabled", "billingGracePeriodEnabled", "disableDialogs",
+        // Not Xcode's: the app's Info.plist key SKIncludeConsumableInAppPurchaseHistory, kept with the catalog.
+        "includeConsumablesInHistory",
     ]
 
     /// How long a non-renewing subscription from a `.storekit` file lasts: Xcode's

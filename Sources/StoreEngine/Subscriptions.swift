@@ -42,6 +42,8 @@ struct SubscriptionRecord: Equatable {
     /// The end of the period whose renewal failed, while the App Store retries billing.
     var billingRetrySince: Date?
     var graceUntil: Date?
+    /// A promotional offer bought while subscribed to the same product: it applies at the next renewal.
+    var renewalOfferID: String? = nil
 }
 
 /// One subscription group's status: `Product.SubscriptionInfo.Status`.
@@ -207,72 +209,26 @@ extension Store {
         let storefront = try storefront()
         var transaction = latest
         (transaction.id, transaction.productID, transaction.purchaseDate) = (0, item.id, start)
-        (transaction.reason, transaction.isFinished, transaction.isUpgraded) = (.renew, false, false)
+        (transaction.reason, transaction.isFinished, transaction.isUpgraded) = (.renewal, false, false)
         (transaction.storefront, transaction.currency) = (storefront.countryCode, storefront.currency)
         (transaction.revocationDate, transaction.revocationReason) = (nil, nil)
         transaction.price = catalog.product(from: item, in: storefront).price
-        transaction.expirationDate = try renewalEnd(after: start, period: terms.period, originalID: record.originalID,
-                                                    productID: item.id)
+        transaction.expirationDate = try renewalEnd(after: start, period: terms.period, latest: latest)
         (transaction.offerType, transaction.offerID) = (nil, nil)
         transaction.applyOffer(mode: nil, period: nil, count: 0)
-        // A pay-as-you-go offer goes on at its price for its number of periods.
-        if item.id == latest.productID, let offerType = latest.offerType,
-           let offer = offerTerms(item, type: offerType, id: latest.offerID), offer.mode == .payAsYouGo,
-           try ledger.offerPeriods(originalID: record.originalID, type: offerType, since: firstOfferTransaction(record, offerType)) < offer.count {
-            (transaction.offerType, transaction.offerID, transaction.price) = (offerType, latest.offerID, offer.price)
+        // A pay-as-you-go offer goes on at its price for its number of periods; a promotional
+        // offer bought during the subscription starts now.
+        if let offer = try renewalOffer(after: latest, record: record) {
+            (transaction.offerType, transaction.offerID, transaction.price) = (offer.type, offer.id, offer.price)
             transaction.applyOffer(mode: offer.mode, period: offer.period, count: offer.count)
-            transaction.expirationDate = offer.period.after(start)
+            transaction.expirationDate = try renewalEnd(after: start, period: offer.period, latest: latest)
+            if offer.scheduled { record.renewalOfferID = nil }
         }
         let stored = try ledger.insert(transaction)
         let change = item.id == latest.productID ? "" : " (now \(item.id): the change waited for this renewal)"
-        try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id, detail: detail + change, at: start)
-    }
-
-    /// The end of a renewal period starting at `start`. The App Store keeps a subscription's
-    /// day of the month: bought on the 31st, it renews on the last day of shorter months and
-    /// on the 31st again after them (Jan 31 → Feb 28 → Mar 31), not on the 28th for good.
-    func renewalEnd(after start: Date, period: ISODuration, originalID: Int64, productID: String) throws -> Date {
-        let nominal = period.after(start)
-        guard period.weeks == 0, period.days == 0, period.hours == 0, period.minutes == 0, period.seconds == 0 else {
-            return nominal
-        }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let day = calendar.component(.day, from: start)
-        // Only a period that starts on a month's last day can have been cut short.
-        guard let days = calendar.range(of: .day, in: .month, for: start), day == days.upperBound - 1,
-              let wanted = try seriesDay(originalID: originalID, productID: productID, calendar: calendar), wanted > day,
-              let nominalDays = calendar.range(of: .day, in: .month, for: nominal) else { return nominal }
-        var components = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: nominal)
-        components.day = min(wanted, nominalDays.upperBound - 1)
-        return calendar.date(from: components) ?? nominal
-    }
-
-    /// The day of the month the subscription's current run of renewals keeps: that of the
-    /// plain purchase that began it, or of the end of the offer or other plan before it.
-    func seriesDay(originalID: Int64, productID: String, calendar: Calendar) throws -> Int? {
-        guard let begins = try ledger.renewalSeriesStart(originalID: originalID, productID: productID) else { return nil }
-        return calendar.component(.day, from: begins)
-    }
-
-    /// The id of the subscription's newest transaction that started an offer of this type (the run of offer periods).
-    func firstOfferTransaction(_ record: SubscriptionRecord, _ type: Transaction.OfferType) throws -> Int64 {
-        try ledger.latestOfferStart(originalID: record.originalID, type: type)
-    }
-
-    /// An introductory or promotional offer's terms, as one shape.
-    func offerTerms(_ item: CatalogProduct, type: Transaction.OfferType, id: String?)
-        -> (mode: PaymentMode, period: ISODuration, count: Int, price: Decimal)? {
-        guard let terms = item.subscription else { return nil }
-        switch type {
-        case .introductory:
-            return terms.introductoryOffer.map { ($0.paymentMode, $0.period, $0.periodCount, $0.price) }
-        case .promotional:
-            guard let offer = terms.offers.first(where: { $0.kind == .promotional && $0.id == id }) else { return nil }
-            return (offer.paymentMode ?? .payAsYouGo, offer.period ?? terms.period, offer.periodCount, offer.price ?? 0)
-        case .code, .winBack:
-            return nil
-        }
+        let offer = stored.offerType.map { "; \($0.rawValue) offer\(stored.offerID.map { " \($0)" } ?? "")" } ?? ""
+        try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id,
+                       detail: detail + change + offer, at: start)
     }
 
     // MARK: - The tester's controls
@@ -343,48 +299,6 @@ extension Store {
             throw StoreError.noSubscription(groupID: groupID)
         }
         return record
-    }
-
-    // MARK: - Status
-
-    /// Each subscription group the account has subscribed to: its renewal state and
-    /// renewal info (`Product.SubscriptionInfo.status`). Renewals due are made first.
-    func subscriptionStatuses() throws -> [SubscriptionStatus] {
-        try processRenewals()
-        return try statuses(at: try currentTime())
-    }
-
-    /// The statuses at `date`, renewals due already made.
-    func statuses(at date: Date) throws -> [SubscriptionStatus] {
-        let storefront = try storefront()
-        return try ledger.subscriptionStates(account: account).compactMap { record -> SubscriptionStatus? in
-            guard let latest = try ledger.latestTransaction(originalID: record.originalID) else { return nil }
-            let state: RenewalState
-            if latest.revocationDate != nil {
-                state = .revoked
-            } else if record.billingRetrySince != nil {
-                state = record.graceUntil.map { $0 > date } == true ? .inGracePeriod : .inBillingRetryPeriod
-            } else if latest.expirationDate.map({ $0 > date }) == true {
-                state = .subscribed
-            } else {
-                state = .expired
-            }
-            let renewing = catalog.product(id: record.autoRenewProductID)
-            let chainStart = try ledger.latestPurchaseDate(originalID: record.originalID) ?? latest.purchaseDate
-            var info = RenewalInfo(
-                originalTransactionID: record.originalID, currentProductID: latest.productID,
-                autoRenewPreference: record.autoRenewProductID, willAutoRenew: record.willAutoRenew && state != .revoked,
-                renewalDate: state == .subscribed || state == .inGracePeriod ? latest.expirationDate : nil,
-                recentSubscriptionStartDate: chainStart, environment: latest.environment, currency: storefront.currency,
-                renewalPrice: renewing.map { catalog.product(from: $0, in: storefront).price } ?? latest.price)
-            info.expirationReason = record.expirationReason.flatMap(ExpirationReason.init(rawValue:))
-            info.isInBillingRetry = record.billingRetrySince != nil
-            info.gracePeriodExpirationDate = record.graceUntil
-            info.appAccountToken = latest.appAccountToken
-            info.appTransactionID = AppTransactionID.make(account: account, bundleID: catalog.bundleID)
-            info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date))
-            return SubscriptionStatus(groupID: record.groupID, state: state, transaction: latest, renewalInfo: info)
-        }
     }
 
     /// The newest transaction of each subscription in its billing grace period: still entitled though its period ended.

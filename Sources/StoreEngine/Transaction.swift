@@ -124,10 +124,11 @@ public struct Transaction: Sendable, Hashable, Identifiable {
         }
     }
 
-    /// `Transaction.Reason`: a purchase made by the user, or an automatic renewal.
+    /// `Transaction.Reason`: a purchase made by the user, or an automatic renewal
+    /// (StoreKit 2's `renewal`; the store file keeps `renew`, as it always has).
     public enum Reason: String, Sendable, Hashable {
         case purchase
-        case renew
+        case renewal
     }
 
     /// `Transaction.OfferType`.
@@ -161,9 +162,12 @@ public struct Transaction: Sendable, Hashable, Identifiable {
     }
 
     /// Whether the transaction grants access at `date`: verified, purchased, not
-    /// revoked, not upgraded away, and not expired.
+    /// revoked, not upgraded away, and not expired. A non-renewing subscription has no
+    /// expiry the App Store keeps (older store files may have one): it stays until revoked,
+    /// and the app decides when its access ends.
     public func isActive(at date: Date) -> Bool {
         guard verification.isVerified, status == .purchased, revocationDate == nil, !isUpgraded else { return false }
+        if productType == .nonRenewable { return true }
         if let expirationDate { return expirationDate > date }
         return productType != .consumable
     }

@@ -49,7 +49,7 @@ extension Transaction {
             "offerDiscountType": current ? offerPaymentMode.map { .string($0.offerDiscountType) } : nil,
             "offerPeriod": current ? offerPeriod.map { .string($0.description) } : nil,
             "environment": .string(environment.appStoreName),
-            "transactionReason": .string(reason == .renew ? "RENEWAL" : "PURCHASE"),
+            "transactionReason": .string(reason == .renewal ? "RENEWAL" : "PURCHASE"),
             "storefront": .string(storefront),
             "storefrontId": current ? AppStoreStorefront.named(storefront).map { .string($0.id) } : nil,
             "price": .integer(NSDecimalNumber(decimal: price * 1000).int64Value),

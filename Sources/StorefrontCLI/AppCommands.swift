@@ -11,6 +11,9 @@ extension Session {
         for transaction in delivery.finished {
             console.err("storefront: delivered unfinished transaction \(transaction.id) (\(TerminalText.sanitized(transaction.productID))): an update (a renewal, an approval, a purchase outside the app) or left by an earlier or concurrent run")
         }
+        for transaction in delivery.revoked {
+            console.err("storefront: transaction \(transaction.id) (\(TerminalText.sanitized(transaction.productID))) was refunded (\(transaction.revocationReason?.rawValue ?? "other")): the revocation arrived as an update; the app finished it and no longer grants it")
+        }
         for transaction in delivery.left {
             let why = if case .unverified(let reason) = transaction.verification { "it arrived unverified (\(reason))" }
                 else { "finishTransactions is false" }
@@ -89,11 +92,16 @@ extension Session {
                       + restored.map { "  \(TerminalText.sanitized($0.productID))" })
     }
 
-    func transactions() async throws -> Report {
+    /// `Transaction.all`; with `pending`, the requests waiting for a parent or the user instead
+    /// (Xcode's Transaction Manager shows them: requests, not transactions).
+    func transactions(pending: Bool) async throws -> Report {
+        if pending { return try await pendingRequests() }
         let transactions = try await app.transactions()
         let json = JSON.object(["account": .string(store.account), "transactions": .array(transactions.map(\.json))])
+        let waiting = try await appStore.pendingRequests().count
+        let requests = waiting == 0 ? [] : ["\(waiting) request\(waiting == 1 ? "" : "s") pending (Ask to Buy, interrupted), not transactions yet: storefront transactions --pending"]
         guard !transactions.isEmpty else {
-            return Report(json: json, "No transactions for \(TerminalText.sanitized(store.account)).")
+            return Report(json: json, ["No transactions for \(TerminalText.sanitized(store.account))."] + requests)
         }
         var table = Table("ID", "PURCHASED", "PRODUCT ID", "QTY", "PRICE", "STATUS", "EXPIRES", "NOTES")
         for transaction in transactions {
@@ -101,17 +109,27 @@ extension Session {
             if transaction.isUpgraded { notes.append("upgraded") }
             if let reason = transaction.revocationReason { notes.append("revoked (\(reason.rawValue))") }
             if let offer = transaction.offerType { notes.append("\(offer.rawValue) offer") }
-            if !transaction.isFinished, transaction.status == .purchased { notes.append("unfinished") }
-            switch transaction.pendingReason {
-            case .askToBuy where transaction.status == .pending: notes.append("Ask to Buy: approve or decline")
-            case .interrupted where transaction.status == .pending: notes.append("interrupted: resolve")
-            default: break
-            }
+            if !transaction.isFinished { notes.append("unfinished") }
             if case .unverified(let reason) = transaction.verification { notes.append("UNVERIFIED: \(reason)") }
             table.add(String(transaction.id), transaction.purchaseDate.iso8601, transaction.productID,
                       String(transaction.purchasedQuantity), try await displayPrice(transaction),
                       transaction.status.rawValue, transaction.expirationDate?.iso8601 ?? "",
                       notes.joined(separator: ", "))
+        }
+        return Report(json: json, [table.rendered] + requests)
+    }
+
+    /// The requests waiting for a parent (Ask to Buy) or the user (interrupted), oldest first.
+    func pendingRequests() async throws -> Report {
+        let requests = try await appStore.pendingRequests()
+        let json = JSON.object(["account": .string(store.account), "requests": .array(requests.map(\.json))])
+        guard !requests.isEmpty else {
+            return Report(json: json, "No pending requests for \(TerminalText.sanitized(store.account)).")
+        }
+        var table = Table("REQUEST", "ASKED", "PRODUCT ID", "REASON", "NEXT")
+        for request in requests {
+            table.add(String(request.id), request.date.iso8601, request.productID, request.reason.rawValue,
+                      request.reason.nextStep(id: request.id))
         }
         return Report(json: json, table.rendered)
     }

@@ -46,7 +46,8 @@ public enum Command: Equatable, Sendable {
     case expire(group: String)
     case renew(group: String)
     case restore
-    case transactions
+    /// `Transaction.all`; `pending`: the requests waiting instead.
+    case transactions(pending: Bool)
     case entitlements
     case consume(productID: String, quantity: Int)
     case reset(ResetScope)
@@ -101,6 +102,7 @@ extension Invocation {
         var appAccountToken: UUID?
         var root = false
         var der = false
+        var pending = false
         var rest = arguments[...]
 
         func value(for option: String, inline: String?) throws(UsageError) -> String {
@@ -178,6 +180,7 @@ extension Invocation {
                 }
                 appAccountToken = token
             case "--root": root = true
+            case "--pending": pending = true
             case "--der": der = true
             case "--reason":
                 let name = try value(for: option, inline: inline)
@@ -243,7 +246,8 @@ extension Invocation {
             try expect(0, "")
             try allow()
             invocation.command = [
-                "products": .products, "restore": .restore, "transactions": .transactions, "entitlements": .entitlements,
+                "products": .products, "restore": .restore, "transactions": .transactions(pending: pending),
+                "entitlements": .entitlements,
             ][name]!
         case "buy":
             try expect(1, "a PRODUCT_ID")

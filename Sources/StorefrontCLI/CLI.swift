@@ -5,7 +5,7 @@ import StorefrontUI
 /// The exit codes scripts rely on (sysexits.h where one fits).
 public enum ExitCode: Int32, Sendable {
     case success = 0
-    /// The operation failed (a StoreKit error such as paymentNotAllowed).
+    /// The operation failed (a StoreKit error such as purchaseNotAllowed).
     case failure = 1
     /// The paywall needs a terminal and there is none.
     case noTerminal = 2

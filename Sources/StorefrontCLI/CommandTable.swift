@@ -84,6 +84,7 @@ public struct OptionSpec: Equatable, Sendable {
         OptionSpec("--limit", short: "-n", value: "N", "how many log entries (default 50)"),
         OptionSpec("--root", "key export: the root certificate of the store's chain instead of the key"),
         OptionSpec("--der", "key export --root: the certificate's DER bytes instead of PEM"),
+        OptionSpec("--pending", "transactions: the requests waiting (Ask to Buy, interrupted) instead"),
     ]
 }
 

@@ -50,7 +50,7 @@ struct CommandHelp {
                 once, a downgrade or a crossgrade to another period at the next renewal. The first
                 subscription in a group gets its introductory offer.
                 A non-consumable the account owns is not charged again: it is restored for free.
-                The settings apply: canMakePayments false → paymentNotAllowed; askToBuy or
+                The settings apply: canMakePayments false → purchaseNotAllowed; askToBuy or
                 interruptedPurchases → pending (with the id to approve or resolve); offline →
                 networkError; purchaseError → that error; finishTransactions false → not finished.
                 --json prints {"result": "success" | "userCancelled" | "pending", "transaction": {…},
@@ -66,14 +66,19 @@ struct CommandHelp {
                 Adds no transaction; each restored product is logged in the restored state.
                 """),
         CommandHelp(
-            name: "transactions", usage: "transactions [--json]",
+            name: "transactions", usage: "transactions [--pending] [--json]",
             summary: "The account's transaction history, newest first",
             details: """
-                Every transaction of the account (Transaction.all), newest first, with its
-                status: purchased; pending while it waits for a parent (Ask to Buy) or an action
-                (interrupted); declined. Notes say what a pending one needs, and mark refunded,
-                upgraded, unfinished and unverified transactions.
-                """),
+                The account's transactions as the app sees them (Transaction.all), newest first:
+                purchased ones only, and finished consumables only when the setting
+                includeConsumablesInHistory is true (Apple's SKIncludeConsumableInAppPurchaseHistory).
+                Notes mark refunded, upgraded, unfinished and unverified transactions.
+                A pending purchase is a request, not a transaction: --pending lists the requests
+                waiting for a parent (Ask to Buy: approve or decline) or the user (interrupted:
+                resolve), as Xcode's Transaction Manager shows them ({"requests": [{"id", "productID",
+                "reason", "date"}]} with --json).
+                """,
+            options: ["--pending"]),
         CommandHelp(
             name: "approve", usage: "approve TRANSACTION_ID [--json]",
             summary: "Approve an Ask to Buy request, as the parent",

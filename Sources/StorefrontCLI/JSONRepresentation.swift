@@ -26,6 +26,7 @@ extension SubscriptionChange {
         .object([
             "kind": .string(kind.rawValue), "from": .string(fromProductID), "to": .string(toProductID),
             "effectiveDate": .date(effectiveDate), "scheduled": .bool(isScheduled), "note": .string(summary),
+            "offerID": offerID.map { .string($0) },
         ])
     }
 }
@@ -154,6 +155,9 @@ extension RenewalInfo {
             "recentSubscriptionStartDate": .date(recentSubscriptionStartDate),
             "currency": .string(currency),
             "renewalPrice": .decimal(renewalPrice),
+            "offerType": offerType.map { .string($0.rawValue) },
+            "offerID": offerID.map { .string($0) },
+            "offerPaymentMode": offerPaymentMode.map { .string($0.rawValue) },
             "expirationReason": expirationReason.map { .string($0.rawValue) },
             "isInBillingRetry": .bool(isInBillingRetry),
             "gracePeriodExpirationDate": .date(gracePeriodExpirationDate),

@@ -130,7 +130,7 @@ extension ExitCode {
     var meaning: String {
         switch self {
         case .success: "Done."
-        case .failure: "The operation failed: the StoreKit error's name is in the message (paymentNotAllowed, productUnavailable, networkError, …); doctor found problems."
+        case .failure: "The operation failed: the StoreKit error's name is in the message (purchaseNotAllowed, productUnavailable, networkError, …); doctor found problems."
         case .noTerminal: "The paywall needs a terminal and there is none (or TERM is unknown or dumb)."
         case .usage: "Usage error, also an unknown setting or a value it does not take."
         case .badCatalog: "Bad catalog: the message names the file, line:column or JSON path, and the fault."

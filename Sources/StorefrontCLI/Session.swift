@@ -44,7 +44,7 @@ struct Session {
         case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken):
             return try await buy(productID, quantity: quantity, choice: choice, offerID: offerID, appAccountToken: appAccountToken)
         case .restore: return try await restore()
-        case .transactions: return try await transactions()
+        case .transactions(let pending): return try await transactions(pending: pending)
         case .entitlements: return try await entitlements()
         case .consume(let productID, let quantity): return try await consume(productID, quantity: quantity)
         case .exportKey:

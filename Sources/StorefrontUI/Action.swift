@@ -15,7 +15,7 @@ public enum PurchaseReport: Equatable, Sendable {
     /// Purchased, but it reached the app unverified (`verificationError`): the app refused it and left it
     /// unfinished, delivered at the next launch if it verifies then. `error` is the verification error's name.
     case unverified(transactionID: Int64, error: String)
-    /// A StoreKit error: its Swift name (`paymentNotAllowed`), where Apple declares it, and a plain sentence.
+    /// A StoreKit error: its Swift name (`purchaseNotAllowed`), where Apple declares it, and a plain sentence.
     case failed(name: String, domain: String?, message: String)
 }
 

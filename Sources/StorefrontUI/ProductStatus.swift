@@ -6,7 +6,8 @@ import StoreEngine
 public enum ProductStatus {
     /// "Owned", "Renews Dec 30, 2027", "Expires …", "Until …, then changes" (a downgrade waits),
     /// "Grace period until …", "Billing retry",
-    /// "Active until Feb 28, 2027", "Balance: 300", an introductory offer ("1 week free,
+    /// "Bought Feb 28, 2027 · 3 months (app's count)" (a non-renewing subscription: the length is
+    /// the app's own reckoning, the App Store keeps no end), "Balance: 300", an introductory offer ("1 week free,
     /// then $4.99/month") for an account that may take it, or "".
     /// - Parameters:
     ///   - subscription: the status of the product's subscription group, when the account has one.
@@ -19,8 +20,10 @@ public enum ProductStatus {
         case .nonConsumable:
             return owned == nil ? "" : "Owned"
         case .nonRenewable:
+            // The App Store keeps no end date for it: the length is the app's own reckoning from the catalog.
             guard let owned else { return "" }
-            return owned.expirationDate.map { "Active until \(shortDate($0))" } ?? "Active"
+            let length = product.nonRenewingDuration.map { " · \($0.spelledOut) (app's count)" } ?? ""
+            return "Bought \(shortDate(owned.purchaseDate))\(length)"
         case .autoRenewable:
             if let status = subscription, let text = subscriptionText(product, status) { return text }
             if let owned { return owned.expirationDate.map { "Renews \(shortDate($0))" } ?? "Active" }

@@ -104,7 +104,8 @@ func drawSettings(_ state: State, into canvas: inout Canvas) {
     let selection = min(state.settings.selection, lines.count - 1)
     // Scrolled just enough to keep the selection on screen.
     let scroll = max(0, min(selection - height + 1, lines.count - height))
-    let nameWidth = 22
+    // Wide enough for the longest name (includeConsumablesInHistory): a cut name is no name.
+    let nameWidth = max(22, rows.map { TerminalText.width($0.value.name) + 2 }.max() ?? 0)
     // Wide enough for every value with its "(once)" and the selected one's ‹ ›: a cut
     // value ("notAvailableInStoref") would name the wrong error or none.
     let valueWidth = max(22, rows.map { TerminalText.width($0.value.value + ($0.value.once ? " (once)" : "")) + 4 }.max() ?? 0)

@@ -49,15 +49,17 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.loadError = nil
         let loaded = state
         let names = { (ids: [String]) in ids.map { name(of: $0, in: loaded) }.joined(separator: ", ") }
+        let updates = snapshot.arrived.map { name(of: $0, in: state) }
+            + snapshot.revoked.map { name(of: $0, in: state) + " (refunded)" }
         if !state.hasLaunched {
             // The app's launch: what an earlier run left unfinished is delivered now, or is still left.
             state.hasLaunched = true
             var notes: [String] = []
-            if !snapshot.arrived.isEmpty { notes.append("Delivered at launch (left unfinished before): " + names(snapshot.arrived)) }
+            if !updates.isEmpty { notes.append("Delivered at launch (left unfinished before): " + updates.joined(separator: ", ")) }
             if !snapshot.left.isEmpty { notes.append("Still unfinished: " + names(snapshot.left.map(\.productID))) }
             if !notes.isEmpty { state.flash = notes.joined(separator: "; ") }
-        } else if !snapshot.arrived.isEmpty {
-            state.flash = "Arrived as an update: " + names(snapshot.arrived)
+        } else if !updates.isEmpty {
+            state.flash = "Arrived as an update: " + updates.joined(separator: ", ")
         }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
@@ -68,7 +70,7 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
             effects = [.run(.switchAccount(current))]
         } else {
             // The load finished what arrived; the manager's list, read alongside it, may predate that.
-            effects = !snapshot.arrived.isEmpty && state.screen == .transactions ? [.loadHistory] : []
+            effects = !updates.isEmpty && state.screen == .transactions ? [.loadHistory] : []
         }
     case .loadFailed(let message):
         state.loadError = message
@@ -365,8 +367,9 @@ private func purchaseEnded(_ state: inout State, _ productID: String, _ report: 
                              message: "Transaction \(id) for \(product) reached the app unverified (\(error)). The app does not "
                                  + "deliver it and leaves it unfinished: the next launch delivers it if it verifies then.")
     case .changeScheduled(let change):
-        let when = change.effectiveDate.map { "on " + ProductStatus.shortDate($0) } ?? "at the next renewal"
-        state.flash = "\(change.kind.rawValue.capitalized) to \(product) scheduled: nothing charged now; it starts \(when)"
+        // Short enough for the status line beside Restore: the row itself names the plan ("Starts …").
+        let when = change.effectiveDate.map { "for " + ProductStatus.shortDate($0) } ?? "for the next renewal"
+        state.flash = "\(change.kind.title) scheduled \(when): nothing charged now"
     case .userCancelled:
         state.sheet = .alert(title: "Purchase Cancelled", message: "The purchase of \(product) was cancelled (userCancelled).")
     case .pending(let reason):

@@ -62,7 +62,7 @@ struct CertificateChainTests {
             try await store.advanceClock(by: ISODuration(years: 1, days: 3))
             let now = try await store.clock().now
             #expect(now > fixtureStart.addingTimeInterval(365 * 86_400))
-            let renewal = try #require(try await store.transactions().first { $0.reason == .renew })
+            let renewal = try #require(try await store.transactions().first { $0.reason == .renewal })
             let payload = try await store.verify(jws: try #require(renewal.jwsRepresentation)).payload
             #expect(payload["signedDate"] == .integer(now.milliseconds))
             #expect(payload["purchaseDate"] == .integer(renewal.purchaseDate.milliseconds))
@@ -106,7 +106,7 @@ struct CertificateChainTests {
             #expect(payload["appAccountToken"] == .string(token.uuidString.lowercased()))
             #expect(payload["webOrderLineItemId"] == .string(trial.webOrderLineItemID))
             try await store.advanceClock(by: ISODuration(months: 1))
-            let renewal = try #require(try await store.transactions().first { $0.reason == .renew })
+            let renewal = try #require(try await store.transactions().first { $0.reason == .renewal })
             let renewed = try await store.verify(jws: try #require(renewal.jwsRepresentation)).payload
             #expect(renewed["offerDiscountType"] == nil && renewed["offerPeriod"] == nil)
             #expect(renewed["webOrderLineItemId"] != payload["webOrderLineItemId"])

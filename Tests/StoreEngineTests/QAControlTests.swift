@@ -192,7 +192,7 @@ struct AskToBuyTests {
             // The free week ends a week after the approval, where the first paid renewal starts.
             fixture.clock.set(utc(2025, 2, 10, 12))
             let renewal = try #require(try await store.transactions().first)
-            #expect(renewal.reason == .renew)
+            #expect(renewal.reason == .renewal)
             #expect(renewal.originalID == approved.originalID)
             #expect(renewal.purchaseDate == utc(2025, 2, 10, 12))
             #expect(renewal.price == decimal("4.99"))
@@ -578,7 +578,7 @@ struct SimulatedErrorTests {
             #expect(try await store.transactions().isEmpty)
             let last = try #require(try await store.events().last)
             #expect(last.state == .failed)
-            #expect(last.detail == "purchaseNotAllowed (SKError code 4)")
+            #expect(last.detail == "purchaseNotAllowed (SKError.paymentNotAllowed, code 4)")
             let error = StoreError.simulated(.purchaseNotAllowed, cause: "x")
             #expect(error.name == "purchaseNotAllowed")
             #expect(error.domain == "Product.PurchaseError")
@@ -982,7 +982,7 @@ struct AccountTests {
             try await a.setSetting("canMakePayments", to: "false")
             #expect(try await a.canMakePayments() == false)
             #expect(try await b.canMakePayments())
-            await #expect(throws: StoreError.paymentNotAllowed) { try await a.purchase("pro") }
+            await #expect(throws: StoreError.purchaseNotAllowed) { try await a.purchase("pro") }
             #expect(try await b.purchase("pro").result.name == "success")
         }
     }

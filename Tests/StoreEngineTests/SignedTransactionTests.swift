@@ -169,7 +169,7 @@ struct SignedTransactionTests {
             fixture.clock.advance(by: 366 * 86_400)
             let expired = try #require(try await store.renewalInfo()["premium"])
             #expect(expired.willAutoRenew == false)
-            #expect(expired.renewalDate == nil, "no renewal date once the subscription has expired")
+            #expect(expired.renewalDate == yearly.expirationDate, "renewalDate stays once the subscription has expired")
             let expiredPayload = try await store.verify(jws: try #require(expired.jwsRepresentation)).payload
             #expect(expiredPayload["autoRenewStatus"] == .number("0"))
             #expect(expiredPayload["expirationIntent"] == .number("1"))

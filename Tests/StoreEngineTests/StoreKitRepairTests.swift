@@ -329,7 +329,7 @@ struct StoreKitRepairTests {
             "_storeKitErrors" : [
               { "current" : { "index" : 0, "type" : "generic" }, "enabled" : true, "name" : "Subscription Status" },
               { "current" : { "index" : 1, "type" : "purchase" }, "enabled" : true, "name" : "Load Products" },
-              { "current" : { "index" : 6, "type" : "generic" }, "enabled" : true, "name" : "App Store Sync" },
+              { "current" : { "index" : 7, "type" : "generic" }, "enabled" : true, "name" : "App Store Sync" },
               { "current" : { "index" : 99, "type" : "purchase" }, "enabled" : true, "name" : "Purchase" },
               { "current" : "networkError", "enabled" : true, "name" : "Verification" },
               { "enabled" : true }
@@ -338,7 +338,7 @@ struct StoreKitRepairTests {
         #expect(catalog.settingDefaults.isEmpty)
         expectNote(catalog, saying: ["_storeKitErrors[0]", "\"Subscription Status\" are not simulated here"])
         expectNote(catalog, saying: ["_storeKitErrors[1]", "error 1 of type \"purchase\"", "loadProductsError stays none"])
-        expectNote(catalog, saying: ["_storeKitErrors[2]", "error 6", "restoreError stays none"])
+        expectNote(catalog, saying: ["_storeKitErrors[2]", "error 7", "restoreError stays none"])
         expectNote(catalog, saying: ["_storeKitErrors[3]", "error 99", "purchaseError stays none"])
         expectNote(catalog, saying: ["_storeKitErrors[4].current", "no verificationError"])
         expectNote(catalog, saying: ["_storeKitErrors[5]", "names no StoreKit API"])

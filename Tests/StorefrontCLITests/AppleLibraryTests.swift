@@ -48,6 +48,7 @@ struct AppleLibraryTests {
             ["buy", "plus.monthly"],  // pay as you go
             ["buy", "pro"], ["buy", "coins", "--quantity", "3"], ["buy", "pass"],
             ["settings", "set", "storefront", "GBR"],
+            ["settings", "set", "includeConsumablesInHistory", "true"],  // the consumable's JWS too
             ["buy", "yearly", "--offer", "comeback"],  // pay up front; upgrades the monthly plan
             ["clock", "advance", "P2M"],  // the plus plan renews twice, at its offer price
         ] {

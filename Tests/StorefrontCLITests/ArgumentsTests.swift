@@ -38,7 +38,7 @@ struct ArgumentsTests {
     @Test(arguments: [
         ("products", Command.products),
         ("restore", .restore),
-        ("transactions", .transactions),
+        ("transactions", .transactions(pending: false)),
         ("entitlements", .entitlements),
         ("settings", .settings),
     ])

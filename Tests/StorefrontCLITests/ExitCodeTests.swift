@@ -86,7 +86,7 @@ struct ExitCodeTests {
         #expect(run.stderr.isEmpty)
         #expect(run.stdout.hasPrefix("Usage: storefront [OPTIONS] buy PRODUCT_ID"), "\(run)")
         #expect(run.stdout.contains("--quantity"))
-        #expect(run.stdout.contains("paymentNotAllowed"))
+        #expect(run.stdout.contains("purchaseNotAllowed"))
         #expect(!run.stdout.contains("Commands:"), "one command's help, not the overview")
     }
 

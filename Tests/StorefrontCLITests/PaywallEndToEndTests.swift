@@ -174,7 +174,7 @@ struct PaywallEndToEndTests {
         }
     }
 
-    @Test("with canMakePayments off prices say Not available and a purchase fails with paymentNotAllowed")
+    @Test("with canMakePayments off prices say Not available and a purchase fails with Product.PurchaseError.purchaseNotAllowed")
     func cannotMakePayments() async throws {
         let sandbox = try Sandbox()
         try await sandbox.storefront("settings", "set", "canMakePayments", "false").expect(exit: 0)
@@ -187,7 +187,7 @@ struct PaywallEndToEndTests {
             try await session.waitFor("the sheet") { $0.contains { $0.contains("App Store") } }
             try await session.send("Enter")
             let alert = try await session.waitFor("the alert") { $0.contains { $0.contains("Purchase Failed") } }
-            #expect(alert.contains { $0.contains("paymentNotAllowed") })
+            #expect(alert.contains { $0.contains("purchaseNotAllowed") })
             #expect(!alert.contains { $0.contains("✓") })
         }
     }

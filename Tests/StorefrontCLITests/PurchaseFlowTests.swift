@@ -83,13 +83,17 @@ struct PurchaseFlowTests {
         for id in [Demo.swiftShopping, Demo.coins, Demo.seasonPass] {
             try await sandbox.storefront("buy", id).expect(exit: 0)
         }
+        // Transaction.all: the finished consumable is left out (SKIncludeConsumableInAppPurchaseHistory is off).
         let history = try await transactions(sandbox)
-        #expect(history.map { $0["productID"] as? String } == [Demo.seasonPass, Demo.coins, Demo.swiftShopping])
+        #expect(history.map { $0["productID"] as? String } == [Demo.seasonPass, Demo.swiftShopping])
         let ids = history.compactMap { $0["id"] as? Int }
         #expect(ids == ids.sorted(by: >))
         let pass = try #require(history.first)
         #expect(pass["productType"] as? String == "nonRenewable")
-        #expect(pass["expirationDate"] is String, "a non-renewing subscription expires")
+        #expect(pass["expirationDate"] == nil, "Apple gives a non-renewing subscription no expiresDate")
+
+        try await sandbox.storefront("settings", "set", "includeConsumablesInHistory", "true").expect(exit: 0)
+        #expect(try await transactions(sandbox).map { $0["productID"] as? String } == [Demo.seasonPass, Demo.coins, Demo.swiftShopping])
     }
 
     @Test func aSubscriptionStartsWithItsFreeTrialAndExpires() async throws {
@@ -155,9 +159,9 @@ struct PurchaseFlowTests {
         #expect(restored.objects("restored").map { $0["productID"] as? String } == [Demo.swiftShopping])
 
         #expect(try await product(sandbox, Demo.swiftShopping)["owned"] as? Bool == true)
-        // Consumables are never restored, and restoring adds no transaction.
+        // Consumables are never restored, and restoring adds no transaction (Transaction.all leaves the finished coins out).
         #expect(try await product(sandbox, Demo.coins)["balance"] as? Int == 0)
-        #expect(try await transactions(sandbox).count == 2)
+        #expect(try await transactions(sandbox).count == 1)
     }
 
     @Test func resetAccountForgetsTheHistoryAndResetAllEverything() async throws {
@@ -216,13 +220,16 @@ struct PurchaseFlowTests {
         let sandbox = try Sandbox()
         try await sandbox.storefront("buy", Demo.coins).expect(exit: 0)
         try await sandbox.storefront("buy", Demo.coins, "-q", "2").expect(exit: 0)
+        #expect(try await transactions(sandbox).isEmpty, "finished consumables are not in Transaction.all")
+        try await sandbox.storefront("settings", "set", "includeConsumablesInHistory", "true").expect(exit: 0)
         let history = try await transactions(sandbox)
         #expect(history.map { $0["purchasedQuantity"] as? Int } == [2, 1])
         #expect(history.first?["price"] as? String == "1.98")
         #expect(try await product(sandbox, Demo.coins)["balance"] as? Int == 3)
     }
 
-    @Test func paymentNotAllowedFailsWithExitOneAndChargesNothing() async throws {
+    @Test("canMakePayments false: exit 1 with StoreKit 2's Product.PurchaseError.purchaseNotAllowed, nothing charged")
+    func purchaseNotAllowedFailsWithExitOneAndChargesNothing() async throws {
         let sandbox = try Sandbox()
         let set = try await sandbox.storefront("settings", "set", "canMakePayments", "false")
         set.expect(exit: 0)
@@ -234,14 +241,19 @@ struct PurchaseFlowTests {
 
         let buy = try await sandbox.storefront("buy", Demo.swiftShopping)
         buy.expect(exit: 1)
-        #expect(buy.stderr.contains("paymentNotAllowed"), "\(buy)")
+        #expect(buy.stderr.contains("Product.PurchaseError.purchaseNotAllowed"), "\(buy)")
         #expect(buy.stdout.isEmpty, "\(buy)")
 
         let json = try await sandbox.storefront("buy", Demo.coins, "--json")
         json.expect(exit: 1)
         let error = try #require(try json.jsonObject()["error"] as? [String: Any], "\(json)")
-        #expect(error["name"] as? String == "paymentNotAllowed")
-        #expect(json.stderr.contains("paymentNotAllowed"))
+        #expect(error["name"] as? String == "purchaseNotAllowed")
+        #expect(error["domain"] as? String == "Product.PurchaseError")
+        #expect(error["skErrorCode"] as? Int == 4)
+        #expect(json.stderr.contains("purchaseNotAllowed"))
+        // StoreKit 1's name only in the event log.
+        let log = try await sandbox.storefront("log")
+        #expect(log.stdout.contains("SKError.paymentNotAllowed"), "\(log)")
 
         #expect(try await transactions(sandbox).isEmpty)
         #expect(try await product(sandbox, Demo.coins)["balance"] as? Int == 0)
@@ -292,6 +304,7 @@ struct PurchaseFlowTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         for run in runs { run.expect(exit: 0) }
+        try await sandbox.storefront("settings", "set", "includeConsumablesInHistory", "true").expect(exit: 0)
         #expect(try await transactions(sandbox).count == 4)
         #expect(try await product(sandbox, Demo.coins)["balance"] as? Int == 4)
     }
@@ -307,6 +320,7 @@ struct PurchaseFlowTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         for run in runs { run.expect(exit: 0) }
+        try await sandbox.storefront("settings", "set", "includeConsumablesInHistory", "true").expect(exit: 0)
         #expect(try await transactions(sandbox).count == 8)
         #expect(try await product(sandbox, Demo.coins)["balance"] as? Int == 8)
         // Nothing but the store file (and SQLite's WAL files) is left beside it.

@@ -114,6 +114,13 @@ struct QAControlArgumentsTests {
 /// each step its own process, as the app, a parent and a tester would be.
 @Suite("QA controls (process)")
 struct QAControlCommandTests {
+    /// `transactions --pending --json`'s requests.
+    func requests(_ sandbox: Sandbox, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: Any]] {
+        let run = try await sandbox.storefront("transactions", "--pending", "--json")
+        run.expect(exit: 0, sourceLocation: sourceLocation)
+        return try run.jsonObject(sourceLocation: sourceLocation).objects("requests")
+    }
+
     func transactions(_ sandbox: Sandbox, _ extra: String..., sourceLocation: SourceLocation = #_sourceLocation)
         async throws -> [[String: Any]] {
         let run = try await sandbox.storefront(["transactions", "--json"] + extra)
@@ -179,8 +186,9 @@ struct QAControlCommandTests {
         #expect(human.stdout.contains("Ask to Buy"), "\(human)")
         #expect(human.stdout.contains("storefront approve "), "\(human)")
 
-        let table = try await sandbox.storefront("transactions")
-        #expect(table.stdout.contains("Ask to Buy: approve or decline"), "\(table)")
+        let table = try await sandbox.storefront("transactions", "--pending")
+        #expect(table.stdout.contains("askToBuy"), "\(table)")
+        #expect(table.stdout.contains("storefront approve \(id)"), "\(table)")
         #expect(try await product(sandbox, Demo.swiftShopping).product["owned"] as? Bool == false)
 
         // The parent, in another process.
@@ -219,8 +227,9 @@ struct QAControlCommandTests {
         let decline = try await sandbox.storefront("decline", String(id))
         decline.expect(exit: 0)
         #expect(decline.stdout.contains("declined"), "\(decline)")
-        let history = try await transactions(sandbox)
-        #expect(history.first?["status"] as? String == "declined")
+        // Declined, it is neither a transaction (Transaction.all) nor a pending request any more.
+        #expect(try await transactions(sandbox).isEmpty)
+        #expect(try await requests(sandbox).isEmpty)
         let (goPro, run) = try await product(sandbox, Demo.goPro)
         #expect(goPro["owned"] as? Bool == false)
         #expect(!run.stderr.contains("delivered"), "\(run)")
@@ -239,7 +248,8 @@ struct QAControlCommandTests {
         #expect((document["request"] as? [String: Any])?["reason"] as? String == "interrupted")
         let human = try await sandbox.storefront("buy", Demo.coins)
         #expect(human.stdout.contains("storefront resolve "), "\(human)")
-        #expect(try await transactions(sandbox).map { $0["pendingReason"] as? String } == ["interrupted", "interrupted"])
+        #expect(try await transactions(sandbox).isEmpty, "requests are not transactions")
+        #expect(try await requests(sandbox).map { $0["reason"] as? String } == ["interrupted", "interrupted"])
 
         // approve is for Ask to Buy only.
         let approve = try await sandbox.storefront("approve", String(id))
@@ -440,7 +450,8 @@ struct QAControlCommandTests {
         try await sandbox.storefront("products").expect(exit: 0)
     }
 
-    @Test func transactionsJSONHasStatusAndPendingReason() async throws {
+    @Test("transactions --json lists purchased transactions only; --pending the requests, with their reasons")
+    func transactionsJSONAndPendingRequests() async throws {
         let sandbox = try Sandbox()
         let (_, bought) = try await buy(sandbox, Demo.swiftShopping)
         let (_, asked) = try await buy(sandbox, Demo.goPro, "--outcome", "askToBuy")
@@ -449,12 +460,14 @@ struct QAControlCommandTests {
         try await sandbox.storefront("decline", String(declined)).expect(exit: 0)
 
         let history = try await transactions(sandbox)
-        #expect(history.compactMap { $0["id"] as? Int } == [declined, interrupted, asked, bought])
-        #expect(history.map { $0["status"] as? String } == ["declined", "pending", "pending", "purchased"])
-        // (A declined request keeps its reason, askToBuy; only pending ones are pinned here.)
-        #expect(history.dropFirst().map { $0["pendingReason"] as? String } == ["interrupted", "askToBuy", nil])
-        #expect(history.map { $0["jwsRepresentation"] is String } == [false, false, false, true])
+        #expect(history.compactMap { $0["id"] as? Int } == [bought])
+        #expect(history.map { $0["status"] as? String } == ["purchased"])
+        #expect(history.map { $0["jwsRepresentation"] is String } == [true])
         #expect(history.allSatisfy { $0["verification"] as? String == "verified" })
+        let requests = try await requests(sandbox)
+        #expect(requests.compactMap { $0["id"] as? Int } == [asked, interrupted])
+        #expect(requests.map { $0["reason"] as? String } == ["askToBuy", "interrupted"])
+        #expect(requests.allSatisfy { $0["jwsRepresentation"] == nil && $0["status"] == nil })
     }
 
     @Test func deleteTransactionForgetsAPurchase() async throws {
@@ -481,7 +494,7 @@ struct QAControlCommandTests {
             run.expect(exit: 1)
             #expect(run.stderr.contains("transactionNotFound"), "\(command):\n\(run)")
         }
-        #expect(try await transactions(sandbox).first?["status"] as? String == "pending")
+        #expect(try await requests(sandbox).first?["id"] as? Int == id)
     }
 
     @Test func finishTransactionsFalseLeavesPurchasesForTheNextLaunch() async throws {

@@ -8,10 +8,8 @@ import Testing
 struct QAControlsEndToEndTests {
     /// The id of the account's transaction of `productID` that waits (Ask to Buy or interrupted).
     func pendingID(_ sandbox: Sandbox, _ productID: String) async throws -> String {
-        let history = try await sandbox.storefront("transactions", "--json").jsonObject()
-        let pending = try #require(history.objects("transactions").first {
-            $0["productID"] as? String == productID && $0["status"] as? String == "pending"
-        })
+        let requests = try await sandbox.storefront("transactions", "--pending", "--json").jsonObject()
+        let pending = try #require(requests.objects("requests").first { $0["productID"] as? String == productID })
         return "\(try #require(pending["id"] as? Int))"
     }
 
@@ -175,8 +173,8 @@ struct QAControlsEndToEndTests {
             #expect(values["purchaseError"] as? String == "networkError")
             #expect(settings["once"] as? [String] == ["purchaseError"])
 
-            // New tester: two lines below environment's, the last setting.
-            try await session.send("Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down")
+            // New tester: two lines below includeConsumablesInHistory's, the last setting.
+            try await session.send("Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down")
             try await session.waitFor("New tester selected") { $0.contains { $0.contains("▸") && $0.contains("[ New tester ]") } }
             try await session.send("Enter")
             let lines = try await session.waitFor("the new tester's settings") { lines in

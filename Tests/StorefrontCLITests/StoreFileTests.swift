@@ -209,7 +209,8 @@ struct StoreFileTests {
         #expect(run.stdout.isEmpty, "no purchase is reported")
         #expect(run.stderr.contains("File too large"), "says why:\n\(run)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.store)) == before)
-        // With room again, the store works and has exactly what it had.
+        // With room again, the store works and has exactly what it had (finished consumables included).
+        try await sandbox.storefront("settings", "set", "includeConsumablesInHistory", "true").expect(exit: 0)
         let history = try await sandbox.storefront("transactions", "--json")
         #expect(try transactionCount(history) == 4)
     }

@@ -145,7 +145,7 @@ struct SubscriptionCommandTests {
                 == "oneRenewalEveryTenSeconds")
     }
 
-    @Test("after the free trial, clock advance brings the renewal: reason renew, same original, from the trial's end")
+    @Test("after the free trial, clock advance brings the renewal: reason renewal (StoreKit 2's word), same original, from the trial's end")
     func renewalAfterAdvance() async throws {
         let sandbox = try Sandbox()
         let trial = try await sandbox.subscribe(Demo.monthly)
@@ -157,7 +157,7 @@ struct SubscriptionCommandTests {
         let history = try await sandbox.history()
         #expect(history.count == 2)
         let renewal = try #require(history.first)
-        #expect(renewal["reason"] as? String == "renew")
+        #expect(renewal["reason"] as? String == "renewal")
         #expect(renewal["originalID"] as? Int == trial["id"] as? Int)
         #expect(renewal["id"] as? Int != trial["id"] as? Int)
         #expect(renewal["purchaseDate"] as? String == trial["expirationDate"] as? String)
@@ -222,7 +222,7 @@ struct SubscriptionCommandTests {
         #expect(renewed.stdout.hasPrefix("Renewed now."))
         let history = try await sandbox.history()
         #expect(history.count == 2)
-        #expect(history.first?["reason"] as? String == "renew")
+        #expect(history.first?["reason"] as? String == "renewal")
         #expect(history.first?["originalID"] as? Int == yearly["id"] as? Int)
         #expect(try await sandbox.statuses().first?["state"] as? String == "subscribed")
     }

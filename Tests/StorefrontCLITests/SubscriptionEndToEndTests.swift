@@ -29,7 +29,7 @@ struct SubscriptionEndToEndTests {
         }
         // The renewals are in the store file with the trial's original id, as a second process sees it.
         let history = try await sandbox.storefront("transactions", "--json").jsonObject().objects("transactions")
-        let renewals = history.filter { $0["reason"] as? String == "renew" }
+        let renewals = history.filter { $0["reason"] as? String == "renewal" }
         #expect(!renewals.isEmpty)
         #expect(Set(history.map { $0["originalID"] as? Int }).count == 1)
     }

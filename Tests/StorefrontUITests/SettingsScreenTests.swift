@@ -243,27 +243,27 @@ struct SettingsScreenTests {
             " Storefront · tester@local · USA                              p Paywall  t Transactions  s Settings",
             "  Settings · simulated conditions, kept in the store file; other processes see them at once",
             String(repeating: "─", count: 100),
-            "    canMakePayments       true                    account whether the account may buy (false: purc…",
-            "    askToBuy              true                    account a child account: purchases wait for a pa…",
-            "    interruptedPurchases  false                   store   purchases stop pending, needing an actio…",
-            "    finishTransactions    true                    store   false: the app \"crashes\" before finish()…",
-            "    offline               false                   store   no network: loading products, purchases …",
-            "    latency               400                     store   milliseconds the App Store takes to answ…",
-            " ▸  purchaseError         ‹ networkError (once) › store   the error Product.purchase() fails with …",
-            "    loadProductsError     none                    store   the error Product.products(for:) fails w…",
-            "    restoreError          none                    store   the error AppStore.sync() fails with (no…",
-            "    verificationError     none                    store   purchased transactions reach the app unv…",
-            "    timeRate              realTime                store   how fast the store's clock runs: realTim…",
-            "    billingIssues         false                   store   renewals fail to bill: the subscription …",
-            "    gracePeriod           false                   store   a failed renewal keeps access for Apple'…",
-            "    storefront            USA                     store   the App Store country (alpha-3 code from…",
-            "    environment           Xcode                   store   the environment new transactions are sig…",
-            "    Sandbox tester        tester@local                    2 testers in this store file; ‹› switch",
-            "    [ New tester ]                                        an empty history: test a first purchase …",
-            "    [ Delete the app ]                                    owned products and balances go; Restore …",
-            "    [ Clear this tester's history ]                       transactions, settings and log of tester…",
-            "    [ Reset everything ]                                  every account and transaction in the sto…",
-            "",
+            "    canMakePayments              true                    account whether the account may buy (fals…",
+            "    askToBuy                     true                    account a child account: purchases wait f…",
+            "    interruptedPurchases         false                   store   purchases stop pending, needing a…",
+            "    finishTransactions           true                    store   false: the app \"crashes\" before f…",
+            "    offline                      false                   store   no network: loading products, pur…",
+            "    latency                      400                     store   milliseconds the App Store takes …",
+            " ▸  purchaseError                ‹ networkError (once) › store   the error Product.purchase() fail…",
+            "    loadProductsError            none                    store   the error Product.products(for:) …",
+            "    restoreError                 none                    store   the error AppStore.sync() fails w…",
+            "    verificationError            none                    store   purchased transactions reach the …",
+            "    timeRate                     realTime                store   how fast the store's clock runs: …",
+            "    billingIssues                false                   store   renewals fail to bill: the subscr…",
+            "    gracePeriod                  false                   store   a failed renewal keeps access for…",
+            "    storefront                   USA                     store   the App Store country (alpha-3 co…",
+            "    environment                  Xcode                   store   the environment new transactions …",
+            "    includeConsumablesInHistory  false                   store   Transaction.all lists finished co…",
+            "    Sandbox tester               tester@local                    2 testers in this store file; ‹› s",
+            "    [ New tester ]                                               an empty history: test a first pu…",
+            "    [ Delete the app ]                                           owned products and balances go; R…",
+            "    [ Clear this tester's history ]                              transactions, settings and log of…",
+            "    [ Reset everything ]                                         every account and transaction in …",
             "",
             "",
             "",
@@ -274,10 +274,10 @@ struct SettingsScreenTests {
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
         // Values changed from their defaults stand out; the selected line is in reverse video.
-        #expect(canvas[26, 4].style.color == .yellow)
-        #expect(canvas[26, 3].style.color == nil)
-        #expect(canvas[40, 9].style.reverse)
-        #expect(!canvas[40, 8].style.reverse)
+        #expect(canvas[33, 4].style.color == .yellow)
+        #expect(canvas[33, 3].style.color == nil)
+        #expect(canvas[47, 9].style.reverse)
+        #expect(!canvas[47, 8].style.reverse)
         // The screen's tab is the one not in reverse video.
         #expect(!canvas[canvas.lines[0].distance(of: "s Settings"), 0].style.reverse)
     }

@@ -87,7 +87,7 @@ struct UpdateTests {
         var state = loadedState()
         _ = update(&state, .key(.enter))
         _ = update(&state, .key(.enter))
-        let report = PurchaseReport.failed(name: "paymentNotAllowed", domain: "SKError",
+        let report = PurchaseReport.failed(name: "purchaseNotAllowed", domain: "Product.PurchaseError",
                                            message: "This account is not allowed to make payments.")
         _ = update(&state, .purchased(productID: demoCatalog.products[0].id, report))
         guard case .alert(let title, let message) = state.sheet else {
@@ -95,7 +95,7 @@ struct UpdateTests {
             return
         }
         #expect(title == "Purchase Failed")
-        #expect(message == "SKError.paymentNotAllowed: This account is not allowed to make payments.")
+        #expect(message == "Product.PurchaseError.purchaseNotAllowed: This account is not allowed to make payments.")
         _ = update(&state, .key(.enter))
         #expect(state.sheet == nil, "Enter dismisses the alert")
     }

@@ -72,8 +72,10 @@ public struct AppFace: Sendable {
     /// What the account is entitled to now (`Transaction.currentEntitlements`).
     public func currentEntitlements() async throws -> [Transaction] { try await store.currentEntitlements() }
 
-    /// The account's history (`Transaction.all`), newest first; the newest `limit` only when given.
-    public func transactions(limit: Int? = nil) async throws -> [Transaction] { try await store.transactions(limit: limit) }
+    /// The account's history as the app sees it (`Transaction.all`), newest first: purchased
+    /// transactions only — a pending or declined request is not a transaction — and finished
+    /// consumables only with `includeConsumablesInHistory`. The newest `limit` only when given.
+    public func transactions(limit: Int? = nil) async throws -> [Transaction] { try await store.appTransactions(limit: limit) }
 
     /// One transaction of this account; throws ``StoreError/transactionNotFound(id:)``.
     public func transaction(id: Int64) async throws -> Transaction { try await store.transaction(id: id) }

@@ -51,6 +51,12 @@ public struct SubscriptionChange: Sendable, Hashable {
     /// a crossgrade (same level) is at once when the period is the same, else at the renewal.
     public enum Kind: String, Sendable, Hashable {
         case upgrade, downgrade, crossgrade
+        /// Not a change of plan: a promotional offer bought while subscribed to the same
+        /// product, applied at the next renewal (the renewal info's `offer…` fields say so).
+        case promotionalOffer
+
+        /// Its name in a sentence's first word: "Upgrade", "Promotional offer".
+        public var title: String { self == .promotionalOffer ? "Promotional offer" : rawValue.capitalized }
     }
 
     public var kind: Kind
@@ -65,6 +71,9 @@ public struct SubscriptionChange: Sendable, Hashable {
     public var summary: String {
         if isScheduled {
             let when = effectiveDate.map { String($0.formatted(.iso8601).prefix(10)) } ?? "the next renewal"
+            if kind == .promotionalOffer {
+                return "promotional offer \(offerID ?? "") on \(toProductID) applies at the next renewal, \(when)"
+            }
             return "\(kind.rawValue) to \(toProductID) takes effect at the next renewal, \(when)"
         }
         return "\(kind.rawValue) from \(fromProductID) at once; the unused part of \(current.id) is refunded pro rata"
@@ -72,6 +81,8 @@ public struct SubscriptionChange: Sendable, Hashable {
 
     /// Whether the change waits for the next renewal (nothing is charged now).
     public var isScheduled: Bool
+    /// The promotional offer applied at the renewal, for ``Kind/promotionalOffer``.
+    public var offerID: String? = nil
 }
 
 /// A purchase waiting for someone: the request, not yet a transaction.
@@ -176,6 +187,9 @@ public struct AppPurchase: Sendable, Hashable {
 public struct Delivery: Sendable, Hashable {
     /// Delivered and finished.
     public var finished: [Transaction] = []
+    /// Refunded or revoked since the app last looked: arrived as updates, finished, and
+    /// taken out of the app's owned products (as `Transaction.updates` delivers a revocation).
+    public var revoked: [Transaction] = []
     /// Still unfinished: the app "crashed" first (`finishTransactions` false) or got them unverified.
     public var left: [Transaction] = []
 }

@@ -19,6 +19,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// Products whose transactions arrived as updates and were delivered during this load
     /// (an Ask to Buy approval, a purchase outside the app, a renewal).
     public var arrived: [String] = []
+    /// Products whose refunds (revoked transactions) arrived as updates during this load.
+    public var revoked: [String] = []
     /// Each subscription group's status, by group id.
     public var subscriptions: [String: SubscriptionStatus] = [:]
     /// The groups whose introductory offer the account may take.
@@ -77,6 +79,7 @@ extension Store {
             snapshot.pending = try pendingTransactions().map(PendingRequest.init)
             snapshot.left = delivery.left
             snapshot.currentAccount = try ledger.setting(Self.currentAccountSetting, account: "")
+            snapshot.revoked = delivery.revoked.map(\.productID)
             // Shown only once the store's time is its own: running fast, or moved ahead.
             snapshot.timeRate = rate
             snapshot.clock = rate != .realTime || abs(date.timeIntervalSinceNow) > 60 ? date : nil

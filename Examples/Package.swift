@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import Foundation
+import PackageDescription
+
+// The root package's identity is its folder's name, whatever the checkout is called.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent.lowercased()
+
+let package = Package(
+    name: "StorefrontExamples",
+    dependencies: [.package(path: "..")],
+    targets: [
+        /// The seed's `Store` class, unchanged but for its imports (Swift 5 mode, as the app it came from).
+        .target(name: "SeedStore", dependencies: [.product(name: "StorefrontKit", package: root)],
+                swiftSettings: [.swiftLanguageMode(.v5)]),
+        /// A small shop on the seed's pattern, in Swift 6: products, purchase, updates, restore.
+        .target(name: "Shop", dependencies: [.product(name: "StorefrontKit", package: root)]),
+        /// `shop-cli products | buy ID | restore | listen`, on the catalog and store file StorefrontKit finds.
+        .executableTarget(name: "shop-cli", dependencies: ["Shop"]),
+        .testTarget(name: "ShopTests", dependencies: [
+            "Shop", "SeedStore",
+            .product(name: "StorefrontKit", package: root),
+            .product(name: "StorefrontKitTest", package: root),
+        ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Each subscription group's status and renewal information, as StoreKit 2 reports them.
+extension Store {
+    /// Each subscription group the account has subscribed to: its renewal state and
+    /// renewal info (`Product.SubscriptionInfo.status`). Renewals due are made first.
+    func subscriptionStatuses() throws -> [SubscriptionStatus] {
+        try processRenewals()
+        return try statuses(at: try currentTime())
+    }
+
+    /// The statuses at `date`, renewals due already made.
+    ///
+    /// As Apple's renewal info: `renewalDate` is the newest period's end in every state
+    /// (expired, billing retry and revoked too); `recentSubscriptionStartDate` ignores
+    /// upgrades and lapses of 60 days or less; `renewalPrice` and the `offer…` fields are
+    /// what the next renewal charges, an offer still running or scheduled included.
+    func statuses(at date: Date) throws -> [SubscriptionStatus] {
+        let storefront = try storefront()
+        return try ledger.subscriptionStates(account: account).compactMap { record -> SubscriptionStatus? in
+            guard let latest = try ledger.latestTransaction(originalID: record.originalID) else { return nil }
+            let state: RenewalState
+            if latest.revocationDate != nil {
+                state = .revoked
+            } else if record.billingRetrySince != nil {
+                state = record.graceUntil.map { $0 > date } == true ? .inGracePeriod : .inBillingRetryPeriod
+            } else if latest.expirationDate.map({ $0 > date }) == true {
+                state = .subscribed
+            } else {
+                state = .expired
+            }
+            let renewing = catalog.product(id: record.autoRenewProductID)
+            let start = try ledger.recentSubscriptionStart(originalID: record.originalID) ?? latest.purchaseDate
+            var info = RenewalInfo(
+                originalTransactionID: record.originalID, currentProductID: latest.productID,
+                autoRenewPreference: record.autoRenewProductID, willAutoRenew: record.willAutoRenew && state != .revoked,
+                renewalDate: latest.expirationDate, recentSubscriptionStartDate: start,
+                environment: latest.environment, currency: storefront.currency,
+                renewalPrice: renewing.map { catalog.product(from: $0, in: storefront).price } ?? latest.price)
+            if let offer = try renewalOffer(after: latest, record: record) {
+                (info.renewalPrice, info.offerType, info.offerID) = (offer.price, offer.type, offer.id)
+                info.offerPaymentMode = offer.mode
+                info.offerPeriod = offer.mode == .payAsYouGo ? offer.period.times(max(offer.count, 1)) : offer.period
+            }
+            info.expirationReason = record.expirationReason.flatMap(ExpirationReason.init(rawValue:))
+            info.isInBillingRetry = record.billingRetrySince != nil
+            info.gracePeriodExpirationDate = record.graceUntil
+            info.appAccountToken = latest.appAccountToken
+            info.appTransactionID = AppTransactionID.make(account: account, bundleID: catalog.bundleID)
+            info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date))
+            return SubscriptionStatus(groupID: record.groupID, state: state, transaction: latest, renewalInfo: info)
+        }
+    }
+}

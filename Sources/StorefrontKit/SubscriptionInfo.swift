@@ -1,0 +1,148 @@
+import Foundation
+import StoreEngine
+
+extension Product {
+    /// What makes a product an auto-renewable subscription (StoreKit's `Product.SubscriptionInfo`).
+    public struct SubscriptionInfo: Sendable, Hashable {
+        /// The subscription group it belongs to.
+        public let subscriptionGroupID: String
+        /// The group's display name.
+        public let groupDisplayName: String
+        /// Its level within the group: 1 is the highest tier.
+        public let groupLevel: Int
+        /// How long one period lasts.
+        public let subscriptionPeriod: SubscriptionPeriod
+        /// The introductory offer (a free trial, pay as you go, pay up front), if any.
+        public let introductoryOffer: SubscriptionOffer?
+        /// The promotional offers an app may redeem with `PurchaseOption.promotionalOffer`.
+        public let promotionalOffers: [SubscriptionOffer]
+        let context: StoreContext
+
+        init(_ info: StoreEngine.Product.SubscriptionInfo, catalogTerms: SubscriptionTerms?,
+             product: StoreEngine.Product, context: StoreContext) {
+            subscriptionGroupID = info.subscriptionGroupID
+            groupDisplayName = info.groupDisplayName
+            groupLevel = info.groupLevel
+            subscriptionPeriod = SubscriptionPeriod(info.subscriptionPeriod)
+            introductoryOffer = info.introductoryOffer.map {
+                SubscriptionOffer(id: nil, type: .introductory, price: $0.price, displayPrice: $0.displayPrice,
+                                  period: SubscriptionPeriod($0.period), periodCount: $0.periodCount,
+                                  paymentMode: SubscriptionOffer.PaymentMode($0.paymentMode))
+            }
+            promotionalOffers = (catalogTerms?.offers ?? []).filter { $0.kind == .promotional }.map { offer in
+                let price = offer.price ?? 0
+                return SubscriptionOffer(
+                    id: offer.id, type: .promotional, price: price,
+                    displayPrice: price.formatted(.currency(code: product.currencyCode)),
+                    period: SubscriptionPeriod(offer.period ?? info.subscriptionPeriod), periodCount: offer.periodCount,
+                    paymentMode: SubscriptionOffer.PaymentMode(offer.paymentMode ?? .payAsYouGo))
+            }
+            self.context = context
+        }
+
+        /// Whether the account may still take this group's introductory offer.
+        public var isEligibleForIntroOffer: Bool {
+            get async { (try? await context.store.app.isEligibleForIntroOffer(groupID: subscriptionGroupID)) ?? false }
+        }
+
+        /// Whether the account may still take the group's introductory offer.
+        public static func isEligibleForIntroOffer(for groupID: String) async -> Bool {
+            guard let context = try? StoreContext.resolve() else { return false }
+            return (try? await context.store.app.isEligibleForIntroOffer(groupID: groupID)) ?? false
+        }
+
+        /// The group's subscription status for this account: empty when it never subscribed.
+        public var status: [Status] {
+            get async throws { try await Self.status(for: subscriptionGroupID, context: context) }
+        }
+
+        /// The subscription status of a group for this account.
+        public static func status(for groupID: String) async throws -> [Status] {
+            try await status(for: groupID, context: resolvedContext())
+        }
+
+        static func status(for groupID: String, context: StoreContext) async throws -> [Status] {
+            let all = try await storeKitCall { try await context.store.app.subscriptionStatuses() }
+            return all.filter { $0.groupID == groupID }.map { Status($0, context: context) }
+        }
+
+        public static func == (a: SubscriptionInfo, b: SubscriptionInfo) -> Bool {
+            a.subscriptionGroupID == b.subscriptionGroupID && a.subscriptionPeriod == b.subscriptionPeriod
+                && a.introductoryOffer == b.introductoryOffer && a.promotionalOffers == b.promotionalOffers
+                && a.groupLevel == b.groupLevel
+        }
+        public func hash(into hasher: inout Hasher) { hasher.combine(subscriptionGroupID) }
+    }
+
+    /// A length of time in one unit (StoreKit's `Product.SubscriptionPeriod`).
+    public struct SubscriptionPeriod: Sendable, Hashable {
+        /// The unit of a period.
+        public enum Unit: Sendable, Hashable {
+            case day, week, month, year
+        }
+        /// The unit.
+        public let unit: Unit
+        /// How many units.
+        public let value: Int
+
+        init(_ duration: ISODuration) {
+            if duration.years > 0 { (unit, value) = (.year, duration.years) }
+            else if duration.months > 0 { (unit, value) = (.month, duration.months) }
+            else if duration.weeks > 0 { (unit, value) = (.week, duration.weeks) }
+            else if duration.days % 7 == 0 && duration.days > 0 { (unit, value) = (.week, duration.days / 7) }
+            else { (unit, value) = (.day, max(duration.days, 1)) }
+        }
+    }
+
+    /// A subscription offer (StoreKit's `Product.SubscriptionOffer`).
+    public struct SubscriptionOffer: Sendable, Hashable {
+        /// The offer identifier; nil for the introductory offer.
+        public let id: String?
+        /// Introductory or promotional.
+        public let type: OfferType
+        /// The price per period; zero for a free trial.
+        public let price: Decimal
+        /// The price formatted for the storefront.
+        public let displayPrice: String
+        /// One period of the offer.
+        public let period: SubscriptionPeriod
+        /// How many periods the offer lasts.
+        public let periodCount: Int
+        /// How the offer is paid.
+        public let paymentMode: PaymentMode
+
+        /// The kind of offer, as StoreKit's `Product.SubscriptionOffer.OfferType`.
+        public struct OfferType: RawRepresentable, Hashable, Sendable {
+            /// StoreKit's raw value.
+            public let rawValue: String
+            /// Creates the offer type with this raw value.
+            public init(rawValue: String) { self.rawValue = rawValue }
+            /// The introductory offer, once per group.
+            public static let introductory = OfferType(rawValue: "introductory")
+            /// An offer the app signs and redeems.
+            public static let promotional = OfferType(rawValue: "promotional")
+        }
+
+        /// How an offer is paid, as StoreKit's `Product.SubscriptionOffer.PaymentMode`.
+        public struct PaymentMode: RawRepresentable, Hashable, Sendable {
+            /// StoreKit's raw value.
+            public let rawValue: String
+            /// Creates the payment mode with this raw value.
+            public init(rawValue: String) { self.rawValue = rawValue }
+            /// Nothing to pay for the offer's periods.
+            public static let freeTrial = PaymentMode(rawValue: "FREE_TRIAL")
+            /// The offer price each period.
+            public static let payAsYouGo = PaymentMode(rawValue: "PAY_AS_YOU_GO")
+            /// The offer price once, up front.
+            public static let payUpFront = PaymentMode(rawValue: "PAY_UP_FRONT")
+
+            init(_ mode: StoreEngine.PaymentMode) {
+                self = switch mode {
+                case .freeTrial: .freeTrial
+                case .payAsYouGo: .payAsYouGo
+                case .payUpFront: .payUpFront
+                }
+            }
+        }
+    }
+}

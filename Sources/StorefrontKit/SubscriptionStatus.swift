@@ -1,0 +1,89 @@
+import Foundation
+import StoreEngine
+
+extension Product.SubscriptionInfo {
+    /// Where a subscription group stands for the account (StoreKit's `Product.SubscriptionInfo.Status`).
+    public struct Status: Sendable {
+        /// Subscribed, expired, in billing retry, in grace period or revoked.
+        public let state: RenewalState
+        /// The subscription's newest transaction.
+        public let transaction: VerificationResult<Transaction>
+        /// What happens at the next renewal.
+        public let renewalInfo: VerificationResult<RenewalInfo>
+
+        init(_ status: SubscriptionStatus, context: StoreContext) {
+            state = RenewalState(status.state)
+            transaction = Transaction.verification(of: status.transaction, context: context)
+            renewalInfo = .verified(RenewalInfo(status.renewalInfo))
+        }
+    }
+
+    /// A subscription's state, as StoreKit's `Product.SubscriptionInfo.RenewalState`.
+    public struct RenewalState: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// StoreKit's raw value.
+        public let rawValue: Int
+        /// Creates the state with this raw value.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Active, and renews as set.
+        public static let subscribed = RenewalState(rawValue: 1)
+        /// Ended.
+        public static let expired = RenewalState(rawValue: 2)
+        /// A renewal failed to bill; the App Store keeps trying. No service.
+        public static let inBillingRetryPeriod = RenewalState(rawValue: 3)
+        /// A renewal failed to bill; service continues until the grace period ends.
+        public static let inGracePeriod = RenewalState(rawValue: 4)
+        /// Refunded or revoked.
+        public static let revoked = RenewalState(rawValue: 5)
+
+        /// The case name.
+        public var description: String {
+            ["", "subscribed", "expired", "inBillingRetryPeriod", "inGracePeriod", "revoked"][safe: rawValue] ?? "\(rawValue)"
+        }
+
+        init(_ state: StoreEngine.RenewalState) {
+            self = switch state {
+            case .subscribed: .subscribed
+            case .expired: .expired
+            case .inBillingRetryPeriod: .inBillingRetryPeriod
+            case .inGracePeriod: .inGracePeriod
+            case .revoked: .revoked
+            }
+        }
+    }
+
+    /// What happens at a subscription's next renewal (StoreKit's `Product.SubscriptionInfo.RenewalInfo`).
+    public struct RenewalInfo: Sendable, Hashable, SignedByStore {
+        let engine: StoreEngine.RenewalInfo
+        init(_ engine: StoreEngine.RenewalInfo) { self.engine = engine }
+
+        /// The subscription's first transaction.
+        public var originalTransactionID: UInt64 { UInt64(engine.originalTransactionID) }
+        /// The product subscribed to now.
+        public var currentProductID: String { engine.currentProductID }
+        /// The product the next renewal is for (differs after a downgrade).
+        public var autoRenewPreference: String? { engine.autoRenewPreference }
+        /// Whether it renews at the period's end.
+        public var willAutoRenew: Bool { engine.willAutoRenew }
+        /// When the next renewal is due.
+        public var renewalDate: Date? { engine.renewalDate }
+        /// When the current run of unbroken periods began.
+        public var recentSubscriptionStartDate: Date { engine.recentSubscriptionStartDate }
+        /// Whether the App Store is retrying a failed renewal.
+        public var isInBillingRetry: Bool { engine.isInBillingRetry }
+        /// When the billing grace period ends, while in it.
+        public var gracePeriodExpirationDate: Date? { engine.gracePeriodExpirationDate }
+        /// Why it expired, once it has: the engine's case name (`autoRenewDisabled`, `billingError`, …).
+        public var expirationReason: String? { engine.expirationReason?.rawValue }
+        /// The renewal price, in `currency`.
+        public var renewalPrice: Decimal? { engine.renewalPrice }
+        /// The currency code of the renewal price.
+        public var currency: String { engine.currency }
+        /// The signed payload as JSON.
+        public var jsonRepresentation: Data { jwsPayload(engine.jwsRepresentation) }
+        var jws: String { engine.jwsRepresentation ?? "" }
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

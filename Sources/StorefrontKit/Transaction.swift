@@ -1,0 +1,140 @@
+import Foundation
+import StoreEngine
+
+/// A purchase as it reached the app (StoreKit's `Transaction`).
+public struct Transaction: Sendable, Identifiable, Hashable, SignedByStore {
+    package let engine: StoreEngine.Transaction
+    package let context: StoreContext
+
+    /// The transaction's id.
+    public var id: UInt64 { UInt64(engine.id) }
+    /// The id of the first transaction of this purchase (a subscription's renewals share it).
+    public var originalID: UInt64 { UInt64(engine.originalID) }
+    /// The product bought.
+    public var productID: String { engine.productID }
+    /// The kind of product.
+    public var productType: Product.ProductType { Product.ProductType(engine.productType) }
+    /// When it was bought (or renewed), by the store's clock.
+    public var purchaseDate: Date { engine.purchaseDate }
+    /// When the original transaction was bought.
+    public var originalPurchaseDate: Date { engine.originalPurchaseDate }
+    /// When a subscription period ends.
+    public var expirationDate: Date? { engine.expirationDate }
+    /// When it was refunded or revoked.
+    public var revocationDate: Date? { engine.revocationDate }
+    /// Why it was refunded or revoked.
+    public var revocationReason: RevocationReason? { engine.revocationReason.map { RevocationReason(rawValue: $0 == .developerIssue ? 1 : 0) } }
+    /// Whether a higher tier of the group replaced this subscription.
+    public var isUpgraded: Bool { engine.isUpgraded }
+    /// Bought by the account, or shared by family.
+    public var ownershipType: OwnershipType { OwnershipType(rawValue: engine.ownershipType == .familyShared ? "FAMILY_SHARED" : "PURCHASED") }
+    /// How many were bought (consumables).
+    public var purchasedQuantity: Int { engine.purchasedQuantity }
+    /// The app's own account id passed with `PurchaseOption.appAccountToken`.
+    public var appAccountToken: UUID? { engine.appAccountToken }
+    /// The environment the store runs as (`xcode` for a store file).
+    public var environment: AppStore.Environment { AppStore.Environment(rawValue: engine.environment.rawValue.capitalized) }
+    /// The subscription group of a subscription.
+    public var subscriptionGroupID: String? { engine.subscriptionGroupID }
+    /// The offer redeemed, if any.
+    public var offer: Offer? { engine.offerType.map { Offer(type: Offer.OfferType(rawValue: $0.rawValue), id: engine.offerID) } }
+    /// The kind of offer redeemed (older StoreKit spelling of `offer?.type`).
+    public var offerType: Offer.OfferType? { offer?.type }
+    /// The offer identifier redeemed (older StoreKit spelling of `offer?.id`).
+    public var offerID: String? { engine.offerID }
+    /// A purchase, or an automatic renewal.
+    public var reason: Reason { Reason(rawValue: engine.reason == .renewal ? "RENEWAL" : "PURCHASE") }
+    /// The storefront it was bought in.
+    public var storefront: Storefront { Storefront(countryCode: engine.storefront) }
+    /// The price paid, in `currency`.
+    public var price: Decimal? { engine.price }
+    /// The currency code of the price (`USD`).
+    public var currency: String? { engine.currency }
+    /// When the App Store signed it.
+    public var signedDate: Date {
+        let payload = (try? JSONSerialization.jsonObject(with: jsonRepresentation)) as? [String: Any]
+        if let ms = payload?["signedDate"] as? NSNumber { return Date(timeIntervalSince1970: ms.doubleValue / 1000) }
+        return engine.purchaseDate
+    }
+    /// The signed payload as JSON, with the App Store's field names.
+    public var jsonRepresentation: Data { jwsPayload(engine.jwsRepresentation) }
+    var jws: String { engine.jwsRepresentation ?? "" }
+
+    /// Tells the store the content is delivered: the transaction leaves `Transaction.unfinished`.
+    public func finish() async {
+        _ = try? await context.store.app.finish(engine)
+        context.changed()
+    }
+
+    public static func == (a: Transaction, b: Transaction) -> Bool { a.engine == b.engine && a.context === b.context }
+    public func hash(into hasher: inout Hasher) { hasher.combine(engine.id) }
+
+    /// The engine's transaction as it reaches the app: verified, or not with the reason.
+    package static func verification(of transaction: StoreEngine.Transaction, context: StoreContext) -> VerificationResult<Transaction> {
+        let wrapped = Transaction(engine: transaction, context: context)
+        if transaction.verification.isVerified && transaction.simulatedVerificationError == nil { return .verified(wrapped) }
+        return .unverified(wrapped, .init(transaction.simulatedVerificationError))
+    }
+}
+
+extension Transaction {
+    /// Why a transaction was revoked (StoreKit's `Transaction.RevocationReason`).
+    public struct RevocationReason: RawRepresentable, Hashable, Sendable {
+        /// StoreKit's raw value.
+        public let rawValue: Int
+        /// Creates the reason with this raw value.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Refunded because of a problem in the app.
+        public static let developerIssue = RevocationReason(rawValue: 1)
+        /// Refunded for another reason.
+        public static let other = RevocationReason(rawValue: 0)
+    }
+
+    /// Bought by the account or shared by family (StoreKit's `Transaction.OwnershipType`).
+    public struct OwnershipType: RawRepresentable, Hashable, Sendable {
+        /// StoreKit's raw value.
+        public let rawValue: String
+        /// Creates the type with this raw value.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Bought by this account.
+        public static let purchased = OwnershipType(rawValue: "PURCHASED")
+        /// Shared by a family member.
+        public static let familyShared = OwnershipType(rawValue: "FAMILY_SHARED")
+    }
+
+    /// Why the transaction exists (StoreKit's `Transaction.Reason`).
+    public struct Reason: RawRepresentable, Hashable, Sendable {
+        /// StoreKit's raw value.
+        public let rawValue: String
+        /// Creates the reason with this raw value.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The user bought it.
+        public static let purchase = Reason(rawValue: "PURCHASE")
+        /// A subscription renewed.
+        public static let renewal = Reason(rawValue: "RENEWAL")
+    }
+
+    /// The offer a transaction redeemed (StoreKit's `Transaction.Offer`).
+    public struct Offer: Hashable, Sendable {
+        /// The kind of offer.
+        public let type: OfferType
+        /// The offer identifier; nil for an introductory offer.
+        public let id: String?
+
+        /// The kind of offer (StoreKit's `Transaction.OfferType`).
+        public struct OfferType: RawRepresentable, Hashable, Sendable {
+            /// The case name.
+            public let rawValue: String
+            /// Creates the offer type with this raw value.
+            public init(rawValue: String) { self.rawValue = rawValue }
+            /// An introductory offer.
+            public static let introductory = OfferType(rawValue: "introductory")
+            /// A promotional offer.
+            public static let promotional = OfferType(rawValue: "promotional")
+            /// An offer code.
+            public static let code = OfferType(rawValue: "code")
+            /// A win-back offer.
+            public static let winBack = OfferType(rawValue: "winBack")
+        }
+    }
+}

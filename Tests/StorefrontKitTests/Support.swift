@@ -1,0 +1,88 @@
+import Foundation
+import StorefrontKit
+import StorefrontKitTest
+import Testing
+
+/// The repository's bundled products.json.
+let catalogURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("products.json")
+
+enum ID {
+    static let goPro = "com.CephalopodStudio.PurchasePro.GoPro"
+    static let shopping = "com.razeware.razefaces.swiftshopping"
+    static let coins = "com.example.storefront.coins100"
+    static let monthly = "barcode_month_subscription"
+    static let yearly = "barcode_year_subscription"
+}
+
+/// The first element of `sequence` within `seconds`, else nil.
+func first(of sequence: Transaction.Transactions, within seconds: Double,
+           where matches: @escaping @Sendable (Transaction) -> Bool = { _ in true }) async -> VerificationResult<Transaction>? {
+    await withTaskGroup(of: VerificationResult<Transaction>?.self) { group in
+        group.addTask {
+            for await result in sequence where matches(result.unsafePayloadValue) { return result }
+            return nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let value = await group.next() ?? nil
+        group.cancelAll()
+        return value
+    }
+}
+
+/// The `storefront` executable SwiftPM built beside this test bundle.
+func storefrontBinary() throws -> URL {
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    while folder.path != "/" {
+        let candidate = folder.appendingPathComponent("storefront")
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder), !isFolder.boolValue {
+            return candidate
+        }
+        folder = folder.deletingLastPathComponent()
+    }
+    throw StoreKitError.unknown
+}
+
+/// Runs the `storefront` binary to its end; returns its exit status and standard output.
+func runStorefront(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = try storefrontBinary()
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// Collects what a `Transaction.updates` sequence delivers, from now on.
+actor Listener {
+    private(set) var received: [VerificationResult<Transaction>] = []
+    private var task: Task<Void, Never>?
+
+    init(_ updates: Transaction.Transactions) {
+        task = nil
+        Task { await self.start(updates) }
+    }
+
+    private func start(_ updates: Transaction.Transactions) {
+        task = Task { for await update in updates { self.append(update) } }
+    }
+
+    private func append(_ update: VerificationResult<Transaction>) { received.append(update) }
+
+    /// Whether `count` updates arrived within `seconds`.
+    func count(atLeast count: Int, within seconds: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while received.count < count && Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        return received.count >= count
+    }
+
+    deinit { task?.cancel() }
+}
