@@ -119,7 +119,7 @@ private struct Columns {
         // The KIND column goes first when room is short (the group headings say it too), then [ Buy ].
         kindWidth = widestName + widestStatus + buyWidth <= room(fullKind) ? fullKind : 0
         let left = room(kindWidth)
-        if min(widestName, 24) + min(widestStatus, 30) + buyWidth <= left {
+        if min(widestName, 24) + min(widestStatus, 24) + buyWidth <= left {
             nameWidth = min(widestName, max(24, left - buyWidth - widestStatus))
             statusWidth = left - nameWidth - buyWidth
             buy = width - buyWidth

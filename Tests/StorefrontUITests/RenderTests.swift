@@ -83,7 +83,7 @@ struct RenderTests {
             "  Consumable│                                                      │",
             " ▸    100 Co│            [ Confirm ⏎ ]   [ Cancel esc ]            │   [ Buy ]",
             "  Non-renewi└──────────────────────────────────────────────────────┘",
-            "   ✓  Season Pass           Not available  Bought Dec 1, 2026 · 3 months (app'…",
+            "   ✓  Season Pass           Not available  Bought Dec 1, 2026 · 3 mon…",
             "                                                         [ Restore Purchases ]",
             String(repeating: "─", count: 80),
             " No transactions yet. Press ⏎ to buy, r to restore.",
