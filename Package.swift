@@ -24,6 +24,12 @@ let package = Package(
         // No pkgConfig: SwiftPM would warn about the .pc file's -D flags on every
         // build; the shim defines what is needed, and Debian's libncursesw.so pulls in tinfo.
         .systemLibrary(name: "CNcursesw"),
+        /// The App Store Server API's HTTP server.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
 
         /// The commit `storefront --version` names, from a header `make` writes.
         .target(name: "CBuildInfo"),
@@ -39,8 +45,11 @@ let package = Package(
         .target(name: "StorefrontKitTest", dependencies: ["StorefrontKit", "StoreEngine"]),
         /// The paywall as values: State, Action, update, render. No ncurses.
         .target(name: "StorefrontUI", dependencies: ["StoreEngine", "TerminalCore"]),
+        /// `storefront serve`: the App Store Server API and Server Notifications V2 over HTTP,
+        /// on the engine's App Store face. The only target that speaks HTTP.
+        .target(name: "StorefrontServer", dependencies: ["StoreEngine", "CMicroHTTPD"]),
         /// Argument parsing and the scriptable subcommands.
-        .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI", "CBuildInfo"]),
+        .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "CBuildInfo"]),
         /// The real terminal: Canvas → ncurses, keys/mouse/resize → events.
         .target(name: "CursesBackend", dependencies: ["TerminalCore", "CNcursesw"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "CursesBackend"]),

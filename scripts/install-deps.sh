@@ -32,6 +32,7 @@ packages=(
   libsqlite3-dev  # the store file
   libncurses-dev  # the paywall (ncursesw)
   libssl-dev      # libcrypto: transaction signatures
+  libmicrohttpd-dev  # storefront serve: the App Store Server API's HTTP server
   tmux            # end-to-end tests of the paywall
   openssl         # an independent verifier of the signatures, in tests
   sqlite3         # tests edit store files by hand, as a tamperer would

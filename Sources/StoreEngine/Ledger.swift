@@ -14,8 +14,9 @@ final class Ledger {
     /// The newest schema this build reads and writes. 2: why a pending transaction waits;
     /// 3: promotional offers and subscription renewal state; 4: transactions are signed
     /// with their account (`sandboxAccount`); 5: a certificate chain beside the key, every
-    /// JWS with `x5c` and Apple's later payload fields. Older files are re-signed on open.
-    static let schemaVersion: Int64 = 5
+    /// JWS with `x5c` and Apple's later payload fields. Older files are re-signed on open;
+    /// 6: server notifications, their delivery attempts and the Server API's keys.
+    static let schemaVersion: Int64 = 6
     /// Transaction ids start above this, like the long ids Apple hands out.
     static let firstTransactionID: Int64 = 2_000_000_000
 
@@ -133,6 +134,7 @@ final class Ledger {
                 if current < 1 { try createSchema() }
                 if current == 1 { try Self.migrate1to2(db) }
                 if (1...2).contains(current) { try Self.migrate2to3(db) }
+                if (1...5).contains(current) { try Self.migrate5to6(db, from: current) }
                 try db.execute(Self.indexes)
             }
         } catch let error as StoreFileError {

@@ -102,6 +102,7 @@ extension Ledger {
                 balance INTEGER NOT NULL,
                 PRIMARY KEY (account, product_id)
             ) WITHOUT ROWID;
+            \(Self.serverTables)
             """)
         try db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('transactions', ?)", Self.firstTransactionID)
     }
@@ -122,6 +123,45 @@ extension Ledger {
             PRAGMA user_version = 3;
             """)
     }
+
+    /// Schema 6 adds App Store Server Notifications (each recorded in the write that makes
+    /// its event), every delivery attempt, and the API keys `storefront serve` accepts.
+    /// Files older than 5 get the tables here too; the signing migration then sets the version.
+    static func migrate5to6(_ db: SQLiteDatabase, from current: Int64) throws(SQLiteError) {
+        try db.execute(serverTables)
+        if current == 5 { try db.execute("PRAGMA user_version = 6") }
+    }
+
+    /// The notifications the App Store sends a backend, their delivery attempts, and the
+    /// Server API's keys (`serve keys add`). Idempotent, so any older file can get them.
+    static let serverTables = """
+        CREATE TABLE IF NOT EXISTS notifications (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            uuid TEXT NOT NULL UNIQUE,               -- notificationUUID
+            account TEXT NOT NULL,                   -- '' for TEST
+            type TEXT NOT NULL,                      -- notificationType
+            subtype TEXT,
+            transaction_id INTEGER,                  -- the transaction it is about
+            original_id INTEGER,
+            signed_date INTEGER NOT NULL,            -- ms, store time
+            signed_payload TEXT NOT NULL,            -- the responseBodyV2's signedPayload
+            test_token TEXT                          -- testNotificationToken, for TEST
+        );
+        CREATE INDEX IF NOT EXISTS notifications_by_test_token ON notifications (test_token) WHERE test_token IS NOT NULL;
+        CREATE TABLE IF NOT EXISTS notification_attempts (
+            notification_id INTEGER NOT NULL,
+            url TEXT NOT NULL,
+            date INTEGER NOT NULL,                   -- ms, store time
+            result TEXT NOT NULL                     -- sendAttemptResult: SUCCESS, TIMED_OUT, …
+        );
+        CREATE INDEX IF NOT EXISTS notification_attempts_by_notification ON notification_attempts (notification_id, url);
+        CREATE TABLE IF NOT EXISTS api_keys (
+            key_id TEXT PRIMARY KEY,
+            issuer_id TEXT NOT NULL,
+            public_key TEXT NOT NULL,                -- SubjectPublicKeyInfo PEM of the ES256 key
+            created INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """
 
     /// What the App Store knows of each subscription beyond its transactions.
     static let subscriptionsTable = """

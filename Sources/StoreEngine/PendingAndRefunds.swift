@@ -103,6 +103,10 @@ extension Store {
             }
             try ledger.log(.revoked, account: account, productID: transaction.productID, transactionID: id,
                            detail: "refunded (\(reason.rawValue))", at: date)
+            let record = try transaction.subscriptionGroupID.flatMap { group in
+                try ledger.subscriptionStates(account: account).first { $0.groupID == group }
+            }
+            try notify("REFUND", transaction: stored, record: record, account: account, at: date)
             return try ledger.transaction(id: id) ?? stored
         }
     }

@@ -147,6 +147,7 @@ extension Store {
         if let active, item.type == .nonConsumable || item.type == .autoRenewable {
             if let terms = item.subscription,
                var record = try ledger.subscriptionStates(account: account).first(where: { $0.groupID == terms.groupID }) {
+                let (wasRenewing, waitingChange) = (record.willAutoRenew, record.autoRenewProductID != item.id)
                 if !record.willAutoRenew || record.autoRenewProductID != item.id {
                     // Subscribing again to the current product turns auto-renew back on and cancels a waiting change.
                     (record.willAutoRenew, record.autoRenewProductID, record.expirationReason) = (true, item.id, nil)
@@ -163,6 +164,14 @@ extension Store {
                     return .changeScheduled(change)
                 }
                 try ledger.saveSubscription(record, account: account)
+                if !wasRenewing {
+                    try notify("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", transaction: active, record: record,
+                               account: account, at: date)
+                }
+                if waitingChange {
+                    // The downgrade cancelled: Apple's DID_CHANGE_RENEWAL_PREF without a subtype.
+                    try notify("DID_CHANGE_RENEWAL_PREF", transaction: active, record: record, account: account, at: date)
+                }
             }
             // Already owned: StoreKit hands back the existing transaction for free.
             try ledger.recordOwned(account: account, productID: item.id, transactionID: active.id)
@@ -225,7 +234,9 @@ extension Store {
         }
         var draft = try draftTransaction(item, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID, at: date)
         guard let terms = item.subscription else {
-            return .added(try store(draft, replacing: pending), change: nil)
+            let stored = try store(draft, replacing: pending)
+            try notify("ONE_TIME_CHARGE", transaction: stored, account: account, at: date)
+            return .added(stored, change: nil)
         }
         var record = try ledger.subscriptionStates(account: account).first { $0.groupID == terms.groupID }
         var change: SubscriptionChange?
@@ -246,6 +257,7 @@ extension Store {
                                                    effectiveDate: current.expirationDate, current: current, isScheduled: true)
                 try ledger.log(.purchased, account: account, productID: item.id, transactionID: current.id,
                                detail: scheduled.summary, at: date)
+                try notify("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", transaction: current, record: record, account: account, at: date)
                 return .scheduled(scheduled)
             }
             try ledger.markUpgraded(current.id)
@@ -257,10 +269,16 @@ extension Store {
             draft.originalID = existing.originalID
             draft.originalPurchaseDate = try ledger.transaction(id: existing.originalID)?.originalPurchaseDate ?? date
         }
+        let subscribedBefore = record != nil
         let stored = try store(draft, replacing: pending)
         record = SubscriptionRecord(groupID: terms.groupID, originalID: stored.originalID, willAutoRenew: true,
                                     autoRenewProductID: item.id, expirationReason: nil, billingRetrySince: nil, graceUntil: nil)
         try ledger.saveSubscription(record!, account: account)
+        // Apple's (type, subtype): a promotional offer is OFFER_REDEEMED; an upgrade or a crossgrade
+        // at once DID_CHANGE_RENEWAL_PREF UPGRADE; else SUBSCRIBED, the first time INITIAL_BUY.
+        let subtype = change != nil ? "UPGRADE" : subscribedBefore ? "RESUBSCRIBE" : "INITIAL_BUY"
+        let type = stored.offerType == .promotional ? "OFFER_REDEEMED" : change != nil ? "DID_CHANGE_RENEWAL_PREF" : "SUBSCRIBED"
+        try notify(type, subtype, transaction: stored, record: record, account: account, at: date)
         return .added(stored, change: change)
     }
 

@@ -15,10 +15,18 @@ extension Store {
     /// (expired, billing retry and revoked too); `recentSubscriptionStartDate` ignores
     /// upgrades and lapses of 60 days or less; `renewalPrice` and the `offer…` fields are
     /// what the next renewal charges, an offer still running or scheduled included.
-    func statuses(at date: Date) throws -> [SubscriptionStatus] {
-        let storefront = try storefront()
+    /// Of this store's account, or another's (the server answers for every account).
+    func statuses(at date: Date, account: String? = nil) throws -> [SubscriptionStatus] {
+        let account = account ?? self.account
         return try ledger.subscriptionStates(account: account).compactMap { record -> SubscriptionStatus? in
             guard let latest = try ledger.latestTransaction(originalID: record.originalID) else { return nil }
+            return try status(of: record, latest: latest, account: account, at: date)
+        }
+    }
+
+    /// One subscription's status at `date`, its renewal info signed (also for the notifications' `signedRenewalInfo`).
+    func status(of record: SubscriptionRecord, latest: Transaction, account: String, at date: Date) throws -> SubscriptionStatus {
+            let storefront = try storefront()
             let state: RenewalState
             if latest.revocationDate != nil {
                 state = .revoked
@@ -49,6 +57,5 @@ extension Store {
             info.appTransactionID = AppTransactionID.make(account: account, bundleID: catalog.bundleID)
             info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date))
             return SubscriptionStatus(groupID: record.groupID, state: state, transaction: latest, renewalInfo: info)
-        }
     }
 }

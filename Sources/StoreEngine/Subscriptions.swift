@@ -136,6 +136,8 @@ extension Store {
             guard record.expirationReason == nil, let latest = try ledger.latestTransaction(originalID: record.originalID),
                   latest.revocationDate == nil, let expiration = latest.expirationDate else { return false }
             if let since = record.billingRetrySince {
+                if let grace = record.graceUntil, grace <= date, billingIssues,
+                   try !hasNotification("GRACE_PERIOD_EXPIRED", originalID: record.originalID, since: since) { return true }
                 return !billingIssues || billingRetryLength.after(since) <= date
             }
             return expiration <= date
@@ -156,14 +158,21 @@ extension Store {
                     // Billing fixed: renewed now, or from the lapsed period's end while still in grace.
                     let renewedAt = record.graceUntil.map { $0 > date } == true ? since : date
                     (record.billingRetrySince, record.graceUntil) = (nil, nil)
-                    try renew(latest, &record, account: account, at: renewedAt, detail: "renewal after a billing issue was resolved")
+                    try renew(latest, &record, account: account, at: renewedAt, detail: "renewal after a billing issue was resolved",
+                              subtype: "BILLING_RECOVERY")
                     made += 1
                     continue
+                }
+                if let grace = record.graceUntil, grace <= date,
+                   try !hasNotification("GRACE_PERIOD_EXPIRED", originalID: record.originalID, since: since) {
+                    try notify("GRACE_PERIOD_EXPIRED", transaction: latest, record: record, account: account, at: grace)
                 }
                 if billingRetryLength.after(since) <= date {
                     (record.expirationReason, record.billingRetrySince, record.graceUntil) = (ExpirationReason.billingError.rawValue, nil, nil)
                     try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
                                    detail: "expired: billing retry ended without payment (billingError)", at: billingRetryLength.after(since))
+                    try notify("EXPIRED", "BILLING_RETRY", transaction: latest, record: record, account: account,
+                               at: billingRetryLength.after(since))
                 }
                 break
             }
@@ -172,12 +181,14 @@ extension Store {
                 record.expirationReason = ExpirationReason.autoRenewDisabled.rawValue
                 try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: auto-renew was off (autoRenewDisabled)", at: expiration)
+                try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: expiration)
                 break
             }
             guard catalog.product(id: record.autoRenewProductID)?.subscription != nil else {
                 record.expirationReason = ExpirationReason.productUnavailable.rawValue
                 try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: \(record.autoRenewProductID) is no longer offered (productUnavailable)", at: expiration)
+                try notify("EXPIRED", "PRODUCT_NOT_FOR_SALE", transaction: latest, record: record, account: account, at: expiration)
                 break
             }
             if billingIssues {
@@ -188,6 +199,8 @@ extension Store {
                 try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: record.graceUntil == nil ? "renewal failed: billing retry (billingError)"
                                    : "renewal failed: grace period until \(record.graceUntil!.formatted(.iso8601))", at: expiration)
+                try notify("DID_FAIL_TO_RENEW", record.graceUntil == nil ? nil : "GRACE_PERIOD", transaction: latest, record: record,
+                           account: account, at: expiration)
                 continue
             }
             try renew(latest, &record, account: account, at: expiration, detail: "renewal")
@@ -204,7 +217,7 @@ extension Store {
 
     /// Adds the renewal transaction that starts at `start`.
     func renew(_ latest: Transaction, _ record: inout SubscriptionRecord, account: String, at start: Date,
-                       detail: String) throws {
+                       detail: String, subtype: String? = nil) throws {
         guard let item = catalog.product(id: record.autoRenewProductID), let terms = item.subscription else { return }
         let storefront = try storefront()
         var transaction = latest
@@ -229,6 +242,7 @@ extension Store {
         let offer = stored.offerType.map { "; \($0.rawValue) offer\(stored.offerID.map { " \($0)" } ?? "")" } ?? ""
         try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id,
                        detail: detail + change + offer, at: start)
+        try notify("DID_RENEW", subtype, transaction: stored, record: record, account: account, at: start)
     }
 
     // MARK: - The tester's controls
@@ -240,6 +254,7 @@ extension Store {
         let date = try currentTime()
         try ledger.db.transaction {
             var record = try subscriptionRecord(groupID)
+            let changed = record.willAutoRenew != on
             record.willAutoRenew = on
             if on, record.expirationReason == ExpirationReason.autoRenewDisabled.rawValue,
                let latest = try ledger.latestTransaction(originalID: record.originalID),
@@ -247,6 +262,10 @@ extension Store {
                 record.expirationReason = nil
             }
             try ledger.saveSubscription(record, account: account)
+            if changed, record.expirationReason == nil, let latest = try ledger.latestTransaction(originalID: record.originalID) {
+                try notify("DID_CHANGE_RENEWAL_STATUS", on ? "AUTO_RENEW_ENABLED" : "AUTO_RENEW_DISABLED", transaction: latest,
+                           record: record, account: account, at: date)
+            }
         }
     }
 
@@ -269,6 +288,7 @@ extension Store {
             try ledger.saveSubscription(record, account: account)
             try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
                            detail: "expired now by the tester", at: date)
+            try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: date)
         }
     }
 

@@ -58,6 +58,15 @@ public enum Command: Equatable, Sendable {
     case exportKey
     /// `key export --root [--der]`: the root certificate of the store's chain.
     case exportRoot(der: Bool)
+    /// `serve`: the App Store Server API and Server Notifications V2.
+    case serve(listen: String, notify: [String], allowRemote: Bool)
+    /// `serve keys`: the Server API's keys.
+    case serveKeys
+    case serveKeysAdd(keyID: String, issuer: String, publicKeyPath: String)
+    case serveKeysCreate(issuer: String?)
+    case serveKeysRemove(keyID: String)
+    /// `notifications`: every server notification with its delivery attempts.
+    case notifications
     /// `verify JWS`: decode and verify one signed transaction.
     case verify(jws: String)
     /// `catalog check FILE`: validate a products.json or `.storekit` file and summarize it.
@@ -102,6 +111,11 @@ extension Invocation {
         var appAccountToken: UUID?
         var root = false
         var der = false
+        var listen: String?
+        var notify: [String] = []
+        var allowRemote = false
+        var issuer: String?
+        var publicKey: String?
         var pending = false
         var rest = arguments[...]
 
@@ -182,6 +196,11 @@ extension Invocation {
             case "--root": root = true
             case "--pending": pending = true
             case "--der": der = true
+            case "--listen": listen = try value(for: option, inline: inline)
+            case "--notify": notify.append(try value(for: option, inline: inline))
+            case "--allow-remote": allowRemote = true
+            case "--issuer": issuer = try value(for: option, inline: inline)
+            case "--public-key": publicKey = try value(for: option, inline: inline)
             case "--reason":
                 let name = try value(for: option, inline: inline)
                 guard let chosen = Transaction.RevocationReason(rawValue: name) else {
@@ -337,6 +356,32 @@ extension Invocation {
                 throw UsageError(description: "catalog takes check FILE or convert FILE", command: name)
             }
             invocation.command = args[0] == "check" ? .catalogCheck(path: args[1]) : .catalogConvert(path: args[1])
+        case "serve":
+            try allow()
+            switch (args.first, args.count) {
+            case (nil, _):
+                if issuer != nil || publicKey != nil {
+                    throw UsageError(description: "serve takes --issuer and --public-key with keys add or keys create", command: name)
+                }
+                invocation.command = .serve(listen: listen ?? "127.0.0.1:8089", notify: notify, allowRemote: allowRemote)
+            case ("keys", 1): invocation.command = .serveKeys
+            case ("keys", 3) where args[1] == "add" && !args[2].isEmpty:
+                guard let issuer, let publicKey else {
+                    throw UsageError(description: "serve keys add KEY_ID needs --issuer ID and --public-key FILE", command: name)
+                }
+                invocation.command = .serveKeysAdd(keyID: args[2], issuer: issuer, publicKeyPath: publicKey)
+            case ("keys", 2) where args[1] == "create": invocation.command = .serveKeysCreate(issuer: issuer)
+            case ("keys", 3) where args[1] == "remove" && !args[2].isEmpty: invocation.command = .serveKeysRemove(keyID: args[2])
+            default:
+                throw UsageError(description: "serve takes nothing, or keys [add KEY_ID | create | remove KEY_ID]", command: name)
+            }
+            if case .serve = invocation.command {} else if listen != nil || !notify.isEmpty || allowRemote {
+                throw UsageError(description: "serve keys takes no --listen, --notify or --allow-remote", command: name)
+            }
+        case "notifications":
+            try expect(0, "")
+            try allow()
+            invocation.command = .notifications
         case "doctor":
             try expect(0, "")
             try allow()

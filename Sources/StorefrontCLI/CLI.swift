@@ -124,8 +124,14 @@ public enum CLI {
                 try await session.run(.products)
                 return .success
             }
+            if case .serve(let listen, let notify, let allowRemote) = invocation.command {
+                return try await session.serve(listen: listen, notify: notify, allowRemote: allowRemote)
+            }
             try await session.run(invocation.command)
             return .success
+        } catch let error as ServeUsage {
+            console.err("storefront: \(error.description)")
+            return .usage
         } catch let error as StoreError {
             if invocation.json { console.out(error.json.serialized()) }
             console.err("storefront: \(error.description)")

@@ -85,6 +85,11 @@ public struct OptionSpec: Equatable, Sendable {
         OptionSpec("--root", "key export: the root certificate of the store's chain instead of the key"),
         OptionSpec("--der", "key export --root: the certificate's DER bytes instead of PEM"),
         OptionSpec("--pending", "transactions: the requests waiting (Ask to Buy, interrupted) instead"),
+        OptionSpec("--listen", value: "HOST:PORT", "serve: the address to listen on (default 127.0.0.1:8089; port 0 picks a free one)"),
+        OptionSpec("--notify", value: "URL", "serve: a URL to POST server notifications to (repeatable)"),
+        OptionSpec("--allow-remote", "serve: listen on an address other machines can reach"),
+        OptionSpec("--issuer", value: "ID", "serve keys add/create: the key's issuer id"),
+        OptionSpec("--public-key", value: "FILE", kind: .file, "serve keys add: the key's public half (PEM)"),
     ]
 }
 

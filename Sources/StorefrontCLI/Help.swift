@@ -249,6 +249,40 @@ struct CommandHelp {
         ToolCommands.completionsHelp,
         ToolCommands.manHelp,
         CommandHelp(
+            name: "serve", usage: "serve [--listen HOST:PORT] [--notify URL]… [--allow-remote] | serve keys [add KEY_ID --issuer ID --public-key FILE | create [--issuer ID] | remove KEY_ID]",
+            summary: "Run the App Store Server API and send Server Notifications V2",
+            details: """
+                Serves Apple's App Store Server API over the store file, for every account in it:
+                transaction info, history (v1 and v2, revision paging), all subscription statuses,
+                refund lookup (v2), renewal-date extension, consumption, test notifications,
+                notification history and order lookup, with Apple's paths and error bodies.
+                Requests need Apple's bearer token: an ES256 JWT (kid, iss, aud appstoreconnect-v1,
+                bid, exp) signed by a key registered here; anything else gets 401.
+                Every notification the store records (by any storefront process) is POSTed as
+                {"signedPayload": …} to each --notify URL, in order; a failure is retried 1, 12, 24,
+                48 and 72 hours after the previous attempt, on the store's clock. Waiting
+                notifications are sent when the server starts.
+                  --listen HOST:PORT   default 127.0.0.1:8089; port 0 picks a free port (printed)
+                  --notify URL         a receiver (repeatable)
+                  --allow-remote       needed to listen on a non-loopback address
+                  serve keys                     the registered keys
+                  serve keys add KEY_ID --issuer ID --public-key FILE
+                                                 accept tokens signed by that key (PEM public key)
+                  serve keys create [--issuer ID]
+                                                 make a key; its .p8 private key is printed once
+                  serve keys remove KEY_ID       stop accepting it
+                Ctrl-C or SIGTERM stops the server cleanly.
+                """,
+            options: ["--listen", "--notify", "--allow-remote", "--issuer", "--public-key"], operands: [.words(["keys"])]),
+        CommandHelp(
+            name: "notifications", usage: "notifications [--json]",
+            summary: "The App Store Server Notifications the store recorded, with their delivery",
+            details: """
+                Every notification the store made (SUBSCRIBED, DID_RENEW, REFUND, …), oldest first,
+                with its subtype, transaction and each delivery attempt (store time, URL and Apple's
+                sendAttemptResult). --json adds the signedPayload.
+                """),
+        CommandHelp(
             name: "help", usage: "help [COMMAND]",
             summary: "The commands and options, or one command's details",
             details: "The same as `storefront --help`, or `storefront COMMAND --help` when a COMMAND is named.",

@@ -84,7 +84,12 @@ struct Session {
         case .settings: return try await settings()
         case .setSetting(let name, let value, let once): return try await setSetting(name, value, once: once)
         case .log(let limit): return try await log(limit: limit)
-        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete: return nil
+        case .serveKeys: return try await serveKeys()
+        case .serveKeysAdd(let keyID, let issuer, let path): return try await serveKeysAdd(keyID: keyID, issuer: issuer, path: path)
+        case .serveKeysCreate(let issuer): return try await serveKeysCreate(issuer: issuer)
+        case .serveKeysRemove(let keyID): return try await serveKeysRemove(keyID)
+        case .notifications: return try await notifications()
+        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete, .serve: return nil
         }
     }
 

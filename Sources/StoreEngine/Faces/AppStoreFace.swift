@@ -80,4 +80,75 @@ public struct AppStoreFace: Sendable {
 
     /// The store's StoreKit 1 event log for this account: every state change the App Store made, oldest first.
     public func events(limit: Int = 100) async throws -> [TransactionEvent] { try await store.events(limit: limit) }
+
+    // MARK: - The App Store Server API (`storefront serve`)
+    //
+    // The server answers for every account in the store file: these take any transaction
+    // id and find the customer who made it.
+
+    /// The account that made a transaction (or whose subscription has it as original id); nil when none did.
+    public func account(owning transactionID: Int64) async throws -> String? { try await store.account(owning: transactionID) }
+
+    /// One page of the history of the customer who made `transactionID` (Get Transaction History):
+    /// completed transactions filtered by `query`, in id order, after the id `after`. Nil when no customer made it.
+    public func history(of transactionID: Int64, query: HistoryQuery, after: Int64? = nil, pageSize: Int = 20)
+        async throws -> HistoryPage? {
+        try await store.history(of: transactionID, query: query, after: after, pageSize: pageSize)
+    }
+
+    /// Every subscription status of the customer who made `transactionID` (Get All Subscription Statuses).
+    public func statuses(ofCustomerWith transactionID: Int64) async throws -> [SubscriptionStatus]? {
+        try await store.statuses(ofCustomerWith: transactionID)
+    }
+
+    /// Extends an active subscription's renewal date by `days` and records RENEWAL_EXTENDED.
+    /// Nil when there is no such subscription; throws ``ExtensionError`` when it cannot be extended.
+    public func extendSubscription(originalTransactionID: Int64, days: Int) async throws -> RenewalExtension? {
+        try await store.extendSubscription(originalID: originalTransactionID, days: days)
+    }
+
+    // MARK: - Server notifications
+
+    /// Records a TEST notification and returns its `testNotificationToken`.
+    public func requestTestNotification() async throws -> String { try await store.requestTestNotification() }
+
+    /// The TEST notification a token names, with its attempts.
+    public func testNotification(token: String) async throws -> ServerNotification? { try await store.testNotification(token: token) }
+
+    /// Recorded notifications in the order they were made, with their delivery attempts.
+    public func notifications(_ filter: NotificationFilter = NotificationFilter(), after: Int64? = nil,
+                              limit: Int = 1_000) async throws -> [ServerNotification] {
+        try await store.notifications(filter, after: after, limit: limit)
+    }
+
+    /// The oldest notification `url` has not received, and whether its next attempt is due
+    /// (Apple's schedule: 1, 12, 24, 48, 72 hours after each failure, store time).
+    public func nextNotification(for url: String) async throws -> (notification: ServerNotification, due: Bool)? {
+        try await store.nextNotification(for: url)
+    }
+
+    /// Keeps one delivery attempt with its `sendAttemptResult`.
+    public func recordAttempt(notificationID: Int64, url: String, result: SendAttemptResult) async throws {
+        try await store.recordAttempt(notificationID: notificationID, url: url, result: result)
+    }
+
+    // MARK: - Server API keys
+
+    /// The keys whose tokens the server accepts.
+    public func apiKeys() async throws -> [APIKey] { try await store.apiKeys() }
+
+    /// Registers a key: its id, issuer and public key (PEM).
+    @discardableResult
+    public func addAPIKey(keyID: String, issuerID: String, publicKeyPEM: String) async throws -> APIKey {
+        try await store.addAPIKey(keyID: keyID, issuerID: issuerID, publicKeyPEM: publicKeyPEM)
+    }
+
+    /// Forgets a key; false when there was none of that id.
+    public func removeAPIKey(_ keyID: String) async throws -> Bool { try await store.removeAPIKey(keyID) }
+
+    /// The store's time now.
+    public func now() async throws -> Date { try await store.storeTime() }
+
+    /// The environment the store's signed data carries (`Xcode`, `Sandbox`, …).
+    public func environment() async throws -> String { try await store.appStoreEnvironment() }
 }

@@ -1,0 +1,285 @@
+import Foundation
+
+// MARK: - Values
+
+/// Apple's `sendAttemptResult`: how one delivery attempt of a notification ended.
+public enum SendAttemptResult: String, Sendable, Hashable, CaseIterable {
+    case success = "SUCCESS"
+    case timedOut = "TIMED_OUT"
+    case tlsIssue = "TLS_ISSUE"
+    case circularRedirect = "CIRCULAR_REDIRECT"
+    case noResponse = "NO_RESPONSE"
+    case socketIssue = "SOCKET_ISSUE"
+    case unsupportedCharset = "UNSUPPORTED_CHARSET"
+    case invalidResponse = "INVALID_RESPONSE"
+    case prematureClose = "PREMATURE_CLOSE"
+    case unsuccessfulHTTPResponseCode = "UNSUCCESSFUL_HTTP_RESPONSE_CODE"
+    case other = "OTHER"
+}
+
+/// One attempt to deliver a notification to one URL.
+public struct NotificationAttempt: Sendable, Hashable {
+    public var url: String
+    /// Store time.
+    public var date: Date
+    public var result: SendAttemptResult
+
+    public init(url: String, date: Date, result: SendAttemptResult) {
+        self.url = url
+        self.date = date
+        self.result = result
+    }
+}
+
+/// An App Store Server Notification V2 as the store recorded it: the signed
+/// `responseBodyV2` payload, with what it is about and every delivery attempt.
+public struct ServerNotification: Sendable, Hashable, Identifiable {
+    public var id: Int64
+    /// `notificationUUID`.
+    public var uuid: String
+    /// The account it concerns ('' for TEST).
+    public var account: String
+    /// `notificationType`: SUBSCRIBED, DID_RENEW, …
+    public var type: String
+    /// `subtype`, when the type has one.
+    public var subtype: String?
+    public var transactionID: Int64?
+    public var originalTransactionID: Int64?
+    /// `signedDate`, store time.
+    public var signedDate: Date
+    /// The JWS POSTed as `{"signedPayload": …}`.
+    public var signedPayload: String
+    /// For TEST: the token the Server API handed out.
+    public var testNotificationToken: String?
+    /// Every delivery attempt, oldest first.
+    public var attempts: [NotificationAttempt] = []
+
+    /// Whether some receiver has had it.
+    public var isDelivered: Bool { attempts.contains { $0.result == .success } }
+}
+
+/// What a notification history request asks for.
+public struct NotificationFilter: Sendable, Hashable {
+    public var startDate: Date?
+    public var endDate: Date?
+    public var type: String?
+    public var subtype: String?
+    /// Only notifications about this transaction (or subscription).
+    public var transactionID: Int64?
+    var originalTransactionID: Int64?
+    var account: String?
+    public var onlyFailures = false
+
+    public init(startDate: Date? = nil, endDate: Date? = nil, type: String? = nil, subtype: String? = nil,
+                transactionID: Int64? = nil, onlyFailures: Bool = false) {
+        (self.startDate, self.endDate, self.type, self.subtype) = (startDate, endDate, type, subtype)
+        (self.transactionID, self.onlyFailures) = (transactionID, onlyFailures)
+    }
+}
+
+/// The Get Transaction History query: filters and sort.
+public struct HistoryQuery: Sendable, Hashable {
+    public var ascending = true
+    public var startDate: Date?
+    public var endDate: Date?
+    public var productIDs: [String] = []
+    public var productTypes: [ProductType] = []
+    public var subscriptionGroupIDs: [String] = []
+    /// `PURCHASED` or `FAMILY_SHARED`, as Apple spells them; stored as `purchased`/`familyShared`.
+    public var ownershipType: String?
+    public var revoked: Bool?
+
+    public init() {}
+}
+
+/// One page of a customer's history: up to the page size, and whether more follow.
+public struct HistoryPage: Sendable {
+    public var transactions: [Transaction]
+    public var hasMore: Bool
+    /// The id to continue after (the revision, before it is made a token).
+    public var lastID: Int64?
+}
+
+/// A Server API key: its id, the issuer, and the public half of the ES256 key that signs tokens.
+public struct APIKey: Sendable, Hashable {
+    public var keyID: String
+    public var issuerID: String
+    public var publicKeyPEM: String
+    public var created: Date
+
+    public init(keyID: String, issuerID: String, publicKeyPEM: String, created: Date) {
+        (self.keyID, self.issuerID, self.publicKeyPEM, self.created) = (keyID, issuerID, publicKeyPEM, created)
+    }
+}
+
+/// What extending a subscription's renewal date did (`ExtendRenewalDateResponse`).
+public struct RenewalExtension: Sendable {
+    public var originalTransactionID: Int64
+    public var webOrderLineItemID: String
+    public var effectiveDate: Date
+}
+
+/// Why the App Store would not extend a subscription.
+public enum ExtensionError: Error, Sendable {
+    /// Not active (expired, revoked) or not an auto-renewable subscription.
+    case ineligible
+    /// More than the yearly maximum of extensions.
+    case maximumReached
+}
+
+/// Apple's retry schedule after a failed delivery: five more attempts, 1, 12, 24, 48 and 72 hours after the previous one.
+public let notificationRetryDelays: [TimeInterval] = [1, 12, 24, 48, 72].map { $0 * 3600 }
+
+// MARK: - Recording
+
+extension Store {
+    /// Records the notification Apple would send for an event, inside the write that makes it.
+    /// `record` is the subscription as it stands after the event (for `signedRenewalInfo` and `status`).
+    func notify(_ type: String, _ subtype: String? = nil, transaction: Transaction?, record: SubscriptionRecord? = nil,
+                account: String, at date: Date, testToken: String? = nil) throws {
+        var data: [JSON.Member] = [
+            JSON.Member("bundleId", .string(catalog.bundleID)),
+            JSON.Member("bundleVersion", .string("1")),
+            JSON.Member("environment", .string(try ledger.environment().appStoreName)),
+        ]
+        if let jws = transaction?.jwsRepresentation { data.append(JSON.Member("signedTransactionInfo", .string(jws))) }
+        if let record, let latest = try ledger.latestTransaction(originalID: record.originalID) ?? transaction {
+            let status = try status(of: record, latest: latest, account: account, at: date)
+            if let renewal = status.renewalInfo.jwsRepresentation { data.append(JSON.Member("signedRenewalInfo", .string(renewal))) }
+            data.append(JSON.Member("status", .integer(status.state.appStoreStatus)))
+        }
+        let uuid = UUID().uuidString.lowercased()
+        let payload = JSON.object([
+            "notificationType": .string(type),
+            "subtype": subtype.map { .string($0) },
+            "notificationUUID": .string(uuid),
+            "data": .object(data),
+            "version": .string("2.0"),
+            "signedDate": .integer(date.milliseconds),
+        ])
+        let notification = ServerNotification(
+            id: 0, uuid: uuid, account: account, type: type, subtype: subtype, transactionID: transaction?.id,
+            originalTransactionID: record?.originalID ?? transaction?.originalID, signedDate: date,
+            signedPayload: try ledger.key.sign(payload), testNotificationToken: testToken)
+        _ = try ledger.insertNotification(notification)
+    }
+
+    /// Whether a notification of `type` about the subscription was recorded at or after `since`.
+    func hasNotification(_ type: String, originalID: Int64, since: Date) throws -> Bool {
+        var filter = NotificationFilter(startDate: since, type: type)
+        filter.originalTransactionID = originalID
+        return try !ledger.notifications(filter, after: nil, limit: 1).isEmpty
+    }
+}
+
+extension RenewalState {
+    /// The `status` number of the Server API and notifications.
+    public var appStoreStatus: Int {
+        switch self {
+        case .subscribed: 1
+        case .expired: 2
+        case .inBillingRetryPeriod: 3
+        case .inGracePeriod: 4
+        case .revoked: 5
+        }
+    }
+}
+
+// MARK: - The Server API's reads and writes
+
+extension Store {
+    /// The account a transaction (or original transaction) id belongs to.
+    func account(owning id: Int64) throws -> String? { try ledger.account(owning: id) }
+
+    /// One page of the history of the customer who made transaction `id`.
+    func history(of id: Int64, query: HistoryQuery, after: Int64?, pageSize: Int) throws -> HistoryPage? {
+        try processRenewals()
+        guard let owner = try ledger.account(owning: id) else { return nil }
+        var page = try ledger.historyPage(account: owner, query: query, after: after, limit: pageSize)
+        let hasMore = page.count > pageSize
+        if hasMore { page.removeLast() }
+        return HistoryPage(transactions: page, hasMore: hasMore, lastID: page.last?.id ?? after)
+    }
+
+    /// Every subscription status of the customer who made transaction `id`.
+    func statuses(ofCustomerWith id: Int64) throws -> [SubscriptionStatus]? {
+        try processRenewals()
+        guard let owner = try ledger.account(owning: id) else { return nil }
+        return try statuses(at: try currentTime(), account: owner)
+    }
+
+    /// Lengthens the subscription's current period by `days` (at most 90), as the renewal-date
+    /// extension endpoints do, and records RENEWAL_EXTENDED.
+    func extendSubscription(originalID: Int64, days: Int) throws -> RenewalExtension? {
+        try processRenewals()
+        let date = try currentTime()
+        return try ledger.db.transaction { () throws -> RenewalExtension? in
+            guard let owner = try ledger.account(owning: originalID),
+                  let record = try ledger.subscriptionStates(account: owner).first(where: { $0.originalID == originalID }),
+                  var latest = try ledger.latestTransaction(originalID: record.originalID) else { return nil }
+            guard latest.revocationDate == nil, record.billingRetrySince == nil, let expiration = latest.expirationDate,
+                  expiration > date else { throw ExtensionError.ineligible }
+            latest.expirationDate = expiration.addingTimeInterval(TimeInterval(days) * 86_400)
+            latest = try ledger.update(latest)
+            try notify("RENEWAL_EXTENDED", transaction: latest, record: record, account: owner, at: date)
+            return RenewalExtension(originalTransactionID: originalID, webOrderLineItemID: latest.webOrderLineItemID,
+                                    effectiveDate: latest.expirationDate!)
+        }
+    }
+
+    /// Records a TEST notification; returns its token.
+    func requestTestNotification() throws -> String {
+        let date = try currentTime()
+        let token = UUID().uuidString.lowercased() + "_" + String(date.milliseconds)
+        try ledger.db.transaction { try notify("TEST", transaction: nil, account: "", at: date, testToken: token) }
+        return token
+    }
+
+    func testNotification(token: String) throws -> ServerNotification? { try ledger.notification(testToken: token) }
+
+    func notifications(_ filter: NotificationFilter, after: Int64?, limit: Int) throws -> [ServerNotification] {
+        try ledger.notifications(filter, after: after, limit: limit)
+    }
+
+    /// The oldest notification `url` still waits for, and whether its next attempt is due at the store's time now.
+    func nextNotification(for url: String) throws -> (notification: ServerNotification, due: Bool)? {
+        guard let next = try ledger.nextUndelivered(to: url, maxAttempts: notificationRetryDelays.count + 1) else { return nil }
+        guard let last = next.attempts.last else { return (next, true) }
+        let due = last.date.addingTimeInterval(notificationRetryDelays[next.attempts.count - 1])
+        return (next, due <= (try currentTime()))
+    }
+
+    /// Keeps one delivery attempt, dated by the store's clock.
+    func recordAttempt(notificationID: Int64, url: String, result: SendAttemptResult) throws {
+        let attempt = NotificationAttempt(url: url, date: try currentTime(), result: result)
+        try ledger.db.transaction { try ledger.recordAttempt(notificationID: notificationID, attempt) }
+    }
+
+    func apiKeys() throws -> [APIKey] { try ledger.apiKeys() }
+
+    func addAPIKey(keyID: String, issuerID: String, publicKeyPEM: String) throws -> APIKey {
+        let key = APIKey(keyID: keyID, issuerID: issuerID, publicKeyPEM: publicKeyPEM, created: now())
+        try ledger.db.transaction { try ledger.saveAPIKey(key) }
+        return key
+    }
+
+    func removeAPIKey(_ keyID: String) throws -> Bool {
+        try ledger.db.transaction { try ledger.removeAPIKey(keyID) }
+    }
+
+    /// The store's time now (for the server's checks of its clock).
+    func storeTime() throws -> Date { try currentTime() }
+
+    /// The `environment` new transactions and notifications carry.
+    func appStoreEnvironment() throws -> String { try ledger.environment().appStoreName }
+}
+
+extension Store {
+    /// A transaction of any account (the server answers for all of them).
+    func anyTransaction(id: Int64) throws -> Transaction? { try ledger.transaction(id: id) }
+}
+
+extension AppStoreFace {
+    /// A transaction of any account in the store file, verified; nil when there is none of that id.
+    public func transaction(anyAccountID id: Int64) async throws -> Transaction? { try await store.anyTransaction(id: id) }
+}

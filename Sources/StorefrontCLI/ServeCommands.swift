@@ -1,0 +1,150 @@
+import Dispatch
+import Foundation
+import StoreEngine
+import StorefrontServer
+import StorefrontUI
+
+/// `serve`, `serve keys …` and `notifications`.
+extension Session {
+    /// Runs the server until SIGINT or SIGTERM.
+    func serve(listen: String, notify: [String], allowRemote: Bool) async throws -> ExitCode {
+        guard let address = ListenAddress(listen) else {
+            console.err("storefront: --listen needs HOST:PORT with an IP address (127.0.0.1:8089, [::1]:8089), not \"\(TerminalText.sanitized(listen))\"")
+            return .usage
+        }
+        for url in notify {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+                console.err("storefront: --notify needs an http or https URL, not \"\(TerminalText.sanitized(url))\"")
+                return .usage
+            }
+        }
+        guard address.isLoopback || allowRemote else {
+            console.err("storefront: \(address) can be reached from other machines; serve listens on loopback unless you add --allow-remote")
+            return .usage
+        }
+        let console = console
+        let server = AppStoreServer(store: store, notifyURLs: notify, log: { console.err("storefront serve: \($0)") })
+        let port: UInt16
+        do {
+            port = try server.start(listen: address)
+        } catch {
+            console.err("storefront: \(error)")
+            return .failure
+        }
+        var shown = address
+        shown.port = port
+        if !address.isLoopback { console.err("storefront: note: listening on \(shown), reachable from other machines (--allow-remote)") }
+        console.out("storefront serve: listening on http://\(shown) (App Store Server API); notifications to \(notify.isEmpty ? "no URL (--notify URL)" : notify.joined(separator: ", "))")
+        let signal = await Self.waitForStopSignal()
+        await server.stop()
+        console.err("storefront serve: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM"))")
+        return .success
+    }
+
+    /// Waits for SIGINT or SIGTERM, which no longer end the process on their own.
+    static func waitForStopSignal() async -> Int32 {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            let queue = DispatchQueue(label: "storefront.serve.signals")
+            let once = OnceFlag()
+            var sources: [DispatchSourceSignal] = []
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler {
+                    guard once.take() else { return }
+                    continuation.resume(returning: number)
+                }
+                source.resume()
+                sources.append(source)
+            }
+            // The sources live as long as the process serves.
+            SignalSources.keep(sources)
+        }
+    }
+
+    func serveKeys() async throws -> Report {
+        let keys = try await appStore.apiKeys()
+        let json = JSON.object(["keys": .array(keys.map { .object(["keyId": .string($0.keyID), "issuerId": .string($0.issuerID)]) })])
+        guard !keys.isEmpty else { return Report(json: json, "No Server API keys: add one with `storefront serve keys create` or `serve keys add`.") }
+        return Report(json: json, keys.map { "\(TerminalText.sanitized($0.keyID))  issuer \(TerminalText.sanitized($0.issuerID))" })
+    }
+
+    func serveKeysAdd(keyID: String, issuer: String, path: String) async throws -> Report {
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ServeUsage(description: "cannot read the public key \(path)")
+        }
+        guard let key = try? SigningKey(pem: pem) else {
+            throw ServeUsage(description: "\(path) is not a P-256 key in PEM (-----BEGIN PUBLIC KEY----- or a .p8 private key)")
+        }
+        try await appStore.addAPIKey(keyID: keyID, issuerID: issuer, publicKeyPEM: key.publicKeyPEM)
+        return Report(json: .object(["keyId": .string(keyID), "issuerId": .string(issuer)]),
+                      "Added Server API key \(TerminalText.sanitized(keyID)) (issuer \(TerminalText.sanitized(issuer))).")
+    }
+
+    func serveKeysCreate(issuer: String?) async throws -> Report {
+        let key = try SigningKey.generate()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        let keyID = String((0..<10).map { _ in alphabet.randomElement()! })
+        let issuer = issuer ?? UUID().uuidString.lowercased()
+        try await appStore.addAPIKey(keyID: keyID, issuerID: issuer, publicKeyPEM: key.publicKeyPEM)
+        let json = JSON.object(["keyId": .string(keyID), "issuerId": .string(issuer), "privateKey": .string(key.privateKeyPEM)])
+        return Report(json: json, [
+            "Created Server API key \(keyID) (issuer \(issuer)). Its private key, shown this once (save it as SubscriptionKey_\(keyID).p8):",
+            key.privateKeyPEM.trimmingCharacters(in: .newlines),
+        ])
+    }
+
+    func serveKeysRemove(_ keyID: String) async throws -> Report {
+        guard try await appStore.removeAPIKey(keyID) else { throw ServeUsage(description: "no Server API key \(keyID)") }
+        return Report(json: .object(["removed": .string(keyID)]), "Removed Server API key \(TerminalText.sanitized(keyID)).")
+    }
+
+    func notifications() async throws -> Report {
+        let all = try await appStore.notifications()
+        let json = JSON.object(["notifications": .array(all.map { notification in
+            .object([
+                "id": .integer(notification.id),
+                "notificationUUID": .string(notification.uuid),
+                "notificationType": .string(notification.type),
+                "subtype": notification.subtype.map { .string($0) },
+                "account": .string(notification.account),
+                "transactionId": notification.transactionID.map { .integer($0) },
+                "originalTransactionId": notification.originalTransactionID.map { .integer($0) },
+                "signedDate": .string(notification.signedDate.iso8601),
+                "delivered": .bool(notification.isDelivered),
+                "sendAttempts": .array(notification.attempts.map {
+                    .object(["attemptDate": .string($0.date.iso8601), "url": .string($0.url),
+                             "sendAttemptResult": .string($0.result.rawValue)])
+                }),
+                "signedPayload": .string(notification.signedPayload),
+            ])
+        })])
+        guard !all.isEmpty else { return Report(json: json, "No server notifications yet.") }
+        let lines = all.map { notification -> String in
+            let name = [notification.type, notification.subtype].compactMap { $0 }.joined(separator: " ")
+            let about = notification.transactionID.map { "transaction \($0)" } ?? "—"
+            let state = notification.isDelivered ? "delivered"
+                : notification.attempts.isEmpty ? "waiting" : "\(notification.attempts.count) failed (\(notification.attempts.last!.result.rawValue))"
+            return "\(notification.id)  \(notification.signedDate.iso8601)  \(name)  \(about)  \(state)"
+        }
+        return Report(json: json, lines)
+    }
+}
+
+/// A serve command's problem the user can fix (exit 64).
+struct ServeUsage: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Lets one signal through.
+private final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var taken = false
+    func take() -> Bool { lock.withLock { defer { taken = true }; return !taken } }
+}
+
+/// Keeps the signal sources alive.
+private enum SignalSources {
+    nonisolated(unsafe) static var kept: [DispatchSourceSignal] = []
+    static func keep(_ sources: [DispatchSourceSignal]) { kept += sources }
+}

@@ -1,0 +1,200 @@
+import CMicroHTTPD
+import Dispatch
+import Foundation
+
+/// One HTTP request as libmicrohttpd parsed it.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The path, percent-decoded by libmicrohttpd, without the query.
+    public var path: String
+    /// Every query argument in order (a name may repeat: `productId=a&productId=b`).
+    public var query: [(name: String, value: String)]
+    /// Header names lower-cased.
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    /// Every value of a query argument.
+    public func values(_ name: String) -> [String] { query.filter { $0.name == name }.map(\.value) }
+}
+
+/// One HTTP response: a status, a body and its headers.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var body: [UInt8]
+    public var headers: [(String, String)]
+
+    public init(status: Int, body: [UInt8] = [], headers: [(String, String)] = []) {
+        self.status = status
+        self.body = body
+        self.headers = headers
+    }
+}
+
+/// Where the server listens, from `--listen HOST:PORT`.
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+
+    /// Parses `127.0.0.1:8089`, `[::1]:8089`, `localhost:8089` (a name other than localhost is refused: give an address).
+    public init?(_ text: String) {
+        let host: Substring, port: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = text[text.index(after: text.startIndex)..<close]
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":") else { return nil }
+            port = rest.dropFirst()
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            (host, port) = (text[..<colon], text[text.index(after: colon)...])
+        }
+        guard let number = UInt16(port) else { return nil }
+        let name = host == "localhost" ? "127.0.0.1" : String(host)
+        var v4 = in_addr(), v6 = in6_addr()
+        guard inet_pton(AF_INET, name, &v4) == 1 || inet_pton(AF_INET6, name, &v6) == 1 else { return nil }
+        (self.host, self.port) = (name, number)
+    }
+
+    public var isIPv6: Bool { host.contains(":") }
+
+    /// Whether only this machine can reach it: 127.0.0.0/8 or ::1.
+    public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
+
+    public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// An HTTP server on libmicrohttpd: it parses requests (no hand-written parser here) and
+/// calls `handler` on its own connection threads, which may block.
+public final class HTTPServer: @unchecked Sendable {
+    // The daemon pointer is set once in start and cleared once in stop, both under `lock`.
+    private var daemon: OpaquePointer?
+    private let lock = NSLock()
+    let handler: @Sendable (HTTPRequest) -> HTTPResponse
+    /// The largest request body accepted.
+    static let maxBody = 1 << 20
+    /// The port listened on (the system's choice for port 0).
+    public private(set) var port: UInt16 = 0
+
+    public init(handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        self.handler = handler
+    }
+
+    /// Starts listening; throws a message when the address cannot be bound.
+    public func start(_ address: ListenAddress) throws {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var started: OpaquePointer?
+        if address.isIPv6 {
+            var socket = sockaddr_in6()
+            socket.sin6_family = sa_family_t(AF_INET6)
+            socket.sin6_port = address.port.bigEndian
+            inet_pton(AF_INET6, address.host, &socket.sin6_addr)
+            started = withUnsafePointer(to: &socket) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    cmhd_start($0, 1, accessHandler, context, completedHandler)
+                }
+            }
+        } else {
+            var socket = sockaddr_in()
+            socket.sin_family = sa_family_t(AF_INET)
+            socket.sin_port = address.port.bigEndian
+            inet_pton(AF_INET, address.host, &socket.sin_addr)
+            started = withUnsafePointer(to: &socket) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    cmhd_start($0, 0, accessHandler, context, completedHandler)
+                }
+            }
+        }
+        guard let started else {
+            throw ServerError("cannot listen on \(address) (the port is in use, or the address is not this machine's)")
+        }
+        lock.withLock { daemon = started }
+        port = cmhd_port(started)
+    }
+
+    /// Stops listening and waits for the connection threads to end.
+    public func stop() {
+        let running = lock.withLock { () -> OpaquePointer? in
+            defer { daemon = nil }
+            return daemon
+        }
+        if let running { MHD_stop_daemon(running) }
+    }
+
+    deinit { stop() }
+}
+
+/// A message for the person who started the server.
+public struct ServerError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A request's body as it arrives, kept between libmicrohttpd's calls for one request.
+private final class RequestState {
+    var body: [UInt8] = []
+    var tooLarge = false
+}
+
+/// Collects query arguments or headers from libmicrohttpd's iterator.
+private final class Collected {
+    var pairs: [(String, String)] = []
+}
+
+private let collect: MHD_KeyValueIterator = { context, _, key, value in
+    let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()
+    collected.pairs.append((key.map { String(cString: $0) } ?? "", value.map { String(cString: $0) } ?? ""))
+    return cmhd_yes()
+}
+
+private func values(_ connection: OpaquePointer?, headers: Bool) -> [(String, String)] {
+    let collected = Collected()
+    withExtendedLifetime(collected) {
+        let context = Unmanaged.passUnretained(collected).toOpaque()
+        _ = headers ? cmhd_headers(connection, collect, context) : cmhd_arguments(connection, collect, context)
+    }
+    return collected.pairs
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, upload, uploadSize, state in
+    guard let context, let state, let uploadSize else { return cmhd_no() }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    guard let current = state.pointee else {
+        // The first call of a request: only its headers so far.
+        state.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+        return cmhd_yes()
+    }
+    let request = Unmanaged<RequestState>.fromOpaque(current).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+        if request.body.count + uploadSize.pointee > HTTPServer.maxBody {
+            request.tooLarge = true
+        } else if let upload {
+            upload.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
+                request.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
+            }
+        }
+        uploadSize.pointee = 0
+        return cmhd_yes()
+    }
+    let response: HTTPResponse
+    if request.tooLarge {
+        response = HTTPResponse(status: 413)
+    } else {
+        var headers: [String: String] = [:]
+        for (name, value) in values(connection, headers: true) { headers[name.lowercased()] = value }
+        let parsed = HTTPRequest(
+            method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+            query: values(connection, headers: false).map { (name: $0.0, value: $0.1) },
+            headers: headers, body: request.body)
+        response = server.handler(parsed)
+    }
+    let made = response.body.withUnsafeBytes { cmhd_response($0.count, $0.baseAddress) }
+    guard let made else { return cmhd_no() }
+    defer { MHD_destroy_response(made) }
+    for (name, value) in response.headers { _ = MHD_add_response_header(made, name, value) }
+    return MHD_queue_response(connection, UInt32(response.status), made)
+}
+
+private let completedHandler: MHD_RequestCompletedCallback = { _, _, state, _ in
+    guard let state, let current = state.pointee else { return }
+    Unmanaged<RequestState>.fromOpaque(current).release()
+    state.pointee = nil
+}

@@ -1,0 +1,79 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import StoreEngine
+
+/// Delivers the store's notifications to each receiver URL, as the App Store does: a
+/// `responseBodyV2` POSTed, a 2xx (200–206) ends it, anything else is retried 1, 12, 24, 48
+/// and 72 hours after the previous attempt (store time). Each URL gets them in the order
+/// they were made: a later one waits while an earlier one is being retried.
+final class NotificationSender: @unchecked Sendable {
+    // Immutable after init; URLSession is thread-safe.
+    let face: AppStoreFace
+    let urls: [String]
+    let session: URLSession
+    let log: @Sendable (String) -> Void
+
+    init(face: AppStoreFace, urls: [String], timeout: TimeInterval = 10, log: @escaping @Sendable (String) -> Void) {
+        self.face = face
+        self.urls = urls
+        self.log = log
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        session = URLSession(configuration: configuration)
+    }
+
+    /// Makes what the clock has made due and sends what waits, until cancelled.
+    func run(interval: Duration = .milliseconds(100)) async {
+        while !Task.isCancelled {
+            _ = try? await face.processRenewals()
+            for url in urls { await deliver(to: url) }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// Sends every notification due for `url`, oldest first, stopping at the first failure.
+    func deliver(to url: String) async {
+        while !Task.isCancelled, let (notification, due) = try? await face.nextNotification(for: url), due {
+            let result = await post(notification.signedPayload, to: url)
+            do {
+                try await face.recordAttempt(notificationID: notification.id, url: url, result: result)
+            } catch {
+                log("storefront serve: cannot record a delivery attempt: \(error)")
+                return
+            }
+            let name = [notification.type, notification.subtype].compactMap { $0 }.joined(separator: " ")
+            log("notification \(notification.id) \(name) → \(url): \(result.rawValue)")
+            guard result == .success else { return }
+        }
+    }
+
+    /// One POST of `{"signedPayload": …}`; its outcome as Apple's `sendAttemptResult`.
+    func post(_ signedPayload: String, to url: String) async -> SendAttemptResult {
+        guard let target = URL(string: url) else { return .other }
+        var request = URLRequest(url: target)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(JSON.object(["signedPayload": .string(signedPayload)]).serialized(pretty: false).utf8)
+        do {
+            let (_, response) = try await session.data(for: request)
+            guard let http = response as? HTTPURLResponse else { return .invalidResponse }
+            return (200...206).contains(http.statusCode) ? .success : .unsuccessfulHTTPResponseCode
+        } catch let error as URLError {
+            switch error.code {
+            case .timedOut: return .timedOut
+            case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet: return .noResponse
+            case .networkConnectionLost: return .prematureClose
+            case .httpTooManyRedirects, .redirectToNonExistentLocation: return .circularRedirect
+            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot: return .tlsIssue
+            case .badServerResponse, .cannotParseResponse: return .invalidResponse
+            default: return .socketIssue
+            }
+        } catch {
+            return .other
+        }
+    }
+}

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""A backend's view of `storefront serve`, through Apple's App Store Server Library.
+
+Two modes, both verifying every signed answer with SignedDataVerifier against the
+store's exported root (in place of Apple's), as a real backend would:
+
+    server-client.py call --port P --key KEY.p8 --key-id ID --issuer ISS --bundle-id B \
+        --root root.der --environment Sandbox --calls calls.json
+
+runs each call of the JSON list with AppStoreServerAPIClient (pointed at the local
+server) and prints one JSON document: the decoded results, or Apple's error (HTTP
+status, errorCode, errorMessage) for each. Calls: {"call": "transaction", "id": …},
+{"call": "history", "id": …, "sort": …, "productTypes": […], "revoked": …, "revision": …},
+{"call": "statuses", "id": …, "status": [1, …]}, {"call": "refunds", "id": …},
+{"call": "test"}, {"call": "extend", "id": …, "days": …}, {"call": "notificationHistory",
+"start": ms, "end": ms}, {"call": "raw", "method": …, "path": …} (any request, for bad tokens).
+
+    server-client.py receive --bundle-id B --root root.der --environment Sandbox --out FILE
+
+listens on a free loopback port (printed as "listening PORT"), decodes each
+notification POSTed to it and appends {"type", "subtype", "uuid", "transactionId",
+"productId", "status"} as one JSON line to FILE; answers 200. Runs until SIGTERM.
+"""
+import argparse
+import json
+import signal
+import sys
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import requests
+
+from appstoreserverlibrary.api_client import APIException, AppStoreServerAPIClient
+from appstoreserverlibrary.models.Environment import Environment
+from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
+from appstoreserverlibrary.models.ExtendRenewalDateRequest import ExtendRenewalDateRequest
+from appstoreserverlibrary.models.NotificationHistoryRequest import NotificationHistoryRequest
+from appstoreserverlibrary.models.Status import Status
+from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
+from appstoreserverlibrary.api_client import GetTransactionHistoryVersion
+from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier
+
+
+def verifier(arguments):
+    with open(arguments.root, "rb") as handle:
+        root = handle.read()
+    return SignedDataVerifier([root], False, Environment(arguments.environment), arguments.bundle_id, None)
+
+
+def value(x):
+    return getattr(x, "value", x)
+
+
+def transaction(check, jws):
+    decoded = check.verify_and_decode_signed_transaction(jws)
+    return {"transactionId": decoded.transactionId, "originalTransactionId": decoded.originalTransactionId,
+            "productId": decoded.productId, "type": value(decoded.type),
+            "revoked": decoded.revocationDate is not None, "expiresDate": decoded.expiresDate}
+
+
+def run_call(client, check, call):
+    kind = call["call"]
+    if kind == "transaction":
+        return transaction(check, client.get_transaction_info(call["id"]).signedTransactionInfo)
+    if kind == "history":
+        request = TransactionHistoryRequest(
+            sort=Order(call["sort"]) if "sort" in call else None,
+            productTypes=[ProductType(t) for t in call["productTypes"]] if "productTypes" in call else None,
+            revoked=call.get("revoked"))
+        pages, revision = [], call.get("revision")
+        while True:
+            response = client.get_transaction_history(call["id"], revision, request, GetTransactionHistoryVersion.V2)
+            pages.append({"count": len(response.signedTransactions), "hasMore": response.hasMore,
+                          "environment": value(response.environment), "bundleId": response.bundleId,
+                          "transactions": [transaction(check, jws) for jws in response.signedTransactions]})
+            revision = response.revision
+            if not response.hasMore or call.get("onePage"):
+                return pages
+    if kind == "statuses":
+        status = [Status(s) for s in call["status"]] if "status" in call else None
+        response = client.get_all_subscription_statuses(call["id"], status)
+        groups = []
+        for group in response.data:
+            for last in group.lastTransactions:
+                renewal = check.verify_and_decode_renewal_info(last.signedRenewalInfo)
+                groups.append({"group": group.subscriptionGroupIdentifier, "status": value(last.status),
+                               "originalTransactionId": last.originalTransactionId,
+                               "transaction": transaction(check, last.signedTransactionInfo),
+                               "autoRenewStatus": value(renewal.autoRenewStatus),
+                               "autoRenewProductId": renewal.autoRenewProductId})
+        return {"environment": value(response.environment), "bundleId": response.bundleId, "statuses": groups}
+    if kind == "refunds":
+        response = client.get_refund_history(call["id"], None)
+        return {"hasMore": response.hasMore,
+                "transactions": [transaction(check, jws) for jws in response.signedTransactions]}
+    if kind == "test":
+        token = client.request_test_notification().testNotificationToken
+        status = client.get_test_notification_status(token)
+        decoded = check.verify_and_decode_notification(status.signedPayload)
+        return {"token": token, "type": value(decoded.notificationType), "bundleId": decoded.data.bundleId,
+                "attempts": [value(a.sendAttemptResult) for a in (status.sendAttempts or [])]}
+    if kind == "testStatus":
+        status = client.get_test_notification_status(call["token"])
+        return {"attempts": [value(a.sendAttemptResult) for a in (status.sendAttempts or [])]}
+    if kind == "extend":
+        response = client.extend_subscription_renewal_date(call["id"], ExtendRenewalDateRequest(
+            extendByDays=call["days"], extendReasonCode=ExtendReasonCode.CUSTOMER_SATISFACTION,
+            requestIdentifier=str(uuid.uuid4())))
+        return {"success": response.success, "effectiveDate": response.effectiveDate,
+                "originalTransactionId": response.originalTransactionId}
+    if kind == "notificationHistory":
+        items, token = [], None
+        while True:
+            response = client.get_notification_history(token, NotificationHistoryRequest(
+                startDate=call["start"], endDate=call["end"], transactionId=call.get("transactionId")))
+            for item in response.notificationHistory:
+                decoded = check.verify_and_decode_notification(item.signedPayload)
+                items.append({"type": value(decoded.notificationType), "subtype": value(decoded.subtype),
+                              "attempts": [value(a.sendAttemptResult) for a in (item.sendAttempts or [])]})
+            token = response.paginationToken
+            if not response.hasMore:
+                return items
+    if kind == "raw":
+        headers = {"Authorization": call["authorization"]} if "authorization" in call else client._get_headers()
+        response = requests.request(call.get("method", "GET"), client._base_url + call["path"], headers=headers,
+                                    timeout=30)
+        body = None
+        if response.headers.get("content-type") == "application/json":
+            body = response.json()
+        return {"status": response.status_code, "body": body}
+    raise ValueError("unknown call " + kind)
+
+
+def call_mode(arguments):
+    with open(arguments.key, "rb") as handle:
+        key = handle.read()
+    client = AppStoreServerAPIClient(key, arguments.key_id, arguments.issuer, arguments.bundle_id,
+                                     Environment.LOCAL_TESTING)
+    client._base_url = f"http://127.0.0.1:{arguments.port}"  # the local server in place of Apple's
+    check = verifier(arguments)
+    with open(arguments.calls, encoding="utf-8") as handle:
+        calls = json.load(handle)
+    results = []
+    for call in calls:
+        try:
+            results.append({"result": run_call(client, check, call)})
+        except APIException as error:
+            results.append({"error": {"status": error.http_status_code, "code": error.raw_api_error,
+                                      "message": error.error_message}})
+    json.dump(results, sys.stdout, indent=1)
+    print()
+    return 0
+
+
+def receive_mode(arguments):
+    check = verifier(arguments)
+    out = open(arguments.out, "a", encoding="utf-8")
+
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            try:
+                decoded = check.verify_and_decode_notification(json.loads(body)["signedPayload"])
+                entry = {"type": value(decoded.notificationType), "subtype": value(decoded.subtype),
+                         "uuid": decoded.notificationUUID, "status": value(decoded.data.status)}
+                if decoded.data.signedTransactionInfo:
+                    info = transaction(check, decoded.data.signedTransactionInfo)
+                    entry["transactionId"], entry["productId"] = info["transactionId"], info["productId"]
+                if decoded.data.signedRenewalInfo:
+                    check.verify_and_decode_renewal_info(decoded.data.signedRenewalInfo)
+            except Exception as error:  # a notification the library refuses is the test's failure
+                entry = {"refused": repr(error)}
+            out.write(json.dumps(entry) + "\n")
+            out.flush()
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", arguments.port), Receiver)
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    print(f"listening {server.server_address[1]}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=["call", "receive"])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--key")
+    parser.add_argument("--key-id")
+    parser.add_argument("--issuer")
+    parser.add_argument("--bundle-id", required=True)
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--environment", default="Sandbox")
+    parser.add_argument("--calls")
+    parser.add_argument("--out")
+    arguments = parser.parse_args()
+    return call_mode(arguments) if arguments.mode == "call" else receive_mode(arguments)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
