@@ -8,6 +8,9 @@ public final class EngineEffects: Sendable {
     private let current: Mutex<Store>
     /// The simulated App Store latency before a purchase or restore completes, so the spinner shows.
     public let latency: Duration
+    /// The transactions this run of the app was handed and left unfinished: like `Transaction.updates`,
+    /// a running app does not get them again; the next launch (a new `EngineEffects`) delivers them.
+    private let held = Mutex<Set<Int64>>([])
 
     public init(store: Store, latency: Duration = .milliseconds(400)) {
         current = Mutex(store)
@@ -42,6 +45,8 @@ public final class EngineEffects: Sendable {
                 // Busy is not broken: nothing was charged when the lock could not be had, so ask again.
                 let purchase = try await whenBusyRetry { try await store.app.buy(productID, choice: choice) }
                 let report: PurchaseReport = switch purchase.outcome {
+                case .purchased(let transaction, _) where !purchase.isFinished:
+                    hold(transaction.id)
                 case .purchased(let transaction, _): .success(transactionID: transaction.id, restored: false)
                 case .alreadyOwned(let transaction): .success(transactionID: transaction.id, restored: true)
                 case .changeScheduled(let change): .changeScheduled(change)
@@ -49,6 +54,9 @@ public final class EngineEffects: Sendable {
                 case .pending(let request): .pending(request.reason)
                 }
                 return .purchased(productID: productID, report)
+            } catch StoreError.failedVerification(let error, let id) {
+                _ = hold(id)
+                return .purchased(productID: productID, .unverified(transactionID: id, error: error.rawValue))
             } catch let error as StoreError {
                 return .purchased(productID: productID, .failed(name: error.name, domain: error.domain, message: error.message))
             } catch {
@@ -172,7 +180,15 @@ public final class EngineEffects: Sendable {
     /// Everything the screen shows, read in one go (one read of the store file), after
     /// delivering what arrived as an update (as an app's `Transaction.updates` listener does).
     public func snapshot() async throws -> StoreSnapshot {
-        try await store.app.snapshot()
+        let snapshot = try await store.app.snapshot(holding: held.withLock { $0 })
+        held.withLock { $0.formUnion(snapshot.left.map(\.id)) }
+        return snapshot
+    }
+
+    /// Remembers a transaction the app left unfinished, and reports it so.
+    private func hold(_ id: Int64) -> PurchaseReport {
+        held.withLock { _ = $0.insert(id) }
+        return .unfinished(transactionID: id)
     }
 
     private func simulateLatency() async {

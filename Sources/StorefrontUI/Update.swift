@@ -51,15 +51,31 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
             state.flash = "Caught up \(state.renewalsCaughtUp) renewal\(state.renewalsCaughtUp == 1 ? "" : "s")"
             state.renewalsCaughtUp = 0
         }
+        let loaded = state
+        let names = { (ids: [String]) in ids.map { name(of: $0, in: loaded) }.joined(separator: ", ") }
         let updates = snapshot.arrived.map { name(of: $0, in: state) }
             + snapshot.revoked.map { name(of: $0, in: state) + " (refunded)" }
-        if !updates.isEmpty {
+        if !state.hasLaunched {
+            // The app's launch: what an earlier run left unfinished is delivered now, or is still left.
+            state.hasLaunched = true
+            var notes: [String] = []
+            if !updates.isEmpty { notes.append("Delivered at launch (left unfinished before): " + updates.joined(separator: ", ")) }
+            if !snapshot.left.isEmpty { notes.append("Still unfinished: " + names(snapshot.left.map(\.productID))) }
+            if !notes.isEmpty { state.flash = notes.joined(separator: "; ") }
+        } else if !updates.isEmpty {
             state.flash = "Arrived as an update: " + updates.joined(separator: ", ")
         }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
-        // The load finished what arrived; the manager's list, read alongside it, may predate that.
-        effects = !updates.isEmpty && state.screen == .transactions ? [.loadHistory] : []
+        // Only once a tester was chosen: a store file that never named one leaves the paywall's own.
+        if state.followsCurrentAccount, state.busy == nil, let current = snapshot.currentAccount, current != state.account {
+            // `accounts switch` in another terminal: the app signs in as the tester the store file names.
+            state.busy = .working("Switching to \(current)…")
+            effects = [.run(.switchAccount(current))]
+        } else {
+            // The load finished what arrived; the manager's list, read alongside it, may predate that.
+            effects = !updates.isEmpty && state.screen == .transactions ? [.loadHistory] : []
+        }
     case .loadFailed(let message):
         state.loadError = message
         if state.busy == .loading { state.busy = nil }
@@ -105,7 +121,13 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         case .success(let message): state.flash = message
         case .failure(let failure): state.sheet = .alert(title: "Cannot \(command.verb)", message: failure.message)
         }
-        effects = reload(state)
+        if let queued = state.queuedSetting {
+            // A second press made while the first change ran: made now; the screen reads the result after it.
+            state.queuedSetting = nil
+            effects = run(queued, &state)
+        } else {
+            effects = reload(state)
+        }
     case .accountChanged(let account):
         state.busy = nil
         state.account = account
@@ -155,7 +177,7 @@ private func mainScreen(_ state: inout State, _ key: Key) -> [Effect] {
     case .character("r"): return restore(&state)
     case .character("c"): return consume(&state)
     case .character("l"): state.showLog.toggle()
-    case .character("?"), .character("h"): state.sheet = .help
+    case .character("?"), .character("h"): openHelp(&state)
     case .escape: state.isRunning = false
     default: break
     }
@@ -250,6 +272,10 @@ private func sheet(_ state: inout State, _ key: Key) -> [Effect] {
         state.flash = "Purchase cancelled (userCancelled)"
     case (.alreadyOwned, .escape), (.alreadyOwned, .character("n")), (.alreadyOwned, .character("q")):
         state.sheet = nil
+    case (.help, .down), (.help, .character("j")): state.helpScroll += 1
+    case (.help, .up), (.help, .character("k")): state.helpScroll = max(0, state.helpScroll - 1)
+    case (.help, .pageDown), (.help, .character(" ")): state.helpScroll += max(1, state.size.rows - 8)
+    case (.help, .pageUp): state.helpScroll = max(0, state.helpScroll - max(1, state.size.rows - 8))
     case (.alert, .enter), (.alert, .escape), (.alert, .character("q")), (.alert, .character(" ")),
          (.help, .enter), (.help, .escape), (.help, .character("q")), (.help, .character("?")):
         state.sheet = nil
@@ -287,6 +313,12 @@ private func click(_ state: inout State, _ target: ClickTarget) -> [Effect] {
     case .cancel:
         return sheet(&state, .escape)
     }
+}
+
+/// Opens the current screen's help at its top.
+func openHelp(_ state: inout State) {
+    state.sheet = .help
+    state.helpScroll = 0
 }
 
 // MARK: - Flows
@@ -336,6 +368,12 @@ private func purchaseEnded(_ state: inout State, _ productID: String, _ report: 
         state.flash = "Restored \(product) for free"
     case .success:
         state.flash = "Purchased \(product)"
+    case .unfinished(let id):
+        state.flash = "Purchased \(product), left unfinished (tx \(id)): nothing delivered; the next launch delivers it"
+    case .unverified(let id, let error):
+        state.sheet = .alert(title: "Unverified Transaction",
+                             message: "Transaction \(id) for \(product) reached the app unverified (\(error)). The app does not "
+                                 + "deliver it and leaves it unfinished: the next launch delivers it if it verifies then.")
     case .changeScheduled(let change):
         // Short enough for the status line beside Restore: the row itself names the plan ("Starts …").
         let when = change.effectiveDate.map { "for " + ProductStatus.shortDate($0) } ?? "for the next renewal"
