@@ -42,6 +42,12 @@ static inline int cn_put_cell(WINDOW *w, int y, int x, const wchar_t *text, attr
     return mvwadd_wch(w, y, x, &cell);
 }
 
+/// Whether the terminal has an alternate screen to leave at exit (rmcup); vt100 has none.
+static inline int cn_has_alternate_screen(void) {
+    char *exit_ca = tigetstr("rmcup");
+    return exit_ca != NULL && exit_ca != (char *)-1 && exit_ca[0] != 0;
+}
+
 /// Whether the current locale's character set is UTF-8.
 static inline int cn_locale_is_utf8(void) {
     const char *codeset = nl_langinfo(CODESET);

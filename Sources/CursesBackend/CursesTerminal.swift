@@ -16,6 +16,8 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
     private let output: UnsafeMutablePointer<FILE>?
     private let ownsFiles: Bool
     private let hasColors: Bool
+    /// Whether leaving curses brings back the shell's screen; without it (vt100) the screen is cleared at exit.
+    private let hasAlternateScreen: Bool
     private var previous: CellCanvas<Target>?
     private var ended = false
     public let supportsUnicode: Bool
@@ -31,13 +33,16 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
         guard term != "dumb" else {
             throw TerminalUnavailable(description: "TERM=dumb cannot move the cursor, so it cannot show the paywall")
         }
-        return try CursesTerminal(term: term, input: cn_stdin(), output: cn_stdout(), ownsFiles: false)
+        // https://no-color.org: set and not empty means no colour; bold, reverse and dim stay.
+        let colors = (environment["NO_COLOR"] ?? "").isEmpty
+        return try CursesTerminal(term: term, input: cn_stdin(), output: cn_stdout(), ownsFiles: false, colors: colors)
     }
 
     /// Starts curses on the given streams; `term` names the terminal type.
     /// With `/dev/null` streams this is a headless screen for tests.
+    /// `colors` false draws without colour (NO_COLOR), with the attributes only.
     public init(term: String, input: UnsafeMutablePointer<FILE>?, output: UnsafeMutablePointer<FILE>?,
-                ownsFiles: Bool) throws {
+                ownsFiles: Bool, colors: Bool = true) throws {
         guard let screen = newterm(term, output, input) else {
             if ownsFiles {
                 fclose(input)
@@ -59,8 +64,11 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
         set_escdelay(25)
         curs_set(0)
         mouseinterval(0)
-        mousemask(cn_button1_press_or_click() | cn_wheel_up() | cn_wheel_down(), nil)
-        hasColors = has_colors()
+        // The release is asked for too, and then ignored: an event outside the mask makes ncurses
+        // wait for the next one without the timeout, so a click would stall the loop until a key.
+        mousemask(cn_button1_clicked() | cn_wheel_up() | cn_wheel_down(), nil)
+        hasColors = colors && has_colors()
+        hasAlternateScreen = cn_has_alternate_screen() != 0
         if hasColors {
             start_color()
             use_default_colors()
@@ -77,6 +85,13 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
         guard !ended else { return }
         ended = true
         set_term(screen)
+        if !hasAlternateScreen {
+            // Nothing brings the shell's screen back: leave a clear one, the cursor at the top.
+            werase(window)
+            wmove(window, 0, 0)
+            curs_set(1)
+            wrefresh(window)
+        }
         endwin()
         delscreen(screen)
         if ownsFiles {

@@ -161,6 +161,17 @@ struct Node {
         return text
     }
 
+    /// An id: text without NUL or other control characters (C0, DEL, C1), which would cut it
+    /// short or pass for another id in a C string, a terminal or a log.
+    func identifier() throws -> String {
+        let text = try nonEmptyString()
+        if let bad = text.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            let name = bad.value == 0 ? "NUL" : "U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4))"
+            throw fail("an id must not contain control characters (\(name) found)")
+        }
+        return text
+    }
+
     func bool() throws -> Bool {
         guard case .bool(let flag) = value else { throw fail("expected true or false, found \(kindName)") }
         return flag

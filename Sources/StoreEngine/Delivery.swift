@@ -38,14 +38,18 @@ extension Store {
     /// `verificationError`) or the app "crashes" first (`finishTransactions` false).
     /// A refunded transaction arrives the same way (``Delivery/revoked``): the app finishes
     /// it and drops what it granted from its cache.
-    func deliverUnfinished() throws -> Delivery {
-        try processRenewals()
+    /// - Parameter held: transactions this run of the app was handed already and left
+    ///   unfinished: `Transaction.updates` does not emit them again, they wait for the next launch.
+    func deliverUnfinished(holding held: Set<Int64> = []) throws -> Delivery {
+        try processRenewals(onlyAccount: account)
         var delivery = Delivery()
         let waiting = try unfinished()
         guard !waiting.isEmpty else { return delivery }
         let finishes = try value(.finishTransactions)
         for var transaction in waiting {
-            if let error = try takeSimulatedError(.verificationError) {
+            if held.contains(transaction.id) {
+                delivery.left.append(transaction)
+            } else if let error = try takeSimulatedError(.verificationError) {
                 transaction.markUnverified(by: error.error)
                 delivery.left.append(transaction)
             } else if !finishes || !transaction.verification.isVerified {

@@ -14,13 +14,18 @@ final class Ledger {
     /// The newest schema this build reads and writes. 2: why a pending transaction waits;
     /// 3: promotional offers and subscription renewal state; 4: transactions are signed
     /// with their account (`sandboxAccount`); 5: a certificate chain beside the key, every
-    /// JWS with `x5c` and Apple's later payload fields. Older files are re-signed on open;
-    /// 6: server notifications, their delivery attempts and the Server API's keys.
+    /// JWS with `x5c` and Apple's later payload fields; 6: a seal per row over every column
+    /// and a sealed head over all rows (LedgerSeals), server notifications, their delivery
+    /// attempts and the Server API's keys (LedgerServer). Older files are re-signed on open.
     static let schemaVersion: Int64 = 6
     /// Transaction ids start above this, like the long ids Apple hands out.
     static let firstTransactionID: Int64 = 2_000_000_000
 
     let path: String
+    /// The file itself: `path`, or where its symbolic link leads.
+    let file: String
+    /// What was repaired on opening (a file others could read), for the user to hear.
+    var warnings: [String] = []
     let db: SQLiteDatabase
     /// The store's signing key and its certificate chain, kept inside the store file
     /// (see README: one file to share).
@@ -34,6 +39,8 @@ final class Ledger {
     let bundleID: String
     /// JWS strings already checked, so a long-running paywall verifies each once.
     var verifiedSignatures: [String: Result<JSON, VerificationFailure>] = [:]
+    /// The key of the rows' seals, derived from the signing key (LedgerSeals).
+    var sealKey: [UInt8] = []
 
     /// Opens the store file at `path`, creating it (and, with `createFolder`,
     /// its folder) when there is none.
@@ -42,43 +49,50 @@ final class Ledger {
         self.path = path
         self.bundleID = bundleID
         self.now = now
+        // One rule for every check, here and in the doctor: a symbolic link is followed, and
+        // the file it leads to is checked, opened and repaired (StoreFileLocation).
+        let location = try StoreFileLocation(path)
+        let file = location.file
+        self.file = file
         let fileManager = FileManager.default
-        var isDirectory: ObjCBool = false
-        let exists = fileManager.fileExists(atPath: path, isDirectory: &isDirectory)
         var createInPlace = false
-        if exists {
-            guard !isDirectory.boolValue else { throw StoreFileError(path: path, reason: "is a folder, not a store file") }
-            guard fileManager.isReadableFile(atPath: path) else {
+        if let info = location.info {
+            guard info.st_mode & S_IFMT != S_IFDIR else { throw StoreFileError(path: path, reason: "is a folder, not a store file") }
+            guard access(file, R_OK) == 0 else {
                 throw StoreFileError(path: path, reason: "cannot be read (permission denied)")
             }
-            let size = (try? fileManager.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            guard size > 0 else {
+            guard info.st_size > 0 else {
                 throw StoreFileError(path: path, reason: "is empty (0 bytes), not a store file; delete it to start a new store")
             }
-            guard fileManager.isWritableFile(atPath: path) else {
+            guard access(file, W_OK) == 0 else {
                 throw StoreFileError(path: path, reason: "is read-only; the store file must be writable")
             }
             // SQLite opens a file cut short inside its last page as if whole, and would write to it.
-            if let truncation = StoreFileHeader.truncation(at: path) {
+            if let truncation = StoreFileHeader.truncation(at: file) {
                 throw StoreFileError(path: path, reason: "\(truncation): damaged; `storefront doctor` tells more")
             }
+            // It holds the private key: owner only. Repaired, with a warning, when others may read it.
+            warnings += try location.repairModes(path: path)
+            // Drafts of a creation that died (killed, or the disk full) go at the next open.
+            Self.removeAbandonedDrafts(of: file)
         } else {
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = (file as NSString).deletingLastPathComponent
             if !folder.isEmpty, !fileManager.fileExists(atPath: folder) {
                 guard createFolder else {
                     throw StoreFileError(path: path, reason: "the folder \(folder) does not exist")
                 }
                 do {
-                    try fileManager.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    try StoreFileLocation.createPrivateFolder(folder)
                 } catch {
-                    throw StoreFileError(path: path, reason: "cannot create the folder \(folder): \(error.localizedDescription)")
+                    throw StoreFileError(path: path, reason: "cannot create the folder \(folder): \(error.reason)")
                 }
             }
-            createInPlace = !Self.createComplete(at: path, date: now())
+            createInPlace = !Self.createComplete(at: file, date: now())
         }
+        let exists = location.info != nil
         do {
-            db = try SQLiteDatabase(path: path, create: createInPlace)
-            if createInPlace { chmod(path, 0o600) }
+            db = try SQLiteDatabase(path: file, create: createInPlace)
+            if createInPlace { chmod(file, 0o600) }
             // Waiting for another process is not an error: each write holds the lock for one
             // fsync, but a queue of writers on a slow disk can take seconds to drain.
             try db.execute("PRAGMA busy_timeout = 30000")
@@ -90,6 +104,7 @@ final class Ledger {
         let signingKey: SigningKey
         do {
             signingKey = try loadKey()
+            sealKey = Self.sealKey(for: signingKey)
         } catch {
             throw StoreFileError(path: path, reason: "has an unusable signing key: \(error)")
         }
@@ -141,6 +156,8 @@ final class Ledger {
             throw error
         } catch let error as SQLiteError where error.isNotADatabase {
             throw StoreFileError(path: path, reason: "is not a store file (not a SQLite database, or a damaged one)")
+        } catch let error as SQLiteError where error.isBusy {
+            throw StoreFileError(path: path, reason: "is busy: \(error.message)", isBusy: true)
         } catch {
             throw StoreFileError(path: path, reason: "cannot be used: \(error)")
         }

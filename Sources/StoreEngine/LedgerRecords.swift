@@ -185,5 +185,7 @@ extension Ledger {
                 DELETE FROM app_owned; DELETE FROM app_balances; DELETE FROM accounts;
                 """)
         }
+        // The sealed head is folded again from the rows that are left.
+        if scope != .app { try refoldHead() }
     }
 }

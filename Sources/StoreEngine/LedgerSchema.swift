@@ -62,8 +62,10 @@ extension Ledger {
                 pending_reason TEXT,                     -- askToBuy or interrupted, while status is pending
                 offer_id TEXT,                           -- the promotional offer redeemed
                 offer_discount_type TEXT,                -- schema 5: the offer's payment mode (freeTrial, …)
-                offer_period TEXT                        -- schema 5: the offer's whole length, ISO-8601
+                offer_period TEXT,                       -- schema 5: the offer's whole length, ISO-8601
+                seal TEXT                                -- schema 6: HMAC of the whole row (LedgerSeals)
             );
+            \(Self.sealHeadTable)
             CREATE TABLE signing_key (
                 id INTEGER PRIMARY KEY CHECK (id = 1),
                 private_key TEXT NOT NULL,               -- PKCS#8 PEM of the ES256 key that signs transactions
@@ -126,10 +128,9 @@ extension Ledger {
 
     /// Schema 6 adds App Store Server Notifications (each recorded in the write that makes
     /// its event), every delivery attempt, and the API keys `storefront serve` accepts.
-    /// Files older than 5 get the tables here too; the signing migration then sets the version.
+    /// The signing migration (LedgerSigning) then adds schema 6's seals and sets the version.
     static func migrate5to6(_ db: SQLiteDatabase, from current: Int64) throws(SQLiteError) {
         try db.execute(serverTables)
-        if current == 5 { try db.execute("PRAGMA user_version = 6") }
     }
 
     /// The notifications the App Store sends a backend, their delivery attempts, and the

@@ -49,10 +49,31 @@ extension Ledger {
     /// again with `x5c` and today's fields. One that does not verify is left as it is:
     /// unverified, as before.
     func migrate(_ signingKey: SigningKey) throws {
-        guard try db.scalar("PRAGMA user_version") ?? 0 < 5 else { return }
+        guard try db.scalar("PRAGMA user_version") ?? 0 < Self.schemaVersion else { return }
         try db.transaction {
             // Checked again under the write lock: another process may have done it meanwhile.
-            guard try db.scalar("PRAGMA user_version") ?? 0 < 5 else { return }
+            let version = try db.scalar("PRAGMA user_version") ?? 0
+            guard version < Self.schemaVersion else { return }
+            // Schema 5's columns, then schema 6's seal per row and sealed head (before the re-signing, which reseals).
+            if version < 5 {
+                for column in ["offer_discount_type", "offer_period"]
+                where try db.scalar("SELECT count(*) FROM pragma_table_info('transactions') WHERE name = ?", column) == 0 {
+                    try db.execute("ALTER TABLE transactions ADD COLUMN \(column) TEXT")
+                }
+            }
+            if try db.scalar("SELECT count(*) FROM pragma_table_info('transactions') WHERE name = 'seal'") == 0 {
+                try db.execute("ALTER TABLE transactions ADD COLUMN seal TEXT")
+            }
+            try db.execute(Self.sealHeadTable)
+            if version < 5 { try migrate4to5(signingKey) }
+            // Every row sealed as it stands: edits made before schema 6 cannot be told any more.
+            try resealAll()
+            try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
+        }
+    }
+
+    private func migrate4to5(_ signingKey: SigningKey) throws {
+        do {
             for (table, column) in [("transactions", "offer_discount_type"), ("transactions", "offer_period"),
                                     ("signing_key", "leaf_certificate"), ("signing_key", "intermediate_certificate"),
                                     ("signing_key", "root_certificate")] {
@@ -75,7 +96,6 @@ extension Ledger {
                       case .string(let bundle)? = payload["bundleId"] else { continue }
                 try sign(transaction.id, bundleID: bundle)
             }
-            try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
         }
     }
 
@@ -83,6 +103,7 @@ extension Ledger {
     /// (the doctor changes nothing): columns it does not have yet read as NULL.
     static func columns(forSchema version: Int64) -> String {
         var list = columns
+        if version < 6 { list = list.replacingOccurrences(of: ", seal", with: ", NULL") }
         if version < 5 { list = list.replacingOccurrences(of: "offer_discount_type, offer_period", with: "NULL, NULL") }
         if version < 3 { list = list.replacingOccurrences(of: "offer_id", with: "NULL") }
         if version < 2 { list = list.replacingOccurrences(of: "pending_reason", with: "NULL") }
@@ -101,6 +122,7 @@ extension Ledger {
             let payload = row.signedPayload(bundleID: bundleID ?? self.bundleID, signedDate: try signingTime())
             let jws = try key.sign(payload)
             try db.run("UPDATE transactions SET jws = ? WHERE id = ?", jws, id)
+            try reseal(id)
             // Signed here, with this store's private key: its check would pass, so the read-back
             // need not repeat it (a P-256 check was half of a purchase's CPU). Cached as a check
             // returns it: the payload decoded from the very text the JWS carries. The read-back

@@ -10,7 +10,7 @@ extension Ledger {
         id, original_id, account, product_id, product_type, purchase_date, original_purchase_date,
         expiration_date, revocation_date, revocation_reason, is_upgraded, ownership_type, quantity,
         app_account_token, environment, storefront, currency, price, reason, subscription_group_id,
-        offer_type, status, finished, jws, pending_reason, offer_id, offer_discount_type, offer_period
+        offer_type, status, finished, jws, pending_reason, offer_id, offer_discount_type, offer_period, seal
         """
 
     /// A transaction row, verified: its JWS must carry a valid signature of this
@@ -19,6 +19,8 @@ extension Ledger {
         var transaction = Self.unverifiedTransaction(row)
         transaction.jwsRepresentation = row.optionalText(23)
         transaction.verification = verify(transaction)
+        // The signature's verdict first; then what it does not cover (status, finished), by the row's seal.
+        if transaction.verification.isVerified, !isSealed(row) { transaction.verification = .unverified(reason: Self.brokenSealReason) }
         return transaction
     }
 
@@ -27,14 +29,20 @@ extension Ledger {
     /// few hundred of them would otherwise dominate a restore or the paywall's first load.
     func verifiedTransactions(_ sql: String, _ parameters: [any SQLBindable]) throws(SQLiteError) -> [Transaction] {
         var transactions: [Transaction] = []
+        var unsealed: Set<Int> = []
         try db.query(sql, parameters) { row in
             var transaction = Self.unverifiedTransaction(row)
             transaction.jwsRepresentation = row.optionalText(23)
+            if !isSealed(row) { unsealed.insert(transactions.count) }
             transactions.append(transaction)
         }
         checkSignatures(transactions.compactMap(\.jwsRepresentation))
         for index in transactions.indices {
+            // What the JWS does not cover (status, finished) the row's seal does.
             transactions[index].verification = verify(transactions[index])
+            if unsealed.contains(index), transactions[index].verification.isVerified {
+                transactions[index].verification = .unverified(reason: Self.brokenSealReason)
+            }
         }
         return transactions
     }
@@ -162,6 +170,7 @@ extension Ledger {
             try db.run("UPDATE transactions SET original_id = id WHERE id = ?", stored.id)
         }
         if stored.status == .purchased { try sign(stored.id) }
+        try reseal(stored.id)
         // Read back, so the caller gets what the file keeps (dates to the millisecond), not the draft.
         return try self.transaction(id: stored.id) ?? stored
     }
@@ -245,11 +254,13 @@ extension Ledger {
             transaction.offerID, transaction.status.rawValue, transaction.pendingReason?.rawValue,
             transaction.offerPaymentMode?.rawValue, transaction.offerPeriod?.description, transaction.id)
         if transaction.status == .purchased { try sign(transaction.id) }
+        try reseal(transaction.id)
         return try self.transaction(id: transaction.id) ?? transaction
     }
 
     /// Removes a transaction from the history (the Transaction Manager's Delete).
     func delete(transactionID id: Int64) throws(SQLiteError) {
+        try unseal(id)
         try db.run("DELETE FROM transactions WHERE id = ?", id)
         try db.run("DELETE FROM app_owned WHERE transaction_id = ?", id)
     }
@@ -268,11 +279,14 @@ extension Ledger {
     /// Hands a transaction back to the app unfinished: a refund reaches the app as an update.
     func markUnfinished(_ id: Int64) throws(SQLiteError) {
         try db.run("UPDATE transactions SET finished = 0 WHERE id = ?", id)
+        try reseal(id)
     }
 
     /// Marks a transaction finished; false when it already was (so delivery happens once).
     func markFinished(_ id: Int64) throws(SQLiteError) -> Bool {
         try db.run("UPDATE transactions SET finished = 1 WHERE id = ? AND finished = 0", id)
-        return db.changes > 0
+        guard db.changes > 0 else { return false }
+        try reseal(id)
+        return true
     }
 }

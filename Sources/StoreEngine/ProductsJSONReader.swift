@@ -29,7 +29,7 @@ struct CatalogReader {
         var groups: [SubscriptionGroup] = []
         if let list = root.child("subscriptionGroups") {
             for node in try list.elements() {
-                let id = try node.required("id").nonEmptyString()
+                let id = try node.required("id").identifier()
                 if let earlier = groups.first(where: { $0.id == id }) {
                     throw try node.required("id").fail("duplicate subscription group id \"\(earlier.id)\"")
                 }
@@ -91,7 +91,7 @@ struct CatalogReader {
     mutating func readProduct(_ node: Node, storefronts: Set<String>, group: String?) throws -> CatalogProduct {
         _ = try node.members()
         let idNode = try node.required("id")
-        let id = try idNode.nonEmptyString()
+        let id = try idNode.identifier()
         if let earlier = seenIDs[id] {
             throw idNode.fail("duplicate product id \"\(id)\" (first declared at \(earlier.path))")
         }
@@ -213,7 +213,7 @@ struct CatalogReader {
         let count = try countNode?.integer() ?? 1
         if let countNode, count < 1 { throw countNode.fail("periodCount must be 1 or more") }
         return SubscriptionOffer(
-            kind: kind, id: try node.child("id")?.nonEmptyString(), referenceName: try node.child("referenceName")?.string(),
+            kind: kind, id: try node.child("id")?.identifier(), referenceName: try node.child("referenceName")?.string(),
             paymentMode: mode, period: try node.child("period")?.duration(), periodCount: count,
             price: try node.child("price")?.price())
     }

@@ -35,17 +35,32 @@ extension Store {
             return AppPurchase(outcome: outcome, isFinished: change.current.isFinished)
         case .alreadyOwned(let transaction):
             // Handed back: the app records it as owned again.
-            try finish(transaction)
+            do {
+                try finish(transaction)
+            } catch {
+                return AppPurchase(outcome: outcome, isFinished: transaction.isFinished, warning: Self.undelivered(transaction, error))
+            }
             return AppPurchase(outcome: outcome, isFinished: true)
         case .purchased(let transaction, let change):
             if let error = transaction.simulatedVerificationError {
                 throw StoreError.failedVerification(error, transactionID: transaction.id)
             }
-            guard try value(.finishTransactions) else { return AppPurchase(outcome: outcome, isFinished: false) }
-            try finish(transaction)
-            let delivered = try ledger.transaction(id: transaction.id) ?? transaction
-            return AppPurchase(outcome: .purchased(delivered, change: change), isFinished: true)
+            // Committed: from here on the purchase is made, whatever fails next. Its result is the
+            // commit's result; a failure to deliver leaves it unfinished, delivered at the next launch.
+            do {
+                guard try value(.finishTransactions) else { return AppPurchase(outcome: outcome, isFinished: false) }
+                try finish(transaction)
+                let delivered = try ledger.transaction(id: transaction.id) ?? transaction
+                return AppPurchase(outcome: .purchased(delivered, change: change), isFinished: true)
+            } catch {
+                return AppPurchase(outcome: outcome, isFinished: false, warning: Self.undelivered(transaction, error))
+            }
         }
+    }
+
+    /// The warning for a purchase made but not delivered.
+    static func undelivered(_ transaction: Transaction, _ error: any Error) -> String {
+        "transaction \(transaction.id) was purchased, but the app could not deliver and finish it (\(error)); it stays unfinished and is delivered at the next launch — do not buy again"
     }
 
     /// Records a purchase made outside the app (on another device, or a promoted
@@ -60,7 +75,8 @@ extension Store {
     func makePurchase(_ productID: String, quantity: Int, appAccountToken: UUID?, offerID: String?,
                       choice chosen: PurchaseChoice?, outside: Bool = false) async throws -> PurchaseOutcome {
         if !outside { try await simulateLatency() }
-        try processRenewals()
+        // This account's renewals only: another's long catch-up must not hold up a purchase.
+        try processRenewals(onlyAccount: account)
         let date = try currentTime()
         let outcome: Result<PurchaseOutcome, StoreError> = try ledger.db.transaction {
             try ledger.ensureAccount(account, at: date)

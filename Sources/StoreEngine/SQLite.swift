@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 import Glibc
 
 /// An error from SQLite, with its result code.
@@ -39,6 +40,8 @@ extension Optional: SQLBindable where Wrapped: SQLBindable {
 final class SQLiteDatabase {
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    /// A zero-length C string, bound for an empty Swift string.
+    nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar> = UnsafePointer(strdup("")!)
 
     /// Opens (and with `create`, creates) the database at `path`; with `uri`,
     /// `path` is a `file:` URI whose parameters (`mode=ro`, `immutable=1`) apply.
@@ -73,9 +76,26 @@ final class SQLiteDatabase {
         let primary = status & 0xFF
         if let handle, [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_READONLY].contains(primary) {
             let systemError = sqlite3_system_errno(handle)
-            if systemError != 0 { message += " (\(String(cString: strerror(systemError))))" }
+            let reason = systemError != 0 ? systemError : likelyWriteFailure(status, handle)
+            if reason != 0 { message += " (\(String(cString: strerror(reason))))" }
         }
         return SQLiteError(code: status, message: message)
+    }
+
+    /// The system's reason for a failed write when SQLite kept none (it reads `errno` after
+    /// it has changed): `EFBIG` under a file-size limit (`ulimit -f`), `ENOSPC` on a full disk.
+    private static func likelyWriteFailure(_ status: Int32, _ handle: OpaquePointer) -> Int32 {
+        guard status & 0xFF == SQLITE_FULL || status & 0xFF == SQLITE_IOERR else { return 0 }
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max { return EFBIG }
+        if let name = sqlite3_db_filename(handle, "main") {
+            var info = statvfs()
+            let folder = (String(cString: name) as NSString).deletingLastPathComponent
+            if statvfs(folder.isEmpty ? "." : folder, &info) == 0, UInt64(info.f_bavail) * UInt64(info.f_frsize) < 1 << 20 {
+                return ENOSPC
+            }
+        }
+        return status & 0xFF == SQLITE_FULL ? ENOSPC : 0
     }
 
     /// Runs one or more statements that take no parameters.
@@ -103,7 +123,16 @@ final class SQLiteDatabase {
             case .null: status = sqlite3_bind_null(statement, position)
             case .integer(let value): status = sqlite3_bind_int64(statement, position, value)
             case .real(let value): status = sqlite3_bind_double(statement, position, value)
-            case .text(let value): status = sqlite3_bind_text(statement, position, value, -1, csqlite_transient())
+            case .text(let value):
+                // By byte length: text is bound whole, never cut at a NUL.
+                var value = value
+                status = value.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { chars in
+                        // An empty buffer may have no address; SQLite needs one for text (not NULL).
+                        sqlite3_bind_text(statement, position, chars.baseAddress ?? Self.emptyText, Int32(chars.count),
+                                          csqlite_transient())
+                    }
+                }
             }
             guard status == SQLITE_OK else { throw error(status) }
         }
@@ -175,12 +204,15 @@ final class SQLiteDatabase {
     struct Row {
         let statement: OpaquePointer
         func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+        func isInteger(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_INTEGER }
         func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
         func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
         func bool(_ column: Int32) -> Bool { sqlite3_column_int64(statement, column) != 0 }
         func text(_ column: Int32) -> String {
             guard let bytes = sqlite3_column_text(statement, column) else { return "" }
-            return String(cString: bytes)
+            // By byte length, as bound: a NUL inside is kept, not an end.
+            let count = Int(sqlite3_column_bytes(statement, column))
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
         func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
         func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }

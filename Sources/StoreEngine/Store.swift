@@ -19,6 +19,8 @@ public actor Store {
     public nonisolated let path: String
     let ledger: Ledger
     nonisolated let ledgerPublicKeyPEM: String
+    /// What was repaired when the file was opened (a mode that let others read it): say it to the user.
+    public nonisolated let warnings: [String]
     /// The store runs on a queue of its own: SQLite waits for locks and fsync
     /// block, and must not hold up Swift's small cooperative thread pool.
     private nonisolated let executor = QueueExecutor(label: "storefront.store")
@@ -43,6 +45,7 @@ public actor Store {
         let ledger = try Ledger(path: path, bundleID: catalog.bundleID, createFolder: createFolder, now: now)
         self.ledger = ledger
         self.ledgerPublicKeyPEM = ledger.key.publicKeyPEM
+        self.warnings = ledger.warnings
         do {
             self.account = try account ?? ledger.setting(Self.currentAccountSetting, account: "") ?? Self.defaultAccount
         } catch {

@@ -49,10 +49,16 @@ public enum StoreDoctor {
             checkup.problems.append(.init(check: check, message: message, transactionIDs: ids))
         }
 
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            return cannotRead(errno == ENOENT ? "there is no file at this path" : "cannot be read: \(String(cString: strerror(errno)))")
+        // The rule storefront opens it by: a symbolic link is followed, and its file examined.
+        let location: StoreFileLocation
+        do {
+            location = try StoreFileLocation(path)
+        } catch {
+            return cannotRead(error.reason)
         }
+        guard let info = location.info else { return cannotRead("there is no file at this path") }
+        let path = location.file
+        if path != location.path { checkup.notes.append(.init(check: "link", message: "a symbolic link to \(path): that file is examined")) }
         guard info.st_mode & S_IFMT == S_IFREG else { return cannotRead("is not a regular file (a folder or a device)") }
         guard let handle = FileHandle(forReadingAtPath: path) else { return cannotRead("cannot be read (permission denied)") }
         let header = (try? handle.read(upToCount: 100)) ?? Data()
@@ -79,7 +85,10 @@ public enum StoreDoctor {
         }
         if let truncation = StoreFileHeader.truncation(at: path) { problem("truncated", truncation) }
         // A -wal file, even empty, means another connection may be writing: read through it.
-        let walExists = FileManager.default.fileExists(atPath: path + "-wal")
+        // An empty one holds nothing (a full disk can leave one behind, with an empty -shm that
+        // a read-only connection cannot use): the main file is then the whole database.
+        let walExists = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size]) as? Int ?? 0) > 0
+        if let full = diskFull(beside: path) { problem("disk full", full) }
 
         // Read-only; with no -wal file the main file is the whole database and is
         // opened immutable, which creates no -wal or -shm beside it.
@@ -97,6 +106,17 @@ public enum StoreDoctor {
             problem("damaged", "is damaged: \(error.message)")
         }
         return checkup
+    }
+
+    /// "disk full: …" when the file system holding the store has no room left for a page:
+    /// then the store cannot be written, however healthy the file.
+    static func diskFull(beside path: String) -> String? {
+        var info = statvfs()
+        let folder = (path as NSString).deletingLastPathComponent
+        guard statvfs(folder.isEmpty ? "." : folder, &info) == 0 else { return nil }
+        let free = UInt64(info.f_bavail) * UInt64(info.f_frsize)
+        guard free < 64 * 1024 else { return nil }
+        return "the disk is full: \(free) bytes free on the file system that holds the store, so nothing can be bought or changed until space is freed (the file itself may be fine)"
     }
 
     private static func examine(_ db: SQLiteDatabase, into checkup: inout StoreCheckup) throws(SQLiteError) {
@@ -148,6 +168,7 @@ public enum StoreDoctor {
             return
         }
         let rule = PayloadRule.forSchema(version)
+        let sealKey = Ledger.sealKey(for: key)
         // Schema 5 signs with the chain's header (x5c); older schemas with the bare key (kid).
         var identity: SigningIdentity?
         if rule == .current {
@@ -171,6 +192,11 @@ public enum StoreDoctor {
             count += 1
             var transaction = Ledger.unverifiedTransaction(row)
             if transaction.status == .purchased, !transaction.isFinished { unfinished.append(transaction.id) }
+            // Schema 6 seals every column, status and finished too, which no JWS covers (judged
+            // after the signature, whose reason says more).
+            let sealed = version < 6 || row.optionalText(Int32(Ledger.sealColumn)) == Ledger.seal(of: row, key: sealKey)
+            let before = unverified.count
+            defer { if !sealed, unverified.count == before { unverified.append((transaction.id, Ledger.brokenSealReason)) } }
             guard let jws = row.optionalText(23) else {
                 if transaction.status == .purchased { unverified.append((transaction.id, "not signed")) }
                 return
@@ -189,6 +215,13 @@ public enum StoreDoctor {
             }
         }
         checkup.transactionCount = count
+        if version >= 6 {
+            if let head = try Ledger.headProblem(db, key: sealKey) {
+                problem("head", head)
+            } else {
+                checkup.passed.append("every row sealed, and the rows add up to the sealed head")
+            }
+        }
         if unverified.isEmpty {
             checkup.passed.append("\(count) transaction\(count == 1 ? "" : "s"), every one verified")
         } else {
@@ -239,7 +272,7 @@ public enum StoreDoctor {
     }
 }
 
-private extension String {
+extension String {
     func leftPadded(to width: Int) -> String {
         String(repeating: "0", count: max(0, width - count)) + self
     }

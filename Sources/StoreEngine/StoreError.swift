@@ -118,5 +118,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 public struct StoreFileError: Error, Sendable, Equatable, CustomStringConvertible {
     public var path: String
     public var reason: String
+    /// Another process held the file's lock past the busy timeout: the file is fine, try again.
+    public var isBusy = false
     public var description: String { "\(path): \(reason)" }
 }

@@ -173,7 +173,7 @@ struct StoreKitReader {
                               level defaultLevel: Int = 1) throws -> CatalogProduct {
         _ = try node.members()
         let idNode = try node.required("productID")
-        let id = try idNode.nonEmptyString()
+        let id = try idNode.identifier()
         if let earlier = seenIDs[id] {
             throw idNode.fail("duplicate product id \"\(id)\" (first declared at \(earlier.path))")
         }
@@ -291,7 +291,7 @@ struct StoreKitReader {
         _ = try node.members()
         let mode = try node.present("paymentMode").map(paymentMode)
         return SubscriptionOffer(
-            kind: kind, id: try node.present("offerID")?.nonEmptyString(),
+            kind: kind, id: try node.present("offerID")?.identifier(),
             referenceName: try node.present("referenceName")?.string(),
             paymentMode: mode,
             period: try node.present("subscriptionPeriod")?.duration(), periodCount: try periodCount(node),
@@ -345,7 +345,7 @@ struct StoreKitReader {
         let idNode = node.present("id") ?? subscriptionNodes.lazy.compactMap { $0.present("subscriptionGroupID") }.first
             ?? node.present("name")
         guard let idNode else { throw node.fail("missing required field \"id\"") }
-        let idInFile = try idNode.nonEmptyString()
+        let idInFile = try idNode.identifier()
         var displayName = try node.present("name")?.string() ?? ""
         if displayName.trimmingCharacters(in: .whitespaces).isEmpty { displayName = idInFile }
         // A hand-edited file may repeat a group's id (a group copied and renamed): the groups

@@ -59,75 +59,60 @@ public struct SubscriptionStatus: Sendable, Hashable {
 let billingRetryLength = ISODuration(days: 60)
 
 extension Store {
-    // MARK: - The clock
-
-    /// The store's time now: real time, scaled by `timeRate` and moved by `clock advance`.
-    func currentTime() throws -> Date {
-        try virtualClock()?.storeTime(at: now()) ?? now()
-    }
-
-    /// The store's clock and its rate, for `storefront clock`.
-    func clock() throws -> (now: Date, rate: TimeRate) {
-        (try currentTime(), try value(.timeRate))
-    }
-
-    /// Jumps the store's clock ahead, then makes the renewals that fell due. Returns the new time.
-    @discardableResult
-    func advanceClock(by duration: ISODuration) throws -> Date {
-        let target = try ledger.db.transaction {
-            let target = duration.after(try currentTime())
-            try anchorClock(storeTime: target)
-            return target
-        }
-        try processRenewals()
-        return target
-    }
-
-    /// Re-anchors the clock: from the real instant now, store time continues from `storeTime`.
-    func anchorClock(storeTime: Date) throws {
-        try ledger.setSetting(Self.anchorRealSetting, account: "", value: String(now().milliseconds))
-        try ledger.setSetting(Self.anchorStoreSetting, account: "", value: String(storeTime.milliseconds))
-    }
-
-    func virtualClock() throws -> VirtualClock? {
-        let rate = try value(.timeRate)
-        guard let real = try ledger.setting(Self.anchorRealSetting, account: "").flatMap(Int64.init),
-              let store = try ledger.setting(Self.anchorStoreSetting, account: "").flatMap(Int64.init) else {
-            guard rate != .realTime else { return nil }
-            // A rate from the catalog (a .storekit file's _timeRate) runs from the first time the
-            // store reads its clock (a store file that cannot be written stays on real time).
-            let start = now()
-            try? anchorClock(storeTime: start)
-            return VirtualClock(anchorReal: start, anchorStore: start, speed: rate.speed(shortestPeriod: shortestPeriod))
-        }
-        return VirtualClock(anchorReal: Date(milliseconds: real), anchorStore: Date(milliseconds: store),
-                            speed: rate.speed(shortestPeriod: shortestPeriod))
-    }
-
-    static let anchorRealSetting = "clock.anchorReal"
-    static let anchorStoreSetting = "clock.anchorStore"
-
     // MARK: - Renewals
 
     /// Makes every renewal (and billing failure, and expiry) due by the store's time now,
     /// in order, for every account: what happened while no storefront process ran is
     /// caught up at the next open. Renewals arrive unfinished, as updates. Returns how many were made.
+    ///
+    /// Made in batches of at most ``renewalBatch``, each its own short write transaction: no
+    /// write holds the lock for long, other processes' purchases go between two batches, and
+    /// each batch commits its progress (a process killed meanwhile leaves nothing to redo).
+    /// With `limit`, stops after about that many (``renewalsDue()`` says whether more wait).
     @discardableResult
-    func processRenewals() throws -> Int {
+    func processRenewals(limit: Int? = nil, onlyAccount: String? = nil) throws -> Int {
         let date = try currentTime()
         let billingIssues = try value(.billingIssues)
+        var made = 0
+        var idleBatches = 0
         // Cheap check first: most calls find nothing due and take no write lock.
-        guard try ledger.subscribedAccounts().contains(where: { try !dueRecords($0, at: date, billingIssues).isEmpty })
-        else { return 0 }
-        return try ledger.db.transaction {
-            var made = 0
-            for account in try ledger.subscribedAccounts() {
-                for record in try dueRecords(account, at: date, billingIssues) {
-                    made += try catchUp(record, account: account, at: date, billingIssues: billingIssues)
+        while try dueAnywhere(at: date, billingIssues, onlyAccount: onlyAccount), limit.map({ made < $0 }) ?? true {
+            let budget = min(Self.renewalBatch, limit.map { $0 - made } ?? Self.renewalBatch)
+            let batch = try ledger.db.transaction {
+                var batch = 0
+                for account in try ledger.subscribedAccounts() where batch < budget && (onlyAccount ?? account) == account {
+                    for record in try dueRecords(account, at: date, billingIssues) where batch < budget {
+                        batch += try catchUp(record, account: account, at: date, billingIssues: billingIssues,
+                                             limit: budget - batch)
+                    }
                 }
+                return batch
             }
-            return made
+            made += batch
+            // A batch of expiries and billing steps makes no renewal but leaves less due; two in a
+            // row that made none mean nothing more will come of this call.
+            idleBatches = batch == 0 ? idleBatches + 1 : 0
+            if idleBatches > 1 { break }
+            // A pause longer than SQLite's longest busy-wait step (100 ms), so that a process
+            // waiting for the lock gets it between two batches instead of starving.
+            if batch == Self.renewalBatch { usleep(110_000) }
         }
+        return made
+    }
+
+    /// At most this many renewals per write transaction: a few tens of milliseconds.
+    static let renewalBatch = 500
+
+    /// Whether renewals (or billing steps) are due by the store's time now.
+    func renewalsDue() throws -> Bool {
+        try dueAnywhere(at: try currentTime(), try value(.billingIssues))
+    }
+
+    func dueAnywhere(at date: Date, _ billingIssues: Bool, onlyAccount: String? = nil) throws -> Bool {
+        try ledger.subscribedAccounts().contains(where: { account in
+            guard (onlyAccount ?? account) == account else { return false }
+            return try !dueRecords(account, at: date, billingIssues).isEmpty
+        })
     }
 
     /// The account's subscriptions that need a renewal, a billing step or an expiry at `date`.
@@ -146,12 +131,13 @@ extension Store {
 
     /// Walks one subscription forward to `date`: renewal after renewal, or into billing
     /// retry, or to its expiry.
-    func catchUp(_ start: SubscriptionRecord, account: String, at date: Date, billingIssues: Bool) throws -> Int {
+    func catchUp(_ start: SubscriptionRecord, account: String, at date: Date, billingIssues: Bool,
+                 limit: Int = renewalBatch) throws -> Int {
         var record = start
         var made = 0
         defer { try? ledger.saveSubscription(record, account: account) }
-        // Bounded, so a fast clock left running for long cannot stall a call; the rest follows next time.
-        while made < 10_000, let latest = try ledger.latestTransaction(originalID: record.originalID),
+        // Bounded: the rest follows in the next batch.
+        while made < limit, let latest = try ledger.latestTransaction(originalID: record.originalID),
               latest.revocationDate == nil, let expiration = latest.expirationDate {
             if let since = record.billingRetrySince {
                 if !billingIssues {

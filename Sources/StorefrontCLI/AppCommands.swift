@@ -57,6 +57,7 @@ extension Session {
             "request": { if case .pending(let request) = outcome { request.json } else { nil } }(),
             "alreadyOwned": .bool(purchase.alreadyOwned),
             "finished": .bool(purchase.isFinished),
+            "warning": purchase.warning.map(JSON.string),
             "change": { if case .changeScheduled(let change) = outcome { change.json }
                         else if case .purchased(_, let change?) = outcome { change.json } else { nil } }(),
         ])
@@ -74,7 +75,9 @@ extension Session {
                 lines.append("Purchased \(name)\(quantity > 1 ? " × \(quantity)" : "") for \(try await displayPrice(transaction)) — transaction \(transaction.id).")
             }
             if let change { lines.append("The App Store noted: \(change.summary).") }
-            if !purchase.isFinished {
+            if let warning = purchase.warning {
+                console.err("storefront: warning: \(warning)")
+            } else if !purchase.isFinished {
                 lines.append("Not finished: finishTransactions is false, so the app \"crashed\" before finish(). It is delivered again at the next launch.")
             }
         case .userCancelled:

@@ -13,6 +13,9 @@ public enum ExitCode: Int32, Sendable {
     case badCatalog = 65
     case catalogMissing = 66
     case storeUnusable = 74
+    /// The store file stayed locked by another process past the busy timeout: the file is
+    /// fine and nothing was done; try again (EX_TEMPFAIL).
+    case storeBusy = 75
 }
 
 /// Where the CLI writes: standard output and standard error, or a test's buffers.
@@ -35,6 +38,17 @@ public struct Console: Sendable {
         err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
 }
 
+extension Console {
+    /// This console with each line written to standard error cleaned by ``TerminalText/sanitized(_:)``.
+    func sanitizingErrors() -> Console {
+        let err = self.err
+        return Console(out: out, err: { text in
+            err(text.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { TerminalText.sanitized(String($0)) }.joined(separator: "\n"))
+        }, outData: outData)
+    }
+}
+
 /// Opens the paywall for an invocation; supplied by the executable, which owns the terminal.
 public typealias PaywallRunner = @Sendable (Store, Invocation, Console) async -> ExitCode
 
@@ -50,9 +64,14 @@ public enum CLI {
         return state + "/storefront/store.sqlite"
     }
 
+    static let busyHint = "The file is fine and nothing was changed: run the command again in a moment (exit 75 means busy)."
+
     /// Runs one command line and returns its exit code.
     public static func run(_ arguments: [String], environment: [String: String], console: Console = .standard,
                            paywall: PaywallRunner? = nil) async -> ExitCode {
+        // Messages quote what the user typed (ids, paths, values): every line on standard error
+        // passes the one sanitiser, so no escape in an argument reaches the terminal raw.
+        let console = console.sanitizingErrors()
         let invocation: Invocation
         do {
             invocation = try Invocation.parse(arguments)
@@ -112,14 +131,22 @@ public enum CLI {
                               createFolder: explicitStore == nil)
         } catch {
             console.err("storefront: error: store file \(error.description)")
+            if error.isBusy {
+                console.err(busyHint)
+                return .storeBusy
+            }
             console.err("The file was left as it is. Use --store PATH (or STOREFRONT_STORE) for another store file.")
             return .storeUnusable
         }
 
+        for warning in store.warnings { console.err("storefront: warning: \(warning)") }
         let session = Session(store: store, invocation: invocation, console: console)
         do {
             // The store opens: renewals that fell due while nothing ran are made now, in order.
-            try await store.appStore.processRenewals()
+            // The paywall does it itself, a batch at a time, showing how far it got.
+            // The account's own: other accounts' renewals (a long catch-up) are made by `clock advance`
+            // and when they are used, so a purchase never waits for them.
+            if invocation.command != .paywall || paywall == nil { try await store.appStore.processOwnRenewals() }
             if invocation.command.actsAsTheApp { try await session.deliverUnfinished() }
             if invocation.command == .paywall {
                 if let paywall { return await paywall(store, invocation, console) }
@@ -147,6 +174,10 @@ public enum CLI {
         } catch let error as SettingError {
             console.err("storefront: \(error.description)")
             return .usage
+        } catch let error as SQLiteError where error.isBusy {
+            console.err("storefront: busy: store file \(store.path): \(error.message) — another storefront process held it for longer than the busy timeout (30 s)")
+            console.err(busyHint)
+            return .storeBusy
         } catch let error as SQLiteError {
             console.err("storefront: error: store file \(store.path): \(error.message)")
             return .storeUnusable

@@ -124,7 +124,7 @@ enum ManPage {
 
 extension ExitCode {
     /// Every exit code, in the man page's order.
-    static let documented: [ExitCode] = [.success, .failure, .noTerminal, .usage, .badCatalog, .catalogMissing, .storeUnusable]
+    static let documented: [ExitCode] = [.success, .failure, .noTerminal, .usage, .badCatalog, .catalogMissing, .storeUnusable, .storeBusy]
 
     /// What the code means, for the man page (as the README's table says it).
     var meaning: String {
@@ -136,6 +136,7 @@ extension ExitCode {
         case .badCatalog: "Bad catalog: the message names the file, line:column or JSON path, and the fault."
         case .catalogMissing: "The catalog is missing or unreadable."
         case .storeUnusable: "The store file is unusable (not a store file, another application's database, a newer schema, read-only, a missing folder); the file is left untouched."
+        case .storeBusy: "The store file is busy: another process held its lock past the busy timeout. The file is fine and nothing was done; run the command again."
         }
     }
 }

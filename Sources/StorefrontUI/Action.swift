@@ -9,6 +9,12 @@ public enum PurchaseReport: Equatable, Sendable {
     case userCancelled
     /// Waiting for Ask to Buy approval or an interrupted purchase's action.
     case pending(Transaction.PendingReason?)
+    /// Purchased, but the app left it unfinished: it "crashed" before `finish()` (`finishTransactions`
+    /// false) and delivered nothing; the next launch delivers it.
+    case unfinished(transactionID: Int64)
+    /// Purchased, but it reached the app unverified (`verificationError`): the app refused it and left it
+    /// unfinished, delivered at the next launch if it verifies then. `error` is the verification error's name.
+    case unverified(transactionID: Int64, error: String)
     /// A StoreKit error: its Swift name (`purchaseNotAllowed`), where Apple declares it, and a plain sentence.
     case failed(name: String, domain: String?, message: String)
 }
@@ -37,6 +43,9 @@ public enum Action: Equatable, Sendable {
     case dataVersion(Int64)
     /// The store's clock brought renewals (made by this process), to show.
     case renewalsMade(Int)
+    /// Renewals fell due by the store's clock and more are being made (a long clock advance):
+    /// `made` in this step; the load goes on.
+    case catchingUpRenewals(made: Int)
     case historyLoaded([Transaction])
     /// The Transaction Manager's list could not be read.
     case historyFailed(String)

@@ -8,6 +8,9 @@ public final class EngineEffects: Sendable {
     private let current: Mutex<Store>
     /// The simulated App Store latency before a purchase or restore completes, so the spinner shows.
     public let latency: Duration
+    /// The transactions this run of the app was handed and left unfinished: like `Transaction.updates`,
+    /// a running app does not get them again; the next launch (a new `EngineEffects`) delivers them.
+    private let held = Mutex<Set<Int64>>([])
 
     public init(store: Store, latency: Duration = .milliseconds(400)) {
         current = Mutex(store)
@@ -23,7 +26,11 @@ public final class EngineEffects: Sendable {
         switch effect {
         case .load:
             do {
-                return .loaded(try await snapshot())
+                // Years of renewals (a long `clock advance`) are caught up a batch per step, so the
+                // paywall can say how far it got; the load comes again until none is due.
+                let made = try await whenBusyRetry { try await store.appStore.processRenewals(limit: Self.renewalStep) }
+                if try await store.appStore.renewalsDue() { return .catchingUpRenewals(made: made) }
+                return .loaded(try await whenBusyRetry { try await snapshot() })
             } catch {
                 return .loadFailed(describe(error))
             }
@@ -35,8 +42,11 @@ public final class EngineEffects: Sendable {
         case .purchase(let productID, let choice):
             await simulateLatency()
             do {
-                let purchase = try await store.app.buy(productID, choice: choice)
+                // Busy is not broken: nothing was charged when the lock could not be had, so ask again.
+                let purchase = try await whenBusyRetry { try await store.app.buy(productID, choice: choice) }
                 let report: PurchaseReport = switch purchase.outcome {
+                case .purchased(let transaction, _) where !purchase.isFinished:
+                    hold(transaction.id)
                 case .purchased(let transaction, _): .success(transactionID: transaction.id, restored: false)
                 case .alreadyOwned(let transaction): .success(transactionID: transaction.id, restored: true)
                 case .changeScheduled(let change): .changeScheduled(change)
@@ -44,6 +54,9 @@ public final class EngineEffects: Sendable {
                 case .pending(let request): .pending(request.reason)
                 }
                 return .purchased(productID: productID, report)
+            } catch StoreError.failedVerification(let error, let id) {
+                _ = hold(id)
+                return .purchased(productID: productID, .unverified(transactionID: id, error: error.rawValue))
             } catch let error as StoreError {
                 return .purchased(productID: productID, .failed(name: error.name, domain: error.domain, message: error.message))
             } catch {
@@ -52,7 +65,7 @@ public final class EngineEffects: Sendable {
         case .restore:
             await simulateLatency()
             do {
-                return .restored(count: try await store.app.sync().count)
+                return .restored(count: try await whenBusyRetry { try await store.app.sync() }.count)
             } catch {
                 return .restoreFailed(describe(error))
             }
@@ -167,14 +180,43 @@ public final class EngineEffects: Sendable {
     /// Everything the screen shows, read in one go (one read of the store file), after
     /// delivering what arrived as an update (as an app's `Transaction.updates` listener does).
     public func snapshot() async throws -> StoreSnapshot {
-        try await store.app.snapshot()
+        let snapshot = try await store.app.snapshot(holding: held.withLock { $0 })
+        held.withLock { $0.formUnion(snapshot.left.map(\.id)) }
+        return snapshot
+    }
+
+    /// Remembers a transaction the app left unfinished, and reports it so.
+    private func hold(_ id: Int64) -> PurchaseReport {
+        held.withLock { _ = $0.insert(id) }
+        return .unfinished(transactionID: id)
     }
 
     private func simulateLatency() async {
         if latency > .zero { try? await Task.sleep(for: latency) }
     }
 
+    /// Renewals made per step while the paywall catches up.
+    static let renewalStep = 1_000
+
+    /// Runs `body` again while the store file stays locked by another process past the busy
+    /// timeout (a write never holds it long, so this is a queue of writers, not a fault).
+    private func whenBusyRetry<T>(_ body: () async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try await body()
+            } catch let error as SQLiteError where error.isBusy && attempt < 5 {
+                attempt += 1
+                try? await Task.sleep(for: .milliseconds(200 * attempt))
+            }
+        }
+    }
+
     private func describe(_ error: any Error) -> String {
+        if let error = error as? SQLiteError, error.isBusy {
+            return "The store file is busy: another storefront process holds it (\(error.message)). Try again in a moment."
+        }
+        return 
         (error as? StoreError)?.description ?? "\(error)"
     }
 }

@@ -44,14 +44,27 @@ private func drawTitleBar(_ state: State, into canvas: inout Canvas) {
     let storefront = state.snapshot?.storefront.countryCode ?? "…"
     let bar = Style(reverse: true)
     canvas.put(String(repeating: " ", count: canvas.width), x: 0, y: 0, style: bar)
-    var title = " Storefront \(g.dot) \(state.account) \(g.dot) \(storefront)"
-    if let snapshot = state.snapshot, let clock = snapshot.clock {
-        title += " \(g.dot) \(clockText(clock))\(snapshot.timeRate == .realTime ? "" : " (fast)")"
+    var clock = ""
+    if let snapshot = state.snapshot, let date = snapshot.clock {
+        clock = " \(g.dot) \(clockText(date))\(snapshot.timeRate == .realTime ? "" : " (fast)")"
     }
-    let used = canvas.put(title, x: 0, y: 0, limit: canvas.width, style: Style(bold: true, reverse: true))
-    let tabs: [(String, Screen)] = [("p Paywall", .paywall), ("t Transactions", .transactions), ("s Settings", .settings)]
-    let width = tabs.map { TerminalText.width($0.0) + 2 }.reduce(0, +)
-    guard used + 2 + width <= canvas.width else { return }
+    let full: [(String, Screen)] = [("p Paywall", .paywall), ("t Transactions", .transactions), ("s Settings", .settings)]
+    let short: [(String, Screen)] = [("p Pay", .paywall), ("t Trans", .transactions), ("s Set", .settings)]
+    let tabsWidth = { (tabs: [(String, Screen)]) in tabs.map { TerminalText.width($0.0) + 2 }.reduce(0, +) }
+    // The tabs stay: the title drops "Storefront", then the tabs shorten, then the account is cut.
+    let titles = [" Storefront \(g.dot) \(state.account) \(g.dot) \(storefront)\(clock)", " \(state.account) \(g.dot) \(storefront)\(clock)"]
+    var choice: (String, [(String, Screen)])?
+    for tabs in [full, short] {
+        if let title = titles.first(where: { TerminalText.width($0) + 1 + tabsWidth(tabs) <= canvas.width }) {
+            choice = (title, tabs)
+            break
+        }
+    }
+    let tabs = choice?.1 ?? short
+    let title = choice?.0 ?? " " + TerminalText.truncated(String(titles[1].dropFirst()), to: max(0, canvas.width - tabsWidth(short) - 2))
+    canvas.put(title, x: 0, y: 0, limit: canvas.width, style: Style(bold: true, reverse: true))
+    let width = tabsWidth(tabs)
+    guard width < canvas.width else { return }
     var x = canvas.width - width
     for (label, screen) in tabs {
         let current = screen == state.screen
@@ -95,25 +108,29 @@ private struct Columns {
     init(_ state: State, width: Int) {
         let canPay = state.snapshot?.canMakePayments ?? true
         let widths = state.tableMeasure.isCurrent(for: state) ? state.tableMeasure.widths : ContentWidths(state)
-        kindWidth = min(22, max(4, widths.kind ?? 4))
         priceWidth = max(5, canPay ? (widths.price ?? 5) : 13)
         let widestName = min(34, max(7, widths.name ?? 7))
-        let widestStatus = min(26, max(6, widths.status ?? 6))
-        // Room for name and status after the fixed columns, their gaps and a right margin.
-        let room = width - name - (2 + kindWidth) - (2 + priceWidth) - 2 - 1
+        let widestStatus = min(40, max(6, widths.status ?? 6))
         let buyWidth = Columns.buyLabel.count + 2
-        if widestName + widestStatus + buyWidth <= room {
-            nameWidth = widestName
-            statusWidth = room - widestName - buyWidth
+        let fullKind = min(22, max(4, widths.kind ?? 4))
+        // Room for name and status after the fixed columns, their gaps and a right margin.
+        let priceRoom = priceWidth
+        let room = { (kind: Int) in width - 6 - (kind > 0 ? 2 + kind : 0) - (2 + priceRoom) - 2 - 1 }
+        // The KIND column goes first when room is short (the group headings say it too), then [ Buy ].
+        kindWidth = widestName + widestStatus + buyWidth <= room(fullKind) ? fullKind : 0
+        let left = room(kindWidth)
+        if min(widestName, 24) + min(widestStatus, 24) + buyWidth <= left {
+            nameWidth = min(widestName, max(24, left - buyWidth - widestStatus))
+            statusWidth = left - nameWidth - buyWidth
             buy = width - buyWidth
         } else {
             // Tight: names keep up to 20 columns, the status takes what is left; both end in "…" when cut.
-            nameWidth = max(8, min(widestName, 20, room - 8))
-            statusWidth = max(0, room - nameWidth)
+            nameWidth = max(8, min(widestName, 20, left - 8))
+            statusWidth = max(0, left - nameWidth)
             buy = nil
         }
         kind = name + nameWidth + 2
-        price = kind + kindWidth + 2
+        price = kind + (kindWidth > 0 ? kindWidth + 2 : 0)
         status = price + priceWidth + 2
     }
 }
@@ -125,9 +142,22 @@ func statusText(_ product: Product, _ state: State) -> String {
         return "\(state.glyphs.warning) Unverified"
     }
     let group = product.subscription?.subscriptionGroupID
-    return ProductStatus.text(for: product, owned: snapshot.owned[product.id], balance: snapshot.balances[product.id],
-                              subscription: group.flatMap { snapshot.subscriptions[$0] },
-                              introEligible: group.map { snapshot.introEligibleGroups.contains($0) } ?? false)
+    var text = ProductStatus.text(for: product, owned: snapshot.owned[product.id], balance: snapshot.balances[product.id],
+                                  subscription: group.flatMap { snapshot.subscriptions[$0] },
+                                  introEligible: group.map { snapshot.introEligibleGroups.contains($0) } ?? false)
+    // What waits: a request for a parent or the user, a transaction the app left unfinished.
+    var marks: [String] = []
+    if let request = snapshot.pending.last(where: { $0.productID == product.id }) {
+        marks.append(request.reason == .askToBuy ? "Pending approval" : "Pending (interrupted)")
+    }
+    if snapshot.left.contains(where: { $0.productID == product.id }) { marks.append("Unfinished") }
+    if !marks.isEmpty {
+        // Before an offer's text (nothing is owned yet), after an owned state or a balance.
+        let isOffer = snapshot.owned[product.id] == nil && product.type == .autoRenewable
+        text = isOffer || text.isEmpty ? marks.joined(separator: " \(state.glyphs.dot) ")
+            : ([text] + marks).joined(separator: " \(state.glyphs.dot) ")
+    }
+    return text
 }
 
 private func drawTable(_ state: State, _ layout: Layout, into canvas: inout Canvas) {
@@ -155,7 +185,7 @@ private func drawTable(_ state: State, _ layout: Layout, into canvas: inout Canv
     }
     let columns = Columns(state, width: canvas.width)
     canvas.put("PRODUCT", x: columns.name, y: titles, style: dim)
-    canvas.put("KIND", x: columns.kind, y: titles, style: dim)
+    if columns.kindWidth > 0 { canvas.put("KIND", x: columns.kind, y: titles, style: dim) }
     canvas.put("PRICE", x: columns.price, y: titles, style: dim)
     canvas.put("STATUS", x: columns.status, y: titles, style: dim)
 
@@ -190,7 +220,9 @@ private func drawProduct(_ index: Int, _ snapshot: StoreSnapshot, _ state: State
     if owned { check.color = .green }
     canvas.put(owned ? state.glyphs.check : state.glyphs.noCheck, x: columns.check, y: row, style: check)
     canvas.put(TerminalText.truncated(product.displayName, to: columns.nameWidth), x: columns.name, y: row, style: base)
-    canvas.put(TerminalText.truncated(product.kindLabel, to: columns.kindWidth), x: columns.kind, y: row, style: base)
+    if columns.kindWidth > 0 {
+        canvas.put(TerminalText.truncated(product.kindLabel, to: columns.kindWidth), x: columns.kind, y: row, style: base)
+    }
     let price = snapshot.canMakePayments ? product.displayPrice : "Not available"
     var priceStyle = base
     if !snapshot.canMakePayments { priceStyle.dim = true }
@@ -270,12 +302,7 @@ private func drawLog(_ state: State, _ layout: Layout, timeZone: TimeZone, into 
 }
 
 private func drawFooter(_ state: State, row: Int, into canvas: inout Canvas) {
-    let g = state.glyphs
-    let hints = switch state.screen {
-    case .paywall: " \(g.up)\(g.down) move  \(g.enter) buy  r restore  c consume  l log  ? help  q quit"
-    case .transactions: " a approve d decline v resolve f refund e expire n renew u auto-renew x delete o outside"
-    case .settings: " \(g.up)\(g.down) move  \(g.left)\(g.right) \(g.enter) change  o once  esc back  q quit"
-    }
+    let hints = footerHints(for: state.screen, state.glyphs, width: canvas.width - 1)
     let used = canvas.put(hints, x: 0, y: row, style: dim)
     // The store file's path on the right, shortened from the left when the line is full.
     let room = canvas.width - used - 3

@@ -9,7 +9,8 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
     var body: [(String, Style)] = []
     var buttons: [(String, ClickTarget)] = []
     var title = "App Store"
-    let width = min(canvas.width - 4, 56)
+    // Help takes the width it can use, so its lines are not cut.
+    let width = sheet == .help ? min(canvas.width - 4, 88) : min(canvas.width - 4, 56)
     let inner = width - 4
     switch sheet {
     case .confirm(let productID, _), .alreadyOwned(let productID):
@@ -54,26 +55,21 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
         body = wrap(message, inner).map { ($0, .plain) }
         buttons = [("[ OK \(state.glyphs.enter) ]", .confirm)]
     case .help:
-        title = "Keys"
-        let g = state.glyphs
-        let keys = [
-            ("\(g.up) \(g.down)  k j", "move"),
-            ("PgUp PgDn Home End", "scroll"),
-            ("\(g.enter)  space", "buy the selected product"),
-            ("r", "restore purchases"),
-            ("c", "consume one of a consumable"),
-            ("\(g.left) \(g.right) on Confirm", "choose this purchase's outcome"),
-            ("l", "show or hide the event log"),
-            ("t", "Transaction Manager: approve, refund, …"),
-            ("+  >", "advance the store's clock a day, a month"),
-            ("s", "settings, testers and resets"),
-            ("p  esc", "back to the paywall"),
-            ("?", "this help"),
-            ("q  esc  Ctrl-C", "quit"),
-            ("mouse", "click a row, [ Buy ], [ Restore ]"),
-        ]
-        let keyWidth = keys.map { TerminalText.width($0.0) }.max() ?? 0
-        body = keys.map { (TerminalText.padded($0.0, to: keyWidth) + "  " + $0.1, .plain) }
+        let screenName = switch state.screen {
+        case .paywall: "Paywall"
+        case .transactions: "Transaction Manager"
+        case .settings: "Settings"
+        }
+        title = "Keys: \(screenName)"
+        let lines = helpLines(for: state.screen, state.glyphs, width: inner)
+        // Scrolled with ↑ ↓ when taller than the screen; the last line says what is below.
+        let room = max(1, canvas.height - 2 - 4)
+        let scroll = min(state.helpScroll, max(0, lines.count - room))
+        var shown = Array(lines.dropFirst(scroll).prefix(room)).map { ($0, Style.plain) }
+        if scroll + room < lines.count {
+            shown[shown.count - 1] = ("\(state.glyphs.down) \(lines.count - scroll - room + 1) more: \(state.glyphs.up)\(state.glyphs.down) PgDn", dim)
+        }
+        body = shown
         buttons = [("[ Close esc ]", .cancel)]
     }
     let height = min(canvas.height - 2, body.count + 4)
@@ -119,19 +115,42 @@ func outcomeLabel(_ outcome: PurchaseChoice?) -> String {
     }
 }
 
-/// Greedy word wrap to `width` columns.
+/// Greedy word wrap to `width` columns. A word wider than a line (`SKError.Code.paymentNotAllowed:`)
+/// is broken after a dot where it can be, else at the width: never cut off.
 func wrap(_ text: String, _ width: Int) -> [String] {
+    guard width > 0 else { return [] }
     var lines: [String] = []
     var line = ""
-    for word in text.split(separator: " ") {
-        let candidate = line.isEmpty ? String(word) : line + " " + word
+    for word in text.split(separator: " ").flatMap({ pieces(of: String($0), width) }) {
+        let candidate = line.isEmpty ? word : line + " " + word
         if TerminalText.width(candidate) > width, !line.isEmpty {
             lines.append(line)
-            line = String(word)
+            line = word
         } else {
             line = candidate
         }
     }
     if !line.isEmpty { lines.append(line) }
     return lines
+}
+
+/// A word as pieces no wider than `width`: split after its last dot that fits, or at the width.
+private func pieces(of word: String, _ width: Int) -> [String] {
+    var rest = word
+    var out: [String] = []
+    while TerminalText.width(rest) > width {
+        var taken = "", used = 0, lastDot: String.Index?
+        for index in rest.indices {
+            let w = TerminalText.width(String(rest[index]))
+            if used + w > width { break }
+            used += w
+            taken.append(rest[index])
+            if rest[index] == "." { lastDot = rest.index(after: index) }
+        }
+        let cut = lastDot ?? rest.index(rest.startIndex, offsetBy: max(1, taken.count))
+        out.append(String(rest[..<cut]))
+        rest = String(rest[cut...])
+    }
+    if !rest.isEmpty { out.append(rest) }
+    return out
 }

@@ -20,6 +20,10 @@ func settingsLines(_ state: State) -> [SettingsLine] {
 // MARK: - Keys
 
 func settingsKey(_ state: inout State, _ key: Key) -> [Effect] {
+    if key == .character("?") || key == .character("h") {
+        openHelp(&state)
+        return []
+    }
     let lines = settingsLines(state)
     guard !lines.isEmpty else { return [] }
     let selection = min(state.settings.selection, lines.count - 1)
@@ -37,7 +41,6 @@ func settingsKey(_ state: inout State, _ key: Key) -> [Effect] {
             return []
         }
         return run(.setSetting(name: row.value.name, value: row.value.value, once: !row.value.once), &state)
-    case .character("?"), .character("h"): state.sheet = .help
     default: break
     }
     return []
@@ -56,7 +59,16 @@ private func change(_ state: inout State, _ line: SettingsLine, by step: Int) ->
             let above = Int(row.value.value).map { value in row.choices.firstIndex { (Int($0) ?? .min) > value } ?? count } ?? 0
             next = row.choices[step > 0 ? above % count : (above - 1 + count) % count]
         }
-        return run(.setSetting(name: row.value.name, value: next, once: false), &state)
+        // Shown at once, so a second press steps on from it; while the first change is being made,
+        // the next one waits its turn (the last value pressed wins).
+        state.settings.rows?[index].value.value = next
+        state.settings.rows?[index].value.once = false
+        let command = StoreCommand.setSetting(name: row.value.name, value: next, once: false)
+        guard state.busy == nil else {
+            state.queuedSetting = command
+            return []
+        }
+        return run(command, &state)
     case .account:
         var accounts = state.settings.accounts
         if !accounts.contains(state.account) { accounts.append(state.account) }

@@ -93,6 +93,11 @@ public struct State: Equatable, Sendable {
     public var account: String
     public var storePath: String
     public var paywall: Paywall
+    /// Whether the paywall follows the store file's current account when another process
+    /// switches it (false when started with an explicit `--account`).
+    public var followsCurrentAccount = true
+    /// Whether the first load, the app's launch, has come back.
+    public var hasLaunched = false
     /// The store's contents; nil until the first load.
     public var snapshot: StoreSnapshot?
     /// Why the last load failed, shown instead of the table.
@@ -102,12 +107,18 @@ public struct State: Equatable, Sendable {
     /// The first table line shown (the table scrolls when taller than the screen).
     public var scroll = 0
     public var sheet: Sheet?
+    /// A setting changed while another change was being made: made when that one finishes.
+    public var queuedSetting: StoreCommand?
+    /// The first line of the help sheet shown, when it is taller than the screen.
+    public var helpScroll = 0
     public var busy: Busy?
     /// Counts timer ticks: drives the spinner and the check for other processes' writes.
     public var ticks = 0
     public var showLog = true
     /// A one-line note in the status line ("Purchased Swift Shopping").
     public var flash: String?
+    /// Renewals made so far while the paywall catches up the store's clock.
+    public var renewalsCaughtUp = 0
     public var isRunning = true
     public var screen = Screen.paywall
     public var manager = ManagerState()

@@ -43,9 +43,12 @@ struct ContentWidths: Sendable {
 
     init(_ state: State) {
         let products = state.products
-        kind = products.map { TerminalText.width($0.kindLabel) }.max()
-        price = products.map { TerminalText.width($0.displayPrice) }.max()
-        name = products.map { TerminalText.width($0.displayName) }.max()
-        status = products.map { TerminalText.width(statusText($0, state)) }.max()
+        // Without UTF-8 the texts are drawn transliterated ("39,99 EUR"), and measured so.
+        let ascii = state.glyphs == .ascii
+        let width = { (text: String) in TerminalText.width(ascii ? TerminalText.ascii(text) : text) }
+        kind = products.map { width($0.kindLabel) }.max()
+        price = products.map { width($0.displayPrice) }.max()
+        name = products.map { width($0.displayName) }.max()
+        status = products.map { width(statusText($0, state)) }.max()
     }
 }

@@ -53,7 +53,7 @@ func managerKey(_ state: inout State, _ key: Key) -> [Effect] {
     case .character("o"):
         if !state.products.isEmpty { state.sheet = .outsidePurchase(selection: state.selection) }
     case .character("l"): state.showLog.toggle()
-    case .character("?"), .character("h"): state.sheet = .help
+    case .character("?"), .character("h"): openHelp(&state)
     default: break
     }
     return effects

@@ -47,15 +47,35 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.knownDataVersion = snapshot.dataVersion
         state.tableMeasure = TableMeasure(state)
         state.loadError = nil
+        if state.renewalsCaughtUp > 0 {
+            state.flash = "Caught up \(state.renewalsCaughtUp) renewal\(state.renewalsCaughtUp == 1 ? "" : "s")"
+            state.renewalsCaughtUp = 0
+        }
+        let loaded = state
+        let names = { (ids: [String]) in ids.map { name(of: $0, in: loaded) }.joined(separator: ", ") }
         let updates = snapshot.arrived.map { name(of: $0, in: state) }
             + snapshot.revoked.map { name(of: $0, in: state) + " (refunded)" }
-        if !updates.isEmpty {
+        if !state.hasLaunched {
+            // The app's launch: what an earlier run left unfinished is delivered now, or is still left.
+            state.hasLaunched = true
+            var notes: [String] = []
+            if !updates.isEmpty { notes.append("Delivered at launch (left unfinished before): " + updates.joined(separator: ", ")) }
+            if !snapshot.left.isEmpty { notes.append("Still unfinished: " + names(snapshot.left.map(\.productID))) }
+            if !notes.isEmpty { state.flash = notes.joined(separator: "; ") }
+        } else if !updates.isEmpty {
             state.flash = "Arrived as an update: " + updates.joined(separator: ", ")
         }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
-        // The load finished what arrived; the manager's list, read alongside it, may predate that.
-        effects = !updates.isEmpty && state.screen == .transactions ? [.loadHistory] : []
+        // Only once a tester was chosen: a store file that never named one leaves the paywall's own.
+        if state.followsCurrentAccount, state.busy == nil, let current = snapshot.currentAccount, current != state.account {
+            // `accounts switch` in another terminal: the app signs in as the tester the store file names.
+            state.busy = .working("Switching to \(current)…")
+            effects = [.run(.switchAccount(current))]
+        } else {
+            // The load finished what arrived; the manager's list, read alongside it, may predate that.
+            effects = !updates.isEmpty && state.screen == .transactions ? [.loadHistory] : []
+        }
     case .loadFailed(let message):
         state.loadError = message
         if state.busy == .loading { state.busy = nil }
@@ -70,6 +90,10 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         }
     case .renewalsMade:
         effects = state.busy == nil ? reload(state) : []
+    case .catchingUpRenewals(let made):
+        state.renewalsCaughtUp += made
+        state.flash = "Catching up renewals: \(state.renewalsCaughtUp) made…"
+        effects = [.load]
     case .historyLoaded(let transactions):
         state.manager.transactions = transactions
         // A shorter list (a delete, a reset elsewhere) moves the cursor and the scroll back onto its rows.
@@ -97,7 +121,13 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         case .success(let message): state.flash = message
         case .failure(let failure): state.sheet = .alert(title: "Cannot \(command.verb)", message: failure.message)
         }
-        effects = reload(state)
+        if let queued = state.queuedSetting {
+            // A second press made while the first change ran: made now; the screen reads the result after it.
+            state.queuedSetting = nil
+            effects = run(queued, &state)
+        } else {
+            effects = reload(state)
+        }
     case .accountChanged(let account):
         state.busy = nil
         state.account = account
@@ -147,7 +177,7 @@ private func mainScreen(_ state: inout State, _ key: Key) -> [Effect] {
     case .character("r"): return restore(&state)
     case .character("c"): return consume(&state)
     case .character("l"): state.showLog.toggle()
-    case .character("?"), .character("h"): state.sheet = .help
+    case .character("?"), .character("h"): openHelp(&state)
     case .escape: state.isRunning = false
     default: break
     }
@@ -242,6 +272,10 @@ private func sheet(_ state: inout State, _ key: Key) -> [Effect] {
         state.flash = "Purchase cancelled (userCancelled)"
     case (.alreadyOwned, .escape), (.alreadyOwned, .character("n")), (.alreadyOwned, .character("q")):
         state.sheet = nil
+    case (.help, .down), (.help, .character("j")): state.helpScroll += 1
+    case (.help, .up), (.help, .character("k")): state.helpScroll = max(0, state.helpScroll - 1)
+    case (.help, .pageDown), (.help, .character(" ")): state.helpScroll += max(1, state.size.rows - 8)
+    case (.help, .pageUp): state.helpScroll = max(0, state.helpScroll - max(1, state.size.rows - 8))
     case (.alert, .enter), (.alert, .escape), (.alert, .character("q")), (.alert, .character(" ")),
          (.help, .enter), (.help, .escape), (.help, .character("q")), (.help, .character("?")):
         state.sheet = nil
@@ -281,95 +315,8 @@ private func click(_ state: inout State, _ target: ClickTarget) -> [Effect] {
     }
 }
 
-// MARK: - Flows
-
-private func buy(_ state: inout State) -> [Effect] {
-    // Under a load error the table is not on screen: nothing the tester can see is selected.
-    guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct, let snapshot = state.snapshot
-    else { return [] }
-    state.flash = nil
-    if product.type == .nonConsumable, snapshot.entitled.contains(product.id) {
-        state.sheet = .alreadyOwned(productID: product.id)
-    } else {
-        state.sheet = .confirm(productID: product.id)
-    }
-    return []
-}
-
-/// Loads the store again after a failed load (offline, a simulated loadProductsError).
-private func retry(_ state: inout State) -> [Effect] {
-    guard state.busy == nil else { return [] }
-    state.busy = .loading
-    return [.load]
-}
-
-private func restore(_ state: inout State) -> [Effect] {
-    guard state.busy == nil else { return [] }
-    state.flash = nil
-    state.busy = .restoring
-    return [.restore]
-}
-
-private func consume(_ state: inout State) -> [Effect] {
-    guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct else { return [] }
-    guard product.type == .consumable else {
-        state.flash = "Only consumables can be consumed"
-        return []
-    }
-    state.flash = nil
-    state.busy = .consuming(productID: product.id)
-    return [.consume(productID: product.id)]
-}
-
-private func purchaseEnded(_ state: inout State, _ productID: String, _ report: PurchaseReport) {
-    let product = name(of: productID, in: state)
-    switch report {
-    case .success(_, restored: true):
-        state.flash = "Restored \(product) for free"
-    case .success:
-        state.flash = "Purchased \(product)"
-    case .changeScheduled(let change):
-        // Short enough for the status line beside Restore: the row itself names the plan ("Starts …").
-        let when = change.effectiveDate.map { "for " + ProductStatus.shortDate($0) } ?? "for the next renewal"
-        state.flash = "\(change.kind.title) scheduled \(when): nothing charged now"
-    case .userCancelled:
-        state.sheet = .alert(title: "Purchase Cancelled", message: "The purchase of \(product) was cancelled (userCancelled).")
-    case .pending(let reason):
-        let reason = reason ?? .askToBuy
-        let action = switch reason {
-        case .interrupted: "Resolve it in the Transaction Manager (t, then v) or with storefront resolve."
-        case .askToBuy: "Approve it in the Transaction Manager (t, then a) or with storefront approve."
-        }
-        state.sheet = .alert(title: "Purchase Pending", message: reason.sentence(for: product) + " " + action)
-    case .failed(let name, let domain, let message):
-        state.sheet = .alert(title: "Purchase Failed",
-                             message: "\(domain.map { $0 + "." } ?? "")\(name): \(message)")
-    }
-}
-
-private func name(of productID: String, in state: State) -> String {
-    state.products.first { $0.id == productID }?.displayName ?? productID
-}
-
-// MARK: - Selection
-
-private func move(_ state: inout State, by offset: Int) {
-    move(&state, to: state.selection + offset)
-}
-
-private func move(_ state: inout State, to index: Int) {
-    state.selection = min(max(0, index), max(0, state.products.count - 1))
-}
-
-/// Scrolls the table so the selected row (and, at the top, its group heading) is on screen.
-private func keepSelectionVisible(_ state: inout State) {
-    let layout = Layout(state)
-    guard layout.tableHeight > 0, let line = layout.lines.firstIndex(of: .product(state.selection)) else {
-        state.scroll = 0
-        return
-    }
-    let top = line > 0 && layout.lines[line - 1].isHeading ? line - 1 : line
-    if top < state.scroll { state.scroll = top }
-    if line >= state.scroll + layout.tableHeight { state.scroll = line - layout.tableHeight + 1 }
-    state.scroll = max(0, min(state.scroll, max(0, layout.lines.count - layout.tableHeight)))
+/// Opens the current screen's help at its top.
+func openHelp(_ state: inout State) {
+    state.sheet = .help
+    state.helpScroll = 0
 }

@@ -66,9 +66,9 @@ public struct CellCanvas<Target: Hashable & Sendable>: Equatable, Sendable {
         guard y >= 0, y < height, x < width else { return 0 }
         let end = min(width, x + (limit ?? width))
         var column = x
-        for character in TerminalText.sanitized(text) {
-            var glyph = String(character)
-            if asciiOnly, !character.isASCII { glyph = character == "…" ? "~" : "?" }
+        let safe = TerminalText.sanitized(text)
+        for character in asciiOnly ? TerminalText.ascii(safe) : safe {
+            let glyph = String(character)
             let columns = TerminalText.width(glyph)
             if columns == 0 {
                 // A combining mark or joiner belongs to the character before it.

@@ -74,6 +74,35 @@ public enum TerminalText {
         return String(out) + "…"
     }
 
+    /// The text for a terminal without UTF-8: letters lose their accents (`Münzen` → `Munzen`),
+    /// currency signs become their codes (`€` → `EUR`), typographic marks their ASCII kin, and
+    /// whatever has none becomes `?`.
+    public static func ascii(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+        var out = ""
+        for character in text {
+            if character.isASCII {
+                out.append(character)
+            } else if let known = asciiStandIns[character] {
+                out += known
+            } else {
+                let bare = String(character).decomposedStringWithCanonicalMapping.unicodeScalars.filter(\.isASCII)
+                out += bare.isEmpty ? "?" : String(String.UnicodeScalarView(bare))
+            }
+        }
+        return out
+    }
+
+    private static let asciiStandIns: [Character: String] = [
+        "€": "EUR", "£": "GBP", "¥": "JPY", "₩": "KRW", "₹": "INR", "₽": "RUB", "₺": "TRY", "₪": "ILS", "₫": "VND",
+        "₱": "PHP", "฿": "THB", "₴": "UAH", "₦": "NGN", "₸": "KZT", "₼": "AZN", "₾": "GEL", "₡": "CRC", "₲": "PYG",
+        "ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe", "Œ": "OE", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D",
+        "ı": "i", "þ": "th", "Þ": "Th", "ð": "d", "Ð": "D",
+        "\u{00A0}": " ", "\u{202F}": " ", "\u{2009}": " ", "\u{2007}": " ",
+        "‘": "'", "’": "'", "‚": ",", "“": "\"", "”": "\"", "„": "\"", "«": "<<", "»": ">>", "‹": "<", "›": ">",
+        "–": "-", "—": "-", "−": "-", "…": "~", "·": "-", "•": "*", "×": "x", "\u{00AD}": "",
+    ]
+
     /// The text padded with spaces to exactly `columns` columns (cut first when longer).
     public static func padded(_ text: String, to columns: Int) -> String {
         let fitted = truncated(text, to: columns)

@@ -109,7 +109,7 @@ enum CrashSafety {
             // 2. Open it as the next run of the app would.
             do {
                 let opened = try Store(catalog: try Catalog.load(contentsOf: context.catalog), path: store)
-                let all = try await opened.app.transactions()
+                let all = try await opened.appStore.transactions()
                 checked += all.count
                 var byToken: [String: Int] = [:]
                 for transaction in all {

@@ -46,6 +46,14 @@ let parts: [(name: String, run: (Context) async -> (Findings, String))] = [
     ("hostile text", HostileText.run),
     ("terminals", Terminals.run),
     ("tampering", Tampering.run),
+    ("full disk", RoundTwo.fullDisk),
+    ("huge clock", RoundTwo.hugeClock),
+    ("lock hogs", RoundTwo.lockHogs),
+    ("nul ids", RoundTwo.nulIDs),
+    ("symlinks", RoundTwo.symlinks),
+    ("umask", RoundTwo.umask),
+    ("argument escapes", RoundTwo.argumentEscapes),
+    ("column edits", RoundTwo.columnEdits),
 ]
 let only = value("--only")
 let started = Date()

@@ -40,7 +40,8 @@ private func runLoop(store: Store, invocation: Invocation, console: Console, sto
         return .noTerminal
     }
     defer { terminal.end() }
-    let state = State(size: terminal.size, account: store.account, storePath: store.path, paywall: store.catalog.paywall)
+    var state = State(size: terminal.size, account: store.account, storePath: store.path, paywall: store.catalog.paywall)
+    state.followsCurrentAccount = invocation.account == nil
     let effects = EngineEffects(store: store, latency: .milliseconds(invocation.latency ?? 400))
     let program = Program(state: state, terminal: terminal, stop: stop, perform: effects.perform)
     var recorder: ScenarioRecorder?

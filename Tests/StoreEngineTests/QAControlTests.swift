@@ -1101,7 +1101,7 @@ struct SchemaMigrationTests {
                 let check = try SQLiteDatabase(path: path, create: false)
                 #expect(try check.scalar("PRAGMA user_version") == Ledger.schemaVersion)
                 let columns = try check.rows("SELECT name FROM pragma_table_info('transactions')") { $0.text(0) }
-                #expect(columns.suffix(4) == ["pending_reason", "offer_id", "offer_discount_type", "offer_period"])
+                #expect(columns.suffix(5) == ["pending_reason", "offer_id", "offer_discount_type", "offer_period", "seal"])
 
                 let history = try await store.transactions()
                 #expect(history.map(\.id) == old.reversed().map(\.id))

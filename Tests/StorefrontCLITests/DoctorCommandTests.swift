@@ -52,12 +52,25 @@ struct DoctorCommandTests {
 
     @Test func unfinishedTransactionsAreANoteNotAProblem() async throws {
         let sandbox = try Sandbox()
+        try await sandbox.storefront("settings", "set", "finishTransactions", "false").expect(exit: 0)
         try await sandbox.storefront("buy", Demo.coins).expect(exit: 0)
-        // `finished` is the app's side, not part of the signed transaction.
-        try StoreFileTests.sqlite(sandbox.store, "UPDATE transactions SET finished = 0")
         let (run, json) = try await doctor(sandbox, sandbox.store)
         run.expect(exit: 0)
         #expect(checks(json, "notes") == ["unfinished"])
+    }
+
+    /// Issue 15: `finished = 0` written with sqlite3 re-delivered a consumable (2 → 4 coins) and
+    /// doctor called the file healthy. The row's seal covers it now.
+    @Test func anUnfinishedFlagWrittenBySQLiteIsAProblemAndDeliversNothing() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("buy", Demo.coins).expect(exit: 0)
+        let balance = try await sandbox.storefront("balance").stdout
+        try StoreFileTests.sqlite(sandbox.store, "UPDATE transactions SET finished = 0")
+        let (run, json) = try await doctor(sandbox, sandbox.store)
+        run.expect(exit: 1)
+        #expect(checks(json, "problems") == ["unverified"])
+        try await sandbox.storefront("products").expect(exit: 0)
+        #expect(try await sandbox.storefront("balance").stdout == balance, "delivered again")
     }
 
     @Test func aMissingKeyIsANoteOnAnEmptyStoreAndAProblemBesideTransactions() async throws {

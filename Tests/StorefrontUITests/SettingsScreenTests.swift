@@ -97,6 +97,21 @@ struct SettingsScreenTests {
         #expect(update(&state, .key(.left)) == set("storefront", codes.last!))
     }
 
+    @Test("two quick presses change the setting twice: the second waits for the first and steps on from it")
+    func quickPresses() {
+        let codes = demoCatalog.storefronts.map(\.countryCode)
+        var state = settings(selecting: line("storefront"))
+        #expect(update(&state, .key(.right)) == set("storefront", codes[1]))
+        #expect(state.settings.rows?[SettingDefinition.all.firstIndex { $0.name == "storefront" }!].value.value == codes[1])
+        #expect(update(&state, .key(.right)) == [], "the first change is still being made")
+        #expect(update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[1], once: false),
+                                                .success("storefront = \(codes[1])"))) == set("storefront", codes[2]))
+        #expect(state.queuedSetting == nil)
+        #expect(update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[2], once: false),
+                                                .success("storefront = \(codes[2])"))) == [.load, .loadSettings])
+        #expect(state.busy == nil)
+    }
+
     @Test("o toggles once, only on an error setting that names an error")
     func once() {
         var state = settings(["purchaseError": "networkError"], selecting: line("purchaseError"))
@@ -254,7 +269,7 @@ struct SettingsScreenTests {
             "",
             "",
             "  purchaseError = networkError (once)",
-            " ↑↓ move  ‹› ⏎ change  o once  esc back  q quit                                   /tmp/store.sqlite",
+            " ↑↓ move  ‹› change  o once  + > clock  esc back  ? help  q quit                  /tmp/store.sqlite",
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)

@@ -278,7 +278,7 @@ struct TransactionManagerTests {
             String(repeating: "─", count: 100),
             "  tx 2000000005  ·  v resolve (complete it)  x delete",
             "  Approved 2000000007 (Go Pro): it arrives as an update",
-            " a approve d decline v resolve f refund e expire n renew u auto-renew x delete o outside",
+            " ↑↓ move  a approve  d decline  v resolve  f refund  e expire  n renew  x delete  ? help  q quit",
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)

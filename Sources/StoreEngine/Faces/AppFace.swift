@@ -98,7 +98,12 @@ public struct AppFace: Sendable {
     public func balances() async throws -> [String: Int] { try await store.balances() }
 
     /// Everything a screen shows, in one consistent read, after delivering what arrived.
-    public func snapshot() async throws -> StoreSnapshot { try await store.snapshot() }
+    /// `held`: transactions this run of the app was handed already and left unfinished
+    /// (`snapshot.left`, a refused unverified purchase): as `Transaction.updates`, a running
+    /// app does not get them again; they are in `left` until the next launch delivers them.
+    public func snapshot(holding held: Set<Int64> = []) async throws -> StoreSnapshot {
+        try await store.snapshot(holding: held)
+    }
 
     /// A number that changes when another process commits to the store file: cheap to poll.
     public func dataVersion() async throws -> Int64 { try await store.dataVersion() }

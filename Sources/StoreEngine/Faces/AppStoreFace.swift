@@ -65,6 +65,13 @@ public struct AppStoreFace: Sendable {
     /// Makes every renewal, billing failure and expiry due by the store's time; returns how many renewals were made.
     @discardableResult
     public func processRenewals() async throws -> Int { try await store.processRenewals() }
+    /// The renewals due for the store's account only (what a command acting for it needs).
+    public func processOwnRenewals() async throws -> Int { try await store.processRenewals(onlyAccount: store.account) }
+    /// Makes at most about `limit` of the renewals due (each batch its own short write), for a
+    /// caller that shows progress; ``renewalsDue()`` says whether more wait.
+    public func processRenewals(limit: Int) async throws -> Int { try await store.processRenewals(limit: limit) }
+    /// Whether renewals (or billing steps) are due by the store's clock now.
+    public func renewalsDue() async throws -> Bool { try await store.renewalsDue() }
 
     /// Turns auto-renew on or off for a subscription group (or the group of a product id).
     public func setAutoRenew(groupID: String, _ on: Bool) async throws { try await store.setAutoRenew(groupID: groupID, on) }

@@ -176,6 +176,9 @@ public struct AppPurchase: Sendable, Hashable {
     /// The app delivered and finished the transaction (false when `finishTransactions` is off,
     /// and for outcomes with nothing new to deliver).
     public var isFinished: Bool
+    /// Why the app could not deliver and finish a purchase that was made (committed and
+    /// charged): a full disk, say. The purchase stands; it is delivered at the next launch.
+    public var warning: String? = nil
 
     /// As StoreKit 2's `Product.PurchaseResult`.
     public var result: PurchaseResult { outcome.result }

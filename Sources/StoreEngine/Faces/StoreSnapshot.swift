@@ -33,6 +33,9 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var pending: [PendingRequest] = []
     /// Transactions the app could not finish during this load (unverified, or `finishTransactions` false).
     public var left: [Transaction] = []
+    /// The account the store file names as the current one (`accounts switch`, from any process);
+    /// nil when none was ever chosen (the default account).
+    public var currentAccount: String?
 
     public init(storefront: Storefront, products: [Product], owned: [String: Transaction], entitled: Set<String>,
                 balances: [String: Int], unverified: [String: String] = [:], canMakePayments: Bool,
@@ -55,11 +58,12 @@ extension Store {
     /// process's commit lands halfway through, after delivering what arrived as an
     /// update (as an app's `Transaction.updates` listener does). Renewals due are made
     /// once, first; loading the products' conditions (latency, offline, loadProductsError) apply.
-    func snapshot() async throws -> StoreSnapshot {
+    /// `held`: transactions this run of the app left unfinished already; they wait for the next launch.
+    func snapshot(holding held: Set<Int64> = []) async throws -> StoreSnapshot {
         // Read first: a commit by another process while the rest is read then counts as a
         // change still to load, rather than being taken for part of this snapshot and missed.
         let version = try dataVersion()
-        let delivery = try deliverUnfinished()
+        let delivery = try deliverUnfinished(holding: held)
         try await simulateConditions(errorSetting: .loadProductsError)
         return try ledger.db.read {
             let date = try currentTime()
@@ -74,6 +78,7 @@ extension Store {
             snapshot.introEligibleGroups = try introOfferEligibleGroups()
             snapshot.pending = try pendingTransactions().map(PendingRequest.init)
             snapshot.left = delivery.left
+            snapshot.currentAccount = try ledger.setting(Self.currentAccountSetting, account: "")
             snapshot.revoked = delivery.revoked.map(\.productID)
             // Shown only once the store's time is its own: running fast, or moved ahead.
             snapshot.timeRate = rate

@@ -1,0 +1,168 @@
+import COpenSSL
+import Foundation
+
+/// Seals (schema 6): what the JWS does not cover — `status`, `finished`, the pending
+/// reason, every column as stored, to the byte — is covered by a seal per row, an
+/// HMAC-SHA256 under a key derived from the store's private key. And the seals of all
+/// rows are folded into one signed head (XOR of their digests), so that a row put back
+/// as an older signed version of itself (a refund undone with the old JWS and seal), or
+/// a row deleted, no longer adds up: `doctor` checks it.
+extension Ledger {
+    /// The seal key: derived from the private key, so only whoever holds the key can seal.
+    static func sealKey(for key: SigningKey) -> [UInt8] {
+        sha256(Array("storefront row seal v1\n".utf8) + Array(key.privateKeyPEM.utf8))
+    }
+
+    /// The seal of a row read with ``columns`` (the seal column itself, the last, left out).
+    static func seal(of row: SQLiteDatabase.Row, key: [UInt8]) -> String {
+        hex(hmac(key: key, row.canonicalBytes(columns: 0..<Int32(sealColumn))))
+    }
+
+    /// The position of `seal` in ``columns``.
+    static let sealColumn = 28
+
+    /// Whether a row read with ``columns`` carries its own seal.
+    func isSealed(_ row: SQLiteDatabase.Row) -> Bool {
+        guard let stored = row.optionalText(Int32(Self.sealColumn)) else { return false }
+        return stored == Self.seal(of: row, key: sealKey)
+    }
+
+    static let brokenSealReason = "the stored record does not match its seal (edited data: status, finished or another column)"
+
+    // MARK: - Writing
+
+    /// Seals row `id` anew as it now stands, and folds the change into the head.
+    func reseal(_ id: Int64) throws(SQLiteError) {
+        var pair: (old: String?, new: String)?
+        try db.query("SELECT \(Self.columns) FROM transactions WHERE id = ?", [id]) { row in
+            pair = (row.optionalText(Int32(Self.sealColumn)), Self.seal(of: row, key: sealKey))
+        }
+        guard let pair, pair.old != pair.new else { return }
+        try db.run("UPDATE transactions SET seal = ? WHERE id = ?", pair.new, id)
+        var digest = try headDigest()
+        if let old = pair.old { xor(&digest, Self.bytes(hex: old)) }
+        xor(&digest, Self.bytes(hex: pair.new))
+        try saveHead(digest)
+    }
+
+    /// Takes row `id`'s seal out of the head, before the row is deleted.
+    func unseal(_ id: Int64) throws(SQLiteError) {
+        guard let old = try db.rows("SELECT seal FROM transactions WHERE id = ?", id, as: { $0.optionalText(0) }).first ?? nil
+        else { return }
+        var digest = try headDigest()
+        xor(&digest, Self.bytes(hex: old))
+        try saveHead(digest)
+    }
+
+    /// Seals every row and the head from scratch (schema 6 migration, resets).
+    func resealAll() throws(SQLiteError) {
+        let ids = try db.rows("SELECT id FROM transactions ORDER BY id") { $0.int64(0) }
+        try db.run("UPDATE transactions SET seal = NULL")
+        try saveHead([UInt8](repeating: 0, count: 32))
+        for id in ids { try reseal(id) }
+    }
+
+    /// Folds the head again from the seals of the rows there are (after a reset deleted rows).
+    func refoldHead() throws(SQLiteError) {
+        var digest = [UInt8](repeating: 0, count: 32)
+        try db.query("SELECT seal FROM transactions WHERE seal IS NOT NULL", []) { row in
+            xor(&digest, Self.bytes(hex: row.text(0)))
+        }
+        try saveHead(digest)
+    }
+
+    /// The head's digest: the XOR of every row's seal (all zero with no rows).
+    func headDigest() throws(SQLiteError) -> [UInt8] {
+        let stored = try db.rows("SELECT digest FROM seal_head WHERE id = 1") { $0.text(0) }.first
+        return stored.map(Self.bytes(hex:)) ?? [UInt8](repeating: 0, count: 32)
+    }
+
+    private func saveHead(_ digest: [UInt8]) throws(SQLiteError) {
+        let text = Self.hex(digest)
+        try db.run("INSERT OR REPLACE INTO seal_head (id, digest, seal) VALUES (1, ?, ?)",
+                   text, Self.hex(Self.hmac(key: sealKey, Array("head\n\(text)".utf8))))
+    }
+
+    static let sealHeadTable = """
+        CREATE TABLE IF NOT EXISTS seal_head (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            digest TEXT NOT NULL,                    -- XOR of every transaction's seal
+            seal TEXT NOT NULL                       -- HMAC of the digest under the seal key
+        );
+        """
+
+    // MARK: - Checking (the doctor)
+
+    /// Why the head does not add up with the rows' seals, or nil. Reads only.
+    static func headProblem(_ db: SQLiteDatabase, key: [UInt8]) throws(SQLiteError) -> String? {
+        var digest = [UInt8](repeating: 0, count: 32)
+        try db.query("SELECT seal FROM transactions WHERE seal IS NOT NULL", []) { row in
+            xor(&digest, bytes(hex: row.text(0)))
+        }
+        let head = try db.rows("SELECT digest, seal FROM seal_head WHERE id = 1") { ($0.text(0), $0.text(1)) }.first
+        guard let head else {
+            return digest == [UInt8](repeating: 0, count: 32) ? nil
+                : "the ledger's sealed head is missing, but transactions are sealed (rows removed or put back)"
+        }
+        guard head.1 == hex(hmac(key: key, Array("head\n\(head.0)".utf8))) else {
+            return "the ledger's head does not match its seal (edited)"
+        }
+        guard head.0 == hex(digest) else {
+            return "the transactions do not add up to the ledger's sealed head: a row was deleted, or replaced by an older version of itself (an undone refund, say)"
+        }
+        return nil
+    }
+
+    // MARK: - Bytes
+
+    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        SHA256(bytes, bytes.count, &digest)
+        return digest
+    }
+
+    /// HMAC-SHA256 (RFC 2104) on the one-shot SHA-256.
+    static func hmac(key: [UInt8], _ message: [UInt8]) -> [UInt8] {
+        var block = key.count > 64 ? sha256(key) : key
+        block += [UInt8](repeating: 0, count: 64 - block.count)
+        let inner = sha256(block.map { $0 ^ 0x36 } + message)
+        return sha256(block.map { $0 ^ 0x5c } + inner)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func bytes(hex: String) -> [UInt8] {
+        var result: [UInt8] = []
+        var high: UInt8?
+        for unit in hex.utf8 {
+            guard let nibble = UInt8(String(UnicodeScalar(unit)), radix: 16) else { continue }
+            if let h = high { result.append(h << 4 | nibble); high = nil } else { high = nibble }
+        }
+        return result
+    }
+}
+
+private func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
+    for index in digest.indices where index < other.count { digest[index] ^= other[index] }
+}
+
+extension SQLiteDatabase.Row {
+    /// The columns as stored, each tagged with its type and, for text and blobs, its byte
+    /// length: two different rows never give the same bytes.
+    func canonicalBytes(columns: Range<Int32>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for column in columns {
+            if isNull(column) {
+                bytes += Array("n;".utf8)
+            } else if isInteger(column) {
+                bytes += Array("i\(int64(column));".utf8)
+            } else {
+                let text = Array(text(column).utf8)
+                bytes += Array("t\(text.count):".utf8) + text + [59]
+            }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// The store's clock: real time, scaled by `timeRate` and moved by `clock advance`.
+extension Store {
+    // MARK: - The clock
+
+    /// The store's time now: real time, scaled by `timeRate` and moved by `clock advance`.
+    func currentTime() throws -> Date {
+        try virtualClock()?.storeTime(at: now()) ?? now()
+    }
+
+    /// The store's clock and its rate, for `storefront clock`.
+    func clock() throws -> (now: Date, rate: TimeRate) {
+        (try currentTime(), try value(.timeRate))
+    }
+
+    /// Jumps the store's clock ahead, then makes the renewals that fell due. Returns the new time.
+    @discardableResult
+    func advanceClock(by duration: ISODuration) throws -> Date {
+        let start = try currentTime()
+        // Bounded: a subscription renews at most so many times in the jump (weekly: 5,218 in 100 years).
+        guard duration.after(start) <= Self.longestClockAdvance.after(start) else {
+            throw SettingError(description: "clock advance \(duration) is too long: at most \(Self.longestClockAdvance) (100 years) at a time")
+        }
+        let target = try ledger.db.transaction {
+            let target = duration.after(try currentTime())
+            try anchorClock(storeTime: target)
+            return target
+        }
+        try processRenewals()
+        return target
+    }
+
+    /// The longest jump `clock advance` makes at once.
+    public static let longestClockAdvance = ISODuration(years: 100)
+
+    /// Re-anchors the clock: from the real instant now, store time continues from `storeTime`.
+    func anchorClock(storeTime: Date) throws {
+        try ledger.setSetting(Self.anchorRealSetting, account: "", value: String(now().milliseconds))
+        try ledger.setSetting(Self.anchorStoreSetting, account: "", value: String(storeTime.milliseconds))
+    }
+
+    func virtualClock() throws -> VirtualClock? {
+        let rate = try value(.timeRate)
+        guard let real = try ledger.setting(Self.anchorRealSetting, account: "").flatMap(Int64.init),
+              let store = try ledger.setting(Self.anchorStoreSetting, account: "").flatMap(Int64.init) else {
+            guard rate != .realTime else { return nil }
+            // A rate from the catalog (a .storekit file's _timeRate) runs from the first time the
+            // store reads its clock (a store file that cannot be written stays on real time).
+            let start = now()
+            try? anchorClock(storeTime: start)
+            return VirtualClock(anchorReal: start, anchorStore: start, speed: rate.speed(shortestPeriod: shortestPeriod))
+        }
+        return VirtualClock(anchorReal: Date(milliseconds: real), anchorStore: Date(milliseconds: store),
+                            speed: rate.speed(shortestPeriod: shortestPeriod))
+    }
+
+    static let anchorRealSetting = "clock.anchorReal"
+    static let anchorStoreSetting = "clock.anchorStore"
+}

@@ -1,0 +1,99 @@
+import Foundation
+import StoreEngine
+
+/// What the user asked for on the command line.
+public struct Invocation: Equatable, Sendable {
+    public var catalogPath = "products.json"
+    /// `--store`; nil means `STOREFRONT_STORE` or the default location.
+    public var storePath: String?
+    /// `--account`; nil means the account last switched to, else ``Store/defaultAccount``.
+    public var account: String?
+    public var json = false
+    /// The TUI's simulated purchase latency in milliseconds (`--latency`).
+    public var latency: Int?
+    /// `--record FILE`: the paywall writes the tester's actions there as a scenario.
+    public var recordPath: String?
+    public var command: Command
+
+    public init(command: Command) { self.command = command }
+}
+
+/// A subcommand and its operands.
+public enum Command: Equatable, Sendable {
+    /// No subcommand: open the paywall.
+    case paywall
+    case products
+    /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a promotional offer.
+    case buy(productID: String, quantity: Int, outcome: PurchaseChoice? = nil, offerID: String? = nil,
+             appAccountToken: UUID? = nil)
+    /// `buy --outside`: a purchase made outside the app, reaching it as an update.
+    case buyOutside(productID: String, quantity: Int)
+    /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.
+    case approve(transactionID: Int64)
+    case decline(transactionID: Int64)
+    case resolve(transactionID: Int64)
+    case refund(transactionID: Int64, reason: Transaction.RevocationReason)
+    case deleteTransaction(transactionID: Int64)
+    /// `accounts`, `accounts create NAME`, `accounts switch NAME`.
+    case accounts
+    case createAccount(name: String)
+    case switchAccount(name: String)
+    /// `clock`, `clock advance DURATION`.
+    case clock
+    case advanceClock(ISODuration)
+    /// `status [GROUP_ID]`: each subscription group's renewal state and info.
+    case status(groupID: String?)
+    /// `auto-renew GROUP on|off`, `expire GROUP`, `renew GROUP` (a group id or one of its product ids).
+    case autoRenew(group: String, on: Bool)
+    case expire(group: String)
+    case renew(group: String)
+    case restore
+    /// `Transaction.all`; `pending`: the requests waiting instead.
+    case transactions(pending: Bool)
+    case entitlements
+    case consume(productID: String, quantity: Int)
+    case reset(ResetScope)
+    case settings
+    case setSetting(name: String, value: String, once: Bool = false)
+    case log(limit: Int)
+    /// `key export`: the public key that verifies the store's signatures.
+    case exportKey
+    /// `key export --root [--der]`: the root certificate of the store's chain.
+    case exportRoot(der: Bool)
+    /// `serve`: the App Store Server API and Server Notifications V2.
+    case serve(listen: String, notify: [String], allowRemote: Bool)
+    /// `serve keys`: the Server API's keys.
+    case serveKeys
+    case serveKeysAdd(keyID: String, issuer: String, publicKeyPath: String)
+    case serveKeysCreate(issuer: String?)
+    case serveKeysRemove(keyID: String)
+    /// `notifications`: every server notification with its delivery attempts.
+    case notifications
+    /// `verify JWS`: decode and verify one signed transaction.
+    case verify(jws: String)
+    /// `catalog check FILE`: validate a products.json or `.storekit` file and summarize it.
+    case catalogCheck(path: String)
+    /// `catalog convert FILE`: print a catalog file as products.json.
+    case catalogConvert(path: String)
+    /// `doctor`: check the store file read-only and say what is wrong with it.
+    case doctor
+    /// `--help`, `help`, or `COMMAND --help`: help on one command, or on all when nil.
+    case help(String?)
+    case version
+    /// `completions bash|zsh|fish`: the shell's completion script.
+    case completions(Shell)
+    /// `man`: the manual page storefront(1), in roff.
+    case manPage
+    /// `replay FILE…`: run scenario files headless as regression tests.
+    case replay(paths: [String], junit: String? = nil, keep: Bool = false)
+    /// `__complete WHAT`: candidates the completion scripts ask for at completion time (hidden).
+    case complete(CompletionRequest)
+}
+
+/// A command line that does not parse: the message says what and how to fix it (exit 64).
+public struct UsageError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+    /// The command whose usage to show after the message, if known.
+    public var command: String?
+}
+

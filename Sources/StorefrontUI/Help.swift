@@ -1,0 +1,100 @@
+// Every key of each screen, said once: the help sheet lists them all, wrapped to the
+// width; the footer shows the ones that fit, most used first, and always "? help".
+
+/// A key of a screen and what it does; `hint` is its short form for the footer (nil: help only).
+struct KeyHelp: Equatable {
+    var keys: String
+    var does: String
+    var hint: String?
+}
+
+/// The keys of `screen`, in the order the help sheet lists them.
+func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
+    let move = KeyHelp(keys: "\(g.up) \(g.down)  k j", does: "move", hint: "\(g.up)\(g.down) move")
+    let scroll = KeyHelp(keys: "PgUp PgDn Home End g G", does: "page, first, last")
+    let clock = KeyHelp(keys: "+  >", does: "advance the store's clock a day, a month (renewals follow)", hint: "+ > clock")
+    let log = KeyHelp(keys: "l", does: "show or hide the event log", hint: "l log")
+    let help = KeyHelp(keys: "?  h", does: "this help", hint: "? help")
+    let quit = KeyHelp(keys: "q  Ctrl-C", does: "quit", hint: "q quit")
+    switch screen {
+    case .paywall:
+        return [
+            move, scroll,
+            KeyHelp(keys: "\(g.enter)  space", does: "buy the selected product: the App Store sheet", hint: "\(g.enter) buy"),
+            KeyHelp(keys: "\(g.left) \(g.right)  o  tab", does: "on the App Store sheet: choose how this purchase ends"),
+            KeyHelp(keys: "t", does: "the Transaction Manager: approve, decline, refund, expire, renew", hint: "t transactions"),
+            KeyHelp(keys: "s", does: "settings, testers and resets", hint: "s settings"),
+            KeyHelp(keys: "r", does: "restore purchases (after a failed load: retry)", hint: "r restore"),
+            KeyHelp(keys: "c", does: "consume one of the selected consumable", hint: "c consume"),
+            clock, log, help,
+            KeyHelp(keys: "q  esc  Ctrl-C", does: "quit", hint: "q quit"),
+            KeyHelp(keys: "mouse", does: "click a row, [ Buy ], [ Restore Purchases ], a tab, a sheet's buttons"),
+        ]
+    case .transactions:
+        return [
+            move, scroll,
+            KeyHelp(keys: "a", does: "approve the selected Ask to Buy request", hint: "a approve"),
+            KeyHelp(keys: "d", does: "decline the selected Ask to Buy request", hint: "d decline"),
+            KeyHelp(keys: "v", does: "resolve the selected interrupted purchase", hint: "v resolve"),
+            KeyHelp(keys: "f", does: "refund the selected transaction", hint: "f refund"),
+            KeyHelp(keys: "e", does: "expire the selected subscription now", hint: "e expire"),
+            KeyHelp(keys: "n", does: "renew the selected subscription now", hint: "n renew"),
+            KeyHelp(keys: "u", does: "turn the selected subscription's auto-renew on or off", hint: "u auto-renew"),
+            KeyHelp(keys: "x", does: "delete the selected transaction (asks first)", hint: "x delete"),
+            KeyHelp(keys: "o", does: "buy from outside the app (another device): arrives as an update", hint: "o outside"),
+            clock, log,
+            KeyHelp(keys: "p  esc", does: "back to the paywall", hint: "esc back"),
+            KeyHelp(keys: "s", does: "settings, testers and resets"),
+            help, quit,
+            KeyHelp(keys: "mouse", does: "click a row to select it, a tab to switch screens"),
+        ]
+    case .settings:
+        return [
+            move, KeyHelp(keys: "Home End g G", does: "first, last"),
+            KeyHelp(keys: "\(g.left) \(g.right)  \(g.enter)  space", does: "change the selected setting, switch tester, or run the action",
+                    hint: "\(g.left)\(g.right) change"),
+            KeyHelp(keys: "o", does: "make the selected error setting apply once (the next call only)", hint: "o once"),
+            clock,
+            KeyHelp(keys: "p  esc", does: "back to the paywall", hint: "esc back"),
+            KeyHelp(keys: "t", does: "Transaction Manager"),
+            help, quit,
+            KeyHelp(keys: "mouse", does: "click a row to select it, a tab to switch screens"),
+        ]
+    }
+}
+
+/// The help sheet's lines for a screen, wrapped to `width` columns: keys in a column of
+/// their own, what they do wrapped beside them.
+func helpLines(for screen: Screen, _ g: Glyphs, width: Int) -> [String] {
+    let keys = keyHelp(for: screen, g)
+    let keyWidth = min(keys.map { TerminalText.width($0.keys) }.max() ?? 0, max(4, width / 3))
+    let room = max(8, width - keyWidth - 2)
+    var lines: [String] = []
+    for key in keys {
+        // Keys wider than their column get a line of their own, never cut.
+        let ownLine = TerminalText.width(key.keys) > keyWidth
+        if ownLine { lines.append(key.keys) }
+        for (index, part) in wrap(key.does, room).enumerated() {
+            let left = index == 0 && !ownLine ? TerminalText.padded(key.keys, to: keyWidth) : String(repeating: " ", count: keyWidth)
+            lines.append(left + "  " + part)
+        }
+    }
+    return lines
+}
+
+/// The footer's hints for a screen that fit in `width` columns, in the help's order,
+/// always ending with "? help" (and "q quit" when it fits).
+func footerHints(for screen: Screen, _ g: Glyphs, width: Int) -> String {
+    let hints = keyHelp(for: screen, g).compactMap(\.hint)
+    let always = hints.filter { $0.hasPrefix("?") || $0.hasPrefix("q ") }
+    var chosen: [String] = []
+    var used = always.map { TerminalText.width($0) + 2 }.reduce(0, +) + 1
+    for hint in hints where !always.contains(hint) {
+        let w = TerminalText.width(hint) + 2
+        if used + w <= width {
+            chosen.append(hint)
+            used += w
+        }
+    }
+    return " " + (chosen + always).joined(separator: "  ")
+}

@@ -1,0 +1,102 @@
+import StoreEngine
+
+// The paywall's flows (buy, restore, consume, what a purchase ended in) and its selection, for `update`.
+
+// MARK: - Flows
+
+func buy(_ state: inout State) -> [Effect] {
+    // Under a load error the table is not on screen: nothing the tester can see is selected.
+    guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct, let snapshot = state.snapshot
+    else { return [] }
+    state.flash = nil
+    if product.type == .nonConsumable, snapshot.entitled.contains(product.id) {
+        state.sheet = .alreadyOwned(productID: product.id)
+    } else {
+        state.sheet = .confirm(productID: product.id)
+    }
+    return []
+}
+
+/// Loads the store again after a failed load (offline, a simulated loadProductsError).
+func retry(_ state: inout State) -> [Effect] {
+    guard state.busy == nil else { return [] }
+    state.busy = .loading
+    return [.load]
+}
+
+func restore(_ state: inout State) -> [Effect] {
+    guard state.busy == nil else { return [] }
+    state.flash = nil
+    state.busy = .restoring
+    return [.restore]
+}
+
+func consume(_ state: inout State) -> [Effect] {
+    guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct else { return [] }
+    guard product.type == .consumable else {
+        state.flash = "Only consumables can be consumed"
+        return []
+    }
+    state.flash = nil
+    state.busy = .consuming(productID: product.id)
+    return [.consume(productID: product.id)]
+}
+
+func purchaseEnded(_ state: inout State, _ productID: String, _ report: PurchaseReport) {
+    let product = name(of: productID, in: state)
+    switch report {
+    case .success(_, restored: true):
+        state.flash = "Restored \(product) for free"
+    case .success:
+        state.flash = "Purchased \(product)"
+    case .unfinished(let id):
+        state.flash = "Purchased \(product), left unfinished (tx \(id)): nothing delivered; the next launch delivers it"
+    case .unverified(let id, let error):
+        state.sheet = .alert(title: "Unverified Transaction",
+                             message: "Transaction \(id) for \(product) reached the app unverified (\(error)). The app does not "
+                                 + "deliver it and leaves it unfinished: the next launch delivers it if it verifies then.")
+    case .changeScheduled(let change):
+        // Short enough for the status line beside Restore: the row itself names the plan ("Starts …").
+        let when = change.effectiveDate.map { "for " + ProductStatus.shortDate($0) } ?? "for the next renewal"
+        state.flash = "\(change.kind.title) scheduled \(when): nothing charged now"
+    case .userCancelled:
+        state.sheet = .alert(title: "Purchase Cancelled", message: "The purchase of \(product) was cancelled (userCancelled).")
+    case .pending(let reason):
+        let reason = reason ?? .askToBuy
+        let action = switch reason {
+        case .interrupted: "Resolve it in the Transaction Manager (t, then v) or with storefront resolve."
+        case .askToBuy: "Approve it in the Transaction Manager (t, then a) or with storefront approve."
+        }
+        state.sheet = .alert(title: "Purchase Pending", message: reason.sentence(for: product) + " " + action)
+    case .failed(let name, let domain, let message):
+        state.sheet = .alert(title: "Purchase Failed",
+                             message: "\(domain.map { $0 + "." } ?? "")\(name): \(message)")
+    }
+}
+
+func name(of productID: String, in state: State) -> String {
+    state.products.first { $0.id == productID }?.displayName ?? productID
+}
+
+// MARK: - Selection
+
+func move(_ state: inout State, by offset: Int) {
+    move(&state, to: state.selection + offset)
+}
+
+func move(_ state: inout State, to index: Int) {
+    state.selection = min(max(0, index), max(0, state.products.count - 1))
+}
+
+/// Scrolls the table so the selected row (and, at the top, its group heading) is on screen.
+func keepSelectionVisible(_ state: inout State) {
+    let layout = Layout(state)
+    guard layout.tableHeight > 0, let line = layout.lines.firstIndex(of: .product(state.selection)) else {
+        state.scroll = 0
+        return
+    }
+    let top = line > 0 && layout.lines[line - 1].isHeading ? line - 1 : line
+    if top < state.scroll { state.scroll = top }
+    if line >= state.scroll + layout.tableHeight { state.scroll = line - layout.tableHeight + 1 }
+    state.scroll = max(0, min(state.scroll, max(0, layout.lines.count - layout.tableHeight)))
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Glibc
+
+/// The second round of attacks (issue 15): a full disk, huge clock advances, lock hogs.
+enum RoundTwo {
+    static func sf(_ context: Context, _ store: String, _ arguments: [String], catalog: String? = nil,
+                   shell prefix: String? = nil) -> Outcome {
+        let command = [context.storefront, "--catalog", catalog ?? context.catalog, "--store", store] + arguments
+        guard let prefix else { return Processes.run(command, timeout: 120) }
+        return Processes.shell("\(prefix); exec \"$@\"", command)
+    }
+
+    static func count(_ context: Context, _ store: String) -> Int {
+        // Every row: finished consumables are not in `transactions` (as in StoreKit's Transaction.all).
+        Int(Processes.run(["/usr/bin/sqlite3", store, "SELECT count(*) FROM transactions"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// Buys under a small file-size limit until a purchase fails: every exit 0 is a purchase
+    /// there afterwards, every failure (74) named the system's reason and left nothing charged.
+    static func fullDisk(_ context: Context) async -> (Findings, String) {
+        let findings = Findings()
+        let folder = context.folder("full-disk")
+        var reported = 0, refused = 0, warned = 0, rounds = 0
+        for round in 0..<(context.quick ? 2 : 6) {
+            let store = folder + "/s\(round).sqlite"
+            _ = sf(context, store, ["buy", Demo.swiftShopping])
+            var ids: [String] = []
+            var charged = count(context, store)
+            for attempt in 0..<30 {
+                let product = attempt == 0 ? Demo.iPhoneRage : Demo.coins
+                let run = sf(context, store, ["buy", product, "--json"], shell: "trap '' XFSZ; ulimit -f \(40 + round * 6)")
+                let after = count(context, store)
+                if run.status == 0 {
+                    reported += 1
+                    if run.stderr.contains("warning:") { warned += 1 }
+                    findings.check(run.stdout.contains("\"transaction\""), "round \(round): exit 0 without the transaction: \(run.summary)")
+                    if let id = run.stdout.split(separator: "\n").first(where: { $0.contains("\"id\"") }) { ids.append(String(id)) }
+                    findings.check(after == charged + 1, "round \(round): exit 0 but \(after - charged) new transactions")
+                } else {
+                    refused += 1
+                    findings.check(run.status == 74, "round \(round): a failed purchase exited \(run.status): \(run.summary)")
+                    findings.check(run.stdout.isEmpty, "round \(round): output from a failed purchase")
+                    findings.check(run.stderr.contains("File too large") || run.stderr.contains("No space left"),
+                                   "round \(round): no system reason: \(run.stderr.prefix(300))")
+                    findings.check(after == charged, "round \(round): a failed purchase charged \(after - charged)")
+                    break
+                }
+                charged = after
+            }
+            rounds += 1
+            let doctor = sf(context, store, ["doctor"])
+            findings.check(doctor.status == 0, "round \(round): doctor after the full disk: \(doctor.summary)")
+        }
+        return (findings, "\(rounds) stores filled under ulimit -f, \(reported) purchases reported and present (\(warned) with a delivery warning), \(refused) refused with the system's reason and nothing charged")
+    }
+
+    /// Huge clock advances: refused past 100 years (64); 100 years of a monthly subscription
+    /// for 20 testers caught up in batches while purchases from another process go through.
+    static func hugeClock(_ context: Context) async -> (Findings, String) {
+        let findings = Findings()
+        let store = context.folder("huge-clock") + "/s.sqlite"
+        let testers = context.quick ? 4 : 20
+        for index in 0..<testers {
+            _ = sf(context, store, ["accounts", "create", "t\(index)@local"])
+            let buy = sf(context, store, ["--account", "t\(index)@local", "buy", Demo.monthly])
+            findings.check(buy.status == 0, "setup: \(buy.summary)")
+        }
+        let refused = sf(context, store, ["clock", "advance", "P1000000Y"])
+        findings.check(refused.status == 64, "clock advance P1000000Y exited \(refused.status)")
+        let before = sf(context, store, ["clock"]).stdout
+        findings.check(sf(context, store, ["clock", "advance", "P101Y"]).status == 64, "P101Y not refused")
+        findings.check(sf(context, store, ["clock"]).stdout == before, "a refused advance moved the clock")
+        // Meanwhile another process buys: each purchase waits at most for one batch.
+        let started = Date()
+        guard let pid = Processes.spawn([context.storefront, "--catalog", context.catalog, "--store", store,
+                                         "clock", "advance", "P100Y"], stdout: "/dev/null", stderr: "/dev/null") else {
+            findings.fail("cannot start clock advance")
+            return (findings, "")
+        }
+        var slowest = 0.0, bought = 0
+        while Processes.isRunning(pid) && bought < 20 {
+            let start = Date()
+            let buy = sf(context, store, ["buy", Demo.coins])
+            slowest = max(slowest, Date().timeIntervalSince(start))
+            findings.check(buy.status == 0, "a purchase during the catch-up: \(buy.summary)")
+            bought += 1
+        }
+        let ending = Processes.wait(pid, timeout: 600)
+        let seconds = Date().timeIntervalSince(started)
+        findings.check(ending.status == 0, "clock advance P100Y exited \(ending.status)")
+        findings.check(slowest < 10, "a purchase waited \(String(format: "%.1f", slowest)) s for the lock")
+        func all() -> Int { Int(Processes.run(["/usr/bin/sqlite3", store, "SELECT count(*) FROM transactions"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 }
+        let total = all()
+        // Idempotent: nothing more to do, another command adds nothing.
+        _ = sf(context, store, ["products"])
+        _ = sf(context, store, ["clock", "advance", "PT1S"])
+        findings.check(all() == total, "a second catch-up added renewals")
+        let expected = testers * 1201 + bought
+        findings.check(total >= expected - testers && total <= expected + testers,
+                       "\(total) transactions, expected about \(expected)")
+        return (findings, "P1000000Y and P101Y refused (64), P100Y for \(testers) testers: \(total - bought) subscription transactions in \(String(format: "%.0f", seconds)) s, \(bought) purchases by another process meanwhile, slowest \(String(format: "%.2f", slowest)) s, a second catch-up added 0")
+    }
+
+    /// A process holding the write lock for 35 s: a purchase waits the busy timeout, then says busy (75), not 74.
+    static func lockHogs(_ context: Context) async -> (Findings, String) {
+        let findings = Findings()
+        let store = context.folder("lock-hogs") + "/s.sqlite"
+        _ = sf(context, store, ["buy", Demo.coins])
+        guard let hog = Processes.spawn(["/bin/bash", "-c", "(echo 'BEGIN IMMEDIATE;'; sleep 40; echo 'COMMIT;') | sqlite3 \"$0\"", store],
+                                        stdout: "/dev/null", stderr: "/dev/null") else {
+            findings.fail("cannot start sqlite3")
+            return (findings, "")
+        }
+        usleep(500_000)
+        let buy = sf(context, store, ["buy", Demo.coins, "--json"])
+        findings.check(buy.status == 75, "a purchase behind a lock hog exited \(buy.status), not 75: \(buy.summary)")
+        findings.check(buy.stderr.contains("again"), "no retry hint: \(buy.stderr.prefix(300))")
+        findings.check(!buy.stderr.contains("left as it is"), "busy called unusable")
+        _ = Processes.wait(hog, timeout: 60)
+        findings.check(count(context, store) == 1, "the busy purchase was charged")
+        let again = sf(context, store, ["buy", Demo.coins])
+        findings.check(again.status == 0, "the retry: \(again.summary)")
+        return (findings, "a 40 s write lock: the purchase behind it exited \(buy.status) (busy) with a retry hint after the 30 s busy timeout, nothing charged, the retry bought")
+    }
+}
