@@ -72,6 +72,15 @@ extension ScenarioRun {
         case .setting(let name, let wanted):
             let value = try await store.testSession.settings().first { $0.name == name }?.value ?? "none"
             if value != wanted { fail("\(name) = \(wanted)", "\(name) = \(value)") }
+        case .notification(let type, let subtype):
+            let recorded = try await store.appStore.notifications(after: notificationsSeen).filter { $0.type != "TEST" }
+            let name = [type, subtype].compactMap { $0 }.joined(separator: " ")
+            if let match = recorded.first(where: { $0.type == type && (subtype == nil || $0.subtype == subtype) }) {
+                notificationsSeen = match.id
+            } else {
+                fail("a \(name) notification after the last one matched",
+                     recorded.isEmpty ? "none recorded since" : list(recorded.map { [$0.type, $0.subtype].compactMap { $0 }.joined(separator: " ") }))
+            }
         case .took(let seconds):
             if lastSeconds < seconds {
                 fail(String(format: "the last step to take at least %.2f s", seconds), String(format: "%.2f s", lastSeconds))

@@ -8,7 +8,8 @@ extension Scenario {
     static let expectationForms = """
         owned ID, not owned ID, entitled ID, not entitled ID, balance ID N, status GROUP STATE, \
         renewal GROUP FIELD VALUE, transactions ID N, transaction REF FIELD VALUE, screen "TEXT", \
-        not screen "TEXT", output "TEXT", error NAME, setting NAME VALUE, took >= DURATION
+        not screen "TEXT", output "TEXT", error NAME, setting NAME VALUE, took >= DURATION, \
+        notification TYPE [SUBTYPE]
         """
 
     /// Parses the words after `expect`.
@@ -91,6 +92,14 @@ extension Scenario {
                 throw LineFault(column: rest[0].column, message: "no setting \"\(rest[0].text)\"")
             }
             return .setting(name: rest[0].text, value: rest[1].text)
+        case "notification":
+            guard (1...2).contains(rest.count) else {
+                throw LineFault(column: head.column, message: "expect notification takes a notificationType and an optional subtype (DID_RENEW, SUBSCRIBED INITIAL_BUY)")
+            }
+            for word in rest where word.text.isEmpty || !word.text.allSatisfy({ $0.isUppercase || $0 == "_" }) {
+                throw LineFault(column: word.column, message: "\"\(word.text)\" is not a notificationType or subtype as Apple writes them (DID_RENEW, INITIAL_BUY)")
+            }
+            return .notification(type: rest[0].text, subtype: rest.count > 1 ? rest[1].text : nil)
         case "took":
             try operands(2, ">= DURATION (PT3S, or milliseconds: 1500ms)")
             guard rest[0].text == ">=" else { throw LineFault(column: rest[0].column, message: "expect took takes >= DURATION") }

@@ -102,6 +102,9 @@ public enum Expectation: Sendable, Equatable {
     case setting(name: String, value: String)
     /// `expect took >= DURATION`: the last step took at least that long in real time.
     case took(atLeast: Double)
+    /// `expect notification TYPE [SUBTYPE]`: the store recorded this App Store Server Notification
+    /// after the one the previous `expect notification` matched, so a run of them checks the order.
+    case notification(type: String, subtype: String?)
 }
 
 /// A fault in a scenario file: where and what (exit 65).

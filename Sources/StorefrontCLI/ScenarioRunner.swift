@@ -72,6 +72,8 @@ final class ScenarioRun {
     var lastError: (name: String, message: String)?
     var lastOutput: [String] = []
     var lastSeconds: Double = 0
+    /// The newest server notification an `expect notification` matched: the next one looks after it.
+    var notificationsSeen: Int64?
     var paywall: HeadlessPaywall?
     let hooks: ScenarioHooks
 

@@ -71,6 +71,8 @@ struct ScenarioFormatTests {
         ("catalog p.json\ndoctor\n", 2, 1, "store commands only"),
         ("catalog p.json\nbuy x\nstart 2026-01-01T00:00:00Z\n", 3, 1, "before the first step"),
         ("catalog p.json\nwait soon\n", 2, 6, "ISO-8601 duration"),
+        ("catalog p.json\nexpect notification did_renew\n", 2, 21, "notificationType or subtype"),
+        ("catalog p.json\nexpect notification\n", 2, 8, "expect notification takes"),
     ])
     func malformedLinesAreNamed(text: String, line: Int, column: Int, message: String) {
         do {
@@ -153,6 +155,27 @@ struct ReplayTests {
         let kept = try #require(scenario["keptStore"] as? String)
         #expect(FileManager.default.fileExists(atPath: kept))
         try? FileManager.default.removeItem(atPath: (kept as NSString).deletingLastPathComponent)
+    }
+
+    @Test func notificationsAreExpectedInTheOrderTheStoreRecordedThem() async throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.copyItem(atPath: Binary.catalog, toPath: sandbox.path("products.json"))
+        let file = try sandbox.write("notifications.scenario", """
+            catalog products.json
+            buy barcode_month_subscription
+            clock advance P1W
+            expect notification SUBSCRIBED INITIAL_BUY
+            expect notification DID_RENEW
+            expect notification SUBSCRIBED
+            expect notification REFUND
+            """)
+        let run = try await sandbox.run(["replay", file, "--json"])
+        run.expect(exit: 1)
+        let scenario = try #require((try run.jsonObject()["scenarios"] as? [[String: Any]])?.first)
+        let steps = try #require(scenario["steps"] as? [[String: Any]])
+        #expect(steps.map { $0["status"] as? String } == ["passed", "passed", "passed", "passed", "failed", "failed"],
+                "a SUBSCRIBED after the renewal was not recorded; neither was a REFUND:\n\(run)")
+        #expect(steps[4]["found"] as? String == "none recorded since")
     }
 
     @Test func aMalformedScenarioExits65WithItsPlaceAndRunsNothing() async throws {
