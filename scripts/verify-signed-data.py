@@ -4,7 +4,7 @@
 An independent check of Storefront's signed data (see README: Signing). Reads one
 JSON document on standard input:
 
-    {"transactions": ["JWS", ...], "renewalInfo": ["JWS", ...]}
+    {"transactions": ["JWS", ...], "renewalInfo": ["JWS", ...], "appTransactions": ["JWS", ...]}
 
 (standard input, or --input FILE) and verifies each with `SignedDataVerifier`, as a server would:
 
@@ -63,9 +63,10 @@ def main():
             signed = json.load(handle)
     else:
         signed = json.load(sys.stdin)
-    out = {"transactions": [], "renewalInfo": []}
+    out = {"transactions": [], "renewalInfo": [], "appTransactions": []}
     for kind, verify in (("transactions", verifier.verify_and_decode_signed_transaction),
-                         ("renewalInfo", verifier.verify_and_decode_renewal_info)):
+                         ("renewalInfo", verifier.verify_and_decode_renewal_info),
+                         ("appTransactions", verifier.verify_and_decode_app_transaction)):
         for index, jws in enumerate(signed.get(kind, [])):
             try:
                 out[kind].append(describe(verify(jws)))

@@ -10,6 +10,11 @@ extension Ledger {
         try db.run("INSERT OR IGNORE INTO accounts (name, created) VALUES (?, ?)", name, date.milliseconds)
     }
 
+    /// When the account first used the store; nil when it never has.
+    func accountCreated(_ name: String) throws(SQLiteError) -> Date? {
+        try db.rows("SELECT created FROM accounts WHERE name = ?", name) { Date(milliseconds: $0.int64(0)) }.first
+    }
+
     func accounts() throws(SQLiteError) -> [String] {
         try db.rows("SELECT name FROM accounts ORDER BY created, name") { $0.text(0) }
     }

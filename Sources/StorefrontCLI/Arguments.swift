@@ -297,6 +297,10 @@ extension Invocation {
             if case .serve = invocation.command {} else if listen != nil || !notify.isEmpty || allowRemote {
                 throw UsageError(description: "serve keys takes no --listen, --notify or --allow-remote", command: name)
             }
+        case "app-transaction":
+            try expect(0, "")
+            try allow()
+            invocation.command = .appTransaction
         case "notifications":
             try expect(0, "")
             try allow()

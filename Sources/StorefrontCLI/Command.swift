@@ -23,6 +23,8 @@ public enum Command: Equatable, Sendable {
     /// No subcommand: open the paywall.
     case paywall
     case products
+    /// `app-transaction`: the account's signed `AppTransaction`.
+    case appTransaction
     /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a promotional offer.
     case buy(productID: String, quantity: Int, outcome: PurchaseChoice? = nil, offerID: String? = nil,
              appAccountToken: UUID? = nil)

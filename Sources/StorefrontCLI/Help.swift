@@ -233,6 +233,7 @@ struct CommandHelp {
                   --der    with --root: the certificate's DER bytes instead of PEM
                 """,
             options: ["--root", "--der"], operands: [.words(["export"])]),
+        OfferCommands.appTransactionHelp,
         CatalogCommands.help,
         DoctorCommand.help,
         CommandHelp(

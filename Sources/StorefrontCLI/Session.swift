@@ -58,6 +58,7 @@ struct Session {
             if der { console.outData(Data(root.der)) } else { console.out(root.pem.trimmingCharacters(in: .newlines)) }
             return nil
         case .verify(let jws): return try await verify(jws)
+        case .appTransaction: return try await appTransaction()
         // The App Store's face
         case .status(let groupID): return try await status(groupID)
         case .autoRenew(let group, let on):
