@@ -17,7 +17,7 @@ final class Ledger {
     /// JWS with `x5c` and Apple's later payload fields; 6: a seal per row over every column
     /// and a sealed head over all rows (LedgerSeals), server notifications, their delivery
     /// attempts and the Server API's keys (LedgerServer). Older files are re-signed on open.
-    static let schemaVersion: Int64 = 6
+    static let schemaVersion: Int64 = 7
     /// Transaction ids start above this, like the long ids Apple hands out.
     static let firstTransactionID: Int64 = 2_000_000_000
 
@@ -150,6 +150,7 @@ final class Ledger {
                 if current == 1 { try Self.migrate1to2(db) }
                 if (1...2).contains(current) { try Self.migrate2to3(db) }
                 if (1...5).contains(current) { try Self.migrate5to6(db, from: current) }
+                if (1...6).contains(current) { try Self.migrate6to7(db) }
                 try db.execute(Self.indexes)
             }
         } catch let error as StoreFileError {

@@ -105,6 +105,7 @@ extension Ledger {
                 PRIMARY KEY (account, product_id)
             ) WITHOUT ROWID;
             \(Self.serverTables)
+            \(Self.offerTables)
             """)
         try db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('transactions', ?)", Self.firstTransactionID)
     }
@@ -132,6 +133,36 @@ extension Ledger {
     static func migrate5to6(_ db: SQLiteDatabase, from current: Int64) throws(SQLiteError) {
         try db.execute(serverTables)
     }
+
+    /// Schema 7 adds the promotional offer keys, the nonces their signatures used, and
+    /// the offer codes redeemed. LedgerSigning's `migrate` then sets the version.
+    static func migrate6to7(_ db: SQLiteDatabase) throws(SQLiteError) {
+        try db.execute(offerTables)
+    }
+
+    /// Offer keys (`offer-keys add`/`create`), used nonces, redeemed offer codes. Idempotent.
+    static let offerTables = """
+        CREATE TABLE IF NOT EXISTS offer_keys (
+            key_id TEXT PRIMARY KEY,
+            issuer_id TEXT,                          -- the compact JWS form's iss, when known
+            public_key TEXT NOT NULL,                -- SubjectPublicKeyInfo PEM of the P-256 key
+            private_key TEXT,                        -- PKCS#8 PEM, when the store may sign (offer sign)
+            created INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS offer_nonces (
+            nonce TEXT PRIMARY KEY,                  -- lowercased UUID: a signature is good once
+            account TEXT NOT NULL,
+            used INTEGER NOT NULL                    -- ms, store time
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS offer_code_redemptions (
+            code TEXT NOT NULL,                      -- as the catalog spells it
+            offer_id TEXT NOT NULL,
+            account TEXT NOT NULL,
+            transaction_id INTEGER NOT NULL,
+            date INTEGER NOT NULL                    -- ms, store time
+        );
+        CREATE INDEX IF NOT EXISTS offer_code_redemptions_by_code ON offer_code_redemptions (code);
+        """
 
     /// The notifications the App Store sends a backend, their delivery attempts, and the
     /// Server API's keys (`serve keys add`). Idempotent, so any older file can get them.

@@ -154,3 +154,32 @@ extension Ledger {
         return (try db.scalar("SELECT changes()") ?? 0) > 0
     }
 }
+
+// MARK: - Promotional offer keys and nonces (schema 7)
+
+extension Ledger {
+    func offerKeys() throws(SQLiteError) -> [OfferKey] {
+        try db.rows("""
+            SELECT key_id, issuer_id, public_key, private_key IS NOT NULL, created FROM offer_keys ORDER BY created, key_id
+            """) { row in
+            OfferKey(keyID: row.text(0), issuerID: row.optionalText(1), publicKeyPEM: row.text(2), canSign: row.bool(3),
+                     created: Date(milliseconds: row.int64(4)))
+        }
+    }
+
+    func offerPrivateKey(_ keyID: String) throws(SQLiteError) -> String? {
+        try db.rows("SELECT private_key FROM offer_keys WHERE key_id = ?", keyID) { $0.optionalText(0) }.first ?? nil
+    }
+
+    func saveOfferKey(_ key: OfferKey, privateKeyPEM: String?) throws(SQLiteError) {
+        try db.run("""
+            INSERT OR REPLACE INTO offer_keys (key_id, issuer_id, public_key, private_key, created) VALUES (?, ?, ?, ?, ?)
+            """, key.keyID, key.issuerID, key.publicKeyPEM, privateKeyPEM, key.created.milliseconds)
+    }
+
+    /// Records a signature's nonce; false when it was used before.
+    func useOfferNonce(_ nonce: String, account: String, at date: Date) throws(SQLiteError) -> Bool {
+        try db.run("INSERT OR IGNORE INTO offer_nonces (nonce, account, used) VALUES (?, ?, ?)", nonce, account, date.milliseconds)
+        return (try db.scalar("SELECT changes()") ?? 0) > 0
+    }
+}

@@ -14,9 +14,10 @@ extension Store {
     /// `choice` replaces the purchase conditions (Ask to Buy, interrupted, purchaseError)
     /// for this one purchase, while the device's (canMakePayments, offline, latency) still apply.
     func purchase(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
-                  offerID: String? = nil, choice: PurchaseChoice? = nil) async throws -> PurchaseOutcome {
+                  offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
+                  choice: PurchaseChoice? = nil) async throws -> PurchaseOutcome {
         try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
-                               choice: choice)
+                               offerSignature: offerSignature, choice: choice)
     }
 
     /// What an app does on a Buy tap: purchase, then deliver and ``finish(_:)`` a
@@ -25,9 +26,10 @@ extension Store {
     /// Throws ``StoreError/failedVerification(_:transactionID:)`` when the transaction
     /// arrives unverified; it is then left unfinished, as an app that checks verification leaves it.
     func purchaseAndFinish(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
-                           offerID: String? = nil, choice: PurchaseChoice? = nil) async throws -> AppPurchase {
+                           offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
+                           choice: PurchaseChoice? = nil) async throws -> AppPurchase {
         let outcome = try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken,
-                                             offerID: offerID, choice: choice)
+                                             offerID: offerID, offerSignature: offerSignature, choice: choice)
         switch outcome {
         case .pending, .userCancelled:
             return AppPurchase(outcome: outcome, isFinished: false)
@@ -73,6 +75,7 @@ extension Store {
     }
 
     func makePurchase(_ productID: String, quantity: Int, appAccountToken: UUID?, offerID: String?,
+                      offerSignature: PromotionalOfferSignature? = nil,
                       choice chosen: PurchaseChoice?, outside: Bool = false) async throws -> PurchaseOutcome {
         if !outside { try await simulateLatency() }
         // This account's renewals only: another's long catch-up must not hold up a purchase.
@@ -100,6 +103,15 @@ extension Store {
                 else {
                     return try fail(.purchaseError(.invalidOfferIdentifier,
                                                    reason: "\(productID) has no promotional offer \"\(offerID)\""))
+                }
+                // Apple requires the developer's signature for every promotional offer.
+                guard let offerSignature else {
+                    return try fail(.purchaseError(.missingOfferParameters,
+                                                   reason: "a promotional offer needs its signature (storefront offer sign \(productID) \(offerID))"))
+                }
+                if let fault = try offerSignatureFault(offerSignature, productID: productID, offerID: offerID,
+                                                       appAccountToken: appAccountToken, at: date) {
+                    return try fail(.purchaseError(.invalidOfferSignature, reason: fault))
                 }
                 // Promotional offers are for people who subscribe, or once subscribed, in the group.
                 guard try !isEligibleForIntroOffer(groupID: terms.groupID) else {

@@ -137,6 +137,15 @@ public final class SigningKey: @unchecked Sendable {
         return (header, payload)
     }
 
+    /// An ECDSA-SHA256 signature of `message`, DER-encoded (what the promotional offers'
+    /// legacy form base64-encodes).
+    func signDER(_ message: [UInt8]) throws(VerificationFailure) -> [UInt8] { try digestSign(message) }
+
+    /// Whether `signature` (DER) is this key's ECDSA-SHA256 signature of `message`.
+    func verifyDER(_ message: [UInt8], signature: [UInt8]) -> Bool {
+        (try? digestVerify(message, signature: signature)) ?? false
+    }
+
     private func digestSign(_ message: [UInt8]) throws(VerificationFailure) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw Self.opensslError("digest context") }
         defer { EVP_MD_CTX_free(context) }

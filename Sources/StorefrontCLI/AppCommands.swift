@@ -46,9 +46,11 @@ extension Session {
     }
 
     func buy(_ productID: String, quantity: Int, choice: PurchaseChoice?, offerID: String?,
-             appAccountToken: UUID? = nil) async throws -> Report {
+             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil) async throws -> Report {
+        let signature = try await offerSignature(offerSigning, productID: productID, offerID: offerID,
+                                                 appAccountToken: appAccountToken)
         let purchase = try await app.buy(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
-                                         choice: choice)
+                                         offerSignature: signature, choice: choice)
         let outcome = purchase.outcome
         let json = JSON.object([
             "result": .string(outcome.result.name),

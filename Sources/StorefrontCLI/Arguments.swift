@@ -27,6 +27,7 @@ extension Invocation {
         var issuer: String?
         var publicKey: String?
         var pending = false
+        var offer = OfferArguments()
         var rest = arguments[...]
 
         func value(for option: String, inline: String?) throws(UsageError) -> String {
@@ -111,6 +112,8 @@ extension Invocation {
                 let path = try value(for: option, inline: inline)
                 guard !path.isEmpty else { throw UsageError(description: "--junit needs a file", command: operands.first) }
                 junit = path
+            case "--signature", "--key", "--sign", "--legacy":
+                try offer.take(option, value: spec.value == nil ? nil : value(for: option, inline: inline), command: operands.first)
             case "--keep": keep = true
             case "--root": root = true
             case "--pending": pending = true
@@ -196,7 +199,7 @@ extension Invocation {
             invocation.command = outside
                 ? .buyOutside(productID: args[0], quantity: quantity ?? 1)
                 : .buy(productID: args[0], quantity: quantity ?? 1, outcome: outcome, offerID: offerID,
-                       appAccountToken: appAccountToken)
+                       appAccountToken: appAccountToken, offerSigning: try offer.signing(offerID: offerID))
         case "clock":
             try allow()
             switch args.count {
@@ -297,6 +300,9 @@ extension Invocation {
             if case .serve = invocation.command {} else if listen != nil || !notify.isEmpty || allowRemote {
                 throw UsageError(description: "serve keys takes no --listen, --notify or --allow-remote", command: name)
             }
+        case "offer-keys", "offer":
+            try allow()
+            invocation.command = try offer.command(name, args, issuer: issuer, appAccountToken: appAccountToken)
         case "app-transaction":
             try expect(0, "")
             try allow()

@@ -18,16 +18,32 @@ public struct Invocation: Equatable, Sendable {
     public init(command: Command) { self.command = command }
 }
 
+/// How `buy --offer` gives its promotional offer's signature.
+public enum OfferSigning: Equatable, Sendable {
+    /// `--signature`: a compact JWS, or the legacy `KEY_ID:NONCE:TIMESTAMP:SIGNATURE`.
+    case given(PromotionalOfferSignature)
+    /// `--sign`: signed now as the app's server would, with the key the store holds.
+    case sign(keyID: String?)
+}
+
 /// A subcommand and its operands.
 public enum Command: Equatable, Sendable {
     /// No subcommand: open the paywall.
     case paywall
     case products
+    /// `offer-keys`: the promotional offer keys registered.
+    case offerKeys
+    /// `offer-keys add KEY_ID FILE [--issuer ID]`.
+    case offerKeysAdd(keyID: String, path: String, issuer: String?)
+    /// `offer-keys create [KEY_ID] [--issuer ID]`: prints the private key once.
+    case offerKeysCreate(keyID: String?, issuer: String?)
+    /// `offer sign PRODUCT OFFER [--key KEY_ID] [--legacy] [--app-account-token UUID]`.
+    case offerSign(productID: String, offerID: String, keyID: String?, appAccountToken: UUID?, legacy: Bool)
     /// `app-transaction`: the account's signed `AppTransaction`.
     case appTransaction
     /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a promotional offer.
     case buy(productID: String, quantity: Int, outcome: PurchaseChoice? = nil, offerID: String? = nil,
-             appAccountToken: UUID? = nil)
+             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil)
     /// `buy --outside`: a purchase made outside the app, reaching it as an update.
     case buyOutside(productID: String, quantity: Int)
     /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.

@@ -79,6 +79,11 @@ public struct OptionSpec: Equatable, Sendable {
                    "how this purchase ends instead of the settings: succeed, cancel, askToBuy, interrupt or an error"),
         OptionSpec("--outside", "a purchase made outside the app, reaching it as an update"),
         OptionSpec("--offer", value: "OFFER_ID", "redeem a promotional offer of the subscription"),
+        OptionSpec("--signature", value: "SIGNATURE",
+                   "buy --offer: the offer's signature, a compact JWS or KEY_ID:NONCE:TIMESTAMP:BASE64 (offer sign prints it)"),
+        OptionSpec("--sign", "buy --offer: sign the offer now as the app's server would, with a key the store holds"),
+        OptionSpec("--key", value: "KEY_ID", "offer sign: the offer key to sign with (offer-keys)"),
+        OptionSpec("--legacy", "offer sign: the legacy form (key id, nonce, timestamp, signature) instead of a compact JWS"),
         OptionSpec("--app-account-token", value: "UUID", "the app's token for the purchase (appAccountToken)"),
         OptionSpec("--reason", value: "REASON", kind: .words(Transaction.RevocationReason.allNames),
                    "why the refund: developerIssue or other (default other)"),
@@ -92,7 +97,7 @@ public struct OptionSpec: Equatable, Sendable {
         OptionSpec("--listen", value: "HOST:PORT", "serve: the address to listen on (default 127.0.0.1:8089; port 0 picks a free one)"),
         OptionSpec("--notify", value: "URL", "serve: a URL to POST server notifications to (repeatable)"),
         OptionSpec("--allow-remote", "serve: listen on an address other machines can reach"),
-        OptionSpec("--issuer", value: "ID", "serve keys add/create: the key's issuer id"),
+        OptionSpec("--issuer", value: "ID", "serve keys add/create, offer-keys add/create: the key's issuer id"),
         OptionSpec("--public-key", value: "FILE", kind: .file, "serve keys add: the key's public half (PEM)"),
     ]
 }

@@ -27,7 +27,7 @@ struct CommandHelp {
                 price and what the account has of it: Owned, Active until DATE, Balance N.
                 """),
         CommandHelp(
-            name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID] [--app-account-token UUID] [--outcome OUTCOME | --outside] [--json]",
+            name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID (--signature SIGNATURE | --sign)] [--app-account-token UUID] [--outcome OUTCOME | --outside] [--json]",
             summary: "Purchase a product and deliver it, as Product.purchase()",
             details: """
                 Buys the product for the account and, as the app would, delivers the content
@@ -42,7 +42,12 @@ struct CommandHelp {
                   --outside           a purchase made outside the app (another device): the
                                       App Store records it, the app gets it as an update
                   --offer OFFER_ID    redeem a promotional offer of the subscription (for current
-                                      and lapsed subscribers of its group)
+                                      and lapsed subscribers of its group), with its signature, as
+                                      Apple requires: --signature SIGNATURE (what offer sign prints:
+                                      a compact JWS or KEY_ID:NONCE:TIMESTAMP:SIGNATURE), or --sign to
+                                      sign it now with the key the store holds (offer sign --key
+                                      chooses among several);
+                                      none → missingOfferParameters, a bad one → invalidOfferSignature
                   --app-account-token UUID   the app's token for the purchase
                                       (Product.PurchaseOption.appAccountToken): signed as
                                       appAccountToken in the transaction and its renewal info
@@ -56,7 +61,8 @@ struct CommandHelp {
                 --json prints {"result": "success" | "userCancelled" | "pending", "transaction": {…},
                 "alreadyOwned": …, "finished": …}.
                 """,
-            options: ["--quantity", "--outcome", "--outside", "--offer", "--app-account-token"], operands: [.productID]),
+            options: ["--quantity", "--outcome", "--outside", "--offer", "--signature", "--sign", "--app-account-token"],
+            operands: [.productID]),
         CommandHelp(
             name: "restore", usage: "restore [--json]",
             summary: "Restore purchases, as AppStore.sync()",
@@ -234,6 +240,8 @@ struct CommandHelp {
                 """,
             options: ["--root", "--der"], operands: [.words(["export"])]),
         OfferCommands.appTransactionHelp,
+        OfferCommands.offerKeysHelp,
+        OfferCommands.offerHelp,
         CatalogCommands.help,
         DoctorCommand.help,
         CommandHelp(

@@ -16,6 +16,126 @@ enum OfferCommands {
             it with the App Store Server Library's verify_and_decode_app_transaction.
             --json prints its fields and "jwsRepresentation".
             """)
+
+    static let offerKeysHelp = CommandHelp(
+        name: "offer-keys", usage: "offer-keys [add KEY_ID FILE [--issuer ID] | create [KEY_ID] [--issuer ID]] [--json]",
+        summary: "The keys that sign promotional offers (App Store Connect's In-App Purchase keys)",
+        details: """
+            Lists the keys the store accepts promotional offer signatures from.
+              add KEY_ID FILE   registers a P-256 key in PEM: the .p8 private key App Store Connect
+                                gives (offer sign and buy --sign can then sign with it), or a
+                                public key (signatures from your server are verified; the store
+                                cannot make its own)
+              create [KEY_ID]   makes a key (a random id unless given) and prints its private key
+                                once (save it as SubscriptionKey_KEY_ID.p8 for your server); the
+                                store keeps it too, to sign for offer sign
+              --issuer ID       the issuer id the compact JWS form's iss must be (default: any)
+            """,
+        options: ["--issuer"], operands: [.words(["add", "create"]), .text, .file])
+
+    static let offerHelp = CommandHelp(
+        name: "offer", usage: "offer sign PRODUCT_ID OFFER_ID [--key KEY_ID] [--legacy] [--app-account-token UUID] [--json]",
+        summary: "Sign a promotional offer as the app's server would",
+        details: """
+            Prints a fresh promotional offer signature for this account, made with a registered key
+            whose private half the store holds (the only one, or --key), for
+            `buy PRODUCT_ID --offer OFFER_ID --signature SIGNATURE` or the app's
+            Product.PurchaseOption.promotionalOffer. The time in it is store time.
+              (default)   Apple's newer compact JWS (ES256, kid; claims bid, iss, aud
+                          "promotional-offer", iat, nonce, productId, offerIdentifier and the
+                          account's appTransactionId as transactionId)
+              --legacy    the legacy form, printed as KEY_ID:NONCE:TIMESTAMP:SIGNATURE: the base64
+                          DER ECDSA-SHA256 signature over bundle id, key id, product, offer,
+                          appAccountToken, nonce and timestamp joined by U+2063
+              --app-account-token UUID   the token the purchase will carry (the legacy form signs it)
+            A signature is good for one purchase (its nonce), for 24 hours after its time.
+            --json prints {"keyID", "form", "signature"} and, for --legacy, "nonce" and "timestamp".
+            """,
+        options: ["--key", "--legacy", "--app-account-token"], operands: [.words(["sign"]), .productID, .text])
+}
+
+/// The options of promotional offers, gathered while parsing.
+struct OfferArguments {
+    var signature: String?
+    var keyID: String?
+    var sign = false
+    var legacy = false
+
+    mutating func take(_ option: String, value: String?, command: String?) throws(UsageError) {
+        switch option {
+        case "--signature":
+            guard let value, !value.isEmpty else { throw UsageError(description: "--signature needs a value", command: command) }
+            signature = value
+        case "--key":
+            guard let value, !value.isEmpty else { throw UsageError(description: "--key needs a key id", command: command) }
+            keyID = value
+        case "--sign": sign = true
+        default: legacy = true
+        }
+    }
+
+    /// How `buy --offer` signs: `--signature` or `--sign`, never both, and only with `--offer`.
+    func signing(offerID: String?) throws(UsageError) -> OfferSigning? {
+        if signature != nil, sign { throw UsageError(description: "buy takes --signature or --sign, not both", command: "buy") }
+        if offerID == nil, signature != nil || sign {
+            throw UsageError(description: "buy takes --signature and --sign with --offer", command: "buy")
+        }
+        if sign { return .sign(keyID: nil) }
+        guard let signature else { return nil }
+        guard let parsed = Self.parse(signature) else {
+            throw UsageError(description: "--signature takes a compact JWS or KEY_ID:NONCE:TIMESTAMP:SIGNATURE (offer sign prints one)", command: "buy")
+        }
+        return .given(parsed)
+    }
+
+    /// A compact JWS (three dot-separated parts), or the legacy form's four fields joined by colons.
+    static func parse(_ text: String) -> PromotionalOfferSignature? {
+        let fields = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        if fields.count == 4 {
+            guard !fields[0].isEmpty, let nonce = UUID(uuidString: fields[1]), let timestamp = Int64(fields[2]), !fields[3].isEmpty
+            else { return nil }
+            return .legacy(keyID: fields[0], nonce: nonce, timestamp: timestamp, signature: fields[3])
+        }
+        return text.split(separator: ".", omittingEmptySubsequences: false).count == 3 ? .compactJWS(text) : nil
+    }
+
+    /// `offer-keys …` and `offer sign …`.
+    func command(_ name: String, _ args: [String], issuer: String?, appAccountToken: UUID?) throws(UsageError) -> Command {
+        if name == "offer" {
+            guard args.count == 3, args[0] == "sign", !args[1].isEmpty, !args[2].isEmpty else {
+                throw UsageError(description: "offer takes sign PRODUCT_ID OFFER_ID", command: name)
+            }
+            return .offerSign(productID: args[1], offerID: args[2], keyID: keyID, appAccountToken: appAccountToken, legacy: legacy)
+        }
+        switch (args.first, args.count) {
+        case (nil, _) where issuer == nil: return .offerKeys
+        case ("add", 3) where !args[1].isEmpty: return .offerKeysAdd(keyID: args[1], path: args[2], issuer: issuer)
+        case ("create", 1): return .offerKeysCreate(keyID: nil, issuer: issuer)
+        case ("create", 2) where !args[1].isEmpty: return .offerKeysCreate(keyID: args[1], issuer: issuer)
+        default: throw UsageError(description: "offer-keys takes nothing, add KEY_ID FILE or create [KEY_ID]", command: name)
+        }
+    }
+}
+
+extension PromotionalOfferSignature {
+    /// What `--signature` takes back: the JWS, or KEY_ID:NONCE:TIMESTAMP:SIGNATURE.
+    var argument: String {
+        switch self {
+        case .compactJWS(let jws): jws
+        case .legacy(let keyID, let nonce, let timestamp, let signature):
+            "\(keyID):\(nonce.uuidString.lowercased()):\(timestamp):\(signature)"
+        }
+    }
+
+    var json: JSON {
+        switch self {
+        case .compactJWS(let jws):
+            .object(["form": .string("compactJWS"), "signature": .string(jws), "argument": .string(argument)])
+        case .legacy(let keyID, let nonce, let timestamp, let signature):
+            .object(["form": .string("legacy"), "keyID": .string(keyID), "nonce": .string(nonce.uuidString.lowercased()),
+                     "timestamp": .integer(timestamp), "signature": .string(signature), "argument": .string(argument)])
+        }
+    }
 }
 
 extension AppTransaction {
@@ -44,5 +164,58 @@ extension Session {
         table.add("appTransactionID", app.appTransactionID)
         table.add("environment", app.environment.rawValue)
         return Report(json: app.json, table.rendered)
+    }
+}
+
+extension Session {
+    func offerKeys() async throws -> Report {
+        let keys = try await appStore.offerKeys()
+        let json = JSON.object(["keys": .array(keys.map { key in
+            .object(["keyID": .string(key.keyID), "issuerID": key.issuerID.map(JSON.string), "canSign": .bool(key.canSign),
+                     "created": .string(key.created.iso8601)])
+        })])
+        guard !keys.isEmpty else { return Report(json: json, "No offer keys: offer-keys create makes one, offer-keys add KEY_ID FILE registers yours.") }
+        var table = Table("KEY ID", "ISSUER", "SIGNS HERE", "CREATED")
+        for key in keys {
+            table.add(TerminalText.sanitized(key.keyID), TerminalText.sanitized(key.issuerID ?? "(any)"), key.canSign ? "yes" : "no",
+                      key.created.iso8601)
+        }
+        return Report(json: json, table.rendered)
+    }
+
+    func offerKeysAdd(keyID: String, path: String, issuer: String?) async throws -> Report {
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else { throw ServeUsage(description: "cannot read the key \(path)") }
+        guard (try? SigningKey(pem: pem)) != nil else {
+            throw ServeUsage(description: "\(path) is not a P-256 key in PEM (a .p8 private key or -----BEGIN PUBLIC KEY-----)")
+        }
+        let key = try await appStore.addOfferKey(keyID: keyID, pem: pem, issuerID: issuer)
+        return Report(json: .object(["keyID": .string(key.keyID), "canSign": .bool(key.canSign)]),
+                      "Added offer key \(TerminalText.sanitized(keyID))\(key.canSign ? "" : " (public key: verifies only; offer sign cannot use it)").")
+    }
+
+    func offerKeysCreate(keyID: String?, issuer: String?) async throws -> Report {
+        let (key, privateKey) = try await appStore.createOfferKey(keyID: keyID, issuerID: issuer)
+        return Report(json: .object(["keyID": .string(key.keyID), "issuerID": key.issuerID.map(JSON.string), "privateKey": .string(privateKey)]), [
+            "Created offer key \(TerminalText.sanitized(key.keyID)). Its private key, shown this once (save it as SubscriptionKey_\(TerminalText.sanitized(key.keyID)).p8):",
+            privateKey.trimmingCharacters(in: .newlines),
+        ])
+    }
+
+    func offerSign(_ productID: String, _ offerID: String, keyID: String?, appAccountToken: UUID?, legacy: Bool) async throws -> Report {
+        let signature = try await appStore.signPromotionalOffer(productID: productID, offerID: offerID, keyID: keyID,
+                                                                appAccountToken: appAccountToken, form: legacy ? .legacy : .compactJWS)
+        return Report(json: signature.json, signature.argument)
+    }
+
+    /// The signature `buy --offer` passes: given, or made now (`--sign`).
+    func offerSignature(_ signing: OfferSigning?, productID: String, offerID: String?, appAccountToken: UUID?) async throws
+        -> PromotionalOfferSignature? {
+        switch signing {
+        case nil: return nil
+        case .given(let signature): return signature
+        case .sign(let keyID):
+            return try await appStore.signPromotionalOffer(productID: productID, offerID: offerID ?? "", keyID: keyID,
+                                                           appAccountToken: appAccountToken)
+        }
     }
 }

@@ -42,8 +42,9 @@ struct Session {
         switch command {
         // The app's face
         case .products: return try await products()
-        case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken):
-            return try await buy(productID, quantity: quantity, choice: choice, offerID: offerID, appAccountToken: appAccountToken)
+        case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken, let signing):
+            return try await buy(productID, quantity: quantity, choice: choice, offerID: offerID, appAccountToken: appAccountToken,
+                                 offerSigning: signing)
         case .restore: return try await restore()
         case .transactions(let pending): return try await transactions(pending: pending)
         case .entitlements: return try await entitlements()
@@ -59,6 +60,11 @@ struct Session {
             return nil
         case .verify(let jws): return try await verify(jws)
         case .appTransaction: return try await appTransaction()
+        case .offerKeys: return try await offerKeys()
+        case .offerKeysAdd(let keyID, let path, let issuer): return try await offerKeysAdd(keyID: keyID, path: path, issuer: issuer)
+        case .offerKeysCreate(let keyID, let issuer): return try await offerKeysCreate(keyID: keyID, issuer: issuer)
+        case .offerSign(let productID, let offerID, let keyID, let token, let legacy):
+            return try await offerSign(productID, offerID, keyID: keyID, appAccountToken: token, legacy: legacy)
         // The App Store's face
         case .status(let groupID): return try await status(groupID)
         case .autoRenew(let group, let on):

@@ -42,15 +42,17 @@ public struct Product: Sendable, Identifiable, Hashable {
         var quantity = 1
         var token: UUID?
         var offerID: String?
+        var signature: PromotionalOfferSignature?
         for option in options {
             switch option.kind {
             case .quantity(let value): quantity = value
             case .appAccountToken(let value): token = value
-            case .promotionalOffer(let id): offerID = id
+            case .promotionalOffer(let id, let signed): (offerID, signature) = (id, signed)
             }
         }
         let outcome = try await storeKitCall {
-            try await context.store.app.purchase(id, quantity: quantity, appAccountToken: token, offerID: offerID)
+            try await context.store.app.purchase(id, quantity: quantity, appAccountToken: token, offerID: offerID,
+                                                 offerSignature: signature)
         }
         context.changed()
         switch outcome.result {
@@ -98,7 +100,7 @@ extension Product {
         enum Kind: Hashable, Sendable {
             case quantity(Int)
             case appAccountToken(UUID)
-            case promotionalOffer(String)
+            case promotionalOffer(String, PromotionalOfferSignature)
         }
         let kind: Kind
 
@@ -106,10 +108,18 @@ extension Product {
         public static func quantity(_ quantity: Int) -> PurchaseOption { PurchaseOption(kind: .quantity(quantity)) }
         /// Ties the transaction to an account of the app's own (`appAccountToken`).
         public static func appAccountToken(_ token: UUID) -> PurchaseOption { PurchaseOption(kind: .appAccountToken(token)) }
-        /// Redeems a promotional offer. The signature is not checked here: the store file's key signs everything.
-        public static func promotionalOffer(offerID: String, keyID: String = "", nonce: UUID = UUID(),
-                                            signature: Data = Data(), timestamp: Int = 0) -> PurchaseOption {
-            PurchaseOption(kind: .promotionalOffer(offerID))
+        /// Redeems a promotional offer with its legacy signature, made by the app's server with a key
+        /// registered in the store (`offer-keys`; `storefront offer sign --legacy` makes one): the
+        /// signature's DER bytes (base64-decoded), the key id, nonce and timestamp (ms) it signed.
+        public static func promotionalOffer(offerID: String, keyID: String, nonce: UUID,
+                                            signature: Data, timestamp: Int) -> PurchaseOption {
+            PurchaseOption(kind: .promotionalOffer(offerID, .legacy(keyID: keyID, nonce: nonce, timestamp: Int64(timestamp),
+                                                                    signature: signature.base64EncodedString())))
+        }
+
+        /// Redeems a promotional offer with the newer compact JWS signature (`storefront offer sign`).
+        public static func promotionalOffer(_ offerID: String, compactJWS: String) -> [PurchaseOption] {
+            [PurchaseOption(kind: .promotionalOffer(offerID, .compactJWS(compactJWS)))]
         }
     }
 

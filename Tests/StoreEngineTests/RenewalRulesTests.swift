@@ -135,7 +135,8 @@ struct RenewalRulesTests {
             fixture.clock.set(utc(2026, 3, 5))  // past the intro offer: the March 30 period runs at 9.99
             let before = try await store.appStore.transactions().count
 
-            let outcome = try await store.app.purchase("plus.monthly", offerID: "loyal")
+            let outcome = try await store.app.purchase("plus.monthly", offerID: "loyal",
+                                                       offerSignature: try await signedOffer(store, "plus.monthly", "loyal"))
             guard case .changeScheduled(let change) = outcome else {
                 Issue.record("expected the offer scheduled for the renewal, got \(outcome.name)")
                 return

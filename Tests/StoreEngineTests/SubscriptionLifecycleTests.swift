@@ -842,7 +842,10 @@ struct SubscriptionOfferTests {
             for id in ["nope", "a-code"] {  // an offer code is not a promotional offer
                 #expect(await purchaseError { _ = try await store.purchase("pro.monthly", offerID: id) } == .invalidOfferIdentifier)
             }
-            #expect(await purchaseError { _ = try await store.purchase("pro.monthly", offerID: "comeback") } == .ineligibleForOffer)
+            let signature = try await signedOffer(store, "pro.monthly", "comeback")
+            #expect(await purchaseError {
+                _ = try await store.purchase("pro.monthly", offerID: "comeback", offerSignature: signature)
+            } == .ineligibleForOffer)
             #expect(try await store.transactions().isEmpty, "nothing is charged")
             #expect(try await store.events().last?.state == .failed)
         }
@@ -856,7 +859,8 @@ struct SubscriptionOfferTests {
             try await store.setAutoRenew(groupID: "pro", false)
             fixture.clock.set(utc(2025, 3, 1))
             #expect(try await status(store, "pro").state == .expired)
-            let promo = try transaction(of: try await store.purchase("pro.monthly", offerID: "comeback"))
+            let signature = try await signedOffer(store, "pro.monthly", "comeback")
+            let promo = try transaction(of: try await store.purchase("pro.monthly", offerID: "comeback", offerSignature: signature))
             #expect(promo.offerType == .promotional)
             #expect(promo.offerID == "comeback")
             #expect(promo.price == decimal("2.99"))

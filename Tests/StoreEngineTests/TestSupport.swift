@@ -175,3 +175,14 @@ func buy(_ store: Store, _ productID: String, quantity: Int = 1,
 func decimal(_ text: String) -> Decimal {
     Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))!
 }
+
+/// A fresh promotional offer signature for the store's account, as the app's server makes it,
+/// with the key `TESTKEY` (made on first use).
+func signedOffer(_ store: Store, _ productID: String, _ offerID: String, appAccountToken: UUID? = nil,
+                 form: PromotionalOfferSignature.Form = .compactJWS) async throws -> PromotionalOfferSignature {
+    if try await !store.appStore.offerKeys().contains(where: { $0.keyID == "TESTKEY" }) {
+        _ = try await store.appStore.createOfferKey(keyID: "TESTKEY")
+    }
+    return try await store.appStore.signPromotionalOffer(productID: productID, offerID: offerID, keyID: "TESTKEY",
+                                                         appAccountToken: appAccountToken, form: form)
+}

@@ -44,12 +44,13 @@ struct AppleLibraryTests {
     func makeHistory(_ sandbox: Sandbox) async throws -> String {
         let catalog = try sandbox.write("catalog.json", Self.catalog)
         for arguments in [
+            ["offer-keys", "create"],
             ["buy", "monthly", "--app-account-token", Self.token],  // free trial
             ["buy", "plus.monthly"],  // pay as you go
             ["buy", "pro"], ["buy", "coins", "--quantity", "3"], ["buy", "pass"],
             ["settings", "set", "storefront", "GBR"],
             ["settings", "set", "includeConsumablesInHistory", "true"],  // the consumable's JWS too
-            ["buy", "yearly", "--offer", "comeback"],  // pay up front; upgrades the monthly plan
+            ["buy", "yearly", "--offer", "comeback", "--sign"],  // pay up front; upgrades the monthly plan
             ["clock", "advance", "P2M"],  // the plus plan renews twice, at its offer price
         ] {
             try await sandbox.storefront(arguments, catalog: catalog).expect(exit: 0)

@@ -24,11 +24,14 @@ struct CommandTableTests {
     static func value(for option: OptionSpec) -> [String] {
         guard let placeholder = option.value else { return [] }
         if placeholder == "UUID" { return ["6F1A2B3C-4D5E-4F60-8A7B-9C0D1E2F3A4B"] }
+        if placeholder == "SIGNATURE" { return ["header.payload.signature"] }
         return [option.kind == .text ? "1" : sample(option.kind)]
     }
 
     /// Options that are only taken beside another one.
-    static let companions: [String: [String]] = ["--der": ["--root"]]
+    static let companions: [String: [String]] = [
+        "--der": ["--root"], "--signature": ["--offer", "x"], "--sign": ["--offer", "x"],
+    ]
 
     /// The shortest command line made from the table's operands that parses, if any does.
     static func parsed(_ command: CommandHelp, extra: [String] = []) -> Invocation? {

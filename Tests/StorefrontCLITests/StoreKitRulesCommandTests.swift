@@ -76,7 +76,10 @@ struct StoreKitRulesCommandTests {
     func promotionalOfferWhileSubscribed() async throws {
         let sandbox = try Sandbox()
         try await sandbox.storefront("buy", Demo.yearly).expect(exit: 0)
-        let buy = try await sandbox.storefront("buy", Demo.yearly, "--offer", "annual_comeback", "--json")
+        try await sandbox.storefront("offer-keys", "create").expect(exit: 0)
+        let signature = try await sandbox.storefront("offer", "sign", Demo.yearly, "annual_comeback").stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let buy = try await sandbox.storefront("buy", Demo.yearly, "--offer", "annual_comeback", "--signature", signature, "--json")
         buy.expect(exit: 0)
         let json = try buy.jsonObject()
         #expect(json["outcome"] as? String == "changeScheduled")

@@ -33,19 +33,23 @@ public struct AppFace: Sendable {
     /// Buys a product (`Product.purchase(options:)`): the outcome as the engine decided it,
     /// the transaction unfinished for the app to deliver and ``finish(_:)``.
     /// `choice` is the tester's choice on the App Store sheet; nil follows the settings.
+    /// A promotional offer (`offerID`) needs its signature (`offerSignature`), as Apple requires:
+    /// `missingOfferParameters` without one, `invalidOfferSignature` when it does not check out.
     public func purchase(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
-                         offerID: String? = nil, choice: PurchaseChoice? = nil) async throws -> PurchaseOutcome {
+                         offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
+                         choice: PurchaseChoice? = nil) async throws -> PurchaseOutcome {
         try await store.purchase(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
-                                 choice: choice)
+                                 offerSignature: offerSignature, choice: choice)
     }
 
     /// What an app does on a Buy tap: purchase, then deliver and finish a new, verified
     /// transaction. Throws ``StoreError/failedVerification(_:transactionID:)`` when the
     /// transaction reaches the app unverified (it is left unfinished).
     public func buy(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
-                    offerID: String? = nil, choice: PurchaseChoice? = nil) async throws -> AppPurchase {
+                    offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
+                    choice: PurchaseChoice? = nil) async throws -> AppPurchase {
         try await store.purchaseAndFinish(productID, quantity: quantity, appAccountToken: appAccountToken,
-                                          offerID: offerID, choice: choice)
+                                          offerID: offerID, offerSignature: offerSignature, choice: choice)
     }
 
     /// Delivers a transaction's content to the app and finishes it (`Transaction.finish()`).

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+@testable import StoreEngine
+
+/// Promotional offers need the developer's signature, in either of Apple's forms, checked
+/// against the keys registered in the store.
+@Suite("promotional offer signatures")
+struct PromotionalOfferSignatureTests {
+    /// A lapsed subscriber of `pro` (eligible for promotional offers).
+    func lapsed(_ fixture: StoreFixture) async throws -> Store {
+        let store = try fixture.open()
+        _ = try await buy(store, "pro.monthly")
+        try await store.setAutoRenew(groupID: "pro", false)
+        fixture.clock.set(utc(2025, 3, 1))
+        return store
+    }
+
+    func attempt(_ store: Store, _ signature: PromotionalOfferSignature?, offerID: String = "comeback",
+                 token: UUID? = nil) async -> SimulatedError? {
+        await purchaseError {
+            _ = try await store.purchase("pro.monthly", appAccountToken: token, offerID: offerID, offerSignature: signature)
+        }
+    }
+
+    @Test("both forms buy the offer; Apple's legacy message is its fields joined by U+2063, token and nonce lowercased")
+    func bothForms() async throws {
+        let message = PromotionalOfferSignature.legacyMessage(
+            bundleID: "b", keyID: "K", productID: "p", offerID: "o", appAccountToken: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00CF4FC964FF"),
+            nonce: UUID(uuidString: "AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE")!, timestamp: 1_700_000_000_000)
+        #expect(message == "b\u{2063}K\u{2063}p\u{2063}o\u{2063}6f9619ff-8b86-d011-b42d-00cf4fc964ff\u{2063}aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee\u{2063}1700000000000")
+        for form in [PromotionalOfferSignature.Form.legacy, .compactJWS] {
+            try await withLifecycleStore { fixture in
+                let store = try await lapsed(fixture)
+                let token = UUID()
+                let signature = try await signedOffer(store, "pro.monthly", "comeback", appAccountToken: token, form: form)
+                let promo = try transaction(of: try await store.purchase("pro.monthly", appAccountToken: token, offerID: "comeback",
+                                                                        offerSignature: signature))
+                #expect(promo.offerType == .promotional && promo.offerID == "comeback", "\(form)")
+            }
+        }
+    }
+
+    @Test("no signature is missingOfferParameters; an unknown offer is invalidOfferIdentifier, before the signature")
+    func missingAndUnknown() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try await lapsed(fixture)
+            #expect(await attempt(store, nil) == .missingOfferParameters)
+            let signature = try await signedOffer(store, "pro.monthly", "nope")
+            #expect(await attempt(store, signature, offerID: "nope") == .invalidOfferIdentifier)
+        }
+    }
+
+    @Test("a wrong key, an unregistered key id, one byte off, another offer, another token: invalidOfferSignature")
+    func altered() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try await lapsed(fixture)
+            let token = UUID()
+            // Another key under the registered id.
+            let other = try SigningKey.generate()
+            _ = try await signedOffer(store, "pro.monthly", "comeback")
+            let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"TESTKEY"}"#.utf8))
+            let claims = JSON.object([
+                "bid": .string(fixture.catalog.bundleID), "iss": .string("i"), "aud": .string("promotional-offer"),
+                "iat": .integer(Int64(utc(2025, 3, 1).timeIntervalSince1970)), "nonce": .string(UUID().uuidString),
+                "productId": .string("pro.monthly"), "offerIdentifier": .string("comeback"),
+            ])
+            #expect(await attempt(store, .compactJWS(try other.sign(claims, encodedHeader: header))) == .invalidOfferSignature)
+            // An id no key has.
+            if case .legacy(_, let nonce, let time, let sig) = try await signedOffer(store, "pro.monthly", "comeback", form: .legacy) {
+                #expect(await attempt(store, .legacy(keyID: "NOKEY", nonce: nonce, timestamp: time, signature: sig)) == .invalidOfferSignature)
+                #expect(await attempt(store, .legacy(keyID: "TESTKEY", nonce: nonce, timestamp: time + 1, signature: sig)) == .invalidOfferSignature)
+            }
+            // One byte off.
+            if case .compactJWS(var jws) = try await signedOffer(store, "pro.monthly", "comeback") {
+                let index = jws.index(jws.endIndex, offsetBy: -5)
+                jws.replaceSubrange(index...index, with: jws[index] == "A" ? "B" : "A")
+                #expect(await attempt(store, .compactJWS(jws)) == .invalidOfferSignature)
+            }
+            // Signed for another offer or product, or another token (the legacy form signs it).
+            #expect(await attempt(store, try await signedOffer(store, "pro.yearly", "comeback")) == .invalidOfferSignature)
+            let legacy = try await signedOffer(store, "pro.monthly", "comeback", appAccountToken: token, form: .legacy)
+            #expect(await attempt(store, legacy, token: UUID()) == .invalidOfferSignature)
+            #expect(try await store.transactions().count == 1, "nothing charged")
+        }
+    }
+
+    @Test("stale after 24 hours of store time; a nonce is good once; claims aud, bid and transactionId are checked")
+    func staleReusedAndClaims() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try await lapsed(fixture)
+            let stale = try await signedOffer(store, "pro.monthly", "comeback", form: .legacy)
+            let fresh = try await signedOffer(store, "pro.monthly", "comeback")
+            fixture.clock.advance(by: 24 * 3600 + 1)
+            #expect(await attempt(store, stale) == .invalidOfferSignature)
+            #expect(await attempt(store, fresh) == .invalidOfferSignature)
+            let good = try await signedOffer(store, "pro.monthly", "comeback")
+            fixture.clock.advance(by: 23 * 3600)
+            _ = try transaction(of: try await store.purchase("pro.monthly", offerID: "comeback", offerSignature: good))
+            try await store.setAutoRenew(groupID: "pro", false)
+            fixture.clock.advance(ISODuration(months: 3))
+            #expect(await attempt(store, good) == .invalidOfferSignature, "the nonce was used")
+
+            let key = try SigningKey.generate()
+            _ = try await store.appStore.addOfferKey(keyID: "CLAIMS", pem: key.privateKeyPEM)
+            let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"CLAIMS"}"#.utf8))
+            func jws(_ changes: [String: JSON]) throws -> PromotionalOfferSignature {
+                var claims: [String: JSON] = [
+                    "bid": .string(fixture.catalog.bundleID), "iss": .string("i"), "aud": .string("promotional-offer"),
+                    "iat": .integer(Int64(fixture.clock.closure().timeIntervalSince1970)), "nonce": .string(UUID().uuidString),
+                    "productId": .string("pro.monthly"), "offerIdentifier": .string("comeback"),
+                ]
+                claims.merge(changes) { $1 }
+                return .compactJWS(try key.sign(.object(claims.sorted { $0.key < $1.key }.map { JSON.Member($0.key, $0.value) }),
+                                                 encodedHeader: header))
+            }
+            #expect(await attempt(store, try jws(["aud": .string("advanced-commerce-api")])) == .invalidOfferSignature)
+            #expect(await attempt(store, try jws(["bid": .string("com.other")])) == .invalidOfferSignature)
+            #expect(await attempt(store, try jws(["transactionId": .string("42")])) == .invalidOfferSignature)
+            let app = try await store.app.appTransaction()
+            #expect(await attempt(store, try jws(["transactionId": .string(app.appTransactionID)])) == nil)
+        }
+    }
+
+    @Test("a public key verifies but cannot sign here; keys survive reopening (schema 7)")
+    func publicKeyOnly() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try fixture.open()
+            let key = try SigningKey.generate()
+            let added = try await store.appStore.addOfferKey(keyID: "PUB", pem: key.publicKeyPEM, issuerID: "issuer")
+            #expect(!added.canSign)
+            await #expect(throws: OfferKeyError.self) {
+                _ = try await store.appStore.signPromotionalOffer(productID: "pro.monthly", offerID: "comeback", keyID: "PUB")
+            }
+            let reopened = try fixture.open()
+            #expect(try await reopened.appStore.offerKeys().map(\.keyID) == ["PUB"])
+            #expect(try await reopened.appStore.offerKeys().first?.issuerID == "issuer")
+        }
+    }
+}

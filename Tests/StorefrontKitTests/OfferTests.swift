@@ -1,0 +1,45 @@
+import Foundation
+
+import StorefrontKit
+import StorefrontKitTest
+import Testing
+
+/// `AppTransaction.shared` and signed promotional offers, on the StoreKit-shaped API.
+@Suite struct OfferTests {
+    @Test func appTransactionIsVerifiedAndCarriesTheTransactionsID() async throws {
+        let session = try SKTestSession(contentsOf: catalogURL)
+        try await session.run {
+            let result = try await AppTransaction.shared
+            guard case .verified(let app) = result else { Issue.record("unverified"); return }
+            #expect(app.originalAppVersion == "1.0" && app.environment == .xcode && !app.bundleID.isEmpty)
+            let product = try #require(try await Product.products(for: [ID.goPro]).first)
+            guard case .success(let bought) = try await product.purchase() else { Issue.record("expected success"); return }
+            let json = try JSONSerialization.jsonObject(with: try bought.payloadValue.jsonRepresentation) as? [String: Any]
+            #expect(json?["appTransactionId"] as? String == app.appTransactionID)
+            #expect(!result.jwsRepresentation.isEmpty)
+        }
+    }
+
+    @Test func promotionalOfferNeedsAValidSignature() async throws {
+        let session = try SKTestSession(contentsOf: catalogURL)
+        try await session.run {
+            let store = try StoreContext.resolve().store
+            _ = try await store.appStore.createOfferKey(keyID: "KIT")
+            let monthly = try #require(try await Product.products(for: [ID.monthly]).first)
+            _ = try await monthly.purchase()
+            try session.expireSubscription(productIdentifier: ID.monthly)
+            let yearly = try #require(try await Product.products(for: [ID.yearly]).first)
+            let signed = try await store.appStore.signPromotionalOffer(productID: ID.yearly, offerID: "annual_comeback", form: .legacy)
+            guard case .legacy(let keyID, let nonce, let timestamp, let signature) = signed else { Issue.record("form"); return }
+            let bytes = try #require(Data(base64Encoded: signature))
+            await #expect(throws: Product.PurchaseError.invalidOfferSignature) {
+                _ = try await yearly.purchase(options: [.promotionalOffer(offerID: "annual_comeback", keyID: keyID, nonce: UUID(),
+                                                                          signature: bytes, timestamp: Int(timestamp))])
+            }
+            let result = try await yearly.purchase(options: [.promotionalOffer(offerID: "annual_comeback", keyID: keyID, nonce: nonce,
+                                                                               signature: bytes, timestamp: Int(timestamp))])
+            guard case .success(let verification) = result else { Issue.record("expected success"); return }
+            #expect(try verification.payloadValue.offerID == "annual_comeback")
+        }
+    }
+}
