@@ -62,12 +62,42 @@ public struct SubscriptionOffer: Sendable, Hashable {
     /// How many periods the offer lasts.
     public var periodCount: Int
     public var price: Decimal?
+    /// An offer code's codes and rules; nil: its id and reference name are its custom codes.
+    public var codes: OfferCodes?
 
     public init(kind: Kind, id: String? = nil, referenceName: String? = nil, paymentMode: PaymentMode? = nil,
-                period: ISODuration? = nil, periodCount: Int = 1, price: Decimal? = nil) {
+                period: ISODuration? = nil, periodCount: Int = 1, price: Decimal? = nil, codes: OfferCodes? = nil) {
         (self.kind, self.id, self.referenceName, self.paymentMode) = (kind, id, referenceName, paymentMode)
-        (self.period, self.periodCount, self.price) = (period, periodCount, price)
+        (self.period, self.periodCount, self.price, self.codes) = (period, periodCount, price, codes)
     }
+}
+
+/// An offer code offer's codes, as App Store Connect sets them up: one-time codes (each
+/// redeemed once, by one customer) and custom codes (one word many customers redeem, up to
+/// a limit), who may redeem (new, existing or expired subscribers of the group), how
+/// often one customer may, and until when.
+public struct OfferCodes: Sendable, Hashable {
+    /// Who may redeem an offer code, by the customer's relation to the subscription group.
+    public enum Eligibility: String, Sendable, Hashable, CaseIterable {
+        /// Never subscribed in the group.
+        case new
+        /// Subscribed now.
+        case existing
+        /// Subscribed before, not now.
+        case expired
+    }
+
+    public var oneTimeCodes: [String] = []
+    public var customCodes: [String] = []
+    /// How many redemptions the custom codes allow in all; nil: no limit.
+    public var redemptionLimit: Int?
+    /// How many times one account may redeem this offer (Apple: once).
+    public var perCustomerLimit = 1
+    public var eligibility: Set<Eligibility> = Set(Eligibility.allCases)
+    /// The codes stop working at this instant; nil: never.
+    public var expires: Date?
+
+    public init() {}
 }
 
 /// What makes a catalog product an auto-renewable subscription.

@@ -90,6 +90,15 @@ extension Catalog {
             "period": offer.period.map { .string($0.description) },
             "periodCount": offer.periodCount == 1 ? nil : .integer(offer.periodCount),
             "price": offer.price.map { .decimalText($0) },
+            "oneTimeCodes": offer.codes.flatMap { $0.oneTimeCodes.isEmpty ? nil : .array($0.oneTimeCodes.map(JSON.string)) },
+            "customCodes": offer.codes.flatMap { $0.customCodes.isEmpty ? nil : .array($0.customCodes.map(JSON.string)) },
+            "redemptionLimit": offer.codes?.redemptionLimit.map { .integer($0) },
+            "perCustomerLimit": offer.codes.flatMap { $0.perCustomerLimit == 1 ? nil : .integer($0.perCustomerLimit) },
+            "eligibility": offer.codes.flatMap { codes in
+                codes.eligibility.count == OfferCodes.Eligibility.allCases.count ? nil
+                    : .array(OfferCodes.Eligibility.allCases.filter(codes.eligibility.contains).map { .string($0.rawValue) })
+            },
+            "expires": offer.codes?.expires.map { .string($0.formatted(.iso8601)) },
         ])
     }
 }

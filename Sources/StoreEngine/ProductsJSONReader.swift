@@ -212,9 +212,44 @@ struct CatalogReader {
         let countNode = node.child("periodCount")
         let count = try countNode?.integer() ?? 1
         if let countNode, count < 1 { throw countNode.fail("periodCount must be 1 or more") }
+        var codes: OfferCodes?
+        let codeKeys = ["oneTimeCodes", "customCodes", "redemptionLimit", "perCustomerLimit", "eligibility", "expires"]
+        if let keyNode = codeKeys.lazy.compactMap({ node.child($0) }).first {
+            guard kind == .code else { throw keyNode.fail("only an offer of type \"code\" has codes") }
+            codes = try readOfferCodes(node)
+        }
         return SubscriptionOffer(
             kind: kind, id: try node.child("id")?.identifier(), referenceName: try node.child("referenceName")?.string(),
             paymentMode: mode, period: try node.child("period")?.duration(), periodCount: count,
-            price: try node.child("price")?.price())
+            price: try node.child("price")?.price(), codes: codes)
+    }
+
+    /// An offer code offer's `oneTimeCodes`, `customCodes`, `redemptionLimit`, `perCustomerLimit`,
+    /// `eligibility` (of "new", "existing", "expired") and `expires` (ISO-8601).
+    func readOfferCodes(_ node: Node) throws -> OfferCodes {
+        var codes = OfferCodes()
+        codes.oneTimeCodes = try node.child("oneTimeCodes")?.elements().map { try $0.identifier() } ?? []
+        codes.customCodes = try node.child("customCodes")?.elements().map { try $0.identifier() } ?? []
+        for (key, minimum) in [("redemptionLimit", 1), ("perCustomerLimit", 1)] {
+            guard let child = node.child(key) else { continue }
+            let value = try child.integer()
+            if value < minimum { throw child.fail("\(key) must be 1 or more") }
+            if key == "redemptionLimit" { codes.redemptionLimit = value } else { codes.perCustomerLimit = value }
+        }
+        if let list = node.child("eligibility") {
+            codes.eligibility = Set(try list.elements().map { element in
+                guard let value = OfferCodes.Eligibility(rawValue: try element.string()) else {
+                    throw element.fail("unknown eligibility \(element.describe()); expected \"new\", \"existing\" or \"expired\"")
+                }
+                return value
+            })
+        }
+        if let expires = node.child("expires") {
+            guard let date = try? Date(expires.string(), strategy: .iso8601) else {
+                throw expires.fail("expires must be an ISO-8601 date and time, such as \"2027-01-01T00:00:00Z\"")
+            }
+            codes.expires = date
+        }
+        return codes
     }
 }

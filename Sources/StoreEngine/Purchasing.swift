@@ -305,7 +305,7 @@ extension Store {
         // Apple's (type, subtype): a promotional offer is OFFER_REDEEMED; an upgrade or a crossgrade
         // at once DID_CHANGE_RENEWAL_PREF UPGRADE; else SUBSCRIBED, the first time INITIAL_BUY.
         let subtype = change != nil ? "UPGRADE" : subscribedBefore ? "RESUBSCRIBE" : "INITIAL_BUY"
-        let type = stored.offerType == .promotional ? "OFFER_REDEEMED" : change != nil ? "DID_CHANGE_RENEWAL_PREF" : "SUBSCRIBED"
+        let type = [.promotional, .code].contains(stored.offerType) ? "OFFER_REDEEMED" : change != nil ? "DID_CHANGE_RENEWAL_PREF" : "SUBSCRIBED"
         try notify(type, subtype, transaction: stored, record: record, account: account, at: date)
         return .added(stored, change: change)
     }
@@ -345,7 +345,7 @@ extension Store {
         case .autoRenewable:
             let terms = item.subscription!
             transaction.expirationDate = terms.period.after(date)
-            let offerType: Transaction.OfferType? = offerID != nil ? .promotional
+            let offerType: Transaction.OfferType? = offerID != nil ? offerKind(item, id: offerID!)
                 : try isEligibleForIntroOffer(groupID: terms.groupID) ? .introductory : nil
             if let offerType, let offer = offerTerms(item, type: offerType, id: offerID) {
                 (transaction.offerType, transaction.offerID, transaction.price) = (offerType, offerID, offer.price)

@@ -30,8 +30,8 @@ extension Store {
     /// product with periods left.
     func renewalOffer(after latest: Transaction, record: SubscriptionRecord) throws -> RenewalOffer? {
         guard let item = catalog.product(id: record.autoRenewProductID) else { return nil }
-        if let id = record.renewalOfferID, let terms = offerTerms(item, type: .promotional, id: id) {
-            return RenewalOffer(type: .promotional, id: id, mode: terms.mode, period: terms.period, count: terms.count,
+        if let id = record.renewalOfferID, let terms = offerTerms(item, type: offerKind(item, id: id), id: id) {
+            return RenewalOffer(type: offerKind(item, id: id), id: id, mode: terms.mode, period: terms.period, count: terms.count,
                                 price: terms.price, scheduled: true)
         }
         guard item.id == latest.productID, let type = latest.offerType,
@@ -90,8 +90,19 @@ extension Store {
         case .promotional:
             guard let offer = terms.offers.first(where: { $0.kind == .promotional && $0.id == id }) else { return nil }
             return (offer.paymentMode ?? .payAsYouGo, offer.period ?? terms.period, offer.periodCount, offer.price ?? 0)
-        case .code, .winBack:
+        case .code:
+            guard let offer = terms.offers.first(where: { $0.kind == .code && $0.codeOfferID == id }) else { return nil }
+            return (offer.paymentMode ?? .payAsYouGo, offer.period ?? terms.period, offer.periodCount, offer.price ?? 0)
+        case .winBack:
             return nil
         }
+    }
+
+    /// Whether the offer `id` of a subscription is a promotional offer or an offer code's
+    /// (by its reference name, as Apple's `offerIdentifier` names a code offer).
+    func offerKind(_ item: CatalogProduct, id: String) -> Transaction.OfferType {
+        let offers = item.subscription?.offers ?? []
+        if offers.contains(where: { $0.kind == .promotional && $0.id == id }) { return .promotional }
+        return offers.contains(where: { $0.kind == .code && $0.codeOfferID == id }) ? .code : .promotional
     }
 }

@@ -290,12 +290,19 @@ struct StoreKitReader {
     mutating func readOffer(_ node: Node, kind: SubscriptionOffer.Kind) throws -> SubscriptionOffer {
         _ = try node.members()
         let mode = try node.present("paymentMode").map(paymentMode)
+        // Xcode's code offers list who may redeem them, not codes: their offerID and referenceName redeem them.
+        var codes: OfferCodes?
+        if kind == .code, let list = node.present("eligibility") {
+            var rules = OfferCodes()
+            rules.eligibility = Set(try list.elements().compactMap { OfferCodes.Eligibility(rawValue: try $0.string()) })
+            codes = rules
+        }
         return SubscriptionOffer(
             kind: kind, id: try node.present("offerID")?.identifier(),
             referenceName: try node.present("referenceName")?.string(),
             paymentMode: mode,
             period: try node.present("subscriptionPeriod")?.duration(), periodCount: try periodCount(node),
-            price: try offerPrice(node, mode: mode, required: false))
+            price: try offerPrice(node, mode: mode, required: false), codes: codes)
     }
 
     /// An offer's `displayPrice` as Xcode and hand edits leave it: a free trial costs 0,

@@ -303,6 +303,10 @@ extension Invocation {
         case "offer-keys", "offer":
             try allow()
             invocation.command = try offer.command(name, args, issuer: issuer, appAccountToken: appAccountToken)
+        case "redeem":
+            try expect(1, "a CODE")
+            try allow()
+            invocation.command = .redeem(code: args[0])
         case "app-transaction":
             try expect(0, "")
             try allow()

@@ -39,6 +39,8 @@ public enum Command: Equatable, Sendable {
     case offerKeysCreate(keyID: String?, issuer: String?)
     /// `offer sign PRODUCT OFFER [--key KEY_ID] [--legacy] [--app-account-token UUID]`.
     case offerSign(productID: String, offerID: String, keyID: String?, appAccountToken: UUID?, legacy: Bool)
+    /// `redeem CODE`: an offer code, as the App Store's redeem sheet.
+    case redeem(code: String)
     /// `app-transaction`: the account's signed `AppTransaction`.
     case appTransaction
     /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a promotional offer.

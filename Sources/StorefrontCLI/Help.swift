@@ -242,6 +242,7 @@ struct CommandHelp {
         OfferCommands.appTransactionHelp,
         OfferCommands.offerKeysHelp,
         OfferCommands.offerHelp,
+        OfferCommands.redeemHelp,
         CatalogCommands.help,
         DoctorCommand.help,
         CommandHelp(

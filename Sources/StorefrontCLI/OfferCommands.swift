@@ -52,6 +52,22 @@ enum OfferCommands {
             --json prints {"keyID", "form", "signature"} and, for --legacy, "nonce" and "timestamp".
             """,
         options: ["--key", "--legacy", "--app-account-token"], operands: [.words(["sign"]), .productID, .text])
+
+    static let redeemHelp = CommandHelp(
+        name: "redeem", usage: "redeem CODE [--json]",
+        summary: "Redeem an offer code, as the App Store's redeem sheet",
+        details: """
+            Redeems a subscription offer code of the catalog (an offer of type "code": its
+            oneTimeCodes and customCodes, or its id or reference name when it lists none) for the
+            account. The App Store records a transaction with offerType code, the offer's reference
+            name (else id) as offerID, its offerDiscountType and offerPeriod; it reaches the app as
+            an update (the app is not running the purchase). A subscriber of the product gets the
+            offer at the next renewal. Case does not matter.
+            Fails with invalidOfferIdentifier for an unknown or expired code, ineligibleForOffer for
+            a one-time code used already, custom codes past their redemptionLimit, an account past
+            perCustomerLimit, or an account the offer's eligibility (new, existing, expired) leaves out.
+            """,
+        operands: [.text])
 }
 
 /// The options of promotional offers, gathered while parsing.
@@ -217,5 +233,17 @@ extension Session {
             return try await appStore.signPromotionalOffer(productID: productID, offerID: offerID ?? "", keyID: keyID,
                                                            appAccountToken: appAccountToken)
         }
+    }
+}
+
+extension Session {
+    func redeem(_ code: String) async throws -> Report {
+        let outcome = try await appStore.redeemOfferCode(code)
+        let json = JSON.object(["result": .string(outcome.result.name), "outcome": .string(outcome.name),
+                                "transaction": outcome.transaction?.json])
+        guard let transaction = outcome.transaction else { return Report(json: json, "Redeemed \(TerminalText.sanitized(code)).") }
+        let name = try await displayName(transaction.productID)
+        let when = { if case .changeScheduled(let change) = outcome { change.effectiveDate.map { " from the renewal on \($0.iso8601)" } ?? "" } else { "" } }()
+        return Report(json: json, "Redeemed \(TerminalText.sanitized(code)): \(name), offer \(TerminalText.sanitized(transaction.offerID ?? ""))\(when) — transaction \(transaction.id), arriving in the app as an update.")
     }
 }

@@ -60,6 +60,7 @@ struct Session {
             return nil
         case .verify(let jws): return try await verify(jws)
         case .appTransaction: return try await appTransaction()
+        case .redeem(let code): return try await redeem(code)
         case .offerKeys: return try await offerKeys()
         case .offerKeysAdd(let keyID, let path, let issuer): return try await offerKeysAdd(keyID: keyID, path: path, issuer: issuer)
         case .offerKeysCreate(let keyID, let issuer): return try await offerKeysCreate(keyID: keyID, issuer: issuer)

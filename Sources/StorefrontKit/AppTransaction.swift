@@ -1,5 +1,6 @@
 import Foundation
 import StoreEngine
+import Synchronization
 
 /// The app's purchase by the account (StoreKit's `AppTransaction`): signed by the store
 /// like a transaction, and verified against its certificate chain.
@@ -41,4 +42,27 @@ public struct AppTransaction: Sendable, Hashable, SignedByStore {
 
     /// Signs it again (StoreKit asks the App Store; here the store signs it now).
     public static func refresh() async throws -> VerificationResult<AppTransaction> { try await shared }
+}
+
+extension AppStore {
+    /// The code the next ``presentOfferCodeRedeemSheet()`` enters, as a customer would type it
+    /// on the App Store's sheet (there is no sheet here); nil: `$STOREFRONT_OFFER_CODE`.
+    public static var offerCodeToRedeem: String? {
+        get { codeToRedeem.withLock { $0 } }
+        set { codeToRedeem.withLock { $0 = newValue } }
+    }
+    private static let codeToRedeem = Mutex<String?>(nil)
+
+    /// StoreKit's redeem sheet without its UI: redeems the code set in ``offerCodeToRedeem`` or
+    /// `$STOREFRONT_OFFER_CODE`. The transaction arrives on `Transaction.updates`, as on a device.
+    /// An unknown or expired code throws `Product.PurchaseError.invalidOfferIdentifier`; a used
+    /// code, a limit reached or an ineligible account `ineligibleForOffer`; no code at all
+    /// `StoreKitError.userCancelled` (the customer closed the sheet).
+    public static func presentOfferCodeRedeemSheet() async throws {
+        let code = offerCodeToRedeem ?? ProcessInfo.processInfo.environment["STOREFRONT_OFFER_CODE"]
+        guard let code, !code.isEmpty else { throw StoreKitError.userCancelled }
+        let context = try resolvedContext()
+        _ = try await storeKitCall { try await context.store.appStore.redeemOfferCode(code) }
+        context.changed()
+    }
 }

@@ -42,4 +42,19 @@ import Testing
             #expect(try verification.payloadValue.offerID == "annual_comeback")
         }
     }
+
+    @Test func redeemSheetRedeemsTheConfiguredCodeAsAnUpdate() async throws {
+        let session = try SKTestSession(contentsOf: catalogURL)
+        try await session.run {
+            AppStore.offerCodeToRedeem = "NOSUCHCODE"
+            await #expect(throws: Product.PurchaseError.invalidOfferIdentifier) { try await AppStore.presentOfferCodeRedeemSheet() }
+            AppStore.offerCodeToRedeem = "FREE3B"
+            try await AppStore.presentOfferCodeRedeemSheet()
+            AppStore.offerCodeToRedeem = nil
+            let update = await first(of: Transaction.updates, within: 5) { $0.productID == ID.yearly }
+            let transaction = try #require(update).unsafePayloadValue
+            #expect(transaction.offerType == .code && transaction.offerID == "Three months free")
+            await transaction.finish()
+        }
+    }
 }
