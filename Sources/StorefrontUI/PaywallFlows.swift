@@ -9,6 +9,12 @@ func buy(_ state: inout State) -> [Effect] {
     guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct, let snapshot = state.snapshot
     else { return [] }
     state.flash = nil
+    if !snapshot.canMakePayments {
+        // As StoreKit with payments restricted: no App Store sheet, no price; the purchase is refused
+        // at once (purchaseNotAllowed), and the alert says so.
+        state.busy = .purchasing(productID: product.id)
+        return [.purchase(productID: product.id)]
+    }
     if product.type == .nonConsumable, snapshot.entitled.contains(product.id) {
         state.sheet = .alreadyOwned(productID: product.id)
     } else {
@@ -60,7 +66,8 @@ func purchaseEnded(_ state: inout State, _ productID: String, _ report: Purchase
         let when = change.effectiveDate.map { "for " + ProductStatus.shortDate($0) } ?? "for the next renewal"
         state.flash = "\(change.kind.title) scheduled \(when): nothing charged now"
     case .userCancelled:
-        state.sheet = .alert(title: "Purchase Cancelled", message: "The purchase of \(product) was cancelled (userCancelled).")
+        // Esc on the sheet and the "cancel" outcome alike: the user's own choice, said on the status line.
+        state.flash = "Purchase of \(product) cancelled (userCancelled)"
     case .pending(let reason):
         let reason = reason ?? .askToBuy
         let action = switch reason {

@@ -144,7 +144,8 @@ func statusText(_ product: Product, _ state: State) -> String {
     let group = product.subscription?.subscriptionGroupID
     var text = ProductStatus.text(for: product, owned: snapshot.owned[product.id], balance: snapshot.balances[product.id],
                                   subscription: group.flatMap { snapshot.subscriptions[$0] },
-                                  introEligible: group.map { snapshot.introEligibleGroups.contains($0) } ?? false)
+                                  // Without payments there is no offer to take: no price shows, nor the offer's.
+                                  introEligible: snapshot.canMakePayments && group.map { snapshot.introEligibleGroups.contains($0) } ?? false)
     // What waits: a request for a parent or the user, a transaction the app left unfinished.
     var marks: [String] = []
     if let request = snapshot.pending.last(where: { $0.productID == product.id }) {

@@ -21,15 +21,10 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
             body += wrap("You've already purchased this. Would you like to get it again for free?", inner).map { ($0, .plain) }
             buttons = [("[ Get It Free \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
         } else {
-            body.append((name, bold))
-            if let product {
-                let price = state.snapshot?.canMakePayments == false ? "Not available" : product.displayPrice
-                body.append(("\(product.kindLabel) \(state.glyphs.dot) \(price)", .plain))
-            }
-            body.append(("Account: \(state.account)  [Sandbox]", dim))
-            if case .confirm(_, let outcome) = sheet {
-                let g = state.glyphs
-                body.append(("Outcome: \(g.left) \(outcomeLabel(outcome)) \(g.right)", Style(bold: outcome != nil, color: outcome == nil ? nil : .yellow)))
+            if case .confirm(_, let outcome) = sheet, let product {
+                body = confirmLines(product, outcome: outcome, state, width: inner)
+            } else {
+                body.append((name, bold))
             }
             buttons = [("[ Confirm \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
         }

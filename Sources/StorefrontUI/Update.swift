@@ -266,10 +266,14 @@ private func sheet(_ state: inout State, _ key: Key) -> [Effect] {
         return run(.buyOutside(productID: state.products[selection].id), &state)
     case (.outsidePurchase, .escape), (.outsidePurchase, .character("q")):
         state.sheet = nil
-    case (.confirm, .escape), (.confirm, .character("n")), (.confirm, .character("q")):
-        // Dismissing the App Store sheet is StoreKit's userCancelled.
+    case (.confirm(let productID, _), .escape), (.confirm(let productID, _), .character("n")),
+         (.confirm(let productID, _), .character("q")):
+        // Dismissing the App Store sheet is StoreKit's userCancelled: the same purchase as the
+        // "cancel" outcome, so the log records it and the screen says it the same way.
         state.sheet = nil
-        state.flash = "Purchase cancelled (userCancelled)"
+        state.flash = nil
+        state.busy = .purchasing(productID: productID)
+        return [.purchase(productID: productID, outcome: .cancel)]
     case (.alreadyOwned, .escape), (.alreadyOwned, .character("n")), (.alreadyOwned, .character("q")):
         state.sheet = nil
     case (.help, .down), (.help, .character("j")): state.helpScroll += 1

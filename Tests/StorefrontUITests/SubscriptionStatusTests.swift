@@ -33,7 +33,7 @@ private func withDemoStore<T>(_ body: (Store, StepClock) async throws -> T) asyn
     return try await body(store, clock)
 }
 
-private let yearly = "barcode_year_subscription"
+let yearly = "barcode_year_subscription"
 
 /// The status words on a product's row, as the paywall and `products` compute them.
 private func rowText(_ store: Store, _ productID: String) async throws -> String {

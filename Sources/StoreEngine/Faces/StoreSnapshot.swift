@@ -36,6 +36,10 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// The account the store file names as the current one (`accounts switch`, from any process);
     /// nil when none was ever chosen (the default account).
     public var currentAccount: String?
+    /// The simulated conditions a purchase meets now (the App Store sheet names them).
+    public var conditions = PurchaseConditions()
+    /// For products of a group the account is subscribed to: the change of plan buying one would make.
+    public var plannedChanges: [String: PlannedChange] = [:]
 
     public init(storefront: Storefront, products: [Product], owned: [String: Transaction], entitled: Set<String>,
                 balances: [String: Int], unverified: [String: String] = [:], canMakePayments: Bool,
@@ -74,7 +78,10 @@ extension Store {
                 entitled: Set(try entitlements(at: date).map(\.productID)), balances: try balances(),
                 unverified: try unverifiedProducts(), canMakePayments: try value(.canMakePayments),
                 events: try events(limit: 20), dataVersion: version, arrived: delivery.finished.map(\.productID))
-            snapshot.subscriptions = Dictionary(uniqueKeysWithValues: try statuses(at: date).map { ($0.groupID, $0) })
+            let statuses = try statuses(at: date)
+            snapshot.subscriptions = Dictionary(uniqueKeysWithValues: statuses.map { ($0.groupID, $0) })
+            snapshot.plannedChanges = plannedChanges(statuses)
+            snapshot.conditions = try purchaseConditions()
             snapshot.introEligibleGroups = try introOfferEligibleGroups()
             snapshot.pending = try pendingTransactions().map(PendingRequest.init)
             snapshot.left = delivery.left
