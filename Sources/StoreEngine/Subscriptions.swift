@@ -155,7 +155,7 @@ extension Store {
                 }
                 if billingRetryLength.after(since) <= date {
                     (record.expirationReason, record.billingRetrySince, record.graceUntil) = (ExpirationReason.billingError.rawValue, nil, nil)
-                    try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                    try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                    detail: "expired: billing retry ended without payment (billingError)", at: billingRetryLength.after(since))
                     try notify("EXPIRED", "BILLING_RETRY", transaction: latest, record: record, account: account,
                                at: billingRetryLength.after(since))
@@ -165,14 +165,14 @@ extension Store {
             guard expiration <= date else { break }
             guard record.willAutoRenew else {
                 record.expirationReason = ExpirationReason.autoRenewDisabled.rawValue
-                try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: auto-renew was off (autoRenewDisabled)", at: expiration)
                 try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: expiration)
                 break
             }
             guard catalog.product(id: record.autoRenewProductID)?.subscription != nil else {
                 record.expirationReason = ExpirationReason.productUnavailable.rawValue
-                try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: \(record.autoRenewProductID) is no longer offered (productUnavailable)", at: expiration)
                 try notify("EXPIRED", "PRODUCT_NOT_FOR_SALE", transaction: latest, record: record, account: account, at: expiration)
                 break
@@ -272,7 +272,7 @@ extension Store {
             (record.willAutoRenew, record.expirationReason) = (false, ExpirationReason.autoRenewDisabled.rawValue)
             (record.billingRetrySince, record.graceUntil) = (nil, nil)
             try ledger.saveSubscription(record, account: account)
-            try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+            try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                            detail: "expired now by the tester", at: date)
             try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: date)
         }

@@ -26,7 +26,9 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             KeyHelp(keys: "s", does: "settings, testers and resets", hint: "s settings"),
             KeyHelp(keys: "r", does: "restore purchases (after a failed load: retry)", hint: "r restore"),
             KeyHelp(keys: "c", does: "consume one of the selected consumable", hint: "c consume"),
-            clock, log, help,
+            clock, log,
+            KeyHelp(keys: "[ ]  { }", does: "scroll the event log a line, a page (older, newer)"),
+            help,
             KeyHelp(keys: "q  esc  Ctrl-C", does: "quit", hint: "q quit"),
             KeyHelp(keys: "mouse", does: "click a row, [ Buy ], [ Restore Purchases ], a tab, a sheet's buttons"),
         ]

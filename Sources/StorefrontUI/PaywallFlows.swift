@@ -5,8 +5,9 @@ import StoreEngine
 // MARK: - Flows
 
 func buy(_ state: inout State) -> [Effect] {
-    // Under a load error the table is not on screen: nothing the tester can see is selected.
-    guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct, let snapshot = state.snapshot
+    // Offline after a load the products stay on screen and can be bought (the purchase meets the
+    // network error); before any load there is nothing on screen to buy.
+    guard state.busy == nil, let product = state.selectedProduct, let snapshot = state.snapshot
     else { return [] }
     state.flash = nil
     if !snapshot.canMakePayments {
@@ -26,6 +27,7 @@ func buy(_ state: inout State) -> [Effect] {
 /// Loads the store again after a failed load (offline, a simulated loadProductsError).
 func retry(_ state: inout State) -> [Effect] {
     guard state.busy == nil else { return [] }
+    state.flash = nil
     state.busy = .loading
     return [.load]
 }
@@ -38,7 +40,7 @@ func restore(_ state: inout State) -> [Effect] {
 }
 
 func consume(_ state: inout State) -> [Effect] {
-    guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct else { return [] }
+    guard state.busy == nil, state.snapshot != nil, let product = state.selectedProduct else { return [] }
     guard product.type == .consumable else {
         state.flash = "Only consumables can be consumed"
         return []

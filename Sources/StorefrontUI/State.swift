@@ -102,6 +102,8 @@ public struct State: Equatable, Sendable {
     public var snapshot: StoreSnapshot?
     /// Why the last load failed, shown instead of the table.
     public var loadError: String?
+    /// Retries that failed in a row since the last good load, so each retry's result shows.
+    public var failedRetries = 0
     /// The selected product, an index into `snapshot.products`.
     public var selection = 0
     /// The first table line shown (the table scrolls when taller than the screen).
@@ -115,6 +117,8 @@ public struct State: Equatable, Sendable {
     /// Counts timer ticks: drives the spinner and the check for other processes' writes.
     public var ticks = 0
     public var showLog = true
+    /// How many lines the event log is scrolled back from its newest (0: it follows the newest).
+    public var logScroll = 0
     /// A one-line note in the status line ("Purchased Swift Shopping").
     public var flash: String?
     /// Renewals made so far while the paywall catches up the store's clock.

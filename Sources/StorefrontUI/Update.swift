@@ -46,7 +46,11 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.snapshot = snapshot
         state.knownDataVersion = snapshot.dataVersion
         state.tableMeasure = TableMeasure(state)
+        if state.loadError != nil, state.busy == .loading {
+            state.flash = "Retried: the store is reachable again"
+        }
         state.loadError = nil
+        state.failedRetries = 0
         if state.renewalsCaughtUp > 0 {
             state.flash = "Caught up \(state.renewalsCaughtUp) renewal\(state.renewalsCaughtUp == 1 ? "" : "s")"
             state.renewalsCaughtUp = 0
@@ -77,8 +81,13 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
             effects = !updates.isEmpty && state.screen == .transactions ? [.loadHistory] : []
         }
     case .loadFailed(let message):
+        // The products loaded before stay on screen, as an app keeps its Product values.
+        if state.loadError != nil, state.busy == .loading { state.failedRetries += 1 }
         state.loadError = message
-        if state.busy == .loading { state.busy = nil }
+        if state.busy == .loading {
+            state.busy = nil
+            state.flash = nil
+        }
         effects = []
     case .dataVersion(let version):
         if state.knownDataVersion != version, state.busy == nil {
@@ -172,11 +181,13 @@ private func mainScreen(_ state: inout State, _ key: Key) -> [Effect] {
     case .pageDown: move(&state, by: page)
     case .home, .character("g"): move(&state, to: 0)
     case .end, .character("G"): move(&state, to: state.products.count - 1)
-    case .character("r") where state.loadError != nil, .enter where state.loadError != nil: return retry(&state)
+    case .character("r") where state.loadError != nil, .enter where state.loadError != nil && state.snapshot == nil:
+        return retry(&state)
     case .enter, .character(" "): return buy(&state)
     case .character("r"): return restore(&state)
     case .character("c"): return consume(&state)
     case .character("l"): state.showLog.toggle()
+    case .character("["), .character("]"), .character("{"), .character("}"): scrollLog(&state, key)
     case .character("?"), .character("h"): openHelp(&state)
     case .escape: state.isRunning = false
     default: break

@@ -63,3 +63,40 @@ struct PurchasePreviewTests {
         }
     }
 }
+
+/// The event log as every face reads it: in the order things happened, an expiry named so.
+@Suite("event log order")
+struct EventLogOrderTests {
+    @Test("an expiry is logged as expired, not failed; auto-renew off expires as expired too")
+    func expiryIsExpired() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            _ = try await buy(store, "sub.yearly")
+            try await store.appStore.expireSubscription(groupID: "premium")
+            let last = try #require(try await store.appStore.events().last)
+            #expect(last.state == .expired && last.detail == "expired now by the tester")
+            _ = try await buy(store, "sub.yearly")
+            try await store.appStore.setAutoRenew(groupID: "premium", false)
+            fixture.clock.advance(ISODuration(years: 1, days: 1))
+            _ = try await store.appStore.processRenewals()
+            let events = try await store.appStore.events()
+            #expect(events.last?.state == .expired && events.last?.detail.contains("autoRenewDisabled") == true)
+            #expect(!events.contains { $0.state == .failed }, "no expiry reads as a failure")
+        }
+    }
+
+    @Test("renewals caught up late are listed when they happened, not after the later events recorded before them")
+    func inOrderOfHappening() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            _ = try await buy(store, "sub.monthly")
+            fixture.clock.advance(ISODuration(months: 3))
+            // A purchase by another account's process comes first; this account's renewals are recorded after it,
+            // dated in the past: a consumable bought now is logged before them.
+            _ = try await store.purchase("coins")
+            _ = try await store.appStore.processRenewals()
+            let dates = try await store.appStore.events().map(\.date)
+            #expect(dates == dates.sorted(), "oldest first by the store's clock")
+        }
+    }
+}

@@ -13,7 +13,7 @@ struct RenderTests {
                          productID: swiftShopping, transactionID: 2_000_000_001, detail: ""),
     ]
 
-    @Test("the main screen at 100×30: groups, checkmarks, prices, statuses, log, footer")
+    @Test("the main screen at 100×30: groups, checkmarks, prices, statuses, log (dated, in the rows the table leaves), footer")
     func mainScreen100x30() {
         let owned = [purchase(swiftShopping),
                      purchase(monthly, id: 2_000_000_002, expires: fixedDate.addingTimeInterval(86_400 * 30))]
@@ -39,14 +39,14 @@ struct RenderTests {
             "      100 Coins             Consumable             $0.99   Balance: 300",
             "  Non-renewing subscriptions",
             "      Season Pass           Non-renewing 3 months  $9.99",
-            "",
-            "",
-            "",
-            "",
             "                                                                             [ Restore Purchases ]",
             String(repeating: "─", count: 100),
-            " 14:02:11 purchasing com.razeware.razefaces.swiftshopping",
-            " 14:02:11 purchased  com.razeware.razefaces.swiftshopping  tx 2000000001",
+            " 2026-12-01 14:02:11 purchasing com.razeware.razefaces.swiftshopping",
+            " 2026-12-01 14:02:11 purchased  com.razeware.razefaces.swiftshopping  tx 2000000001",
+            "",
+            "",
+            "",
+            "",
             "",
             "",
             String(repeating: "─", count: 100),

@@ -12,7 +12,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// Products whose newest transaction failed verification, with the reason: warned about, never checked.
     public var unverified: [String: String]
     public var canMakePayments: Bool
-    /// The newest transaction state changes, oldest first.
+    /// The newest transaction state changes, in the order they happened by the store's clock
+    /// (renewals caught up late are recorded after later events), oldest first.
     public var events: [TransactionEvent]
     /// The store file's data version when this was read; a different one means another process wrote.
     public var dataVersion: Int64
@@ -77,7 +78,7 @@ extension Store {
                 storefront: storefront, products: catalog.products(in: storefront), owned: try ownedProducts(at: date),
                 entitled: Set(try entitlements(at: date).map(\.productID)), balances: try balances(),
                 unverified: try unverifiedProducts(), canMakePayments: try value(.canMakePayments),
-                events: try events(limit: 20), dataVersion: version, arrived: delivery.finished.map(\.productID))
+                events: try events(limit: 200), dataVersion: version, arrived: delivery.finished.map(\.productID))
             let statuses = try statuses(at: date)
             snapshot.subscriptions = Dictionary(uniqueKeysWithValues: statuses.map { ($0.groupID, $0) })
             snapshot.plannedChanges = plannedChanges(statuses)
@@ -94,3 +95,4 @@ extension Store {
         }
     }
 }
+
