@@ -146,6 +146,12 @@ func statusText(_ product: Product, _ state: State) -> String {
                                   subscription: group.flatMap { snapshot.subscriptions[$0] },
                                   // Without payments there is no offer to take: no price shows, nor the offer's.
                                   introEligible: snapshot.canMakePayments && group.map { snapshot.introEligibleGroups.contains($0) } ?? false)
+    // The App Store's subscription the app does not have (after deleting the app): not "Renews …"
+    // beside no checkmark, but what brings it back.
+    if product.type == .autoRenewable, snapshot.owned[product.id] == nil, let status = group.flatMap({ snapshot.subscriptions[$0] }),
+       status.transaction.productID == product.id, status.state == .subscribed || status.state == .inGracePeriod {
+        text = "Subscribed, not on this device: r restores"
+    }
     // What waits: a request for a parent or the user, a transaction the app left unfinished.
     var marks: [String] = []
     if let request = snapshot.pending.last(where: { $0.productID == product.id }) {

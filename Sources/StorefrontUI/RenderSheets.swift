@@ -39,9 +39,13 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
             .map { ($0, dim) }
         let room = max(1, min(canvas.height - 8, 12) - body.count)
         let first = max(0, min(selection - room + 1, state.products.count - room))
+        // The price keeps its column at the right; a long name is cut with "…" before it.
+        let priceWidth = state.products.map { TerminalText.width($0.displayPrice) }.max() ?? 0
+        let nameWidth = max(4, inner - priceWidth - 4)
         for (index, product) in state.products.enumerated().dropFirst(first).prefix(room) {
             let marker = index == selection ? state.glyphs.pointer : " "
-            body.append(("\(marker) \(product.displayName) \(state.glyphs.dot) \(product.displayPrice)",
+            let price = String(repeating: " ", count: max(0, priceWidth - TerminalText.width(product.displayPrice))) + product.displayPrice
+            body.append(("\(marker) \(TerminalText.padded(product.displayName, to: nameWidth))  \(price)",
                          index == selection ? Style(bold: true, reverse: true) : .plain))
         }
         buttons = [("[ Buy \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]

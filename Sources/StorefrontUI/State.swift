@@ -121,6 +121,8 @@ public struct State: Equatable, Sendable {
     public var logScroll = 0
     /// A one-line note in the status line ("Purchased Swift Shopping").
     public var flash: String?
+    /// The tick the status line's note was set at: it goes after ``flashTicks``.
+    public var flashSince = 0
     /// Renewals made so far while the paywall catches up the store's clock.
     public var renewalsCaughtUp = 0
     public var isRunning = true

@@ -95,9 +95,13 @@ func selectTransaction(_ state: inout State, _ index: Int) {
 extension Transaction {
     func isWaiting(for reason: PendingReason) -> Bool { status == .pending && pendingReason == reason }
 
-    /// The manager's state column: purchased, pending (Ask to Buy), refunded, …
-    var managerState: String {
+    /// The manager's state column: purchased, pending (Ask to Buy), refunded, expired, …
+    /// `now` is the store's time: a subscription period that ended by then is expired.
+    func managerState(at now: Date?) -> String {
         if revocationDate != nil { return "refunded" }
+        if status == .purchased, !isUpgraded, productType == .autoRenewable, let end = expirationDate, let now, end <= now {
+            return "expired"
+        }
         if !verification.isVerified { return "unverified" }
         switch status {
         case .pending: return pendingReason == .interrupted ? "pending (interrupted)" : "pending (Ask to Buy)"
@@ -133,11 +137,12 @@ func drawManager(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) 
     }
     // Columns shrink from the right: EXPIRES, then PURCHASED, give way to the product.
     let dateWidth = 16
-    let showExpires = canvas.width >= 96
+    let showExpires = canvas.width >= 98
     let showPurchased = canvas.width >= 72
     let stateWidth = 21
     let idX = 2, productX = 14
-    let fixed = 2 + stateWidth + (showPurchased ? 2 + dateWidth : 0) + (showExpires ? 2 + dateWidth : 0) + 1
+    // Three columns kept at the right: the scroll marks go there, never over a date's digit.
+    let fixed = 2 + stateWidth + (showPurchased ? 2 + dateWidth : 0) + (showExpires ? 2 + dateWidth : 0) + 3
     let productWidth = max(8, canvas.width - productX - fixed)
     let purchasedX = productX + productWidth + 2
     let stateX = purchasedX + (showPurchased ? dateWidth + 2 : 0)
@@ -163,12 +168,14 @@ func drawManager(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) 
         canvas.put(TerminalText.truncated(name, to: productWidth), x: productX, y: row, style: base)
         if showPurchased { canvas.put(shortDate(transaction.purchaseDate, timeZone), x: purchasedX, y: row, style: base) }
         var stateStyle = base
-        switch transaction.managerState {
+        let stateText = transaction.managerState(at: state.snapshot?.storeTime)
+        switch stateText {
         case "refunded", "unverified", "declined": stateStyle.color = .red
+        case "expired": stateStyle.dim = !selected
         case let text where text.hasPrefix("pending"): stateStyle.color = .yellow
         default: break
         }
-        canvas.put(transaction.managerState, x: stateX, y: row, limit: stateWidth, style: stateStyle)
+        canvas.put(stateText, x: stateX, y: row, limit: stateWidth, style: stateStyle)
         if showExpires, let expiration = transaction.expirationDate {
             canvas.put(shortDate(expiration, timeZone), x: expiresX, y: row, style: base)
         }

@@ -9,6 +9,7 @@ public func start(_ state: inout State) -> [Effect] {
 /// Applies one action to the state and returns the engine work it calls for.
 /// Pure: no I/O, no clock, no terminal — every flow is testable by calling it.
 public func update(_ state: inout State, _ action: Action) -> [Effect] {
+    let flashBefore = state.flash
     let effects: [Effect]
     switch action {
     case .key(.interrupt), .terminate:
@@ -35,6 +36,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         effects = []
     case .tick:
         state.ticks += 1
+        // A note on the status line goes after a few seconds; an alert stays until dismissed.
+        if state.flash != nil, state.ticks - state.flashSince >= flashTicks { state.flash = nil }
         // About twice a second, look for another process's writes; on a fast clock, also read
         // the screen again each second, so the clock and "Renews …" move as store time does.
         var due: [Effect] = state.ticks % 5 == 0 && (state.snapshot != nil || state.loadError != nil) ? [.checkForChanges] : []
@@ -56,18 +59,19 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
             state.renewalsCaughtUp = 0
         }
         let loaded = state
-        let names = { (ids: [String]) in ids.map { name(of: $0, in: loaded) }.joined(separator: ", ") }
-        let updates = snapshot.arrived.map { name(of: $0, in: state) }
-            + snapshot.revoked.map { name(of: $0, in: state) + " (refunded)" }
+        let names = { (ids: [String]) in counted(ids.map { name(of: $0, in: loaded) }) }
+        // A year of renewals is one name with its count, not the name twelve times.
+        let updates = counted(snapshot.arrived.map { name(of: $0, in: state) }
+            + snapshot.revoked.map { name(of: $0, in: state) + " (refunded)" })
         if !state.hasLaunched {
             // The app's launch: what an earlier run left unfinished is delivered now, or is still left.
             state.hasLaunched = true
             var notes: [String] = []
-            if !updates.isEmpty { notes.append("Delivered at launch (left unfinished before): " + updates.joined(separator: ", ")) }
+            if !updates.isEmpty { notes.append("Delivered at launch (left unfinished before): " + updates) }
             if !snapshot.left.isEmpty { notes.append("Still unfinished: " + names(snapshot.left.map(\.productID))) }
             if !notes.isEmpty { state.flash = notes.joined(separator: "; ") }
         } else if !updates.isEmpty {
-            state.flash = "Arrived as an update: " + updates.joined(separator: ", ")
+            state.flash = "Arrived as an update: " + updates
         }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
@@ -166,8 +170,23 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.sheet = .alert(title: "Cannot Consume", message: message)
         effects = []
     }
+    if state.flash != flashBefore, state.flash != nil { state.flashSince = state.ticks }
     keepSelectionVisible(&state)
     return effects
+}
+
+/// How long a status-line note stays: six seconds of ten ticks.
+let flashTicks = 60
+
+/// "Monthly Subscription ×12, Go Pro": each name once, in order, counted when it repeats.
+func counted(_ names: [String]) -> String {
+    var order: [String] = []
+    var counts: [String: Int] = [:]
+    for name in names {
+        if counts[name] == nil { order.append(name) }
+        counts[name, default: 0] += 1
+    }
+    return order.map { counts[$0]! > 1 ? "\($0) ×\(counts[$0]!)" : $0 }.joined(separator: ", ")
 }
 
 // MARK: - Keys
@@ -271,6 +290,17 @@ private func sheet(_ state: inout State, _ key: Key) -> [Effect] {
         let count = state.products.count
         guard count > 0 else { break }
         state.sheet = .outsidePurchase(selection: (selection + (key == .up ? -1 : 1) + count) % count)
+    case (.outsidePurchase(let selection), .pageUp), (.outsidePurchase(let selection), .pageDown),
+         (.outsidePurchase(let selection), .home), (.outsidePurchase(let selection), .end):
+        let last = max(0, state.products.count - 1)
+        let page = max(1, min(state.size.rows - 8, 12) - 3)
+        let target = switch key {
+        case .pageUp: selection - page
+        case .pageDown: selection + page
+        case .home: 0
+        default: last
+        }
+        state.sheet = .outsidePurchase(selection: min(max(0, target), last))
     case (.outsidePurchase(let selection), .enter):
         state.sheet = nil
         guard state.products.indices.contains(selection) else { break }

@@ -29,6 +29,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// The store's clock when this was read, once it differs from real time (nil while it
     /// is real time), and how fast it runs.
     public var clock: Date?
+    /// The store's time when this was read, always (what is expired is judged by it).
+    public var storeTime = Date(timeIntervalSince1970: 0)
     public var timeRate = TimeRate.realTime
     /// Requests waiting for a parent or for the user, oldest first.
     public var pending: [PendingRequest] = []
@@ -90,6 +92,7 @@ extension Store {
             snapshot.revoked = delivery.revoked.map(\.productID)
             // Shown only once the store's time is its own: running fast, or moved ahead.
             snapshot.timeRate = rate
+            snapshot.storeTime = date
             snapshot.clock = rate != .realTime || abs(date.timeIntervalSinceNow) > 60 ? date : nil
             return snapshot
         }
