@@ -29,7 +29,8 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             clock, log,
             KeyHelp(keys: "[ ]  { }", does: "scroll the event log a line, a page (older, newer)"),
             help,
-            KeyHelp(keys: "q  esc  Ctrl-C", does: "quit", hint: "q quit"),
+            KeyHelp(keys: "q  Ctrl-C", does: "quit", hint: "q quit"),
+            KeyHelp(keys: "esc", does: "quit, after asking (Esc again stays)"),
             KeyHelp(keys: "mouse", does: "click a row, [ Buy ], [ Restore Purchases ], a tab, a sheet's buttons"),
         ]
     case .transactions:
@@ -38,10 +39,10 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             KeyHelp(keys: "a", does: "approve the selected Ask to Buy request", hint: "a approve"),
             KeyHelp(keys: "d", does: "decline the selected Ask to Buy request", hint: "d decline"),
             KeyHelp(keys: "v", does: "resolve the selected interrupted purchase", hint: "v resolve"),
-            KeyHelp(keys: "f", does: "refund the selected transaction", hint: "f refund"),
+            KeyHelp(keys: "f", does: "refund the selected transaction: choose the reason (developerIssue, other) with ← →", hint: "f refund"),
             KeyHelp(keys: "e", does: "expire the selected subscription now", hint: "e expire"),
             KeyHelp(keys: "n", does: "renew the selected subscription now", hint: "n renew"),
-            KeyHelp(keys: "u", does: "turn the selected subscription's auto-renew on or off", hint: "u auto-renew"),
+            KeyHelp(keys: "u", does: "turn the selected subscription's auto-renew on or off (the line under the list says which)", hint: "u auto-renew"),
             KeyHelp(keys: "x", does: "delete the selected transaction (asks first)", hint: "x delete"),
             KeyHelp(keys: "o", does: "buy from outside the app (another device): arrives as an update", hint: "o outside"),
             clock, log,

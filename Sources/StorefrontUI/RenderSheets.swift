@@ -49,6 +49,18 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
                          index == selection ? Style(bold: true, reverse: true) : .plain))
         }
         buttons = [("[ Buy \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
+    case .confirmQuit:
+        title = "Quit?"
+        body = wrap("Quit Storefront? The store file keeps everything; q quits without asking.", inner).map { ($0, .plain) }
+        buttons = [("[ Quit \(state.glyphs.enter) ]", .confirm), ("[ Stay esc ]", .cancel)]
+    case .refund(let id, let reason):
+        title = "Refund"
+        body = wrap("Refund transaction \(id)? Its entitlement goes at once; the app gets it as an update.", inner).map { ($0, .plain) }
+        let g = state.glyphs
+        body.append(("Reason: \(g.left) \(reason.rawValue) \(g.right)", Style(bold: true, color: .yellow)))
+        body += wrap(reason == .developerIssue ? "developerIssue: the app did not work as it should (revocationReason 1)"
+                     : "other: any other reason (revocationReason 0)", inner).map { ($0, dim) }
+        buttons = [("[ Refund \(g.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
     case .alert(let alertTitle, let message):
         title = alertTitle
         body = wrap(message, inner).map { ($0, .plain) }

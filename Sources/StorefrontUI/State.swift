@@ -14,6 +14,10 @@ public enum Sheet: Equatable, Sendable {
     case alreadyOwned(productID: String)
     case alert(title: String, message: String)
     case help
+    /// "Refund transaction N?" with the reason chosen (← →): developerIssue or other.
+    case refund(id: Int64, reason: Transaction.RevocationReason)
+    /// Esc on the paywall: "Quit Storefront?" (q quits without asking).
+    case confirmQuit
 }
 
 /// Work the engine is doing that the spinner stands for.
@@ -41,7 +45,7 @@ public enum StoreCommand: Equatable, Sendable {
     case approve(Int64)
     case decline(Int64)
     case resolve(Int64)
-    case refund(Int64)
+    case refund(Int64, reason: Transaction.RevocationReason = .other)
     case delete(Int64)
     case buyOutside(productID: String)
     case setSetting(name: String, value: String, once: Bool)

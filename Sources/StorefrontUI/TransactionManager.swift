@@ -39,8 +39,14 @@ func managerKey(_ state: inout State, _ key: Key) -> [Effect] {
                                         otherwise: "Decline needs a purchase waiting for Ask to Buy")
     case .character("v"): effects = act(&state, StoreCommand.resolve, when: { $0.isWaiting(for: .interrupted) },
                                         otherwise: "Resolve needs an interrupted purchase")
-    case .character("f"): effects = act(&state, StoreCommand.refund, when: { $0.status == .purchased && $0.revocationDate == nil },
-                                        otherwise: "Refund needs a purchased transaction that is not refunded")
+    case .character("f"):
+        // The reason is chosen on a sheet first, as App Store Connect asks for one.
+        guard let selected = state.manager.selected else { break }
+        guard selected.status == .purchased, selected.revocationDate == nil else {
+            state.flash = "Refund needs a purchased transaction that is not refunded"
+            break
+        }
+        state.sheet = .refund(id: selected.id, reason: .other)
     case .character("e"): effects = subscriptionCommand(&state) { .expire(groupID: $0) }
     case .character("n"): effects = subscriptionCommand(&state) { .renew(groupID: $0) }
     case .character("u"):
@@ -187,8 +193,22 @@ func drawManager(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) 
     }
     rule(layout.detailRow - 1, state, into: &canvas)
     if let selected = state.manager.selected {
+        let dot = state.glyphs.dot
         var detail = "tx \(selected.id)"
-        if let reason = selected.revocationReason { detail += " \(state.glyphs.dot) refunded (\(reason.rawValue))" }
+        // What was charged, and the offer it was charged under.
+        if let storefront = state.snapshot?.storefront, storefront.currency == selected.currency {
+            detail += " \(dot) \(storefront.displayPrice(selected.price))"
+        } else {
+            detail += " \(dot) \(DecimalText.format(selected.price)) \(selected.currency)"
+        }
+        if let offer = selected.offerType {
+            detail += " \(dot) \(offer.rawValue) offer" + (selected.offerPaymentMode.map { " (\($0.rawValue))" } ?? "")
+        }
+        if selected.productType == .autoRenewable, let group = selected.subscriptionGroupID,
+           let status = state.snapshot?.subscriptions[group], status.transaction.originalID == selected.originalID {
+            detail += " \(dot) auto-renew \(status.renewalInfo.willAutoRenew ? "on" : "off")"
+        }
+        if let reason = selected.revocationReason { detail += " \(dot) refunded (\(reason.rawValue))" }
         if case .unverified(let reason) = selected.verification { detail += " \(state.glyphs.dot) \(reason)" }
         detail += "  \(state.glyphs.dot)  \(selected.managerHint)"
         canvas.put(detail, x: 2, y: layout.detailRow, limit: canvas.width - 3)

@@ -208,7 +208,7 @@ private func mainScreen(_ state: inout State, _ key: Key) -> [Effect] {
     case .character("l"): state.showLog.toggle()
     case .character("["), .character("]"), .character("{"), .character("}"): scrollLog(&state, key)
     case .character("?"), .character("h"): openHelp(&state)
-    case .escape: state.isRunning = false
+    case .escape: state.sheet = .confirmQuit
     default: break
     }
     return []
@@ -316,6 +316,18 @@ private func sheet(_ state: inout State, _ key: Key) -> [Effect] {
         state.busy = .purchasing(productID: productID)
         return [.purchase(productID: productID, outcome: .cancel)]
     case (.alreadyOwned, .escape), (.alreadyOwned, .character("n")), (.alreadyOwned, .character("q")):
+        state.sheet = nil
+    case (.confirmQuit, .enter), (.confirmQuit, .character("y")), (.confirmQuit, .character("q")):
+        state.sheet = nil
+        state.isRunning = false
+    case (.confirmQuit, .escape), (.confirmQuit, .character("n")):
+        state.sheet = nil
+    case (.refund(let id, let reason), .left), (.refund(let id, let reason), .right), (.refund(let id, let reason), .tab):
+        state.sheet = .refund(id: id, reason: reason == .other ? .developerIssue : .other)
+    case (.refund(let id, let reason), .enter), (.refund(let id, let reason), .character("y")):
+        state.sheet = nil
+        return run(.refund(id, reason: reason), &state)
+    case (.refund, .escape), (.refund, .character("n")), (.refund, .character("q")):
         state.sheet = nil
     case (.help, .down), (.help, .character("j")): state.helpScroll += 1
     case (.help, .up), (.help, .character("k")): state.helpScroll = max(0, state.helpScroll - 1)

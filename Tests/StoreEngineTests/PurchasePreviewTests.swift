@@ -100,3 +100,37 @@ struct EventLogOrderTests {
         }
     }
 }
+
+@Suite("renew now and offers")
+struct RenewNowOfferTests {
+    @Test("renew now does not cut a paid promotional period short and charge the full price; a free trial may end now")
+    func keepsPaidOffer() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let trial = try await buy(store, "sub.monthly")
+            #expect(trial.offerPaymentMode == .freeTrial)
+            try await store.appStore.renewSubscription(groupID: "premium")
+            let paid = try #require(try await store.appStore.subscriptionStatuses().first?.transaction)
+            #expect(paid.offerType == nil && paid.price > 0, "the trial ended now, the first paid month began")
+        }
+        // The bundled catalog's promotional year ($29.99), taken by a lapsed subscriber.
+        try await withTemporaryFolder { folder in
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            let catalog = try Catalog.load(contentsOf: root.appendingPathComponent("products.json").path)
+            let clock = TestClock(fixtureStart)
+            let store = try Store(catalog: catalog, path: folder + "/store.sqlite", now: clock.closure)
+            _ = try await buy(store, "barcode_year_subscription")
+            try await store.appStore.expireSubscription(groupID: "premium")
+            let promo = try transaction(of: try await store.purchase("barcode_year_subscription", offerID: "annual_comeback"))
+            #expect(promo.offerType == .promotional && promo.price == decimal("29.99"))
+            do {
+                try await store.appStore.renewSubscription(groupID: "premium")
+                Issue.record("renew now cut the promotional year short")
+            } catch let error as StoreError {
+                #expect(error.description.contains("\(promo.id)") && error.description.contains("advance the clock"), "\(error.description)")
+            }
+            let status = try #require(try await store.appStore.subscriptionStatuses().first)
+            #expect(status.transaction.id == promo.id, "nothing charged at the full price")
+        }
+    }
+}
