@@ -37,7 +37,8 @@ struct Session {
         }
     }
 
-    private func report(for command: Command) async throws -> Report? {
+    /// The report of one command, unprinted (scenarios read it). Internal for them.
+    func report(for command: Command) async throws -> Report? {
         switch command {
         // The app's face
         case .products: return try await products()
@@ -89,7 +90,7 @@ struct Session {
         case .serveKeysCreate(let issuer): return try await serveKeysCreate(issuer: issuer)
         case .serveKeysRemove(let keyID): return try await serveKeysRemove(keyID)
         case .notifications: return try await notifications()
-        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete, .serve: return nil
+        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete, .serve, .replay: return nil
         }
     }
 
