@@ -211,7 +211,7 @@ func drawManager(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) 
         if let reason = selected.revocationReason { detail += " \(dot) refunded (\(reason.rawValue))" }
         if case .unverified(let reason) = selected.verification { detail += " \(state.glyphs.dot) \(reason)" }
         detail += "  \(state.glyphs.dot)  \(selected.managerHint)"
-        canvas.put(detail, x: 2, y: layout.detailRow, limit: canvas.width - 3)
+        canvas.put(TerminalText.truncated(detail, to: canvas.width - 3), x: 2, y: layout.detailRow)
     }
     drawStatus(state, row: layout.statusRow, into: &canvas)
 }

@@ -111,6 +111,9 @@ struct QAControlsEndToEndTests {
             try await session.send("Down")
             try await session.waitFor("Swift Shopping selected") { $0.contains { $0.contains("▸") && $0.contains("Swift Shopping") } }
             try await session.send("f")
+            // The reason is asked first: Enter takes "other".
+            try await session.waitFor("the reason") { $0.contains { $0.contains("Reason: ‹ other ›") } }
+            try await session.send("Enter")
             let refunded = try await session.waitFor("the refunded row") { lines in
                 lines.contains { $0.contains("Swift Shopping") && $0.contains("refunded") }
             }
