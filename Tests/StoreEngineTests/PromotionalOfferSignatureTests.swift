@@ -137,3 +137,27 @@ struct PromotionalOfferSignatureTests {
         }
     }
 }
+
+@Suite("schema 7")
+struct SchemaSevenTests {
+    @Test("a schema 6 file gets the offer tables; its rows keep their seals, so an edit made before stays unverified")
+    func migrates() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let kept = try await buy(store, "pro")
+            let edited = try await buy(store, "faces")
+            let db = try SQLiteDatabase(path: fixture.path, create: false)
+            try db.execute("""
+                DROP TABLE offer_keys; DROP TABLE offer_nonces; DROP TABLE offer_code_redemptions;
+                UPDATE transactions SET price = '0' WHERE id = \(edited.id);
+                PRAGMA user_version = 6;
+                """)
+            let reopened = try fixture.open()
+            #expect(try db.scalar("PRAGMA user_version") == 7)
+            _ = try await reopened.appStore.createOfferKey(keyID: "AFTER")
+            #expect(try await reopened.appStore.offerKeys().map(\.keyID) == ["AFTER"])
+            #expect(try await reopened.transaction(id: kept.id).verification == .verified)
+            #expect(try await reopened.transaction(id: edited.id).verification != .verified, "not resealed by the migration")
+        }
+    }
+}

@@ -460,12 +460,14 @@ struct StoreKitConfigurationTests {
         #expect(monthly.level == 2)
         #expect(monthly.introductoryOffer == IntroductoryOffer(paymentMode: .freeTrial, period: ISODuration(weeks: 1),
                                                                periodCount: 1, price: 0))
+        var codeRules = OfferCodes()  // Xcode's code offers list who may redeem them, not codes
+        codeRules.eligibility = [.new, .expired]
         #expect(monthly.offers == [
             SubscriptionOffer(kind: .promotional, id: "comeback.two.months", referenceName: "Come back",
                               paymentMode: .payAsYouGo, period: ISODuration(months: 1), periodCount: 2,
                               price: Decimal(string: "1.49")),
             SubscriptionOffer(kind: .code, id: nil, referenceName: "Press code", paymentMode: .freeTrial,
-                              period: ISODuration(months: 1), periodCount: 1, price: 0),
+                              period: ISODuration(months: 1), periodCount: 1, price: 0, codes: codeRules),
         ])
 
         let yearly = try #require(catalog.product(id: "com.example.gold.yearly")?.subscription)

@@ -46,12 +46,13 @@ import Testing
     @Test func redeemSheetRedeemsTheConfiguredCodeAsAnUpdate() async throws {
         let session = try SKTestSession(contentsOf: catalogURL)
         try await session.run {
+            let updates = Transaction.updates
             AppStore.offerCodeToRedeem = "NOSUCHCODE"
             await #expect(throws: Product.PurchaseError.invalidOfferIdentifier) { try await AppStore.presentOfferCodeRedeemSheet() }
             AppStore.offerCodeToRedeem = "FREE3B"
             try await AppStore.presentOfferCodeRedeemSheet()
             AppStore.offerCodeToRedeem = nil
-            let update = await first(of: Transaction.updates, within: 5) { $0.productID == ID.yearly }
+            let update = await first(of: updates, within: 20) { $0.productID == ID.yearly }
             let transaction = try #require(update).unsafePayloadValue
             #expect(transaction.offerType == .code && transaction.offerID == "Three months free")
             await transaction.finish()
