@@ -11,6 +11,7 @@ import StoreEngine
 final class NotificationSender: @unchecked Sendable {
     // Immutable after init; URLSession is thread-safe.
     let face: AppStoreFace
+    /// The `--notify` URLs; when empty, the receivers kept in the store, read again each round.
     let urls: [String]
     let session: URLSession
     let log: @Sendable (String) -> Void
@@ -29,7 +30,8 @@ final class NotificationSender: @unchecked Sendable {
     func run(interval: Duration = .milliseconds(100)) async {
         while !Task.isCancelled {
             _ = try? await face.processRenewals()
-            for url in urls { await deliver(to: url) }
+            let targets = urls.isEmpty ? ((try? await face.receivers())?.map(\.url) ?? []) : urls
+            for url in targets { await deliver(to: url) }
             try? await Task.sleep(for: interval)
         }
     }

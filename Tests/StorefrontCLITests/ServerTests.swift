@@ -64,8 +64,10 @@ struct ServerTests {
             process.environment = environment
             process.currentDirectoryURL = folder
             process.standardInput = FileHandle.nullDevice
-            process.standardOutput = try FileHandle(forWritingTo: output)
-            process.standardError = try FileHandle(forWritingTo: output)
+            // One handle for both, so the two streams share its offset and neither overwrites the other.
+            let handle = try FileHandle(forWritingTo: output)
+            process.standardOutput = handle
+            process.standardError = handle
             try process.run()
         }
 
