@@ -137,6 +137,11 @@ extension Ledger {
                    notificationID, attempt.url, attempt.date.milliseconds, attempt.result.rawValue)
     }
 
+    /// The newest notification's id (0 when none): a cheap look for the sender between its rounds.
+    func newestNotificationID() throws(SQLiteError) -> Int64 {
+        try db.scalar("SELECT coalesce(max(id), 0) FROM notifications") ?? 0
+    }
+
     // MARK: - Receivers kept in the store
 
     func receivers() throws(SQLiteError) -> [NotificationReceiver] {

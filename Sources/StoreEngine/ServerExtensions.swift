@@ -87,6 +87,8 @@ extension Store {
 
     func receivers() throws -> [NotificationReceiver] { try ledger.receivers() }
 
+    func newestNotificationID() throws -> Int64 { try ledger.newestNotificationID() }
+
     func addReceiver(_ url: String) throws -> Bool {
         let date = try currentTime()
         return try ledger.db.transaction { try ledger.addReceiver(url, at: date) }
@@ -113,6 +115,9 @@ extension AppStoreFace {
     public func massExtension(productID: String, requestIdentifier: String) async throws -> MassExtension? {
         try await store.massExtension(productID: productID, requestID: requestIdentifier)
     }
+
+    /// The newest notification's id (0 when none), whichever process recorded it.
+    public func newestNotificationID() async throws -> Int64 { try await store.newestNotificationID() }
 
     /// The receiver URLs kept in the store, oldest first.
     public func receivers() async throws -> [NotificationReceiver] { try await store.receivers() }
