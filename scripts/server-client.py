@@ -10,7 +10,7 @@ store's exported root (in place of Apple's), as a real backend would:
 runs each call of the JSON list with AppStoreServerAPIClient (pointed at the local
 server) and prints one JSON document: the decoded results, or Apple's error (HTTP
 status, errorCode, errorMessage) for each. Calls: {"call": "transaction", "id": …},
-{"call": "history", "id": …, "sort": …, "productTypes": […], "revoked": …, "revision": …},
+{"call": "history", "id": …, "version": 1 or 2, "sort": …, "productTypes": […], "revoked": …, "revision": …},
 {"call": "statuses", "id": …, "status": [1, …]}, {"call": "refunds", "id": …},
 {"call": "test"}, {"call": "extend", "id": …, "days": …}, {"call": "notificationHistory",
 "start": ms, "end": ms}, {"call": "massExtend", "productId": …, "requestIdentifier": …, "days": …,
@@ -23,6 +23,7 @@ notification POSTed to it and appends {"type", "subtype", "uuid", "transactionId
 "productId", "status"} (or "summary") as one JSON line to FILE; answers 200. Runs until SIGTERM.
 """
 import argparse
+import base64
 import json
 import signal
 import sys
@@ -71,7 +72,8 @@ def run_call(client, check, call):
             revoked=call.get("revoked"))
         pages, revision = [], call.get("revision")
         while True:
-            response = client.get_transaction_history(call["id"], revision, request, GetTransactionHistoryVersion.V2)
+            version = GetTransactionHistoryVersion.V1 if call.get("version") == 1 else GetTransactionHistoryVersion.V2
+            response = client.get_transaction_history(call["id"], revision, request, version)
             pages.append({"count": len(response.signedTransactions), "hasMore": response.hasMore,
                           "environment": value(response.environment), "bundleId": response.bundleId,
                           "transactions": [transaction(check, jws) for jws in response.signedTransactions]})
@@ -172,6 +174,15 @@ def receive_mode(arguments):
     class Receiver(BaseHTTPRequestHandler):
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            if arguments.count_only:  # many notifications, fast: the payload's uuid, no verification
+                payload = json.loads(body)["signedPayload"].split(".")[1]
+                decoded = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+                out.write(json.dumps({"uuid": decoded["notificationUUID"], "type": decoded["notificationType"]}) + "\n")
+                out.flush()
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             try:
                 decoded = check.verify_and_decode_notification(json.loads(body)["signedPayload"])
                 entry = {"type": value(decoded.notificationType), "subtype": value(decoded.subtype),
@@ -222,6 +233,7 @@ def main():
     parser.add_argument("--environment", default="Sandbox")
     parser.add_argument("--calls")
     parser.add_argument("--out")
+    parser.add_argument("--count-only", action="store_true", help="receive: note each uuid without verifying")
     arguments = parser.parse_args()
     return call_mode(arguments) if arguments.mode == "call" else receive_mode(arguments)
 

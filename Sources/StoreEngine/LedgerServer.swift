@@ -42,6 +42,9 @@ extension Ledger {
             terms.append("ownership_type = ?")
             parameters.append(ownership)
         }
+        if query.excludesFinishedConsumables {
+            terms.append("NOT (product_type = 'consumable' AND finished = 1 AND revocation_date IS NULL)")
+        }
         if let revoked = query.revoked {
             terms.append(revoked ? "revocation_date IS NOT NULL" : "revocation_date IS NULL")
         }

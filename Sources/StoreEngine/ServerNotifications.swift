@@ -88,6 +88,8 @@ public struct HistoryQuery: Sendable, Hashable {
     /// `PURCHASED` or `FAMILY_SHARED`, as Apple spells them; stored as `purchased`/`familyShared`.
     public var ownershipType: String?
     public var revoked: Bool?
+    /// Get Transaction History v1: no consumable the app has finished, unless refunded or revoked.
+    public var excludesFinishedConsumables = false
 
     public init() {}
 }

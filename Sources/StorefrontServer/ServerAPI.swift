@@ -81,7 +81,7 @@ struct ServerAPI: Sendable {
         case "GET v1/transactions":
             return try await transactionInfo(last)
         case "GET v1/history", "GET v2/history":
-            return try await history(last, request)
+            return try await history(last, request, version1: parts[1] == "v1")
         case "GET v1/subscriptions":
             return try await statuses(last, request)
         case "GET v2/refund/lookup":
@@ -180,9 +180,12 @@ struct ServerAPI: Sendable {
         return query
     }
 
-    func history(_ text: String, _ request: HTTPRequest) async throws -> JSON {
+    /// v2 returns every transaction; v1 (deprecated by Apple) leaves out the consumables the
+    /// app has finished, unless refunded or revoked, as Apple's v1 does.
+    func history(_ text: String, _ request: HTTPRequest, version1: Bool = false) async throws -> JSON {
         let id = try Self.transactionID(text)
-        let query = try historyQuery(request)
+        var query = try historyQuery(request)
+        query.excludesFinishedConsumables = version1
         let after = try Self.revision(request.values("revision").last)
         guard let page = try await face.history(of: id, query: query, after: after, pageSize: Self.pageSize) else {
             throw APIError.transactionNotFound

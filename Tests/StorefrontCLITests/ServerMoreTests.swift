@@ -87,6 +87,49 @@ extension ServerTests {
         await receiver.stop()
     }
 
+    @Test("A promotional offer redeemed for the active plan (at its next renewal) is OFFER_REDEEMED without a subtype")
+    func promotionalOfferAtRenewal() async throws {
+        let setup = try await setup()
+        let run = { (arguments: [String]) async throws -> RunResult in
+            try await setup.sandbox.storefront(arguments, catalog: setup.catalog)
+        }
+        try await run(["buy", "yearly"]).expect(exit: 0)
+        try await run(["buy", "yearly", "--offer", "comeback"]).expect(exit: 0)
+        try await run(["clock", "advance", "P1Y1D"]).expect(exit: 0)
+        let pairs = try await recorded(setup).map { [$0["notificationType"] as? String, $0["subtype"] as? String] }
+        #expect(pairs == [["SUBSCRIBED", "INITIAL_BUY"], ["OFFER_REDEEMED", nil], ["DID_RENEW", nil]])
+    }
+
+    @Test("History v2 has every consumable; v1, as Apple's, leaves out those finished unless refunded")
+    func historyVersions() async throws {
+        let setup = try await setup()
+        let run = { (arguments: [String]) async throws -> RunResult in
+            try await setup.sandbox.storefront(arguments, catalog: setup.catalog)
+        }
+        try await run(["buy", "pro"]).expect(exit: 0)
+        var coins: [Int] = []
+        for _ in 0..<3 {
+            let bought = try await run(["buy", "coins", "--json"]).jsonObject()
+            coins.append(try #require((bought["transaction"] as? [String: Any])?["id"] as? Int, "\(bought)"))
+        }
+        try await run(["refund", String(coins[1])]).expect(exit: 0)
+        let server = try startServer(setup)
+        let port = try await port(of: server)
+        let results = try await call(setup, port: port, [
+            ["call": "history", "id": String(coins[0]), "version": 2],
+            ["call": "history", "id": String(coins[0]), "version": 1],
+        ])
+        func ids(_ index: Int) -> [String] {
+            (results[index]["result"] as? [[String: Any]] ?? []).flatMap {
+                ($0["transactions"] as? [[String: Any]] ?? []).compactMap { $0["transactionId"] as? String }
+            }
+        }
+        #expect(ids(0).count == 4)
+        #expect(ids(1).count == 2, "pro and the refunded coins")
+        #expect(ids(1).contains(String(coins[1])) && !ids(1).contains(String(coins[0])))
+        await server.stop()
+    }
+
     @Test("Receiver URLs kept in the store: used without --notify, each getting only what is recorded after it was added")
     func keptReceivers() async throws {
         let setup = try await setup()
