@@ -19,6 +19,8 @@ extension Invocation {
         var appAccountToken: UUID?
         var root = false
         var der = false
+        var junit: String?
+        var keep = false
         var listen: String?
         var notify: [String] = []
         var allowRemote = false
@@ -101,6 +103,15 @@ extension Invocation {
                     throw UsageError(description: "--app-account-token needs a UUID (8-4-4-4-12 hex digits), not \"\(text)\"", command: operands.first)
                 }
                 appAccountToken = token
+            case "--record":
+                let path = try value(for: option, inline: inline)
+                guard !path.isEmpty else { throw UsageError(description: "--record needs a file", command: nil) }
+                invocation.recordPath = path
+            case "--junit":
+                let path = try value(for: option, inline: inline)
+                guard !path.isEmpty else { throw UsageError(description: "--junit needs a file", command: operands.first) }
+                junit = path
+            case "--keep": keep = true
             case "--root": root = true
             case "--pending": pending = true
             case "--der": der = true
@@ -316,6 +327,10 @@ extension Invocation {
             try expect(0, "")
             try allow()
             invocation.command = .manPage
+        case "replay":
+            try allow()
+            guard !args.isEmpty else { throw UsageError(description: "replay needs at least one scenario FILE", command: name) }
+            invocation.command = .replay(paths: args, junit: junit, keep: keep)
         case "__complete":
             try allow()
             guard let request = CompletionRequest(args) else {

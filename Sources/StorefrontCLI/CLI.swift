@@ -97,6 +97,8 @@ public enum CLI {
             return CatalogCommands.check(path, json: invocation.json, console: console)
         case .catalogConvert(let path):
             return CatalogCommands.convert(path, console: console)
+        case .replay(let paths, let junit, let keep):
+            return await ReplayCommand.run(paths: paths, junit: junit, keep: keep, json: invocation.json, console: console)
         default:
             break
         }

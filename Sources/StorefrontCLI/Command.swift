@@ -11,6 +11,8 @@ public struct Invocation: Equatable, Sendable {
     public var json = false
     /// The TUI's simulated purchase latency in milliseconds (`--latency`).
     public var latency: Int?
+    /// `--record FILE`: the paywall writes the tester's actions there as a scenario.
+    public var recordPath: String?
     public var command: Command
 
     public init(command: Command) { self.command = command }
@@ -86,6 +88,8 @@ public enum Command: Equatable, Sendable {
     case completions(Shell)
     /// `man`: the manual page storefront(1), in roff.
     case manPage
+    /// `replay FILE…`: run scenario files headless as regression tests.
+    case replay(paths: [String], junit: String? = nil, keep: Bool = false)
     /// `__complete WHAT`: candidates the completion scripts ask for at completion time (hidden).
     case complete(CompletionRequest)
 }

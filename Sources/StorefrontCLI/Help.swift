@@ -246,6 +246,7 @@ struct CommandHelp {
                 x5c, or an algorithm other than ES256 (alg none is always refused).
                 """,
             operands: [.text]),
+        ReplayCommand.help,
         ToolCommands.completionsHelp,
         ToolCommands.manHelp,
         CommandHelp(

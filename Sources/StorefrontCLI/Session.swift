@@ -37,7 +37,8 @@ struct Session {
         }
     }
 
-    private func report(for command: Command) async throws -> Report? {
+    /// The report of one command, unprinted (scenarios read it). Internal for them.
+    func report(for command: Command) async throws -> Report? {
         switch command {
         // The app's face
         case .products: return try await products()
@@ -92,7 +93,7 @@ struct Session {
         case .serveURLsAdd(let url): return try await serveURLsAdd(url)
         case .serveURLsRemove(let url): return try await serveURLsRemove(url)
         case .notifications: return try await notifications()
-        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete, .serve: return nil
+        case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete, .serve, .replay: return nil
         }
     }
 

@@ -21,6 +21,8 @@ public final class Program {
     private var lastCanvas: Canvas?
     /// Whether an action may have changed what is on screen since the last render.
     private var needsRender = true
+    /// Called on the loop's thread after every action with the state it left (`--record`'s view).
+    public var observe: ((Action, State) -> Void)?
 
     /// - Parameter perform: runs one effect against the engine and returns the action reporting its result.
     public init(state: State, terminal: any Terminal<ClickTarget>, timeZone: TimeZone = .current, stop: StopSignal = StopSignal(),
@@ -81,6 +83,7 @@ public final class Program {
         // an idle paywall is not re-rendered ten times a second.
         if action != .tick || state.busy != nil || state.snapshot == nil { needsRender = true }
         launch(update(&state, action))
+        observe?(action, state)
     }
 
     private func redraw() {

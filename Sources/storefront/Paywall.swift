@@ -44,6 +44,30 @@ private func runLoop(store: Store, invocation: Invocation, console: Console, sto
     state.followsCurrentAccount = invocation.account == nil
     let effects = EngineEffects(store: store, latency: .milliseconds(invocation.latency ?? 400))
     let program = Program(state: state, terminal: terminal, stop: stop, perform: effects.perform)
+    var recorder: ScenarioRecorder?
+    if let path = invocation.recordPath {
+        do {
+            let size = terminal.size
+            recorder = try blocking { try await ScenarioRecorder(path: path, store: store, catalogPath: invocation.catalogPath, size: size) }
+            program.observe = recorder!.observe
+        } catch {
+            console.err("storefront: error: cannot record to \(path): \(error)")
+            return .failure
+        }
+    }
     program.run()
+    if let recorder { try? blocking { await recorder.finish() } }
     return .success
+}
+
+/// Runs async work to its end from the paywall's own thread (not a pool thread, so waiting is safe).
+private func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var result: Result<T, any Error>?
+    Task {
+        do { result = .success(try await work()) } catch { result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    return try result!.get()
 }

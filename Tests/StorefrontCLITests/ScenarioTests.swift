@@ -1,0 +1,239 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import StoreEngine
+@testable import StorefrontCLI
+import StorefrontUI
+import Synchronization
+import Testing
+
+/// Lines a replay printed, for tests that run it in process.
+final class Printed: Sendable {
+    private let lines = Mutex<[String]>([])
+    var console: Console { Console(out: { line in self.lines.withLock { $0.append(line) } },
+                                   err: { line in self.lines.withLock { $0.append(line) } }, outData: { _ in }) }
+    var text: String { lines.withLock { $0.joined(separator: "\n") } }
+}
+
+@Suite("Scenario format")
+struct ScenarioFormatTests {
+    @Test func readsHeaderStepsReferencesAndComments() throws {
+        let scenario = try Scenario.parse("""
+            # A comment line
+            catalog products.json
+            start 2026-03-01T10:00:00Z
+            size 80x24
+
+            buy barcode_month_subscription as trial   # trailing comment
+            clock advance P1W
+            refund $trial --reason developerIssue
+            press enter right enter
+            select com.razeware.razefaces.swiftshopping
+            launch
+            wait PT3S
+            expect not owned com.razeware.razefaces.swiftshopping
+            expect status premium inGracePeriod
+            expect transaction LAST originalID $trial
+            expect screen "Renews Jan 7 # not a comment"
+            expect took >= 1500ms
+            """, path: "/tmp/flows/trial.scenario")
+        #expect(scenario.catalogPath == "/tmp/flows/products.json")
+        #expect(scenario.name == "trial")
+        #expect(scenario.size == Size(columns: 80, rows: 24))
+        #expect(scenario.start == (try Date("2026-03-01T10:00:00Z", strategy: .iso8601)))
+        #expect(scenario.steps.count == 12)
+        let first = scenario.steps[0]
+        #expect(first.line == 6 && first.source == "buy barcode_month_subscription as trial")
+        guard case .command(let words, let capture) = first.kind else { Issue.record("not a command"); return }
+        #expect(words.map(\.text) == ["buy", "barcode_month_subscription"] && capture == "trial")
+        guard case .press(let keys) = scenario.steps[3].kind else { Issue.record("not a press"); return }
+        #expect(keys == [.enter, .right, .enter])
+        guard case .expect(.screen(let text, true)) = scenario.steps[10].kind else { Issue.record("not a screen"); return }
+        #expect(text == "Renews Jan 7 # not a comment")
+        guard case .expect(.took(let seconds)) = scenario.steps[11].kind else { Issue.record("not took"); return }
+        #expect(seconds == 1.5)
+    }
+
+    /// Each malformed line is named by line and column, with the fault.
+    @Test(arguments: [
+        ("buy x\n", 1, 1, "no catalog"),
+        ("catalog p.json\nfly away\n", 2, 1, "unknown step \"fly\""),
+        ("catalog p.json\nbuy\n", 2, 1, "buy needs a PRODUCT_ID"),
+        ("catalog p.json\nbuy x --quantity zero\n", 2, 18, "--quantity needs a whole number"),
+        ("catalog p.json\nbuy x --store /tmp/s\n", 2, 7, "--store is not allowed"),
+        ("catalog p.json\nrefund $trial\n", 2, 8, "$trial is not captured"),
+        ("catalog p.json\npress enter sideways\n", 2, 13, "unknown key \"sideways\""),
+        ("catalog p.json\nexpect screen \"Renews\n", 2, 15, "the quote \" is not closed"),
+        ("catalog p.json\nexpect status premium happy\n", 2, 23, "not a RenewalState"),
+        ("catalog p.json\nexpect balance coins many\n", 2, 22, "whole number"),
+        ("catalog p.json\nexpect feelings good\n", 2, 8, "expect takes owned"),
+        ("catalog p.json\ndoctor\n", 2, 1, "store commands only"),
+        ("catalog p.json\nbuy x\nstart 2026-01-01T00:00:00Z\n", 3, 1, "before the first step"),
+        ("catalog p.json\nwait soon\n", 2, 6, "ISO-8601 duration"),
+        ("catalog p.json\nexpect notification did_renew\n", 2, 21, "notificationType or subtype"),
+        ("catalog p.json\nexpect notification\n", 2, 8, "expect notification takes"),
+    ])
+    func malformedLinesAreNamed(text: String, line: Int, column: Int, message: String) {
+        do {
+            _ = try Scenario.parse(text, path: "bad.scenario")
+            Issue.record("parsed: \(text)")
+        } catch {
+            #expect(error.line == line && error.column == column, "\(error)")
+            #expect(error.message.contains(message), "\(error)")
+            #expect(error.description.hasPrefix("bad.scenario:\(line):\(column): "))
+        }
+    }
+
+    @Test func replayAndRecordAreInTheCommandTable() throws {
+        let replay = try Invocation.parse(["replay", "a.scenario", "b.scenario", "--junit", "out.xml", "--keep"])
+        #expect(replay.command == .replay(paths: ["a.scenario", "b.scenario"], junit: "out.xml", keep: true))
+        #expect(try Invocation.parse(["--record", "flow.scenario"]).recordPath == "flow.scenario")
+        #expect(throws: UsageError.self) { try Invocation.parse(["replay"]) }
+        #expect(throws: UsageError.self) { try Invocation.parse(["buy", "x", "--junit", "j.xml"]) }
+    }
+}
+
+@Suite("Replay")
+struct ReplayTests {
+    static let scenarios = Binary.repository.appendingPathComponent("scenarios")
+
+    static var scenarioFiles: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: scenarios.path)) ?? [])
+            .filter { $0.hasSuffix(".scenario") }.sorted().map { scenarios.appendingPathComponent($0).path }
+    }
+
+    /// The README's QA recipes, as scenario files: every one passes, through the built binary,
+    /// and the JUnit report says so in a form XML readers take.
+    @Test func everyRecipeScenarioPasses() async throws {
+        let files = Self.scenarioFiles
+        #expect(files.count >= 26, "the README's recipes: \(files)")
+        let sandbox = try Sandbox()
+        let junit = sandbox.path("junit.xml")
+        let run = try await sandbox.run(["replay"] + files + ["--junit", junit])
+        run.expect(exit: 0)
+        #expect(run.stdout.contains("\(files.count) of \(files.count) scenarios passed"), "\(run)")
+
+        let xml = try Data(contentsOf: URL(fileURLWithPath: junit))
+        let reader = JUnitReader()
+        let parser = XMLParser(data: xml)
+        parser.delegate = reader
+        #expect(parser.parse(), "JUnit XML does not parse: \(String(decoding: xml, as: UTF8.self))")
+        #expect(reader.testcases == files.count && reader.failures == 0)
+    }
+
+    /// Every recipe the README's tables list links its scenario file, and the file exists.
+    @Test func theReadmeLinksEachScenario() throws {
+        let readme = try String(contentsOf: Binary.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        for file in Self.scenarioFiles {
+            let name = (file as NSString).lastPathComponent
+            #expect(readme.contains("(scenarios/\(name))"), "README does not link scenarios/\(name)")
+        }
+    }
+
+    @Test func aFailingStepSaysWhatWasExpectedAndFoundAndKeepsTheStore() async throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.copyItem(atPath: Binary.catalog, toPath: sandbox.path("products.json"))
+        let file = try sandbox.write("owned.scenario", """
+            catalog products.json
+            buy com.razeware.razefaces.swiftshopping
+            expect owned com.razeware.razefaces.iphonerage
+            expect screen "Renews Jan 7"
+            buy no.such.product
+            expect owned com.razeware.razefaces.swiftshopping
+            """)
+        let run = try await sandbox.run(["replay", file, "--json", "--keep"])
+        run.expect(exit: 1)
+        let document = try run.jsonObject()
+        let scenario = try #require((document["scenarios"] as? [[String: Any]])?.first)
+        let steps = try #require(scenario["steps"] as? [[String: Any]])
+        #expect(steps.map { $0["status"] as? String } == ["passed", "failed", "failed", "failed", "skipped"])
+        #expect(steps[1]["expected"] as? String == "com.razeware.razefaces.iphonerage owned (the app's checkmark)")
+        #expect(steps[1]["found"] as? String == "owned: com.razeware.razefaces.swiftshopping")
+        #expect((steps[2]["screen"] as? [String])?.contains { $0.contains("Swift Shopping") } == true)
+        #expect((steps[3]["found"] as? String)?.contains("productUnavailable") == true)
+        let kept = try #require(scenario["keptStore"] as? String)
+        #expect(FileManager.default.fileExists(atPath: kept))
+        try? FileManager.default.removeItem(atPath: (kept as NSString).deletingLastPathComponent)
+    }
+
+    @Test func notificationsAreExpectedInTheOrderTheStoreRecordedThem() async throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.copyItem(atPath: Binary.catalog, toPath: sandbox.path("products.json"))
+        let file = try sandbox.write("notifications.scenario", """
+            catalog products.json
+            buy barcode_month_subscription
+            clock advance P1W
+            expect notification SUBSCRIBED INITIAL_BUY
+            expect notification DID_RENEW
+            expect notification SUBSCRIBED
+            expect notification REFUND
+            """)
+        let run = try await sandbox.run(["replay", file, "--json"])
+        run.expect(exit: 1)
+        let scenario = try #require((try run.jsonObject()["scenarios"] as? [[String: Any]])?.first)
+        let steps = try #require(scenario["steps"] as? [[String: Any]])
+        #expect(steps.map { $0["status"] as? String } == ["passed", "passed", "passed", "passed", "failed", "failed"],
+                "a SUBSCRIBED after the renewal was not recorded; neither was a REFUND:\n\(run)")
+        #expect(steps[4]["found"] as? String == "none recorded since")
+    }
+
+    @Test func aMalformedScenarioExits65WithItsPlaceAndRunsNothing() async throws {
+        let sandbox = try Sandbox()
+        let good = try sandbox.write("good.scenario", "catalog \(Binary.catalog)\nbuy com.razeware.razefaces.swiftshopping\n")
+        let bad = try sandbox.write("bad.scenario", "catalog \(Binary.catalog)\n\nexpect owned\n")
+        let run = try await sandbox.run(["replay", good, bad])
+        run.expect(exit: 65)
+        #expect(run.stderr.contains("bad.scenario:3:13: expect owned takes a PRODUCT_ID"), "\(run)")
+        #expect(!run.stdout.contains("PASS"))
+        let missing = try await sandbox.run(["replay", sandbox.path("none.scenario")])
+        missing.expect(exit: 66)
+    }
+
+    // MARK: - A rule broken on purpose
+
+    /// A test double of the App Store face whose refund is reported but never made: the
+    /// refund recipe fails, on the line that checks the entitlement is gone.
+    @Test func aBrokenRefundRuleFailsTheRefundScenario() async throws {
+        var hooks = ScenarioHooks()
+        hooks.command = { session, command in
+            if case .refund(let id, _) = command { return Report(json: .object([:]), "Refunded \(id)") }
+            return try await session.report(for: command)
+        }
+        let printed = Printed()
+        let code = await ReplayCommand.run(paths: [Self.scenarios.appendingPathComponent("refund.scenario").path],
+                                           junit: nil, keep: false, json: false, console: printed.console, hooks: hooks)
+        #expect(code == .failure)
+        #expect(printed.text.contains("""
+              FAIL    6  expect not owned com.razeware.razefaces.swiftshopping
+                         expected: com.razeware.razefaces.swiftshopping not owned (the app's checkmark)
+                         found:    owned: com.razeware.razefaces.swiftshopping
+            """), "\(printed.text)")
+    }
+
+    /// A paywall whose Restore reports success without asking the App Store: the restore
+    /// recipe fails where the checkmark should be back.
+    @Test func aBrokenRestoreRuleFailsTheRestoreScenario() async throws {
+        var hooks = ScenarioHooks()
+        hooks.effects = { engine in
+            { effect in effect == .restore ? .restored(count: 1) : await engine.perform(effect) }
+        }
+        let printed = Printed()
+        let code = await ReplayCommand.run(paths: [Self.scenarios.appendingPathComponent("first-purchase-restore.scenario").path],
+                                           junit: nil, keep: false, json: false, console: printed.console, hooks: hooks)
+        #expect(code == .failure)
+        #expect(printed.text.contains("FAIL   15  expect owned com.razeware.razefaces.swiftshopping"), "\(printed.text)")
+        #expect(printed.text.contains("found:    owned: nothing"), "\(printed.text)")
+    }
+}
+
+/// Counts a JUnit document's test cases and failures.
+final class JUnitReader: NSObject, XMLParserDelegate {
+    var testcases = 0
+    var failures = 0
+    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        if element == "testcase" { testcases += 1 }
+        if element == "failure" { failures += 1 }
+    }
+}
