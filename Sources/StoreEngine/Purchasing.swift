@@ -262,9 +262,7 @@ extension Store {
         if let existing = record, let current = try ledger.latestTransaction(originalID: existing.originalID),
            current.revocationDate == nil, current.isActive(at: date) || inGrace.contains(current.id),
            let currentTerms = catalog.product(id: current.productID)?.subscription {
-            let kind: SubscriptionChange.Kind = terms.level < currentTerms.level ? .upgrade
-                : terms.level > currentTerms.level ? .downgrade : .crossgrade
-            let immediate = kind == .upgrade || (kind == .crossgrade && terms.period == currentTerms.period)
+            let (kind, immediate) = SubscriptionChange.Kind.between(currentTerms, terms)
             if !immediate {
                 // Downgrade, or crossgrade to another period: from the next renewal on.
                 record?.autoRenewProductID = item.id

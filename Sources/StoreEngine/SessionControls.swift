@@ -87,8 +87,10 @@ extension Store {
     }
 
     /// The account's newest transaction state changes, oldest first.
+    /// The newest `limit` events recorded, in the order they happened: by store date, then as
+    /// recorded (renewals caught up late are recorded after events that came later by the clock).
     func events(limit: Int = 100) throws -> [TransactionEvent] {
-        try ledger.events(account: account, limit: limit)
+        try ledger.events(account: account, limit: limit).sorted { ($0.date, $0.id) < ($1.date, $1.id) }
     }
 
     /// The sandbox accounts that have used this store file, oldest first.

@@ -155,7 +155,7 @@ extension Store {
                 }
                 if billingRetryLength.after(since) <= date {
                     (record.expirationReason, record.billingRetrySince, record.graceUntil) = (ExpirationReason.billingError.rawValue, nil, nil)
-                    try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                    try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                    detail: "expired: billing retry ended without payment (billingError)", at: billingRetryLength.after(since))
                     try notify("EXPIRED", "BILLING_RETRY", transaction: latest, record: record, account: account,
                                at: billingRetryLength.after(since))
@@ -165,14 +165,14 @@ extension Store {
             guard expiration <= date else { break }
             guard record.willAutoRenew else {
                 record.expirationReason = ExpirationReason.autoRenewDisabled.rawValue
-                try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: auto-renew was off (autoRenewDisabled)", at: expiration)
                 try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: expiration)
                 break
             }
             guard catalog.product(id: record.autoRenewProductID)?.subscription != nil else {
                 record.expirationReason = ExpirationReason.productUnavailable.rawValue
-                try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: \(record.autoRenewProductID) is no longer offered (productUnavailable)", at: expiration)
                 try notify("EXPIRED", "PRODUCT_NOT_FOR_SALE", transaction: latest, record: record, account: account, at: expiration)
                 break
@@ -262,9 +262,14 @@ extension Store {
         let date = try currentTime()
         try ledger.db.transaction {
             var record = try subscriptionRecord(groupID)
-            guard var latest = try ledger.latestTransaction(originalID: record.originalID),
-                  latest.revocationDate == nil, latest.expirationDate.map({ $0 > date }) == true || record.billingRetrySince != nil
-            else { throw StoreError.invalidTransactionState(id: record.originalID, action: "expire", state: "not active") }
+            let newest = try ledger.latestTransaction(originalID: record.originalID)
+            // The error names the subscription's newest transaction, the row a tester has in view.
+            guard var latest = newest, latest.revocationDate == nil,
+                  latest.expirationDate.map({ $0 > date }) == true || record.billingRetrySince != nil
+            else {
+                throw StoreError.invalidTransactionState(id: newest?.id ?? record.originalID, action: "expire",
+                                                         state: newest?.revocationDate != nil ? "refunded" : "not active (expired already)")
+            }
             if latest.expirationDate.map({ $0 > date }) == true {
                 latest.expirationDate = date
                 latest = try ledger.update(latest)
@@ -272,7 +277,7 @@ extension Store {
             (record.willAutoRenew, record.expirationReason) = (false, ExpirationReason.autoRenewDisabled.rawValue)
             (record.billingRetrySince, record.graceUntil) = (nil, nil)
             try ledger.saveSubscription(record, account: account)
-            try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+            try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                            detail: "expired now by the tester", at: date)
             try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: date)
         }
@@ -287,6 +292,14 @@ extension Store {
             var record = try subscriptionRecord(groupID)
             guard var latest = try ledger.latestTransaction(originalID: record.originalID), latest.revocationDate == nil else {
                 throw StoreError.invalidTransactionState(id: record.originalID, action: "renew", state: "revoked")
+            }
+            // A paid offer's period (a promotional year bought at $29.99) is not cut short and charged
+            // again at the full price: its end is the renewal. A free trial may end now.
+            if latest.offerType != nil, latest.price > 0, let end = latest.expirationDate, end > date {
+                throw StoreError.invalidTransactionState(
+                    id: latest.id, action: "renew now",
+                    state: "in a paid \(latest.offerType!.rawValue) offer's period until \(String(end.formatted(.iso8601).prefix(10))); "
+                        + "advance the clock to renew it at its end")
             }
             if latest.expirationDate.map({ $0 > date }) == true {
                 latest.expirationDate = date

@@ -184,6 +184,8 @@ public struct TransactionEvent: Sendable, Hashable, Identifiable {
         case deferred
         /// Not a StoreKit 1 state: the App Store refunded the purchase (StoreKit 2 sets `revocationDate`).
         case revoked
+        /// Not a StoreKit 1 state: a subscription ended (expired now, auto-renew off, billing given up).
+        case expired
     }
 
     public var id: Int64

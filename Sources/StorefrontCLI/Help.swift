@@ -213,10 +213,10 @@ struct CommandHelp {
             name: "log", usage: "log [--limit N] [--json]",
             summary: "The account's transaction state changes (StoreKit 1 states)",
             details: """
-                The newest N (default 50) state changes of the account's transactions, oldest
-                first: purchasing, purchased, failed, restored, deferred, and revoked for a refund
-                (StoreKit 2's revocation; StoreKit 1 has no state for it). Failures carry the error's
-                name and SKError code.
+                The newest N (default 50) state changes of the account's transactions, in the
+                order they happened by the store's clock: purchasing, purchased, failed, restored,
+                deferred; revoked for a refund and expired for a subscription's end (StoreKit 1
+                has no state for either). Failures carry the error's name and SKError code.
                 """,
             options: ["--limit"]),
         CommandHelp(

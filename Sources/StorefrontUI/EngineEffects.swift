@@ -110,8 +110,8 @@ public final class EngineEffects: Sendable {
                 message = "Declined \(id) (\(try await name(try await appStore.decline(id), store)))"
             case .resolve(let id):
                 message = try await completed("Resolved", id, try await appStore.resolve(id), store)
-            case .refund(let id):
-                message = "Refunded \(id) (\(try await name(try await appStore.refund(id), store))): revoked"
+            case .refund(let id, let reason):
+                message = "Refunded \(id) (\(try await name(try await appStore.refund(id, reason: reason), store))): revoked, \(reason.rawValue)"
             case .delete(let id):
                 try await appStore.deleteTransaction(id)
                 message = "Deleted transaction \(id)"

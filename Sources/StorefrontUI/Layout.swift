@@ -33,10 +33,13 @@ struct Layout {
         if !paywall.features.isEmpty, size.rows >= 28 { header += 1 }
         headerRows = header
         footerRow = size.rows - 1
-        logHeight = state.showLog ? (size.rows >= 28 ? 4 : size.rows >= 20 ? 3 : 0) : 0
+        tableTop = headerRows + 2  // a rule and the column titles
+        // The log keeps a few rows; the rows the table does not need are the log's too.
+        let least = state.showLog ? (size.rows >= 28 ? 4 : size.rows >= 20 ? 3 : 0) : 0
+        let shared = footerRow - 3 - tableTop  // table and log, between the action row's and the footer's rules
+        logHeight = least > 0 ? max(least, shared - max(5, lines.count)) : 0  // 5: a load error and [ Retry ]
         logTop = footerRow - 1 - logHeight  // a rule above the footer when the log shows
         actionRow = (logHeight > 0 ? logTop - 1 : footerRow - 1) - 1
-        tableTop = headerRows + 2  // a rule and the column titles
         tableHeight = max(0, actionRow - tableTop)
     }
 

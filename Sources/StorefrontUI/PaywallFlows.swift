@@ -5,10 +5,17 @@ import StoreEngine
 // MARK: - Flows
 
 func buy(_ state: inout State) -> [Effect] {
-    // Under a load error the table is not on screen: nothing the tester can see is selected.
-    guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct, let snapshot = state.snapshot
+    // Offline after a load the products stay on screen and can be bought (the purchase meets the
+    // network error); before any load there is nothing on screen to buy.
+    guard state.busy == nil, let product = state.selectedProduct, let snapshot = state.snapshot
     else { return [] }
     state.flash = nil
+    if !snapshot.canMakePayments {
+        // As StoreKit with payments restricted: no App Store sheet, no price; the purchase is refused
+        // at once (purchaseNotAllowed), and the alert says so.
+        state.busy = .purchasing(productID: product.id)
+        return [.purchase(productID: product.id)]
+    }
     if product.type == .nonConsumable, snapshot.entitled.contains(product.id) {
         state.sheet = .alreadyOwned(productID: product.id)
     } else {
@@ -20,6 +27,7 @@ func buy(_ state: inout State) -> [Effect] {
 /// Loads the store again after a failed load (offline, a simulated loadProductsError).
 func retry(_ state: inout State) -> [Effect] {
     guard state.busy == nil else { return [] }
+    state.flash = nil
     state.busy = .loading
     return [.load]
 }
@@ -32,7 +40,7 @@ func restore(_ state: inout State) -> [Effect] {
 }
 
 func consume(_ state: inout State) -> [Effect] {
-    guard state.busy == nil, state.loadError == nil, let product = state.selectedProduct else { return [] }
+    guard state.busy == nil, state.snapshot != nil, let product = state.selectedProduct else { return [] }
     guard product.type == .consumable else {
         state.flash = "Only consumables can be consumed"
         return []
@@ -60,7 +68,8 @@ func purchaseEnded(_ state: inout State, _ productID: String, _ report: Purchase
         let when = change.effectiveDate.map { "for " + ProductStatus.shortDate($0) } ?? "for the next renewal"
         state.flash = "\(change.kind.title) scheduled \(when): nothing charged now"
     case .userCancelled:
-        state.sheet = .alert(title: "Purchase Cancelled", message: "The purchase of \(product) was cancelled (userCancelled).")
+        // Esc on the sheet and the "cancel" outcome alike: the user's own choice, said on the status line.
+        state.flash = "Purchase of \(product) cancelled (userCancelled)"
     case .pending(let reason):
         let reason = reason ?? .askToBuy
         let action = switch reason {

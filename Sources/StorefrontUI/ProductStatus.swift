@@ -45,6 +45,13 @@ public enum ProductStatus {
         switch status.state {
         case .subscribed:
             guard let date = status.transaction.expirationDate else { return "Active" }
+            if status.transaction.offerPaymentMode == .freeTrial {
+                // A trial is a trial: when it ends, and what comes then.
+                guard info.willAutoRenew else { return "Free trial until \(shortDate(date)), then ends" }
+                return info.autoRenewPreference == product.id
+                    ? "Free trial until \(shortDate(date)), then \(product.displayPrice)\(perPeriod(product.subscription?.subscriptionPeriod))"
+                    : "Free trial until \(shortDate(date)), then changes"
+            }
             guard info.willAutoRenew else { return "Expires \(shortDate(date))" }
             // A downgrade waits: this plan ends then, the other one starts.
             return info.autoRenewPreference == product.id ? "Renews \(shortDate(date))" : "Until \(shortDate(date)), then changes"

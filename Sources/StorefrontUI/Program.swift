@@ -82,7 +82,10 @@ public final class Program {
         // A tick changes only the spinner, which shows only while loading or busy:
         // an idle paywall is not re-rendered ten times a second.
         if action != .tick || state.busy != nil || state.snapshot == nil { needsRender = true }
+        let flash = state.flash
         launch(update(&state, action))
+        // A status note that went with this tick.
+        if state.flash != flash { needsRender = true }
         observe?(action, state)
     }
 

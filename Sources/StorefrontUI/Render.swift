@@ -144,7 +144,14 @@ func statusText(_ product: Product, _ state: State) -> String {
     let group = product.subscription?.subscriptionGroupID
     var text = ProductStatus.text(for: product, owned: snapshot.owned[product.id], balance: snapshot.balances[product.id],
                                   subscription: group.flatMap { snapshot.subscriptions[$0] },
-                                  introEligible: group.map { snapshot.introEligibleGroups.contains($0) } ?? false)
+                                  // Without payments there is no offer to take: no price shows, nor the offer's.
+                                  introEligible: snapshot.canMakePayments && group.map { snapshot.introEligibleGroups.contains($0) } ?? false)
+    // The App Store's subscription the app does not have (after deleting the app): not "Renews …"
+    // beside no checkmark, but what brings it back.
+    if product.type == .autoRenewable, snapshot.owned[product.id] == nil, let status = group.flatMap({ snapshot.subscriptions[$0] }),
+       status.transaction.productID == product.id, status.state == .subscribed || status.state == .inGracePeriod {
+        text = "Subscribed, not on this device: r restores"
+    }
     // What waits: a request for a parent or the user, a transaction the app left unfinished.
     var marks: [String] = []
     if let request = snapshot.pending.last(where: { $0.productID == product.id }) {
@@ -162,13 +169,13 @@ func statusText(_ product: Product, _ state: State) -> String {
 
 private func drawTable(_ state: State, _ layout: Layout, into canvas: inout Canvas) {
     let titles = layout.tableTop - 1
-    if let error = state.loadError {
+    if let error = state.loadError, state.snapshot == nil {
         var row = layout.tableTop
         for line in wrap("Could not load the products: \(error)", canvas.width - 4).prefix(max(1, layout.tableHeight - 2)) {
             canvas.put(line, x: 2, y: row, limit: canvas.width - 3, style: Style(bold: true, color: .red))
             row += 1
         }
-        let retry = "[ Retry r ]"
+        let retry = state.busy == .loading ? "[ Retrying \(spinner(state)) ]" : "[ Retry r ]"
         canvas.put(retry, x: 2, y: row + 1, style: Style(bold: true, reverse: true))
         canvas.addHotspot(x: 2, y: row + 1, width: retry.count, target: .retry)
         canvas.put("offline or loadProductsError? change it on the settings screen (s)", x: retry.count + 4, y: row + 1,
@@ -249,11 +256,20 @@ func spinner(_ state: State) -> String {
 }
 
 private func drawActions(_ state: State, _ layout: Layout, into canvas: inout Canvas) {
-    let label = "[ Restore Purchases ]"
-    let x = canvas.width - label.count - 2
-    canvas.put(label, x: x, y: layout.actionRow, style: Style(bold: true))
-    canvas.addHotspot(x: x, y: layout.actionRow, width: label.count, target: .restore)
-    drawStatus(state, row: layout.actionRow, limit: max(0, x - 4), into: &canvas)
+    // Offline after a load: the products stay (as an app keeps its loaded Product values) and
+    // the button retries the load; restore needs the network too.
+    let unreachable = state.loadError != nil && state.snapshot != nil
+    let label = !unreachable ? "[ Restore Purchases ]" : state.busy == .loading ? "[ Retrying \(spinner(state)) ]" : "[ Retry r ]"
+    let x = canvas.width - TerminalText.width(label) - 2
+    canvas.put(label, x: x, y: layout.actionRow, style: Style(bold: true, reverse: unreachable))
+    canvas.addHotspot(x: x, y: layout.actionRow, width: TerminalText.width(label), target: unreachable ? .retry : .restore)
+    if unreachable, state.busy == nil, state.flash == nil, let error = state.loadError {
+        let tries = state.failedRetries > 0 ? " \(state.glyphs.dot) retried \(state.failedRetries)×" : ""
+        let text = "\(state.glyphs.warning) Store unreachable, showing the products loaded before\(tries): \(error)"
+        canvas.put(TerminalText.truncated(text, to: max(0, x - 4)), x: 2, y: layout.actionRow, style: Style(bold: true, color: .red))
+    } else {
+        drawStatus(state, row: layout.actionRow, limit: max(0, x - 4), into: &canvas)
+    }
     rule(layout.logHeight > 0 ? layout.logTop - 1 : layout.footerRow - 1, state, into: &canvas)
 }
 
@@ -261,7 +277,7 @@ private func drawActions(_ state: State, _ layout: Layout, into canvas: inout Ca
 func drawStatus(_ state: State, row: Int, limit: Int? = nil, into canvas: inout Canvas) {
     let status: String?
     switch state.busy {
-    case .loading: status = "\(spinner(state)) Loading…"
+    case .loading: status = "\(spinner(state)) \(state.loadError == nil ? "Loading…" : "Retrying: loading the products again…")"
     case .purchasing(let id): status = "\(spinner(state)) Purchasing \(displayName(id, state))…"
     case .restoring: status = "\(spinner(state)) Restoring purchases…"
     case .consuming(let id): status = "\(spinner(state)) Consuming \(displayName(id, state))…"
@@ -275,30 +291,6 @@ func drawStatus(_ state: State, row: Int, limit: Int? = nil, into canvas: inout 
 
 private func displayName(_ productID: String, _ state: State) -> String {
     state.products.first { $0.id == productID }?.displayName ?? productID
-}
-
-private func drawLog(_ state: State, _ layout: Layout, timeZone: TimeZone, into canvas: inout Canvas) {
-    let events = (state.snapshot?.events ?? []).suffix(layout.logHeight)
-    if events.isEmpty {
-        canvas.put("No transactions yet. Press \(state.glyphs.enter) to buy, r to restore.", x: 1, y: layout.logTop, style: dim)
-    }
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = timeZone
-    for (offset, event) in events.enumerated() {
-        let time = calendar.dateComponents([.hour, .minute, .second], from: event.date)
-        let clock = [time.hour, time.minute, time.second].map { ($0 ?? 0) < 10 ? "0\($0 ?? 0)" : "\($0 ?? 0)" }
-        var text = "\(clock.joined(separator: ":")) \(event.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(event.productID)"
-        if let id = event.transactionID { text += "  tx \(id)" }
-        if !event.detail.isEmpty { text += "  (\(event.detail))" }
-        let color: Style.Color? = switch event.state {
-        case .purchased, .restored: .green
-        case .failed, .revoked: .red
-        case .deferred: .yellow
-        case .purchasing: nil
-        }
-        canvas.put(text, x: 1, y: layout.logTop + offset, limit: canvas.width - 2, style: Style(color: color))
-    }
-    rule(layout.footerRow - 1, state, into: &canvas)
 }
 
 private func drawFooter(_ state: State, row: Int, into canvas: inout Canvas) {

@@ -21,15 +21,10 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
             body += wrap("You've already purchased this. Would you like to get it again for free?", inner).map { ($0, .plain) }
             buttons = [("[ Get It Free \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
         } else {
-            body.append((name, bold))
-            if let product {
-                let price = state.snapshot?.canMakePayments == false ? "Not available" : product.displayPrice
-                body.append(("\(product.kindLabel) \(state.glyphs.dot) \(price)", .plain))
-            }
-            body.append(("Account: \(state.account)  [Sandbox]", dim))
-            if case .confirm(_, let outcome) = sheet {
-                let g = state.glyphs
-                body.append(("Outcome: \(g.left) \(outcomeLabel(outcome)) \(g.right)", Style(bold: outcome != nil, color: outcome == nil ? nil : .yellow)))
+            if case .confirm(_, let outcome) = sheet, let product {
+                body = confirmLines(product, outcome: outcome, state, width: inner)
+            } else {
+                body.append((name, bold))
             }
             buttons = [("[ Confirm \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
         }
@@ -44,12 +39,28 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
             .map { ($0, dim) }
         let room = max(1, min(canvas.height - 8, 12) - body.count)
         let first = max(0, min(selection - room + 1, state.products.count - room))
+        // The price keeps its column at the right; a long name is cut with "…" before it.
+        let priceWidth = state.products.map { TerminalText.width($0.displayPrice) }.max() ?? 0
+        let nameWidth = max(4, inner - priceWidth - 4)
         for (index, product) in state.products.enumerated().dropFirst(first).prefix(room) {
             let marker = index == selection ? state.glyphs.pointer : " "
-            body.append(("\(marker) \(product.displayName) \(state.glyphs.dot) \(product.displayPrice)",
+            let price = String(repeating: " ", count: max(0, priceWidth - TerminalText.width(product.displayPrice))) + product.displayPrice
+            body.append(("\(marker) \(TerminalText.padded(product.displayName, to: nameWidth))  \(price)",
                          index == selection ? Style(bold: true, reverse: true) : .plain))
         }
         buttons = [("[ Buy \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
+    case .confirmQuit:
+        title = "Quit?"
+        body = wrap("Quit Storefront? The store file keeps everything; q quits without asking.", inner).map { ($0, .plain) }
+        buttons = [("[ Quit \(state.glyphs.enter) ]", .confirm), ("[ Stay esc ]", .cancel)]
+    case .refund(let id, let reason):
+        title = "Refund"
+        body = wrap("Refund transaction \(id)? Its entitlement goes at once; the app gets it as an update.", inner).map { ($0, .plain) }
+        let g = state.glyphs
+        body.append(("Reason: \(g.left) \(reason.rawValue) \(g.right)", Style(bold: true, color: .yellow)))
+        body += wrap(reason == .developerIssue ? "developerIssue: the app did not work as it should (revocationReason 1)"
+                     : "other: any other reason (revocationReason 0)", inner).map { ($0, dim) }
+        buttons = [("[ Refund \(g.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
     case .alert(let alertTitle, let message):
         title = alertTitle
         body = wrap(message, inner).map { ($0, .plain) }

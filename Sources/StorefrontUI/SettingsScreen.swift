@@ -108,7 +108,10 @@ func drawSettings(_ state: State, into canvas: inout Canvas) {
     let nameWidth = max(22, rows.map { TerminalText.width($0.value.name) + 2 }.max() ?? 0)
     // Wide enough for every value with its "(once)" and the selected one's ‹ ›: a cut
     // value ("notAvailableInStoref") would name the wrong error or none.
-    let valueWidth = max(22, rows.map { TerminalText.width($0.value.value + ($0.value.once ? " (once)" : "")) + 4 }.max() ?? 0)
+    // An error value keeps room for its " (once)" whether or not it is set, so `o` never moves the columns.
+    let valueWidth = max(22, rows.map { row in
+        TerminalText.width(row.value.value) + (row.acceptsOnce && row.value.value != "none" ? 7 : 0) + 4
+    }.max() ?? 0)
     let summaryX = 4 + nameWidth + valueWidth + 9  // after the scope column
     for (offset, line) in lines.dropFirst(max(0, scroll)).prefix(height).enumerated() {
         let index = max(0, scroll) + offset

@@ -14,6 +14,10 @@ public enum Sheet: Equatable, Sendable {
     case alreadyOwned(productID: String)
     case alert(title: String, message: String)
     case help
+    /// "Refund transaction N?" with the reason chosen (← →): developerIssue or other.
+    case refund(id: Int64, reason: Transaction.RevocationReason)
+    /// Esc on the paywall: "Quit Storefront?" (q quits without asking).
+    case confirmQuit
 }
 
 /// Work the engine is doing that the spinner stands for.
@@ -41,7 +45,7 @@ public enum StoreCommand: Equatable, Sendable {
     case approve(Int64)
     case decline(Int64)
     case resolve(Int64)
-    case refund(Int64)
+    case refund(Int64, reason: Transaction.RevocationReason = .other)
     case delete(Int64)
     case buyOutside(productID: String)
     case setSetting(name: String, value: String, once: Bool)
@@ -102,6 +106,8 @@ public struct State: Equatable, Sendable {
     public var snapshot: StoreSnapshot?
     /// Why the last load failed, shown instead of the table.
     public var loadError: String?
+    /// Retries that failed in a row since the last good load, so each retry's result shows.
+    public var failedRetries = 0
     /// The selected product, an index into `snapshot.products`.
     public var selection = 0
     /// The first table line shown (the table scrolls when taller than the screen).
@@ -115,8 +121,12 @@ public struct State: Equatable, Sendable {
     /// Counts timer ticks: drives the spinner and the check for other processes' writes.
     public var ticks = 0
     public var showLog = true
+    /// How many lines the event log is scrolled back from its newest (0: it follows the newest).
+    public var logScroll = 0
     /// A one-line note in the status line ("Purchased Swift Shopping").
     public var flash: String?
+    /// The tick the status line's note was set at: it goes after ``flashTicks``.
+    public var flashSince = 0
     /// Renewals made so far while the paywall catches up the store's clock.
     public var renewalsCaughtUp = 0
     public var isRunning = true

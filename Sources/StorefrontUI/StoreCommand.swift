@@ -27,7 +27,7 @@ extension StoreCommand {
         case .approve(let id): "Approving \(id)…"
         case .decline(let id): "Declining \(id)…"
         case .resolve(let id): "Resolving \(id)…"
-        case .refund(let id): "Refunding \(id)…"
+        case .refund(let id, _): "Refunding \(id)…"
         case .delete(let id): "Deleting \(id)…"
         case .buyOutside: "Purchasing outside the app…"
         case .setSetting(let name, _, _): "Setting \(name)…"

@@ -39,8 +39,14 @@ func managerKey(_ state: inout State, _ key: Key) -> [Effect] {
                                         otherwise: "Decline needs a purchase waiting for Ask to Buy")
     case .character("v"): effects = act(&state, StoreCommand.resolve, when: { $0.isWaiting(for: .interrupted) },
                                         otherwise: "Resolve needs an interrupted purchase")
-    case .character("f"): effects = act(&state, StoreCommand.refund, when: { $0.status == .purchased && $0.revocationDate == nil },
-                                        otherwise: "Refund needs a purchased transaction that is not refunded")
+    case .character("f"):
+        // The reason is chosen on a sheet first, as App Store Connect asks for one.
+        guard let selected = state.manager.selected else { break }
+        guard selected.status == .purchased, selected.revocationDate == nil else {
+            state.flash = "Refund needs a purchased transaction that is not refunded"
+            break
+        }
+        state.sheet = .refund(id: selected.id, reason: .other)
     case .character("e"): effects = subscriptionCommand(&state) { .expire(groupID: $0) }
     case .character("n"): effects = subscriptionCommand(&state) { .renew(groupID: $0) }
     case .character("u"):
@@ -95,9 +101,13 @@ func selectTransaction(_ state: inout State, _ index: Int) {
 extension Transaction {
     func isWaiting(for reason: PendingReason) -> Bool { status == .pending && pendingReason == reason }
 
-    /// The manager's state column: purchased, pending (Ask to Buy), refunded, …
-    var managerState: String {
+    /// The manager's state column: purchased, pending (Ask to Buy), refunded, expired, …
+    /// `now` is the store's time: a subscription period that ended by then is expired.
+    func managerState(at now: Date?) -> String {
         if revocationDate != nil { return "refunded" }
+        if status == .purchased, !isUpgraded, productType == .autoRenewable, let end = expirationDate, let now, end <= now {
+            return "expired"
+        }
         if !verification.isVerified { return "unverified" }
         switch status {
         case .pending: return pendingReason == .interrupted ? "pending (interrupted)" : "pending (Ask to Buy)"
@@ -133,11 +143,12 @@ func drawManager(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) 
     }
     // Columns shrink from the right: EXPIRES, then PURCHASED, give way to the product.
     let dateWidth = 16
-    let showExpires = canvas.width >= 96
+    let showExpires = canvas.width >= 98
     let showPurchased = canvas.width >= 72
     let stateWidth = 21
     let idX = 2, productX = 14
-    let fixed = 2 + stateWidth + (showPurchased ? 2 + dateWidth : 0) + (showExpires ? 2 + dateWidth : 0) + 1
+    // Three columns kept at the right: the scroll marks go there, never over a date's digit.
+    let fixed = 2 + stateWidth + (showPurchased ? 2 + dateWidth : 0) + (showExpires ? 2 + dateWidth : 0) + 3
     let productWidth = max(8, canvas.width - productX - fixed)
     let purchasedX = productX + productWidth + 2
     let stateX = purchasedX + (showPurchased ? dateWidth + 2 : 0)
@@ -163,12 +174,14 @@ func drawManager(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) 
         canvas.put(TerminalText.truncated(name, to: productWidth), x: productX, y: row, style: base)
         if showPurchased { canvas.put(shortDate(transaction.purchaseDate, timeZone), x: purchasedX, y: row, style: base) }
         var stateStyle = base
-        switch transaction.managerState {
+        let stateText = transaction.managerState(at: state.snapshot?.storeTime)
+        switch stateText {
         case "refunded", "unverified", "declined": stateStyle.color = .red
+        case "expired": stateStyle.dim = !selected
         case let text where text.hasPrefix("pending"): stateStyle.color = .yellow
         default: break
         }
-        canvas.put(transaction.managerState, x: stateX, y: row, limit: stateWidth, style: stateStyle)
+        canvas.put(stateText, x: stateX, y: row, limit: stateWidth, style: stateStyle)
         if showExpires, let expiration = transaction.expirationDate {
             canvas.put(shortDate(expiration, timeZone), x: expiresX, y: row, style: base)
         }
@@ -180,11 +193,25 @@ func drawManager(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) 
     }
     rule(layout.detailRow - 1, state, into: &canvas)
     if let selected = state.manager.selected {
+        let dot = state.glyphs.dot
         var detail = "tx \(selected.id)"
-        if let reason = selected.revocationReason { detail += " \(state.glyphs.dot) refunded (\(reason.rawValue))" }
+        // What was charged, and the offer it was charged under.
+        if let storefront = state.snapshot?.storefront, storefront.currency == selected.currency {
+            detail += " \(dot) \(storefront.displayPrice(selected.price))"
+        } else {
+            detail += " \(dot) \(DecimalText.format(selected.price)) \(selected.currency)"
+        }
+        if let offer = selected.offerType {
+            detail += " \(dot) \(offer.rawValue) offer" + (selected.offerPaymentMode.map { " (\($0.rawValue))" } ?? "")
+        }
+        if selected.productType == .autoRenewable, let group = selected.subscriptionGroupID,
+           let status = state.snapshot?.subscriptions[group], status.transaction.originalID == selected.originalID {
+            detail += " \(dot) auto-renew \(status.renewalInfo.willAutoRenew ? "on" : "off")"
+        }
+        if let reason = selected.revocationReason { detail += " \(dot) refunded (\(reason.rawValue))" }
         if case .unverified(let reason) = selected.verification { detail += " \(state.glyphs.dot) \(reason)" }
         detail += "  \(state.glyphs.dot)  \(selected.managerHint)"
-        canvas.put(detail, x: 2, y: layout.detailRow, limit: canvas.width - 3)
+        canvas.put(TerminalText.truncated(detail, to: canvas.width - 3), x: 2, y: layout.detailRow)
     }
     drawStatus(state, row: layout.statusRow, into: &canvas)
 }

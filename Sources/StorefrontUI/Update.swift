@@ -9,6 +9,7 @@ public func start(_ state: inout State) -> [Effect] {
 /// Applies one action to the state and returns the engine work it calls for.
 /// Pure: no I/O, no clock, no terminal — every flow is testable by calling it.
 public func update(_ state: inout State, _ action: Action) -> [Effect] {
+    let flashBefore = state.flash
     let effects: [Effect]
     switch action {
     case .key(.interrupt), .terminate:
@@ -35,6 +36,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         effects = []
     case .tick:
         state.ticks += 1
+        // A note on the status line goes after a few seconds; an alert stays until dismissed.
+        if state.flash != nil, state.ticks - state.flashSince >= flashTicks { state.flash = nil }
         // About twice a second, look for another process's writes; on a fast clock, also read
         // the screen again each second, so the clock and "Renews …" move as store time does.
         var due: [Effect] = state.ticks % 5 == 0 && (state.snapshot != nil || state.loadError != nil) ? [.checkForChanges] : []
@@ -46,24 +49,29 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.snapshot = snapshot
         state.knownDataVersion = snapshot.dataVersion
         state.tableMeasure = TableMeasure(state)
+        if state.loadError != nil, state.busy == .loading {
+            state.flash = "Retried: the store is reachable again"
+        }
         state.loadError = nil
+        state.failedRetries = 0
         if state.renewalsCaughtUp > 0 {
             state.flash = "Caught up \(state.renewalsCaughtUp) renewal\(state.renewalsCaughtUp == 1 ? "" : "s")"
             state.renewalsCaughtUp = 0
         }
         let loaded = state
-        let names = { (ids: [String]) in ids.map { name(of: $0, in: loaded) }.joined(separator: ", ") }
-        let updates = snapshot.arrived.map { name(of: $0, in: state) }
-            + snapshot.revoked.map { name(of: $0, in: state) + " (refunded)" }
+        let names = { (ids: [String]) in counted(ids.map { name(of: $0, in: loaded) }) }
+        // A year of renewals is one name with its count, not the name twelve times.
+        let updates = counted(snapshot.arrived.map { name(of: $0, in: state) }
+            + snapshot.revoked.map { name(of: $0, in: state) + " (refunded)" })
         if !state.hasLaunched {
             // The app's launch: what an earlier run left unfinished is delivered now, or is still left.
             state.hasLaunched = true
             var notes: [String] = []
-            if !updates.isEmpty { notes.append("Delivered at launch (left unfinished before): " + updates.joined(separator: ", ")) }
+            if !updates.isEmpty { notes.append("Delivered at launch (left unfinished before): " + updates) }
             if !snapshot.left.isEmpty { notes.append("Still unfinished: " + names(snapshot.left.map(\.productID))) }
             if !notes.isEmpty { state.flash = notes.joined(separator: "; ") }
         } else if !updates.isEmpty {
-            state.flash = "Arrived as an update: " + updates.joined(separator: ", ")
+            state.flash = "Arrived as an update: " + updates
         }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
@@ -77,8 +85,13 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
             effects = !updates.isEmpty && state.screen == .transactions ? [.loadHistory] : []
         }
     case .loadFailed(let message):
+        // The products loaded before stay on screen, as an app keeps its Product values.
+        if state.loadError != nil, state.busy == .loading { state.failedRetries += 1 }
         state.loadError = message
-        if state.busy == .loading { state.busy = nil }
+        if state.busy == .loading {
+            state.busy = nil
+            state.flash = nil
+        }
         effects = []
     case .dataVersion(let version):
         if state.knownDataVersion != version, state.busy == nil {
@@ -157,8 +170,23 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.sheet = .alert(title: "Cannot Consume", message: message)
         effects = []
     }
+    if state.flash != flashBefore, state.flash != nil { state.flashSince = state.ticks }
     keepSelectionVisible(&state)
     return effects
+}
+
+/// How long a status-line note stays: six seconds of ten ticks.
+let flashTicks = 60
+
+/// "Monthly Subscription ×12, Go Pro": each name once, in order, counted when it repeats.
+func counted(_ names: [String]) -> String {
+    var order: [String] = []
+    var counts: [String: Int] = [:]
+    for name in names {
+        if counts[name] == nil { order.append(name) }
+        counts[name, default: 0] += 1
+    }
+    return order.map { counts[$0]! > 1 ? "\($0) ×\(counts[$0]!)" : $0 }.joined(separator: ", ")
 }
 
 // MARK: - Keys
@@ -172,13 +200,15 @@ private func mainScreen(_ state: inout State, _ key: Key) -> [Effect] {
     case .pageDown: move(&state, by: page)
     case .home, .character("g"): move(&state, to: 0)
     case .end, .character("G"): move(&state, to: state.products.count - 1)
-    case .character("r") where state.loadError != nil, .enter where state.loadError != nil: return retry(&state)
+    case .character("r") where state.loadError != nil, .enter where state.loadError != nil && state.snapshot == nil:
+        return retry(&state)
     case .enter, .character(" "): return buy(&state)
     case .character("r"): return restore(&state)
     case .character("c"): return consume(&state)
     case .character("l"): state.showLog.toggle()
+    case .character("["), .character("]"), .character("{"), .character("}"): scrollLog(&state, key)
     case .character("?"), .character("h"): openHelp(&state)
-    case .escape: state.isRunning = false
+    case .escape: state.sheet = .confirmQuit
     default: break
     }
     return []
@@ -260,17 +290,44 @@ private func sheet(_ state: inout State, _ key: Key) -> [Effect] {
         let count = state.products.count
         guard count > 0 else { break }
         state.sheet = .outsidePurchase(selection: (selection + (key == .up ? -1 : 1) + count) % count)
+    case (.outsidePurchase(let selection), .pageUp), (.outsidePurchase(let selection), .pageDown),
+         (.outsidePurchase(let selection), .home), (.outsidePurchase(let selection), .end):
+        let last = max(0, state.products.count - 1)
+        let page = max(1, min(state.size.rows - 8, 12) - 3)
+        let target = switch key {
+        case .pageUp: selection - page
+        case .pageDown: selection + page
+        case .home: 0
+        default: last
+        }
+        state.sheet = .outsidePurchase(selection: min(max(0, target), last))
     case (.outsidePurchase(let selection), .enter):
         state.sheet = nil
         guard state.products.indices.contains(selection) else { break }
         return run(.buyOutside(productID: state.products[selection].id), &state)
     case (.outsidePurchase, .escape), (.outsidePurchase, .character("q")):
         state.sheet = nil
-    case (.confirm, .escape), (.confirm, .character("n")), (.confirm, .character("q")):
-        // Dismissing the App Store sheet is StoreKit's userCancelled.
+    case (.confirm(let productID, _), .escape), (.confirm(let productID, _), .character("n")),
+         (.confirm(let productID, _), .character("q")):
+        // Dismissing the App Store sheet is StoreKit's userCancelled: the same purchase as the
+        // "cancel" outcome, so the log records it and the screen says it the same way.
         state.sheet = nil
-        state.flash = "Purchase cancelled (userCancelled)"
+        state.flash = nil
+        state.busy = .purchasing(productID: productID)
+        return [.purchase(productID: productID, outcome: .cancel)]
     case (.alreadyOwned, .escape), (.alreadyOwned, .character("n")), (.alreadyOwned, .character("q")):
+        state.sheet = nil
+    case (.confirmQuit, .enter), (.confirmQuit, .character("y")), (.confirmQuit, .character("q")):
+        state.sheet = nil
+        state.isRunning = false
+    case (.confirmQuit, .escape), (.confirmQuit, .character("n")):
+        state.sheet = nil
+    case (.refund(let id, let reason), .left), (.refund(let id, let reason), .right), (.refund(let id, let reason), .tab):
+        state.sheet = .refund(id: id, reason: reason == .other ? .developerIssue : .other)
+    case (.refund(let id, let reason), .enter), (.refund(let id, let reason), .character("y")):
+        state.sheet = nil
+        return run(.refund(id, reason: reason), &state)
+    case (.refund, .escape), (.refund, .character("n")), (.refund, .character("q")):
         state.sheet = nil
     case (.help, .down), (.help, .character("j")): state.helpScroll += 1
     case (.help, .up), (.help, .character("k")): state.helpScroll = max(0, state.helpScroll - 1)

@@ -69,7 +69,7 @@ public struct CellCanvas<Target: Hashable & Sendable>: Equatable, Sendable {
         let safe = TerminalText.sanitized(text)
         for character in asciiOnly ? TerminalText.ascii(safe) : safe {
             let glyph = String(character)
-            let columns = TerminalText.width(glyph)
+            let columns = TerminalText.width(of: character)
             if columns == 0 {
                 // A combining mark or joiner belongs to the character before it.
                 if column > x, column - 1 >= 0, column - 1 < width {

@@ -183,12 +183,12 @@ struct PaywallEndToEndTests {
                 lines.contains { $0.contains("Swift Shopping") && $0.contains("Not available") }
             }
             #expect(!lines.contains { $0.contains("$0.99") })
+            // As StoreKit with payments restricted: no App Store sheet (no Confirm, no price), refused at once.
             try await session.send("Down", "Down", "Enter")
-            try await session.waitFor("the sheet") { $0.contains { $0.contains("App Store") } }
-            try await session.send("Enter")
             let alert = try await session.waitFor("the alert") { $0.contains { $0.contains("Purchase Failed") } }
             #expect(alert.contains { $0.contains("purchaseNotAllowed") })
             #expect(!alert.contains { $0.contains("✓") })
+            #expect(!alert.contains { $0.contains("[ Confirm") })
         }
     }
 

@@ -111,6 +111,9 @@ struct QAControlsEndToEndTests {
             try await session.send("Down")
             try await session.waitFor("Swift Shopping selected") { $0.contains { $0.contains("▸") && $0.contains("Swift Shopping") } }
             try await session.send("f")
+            // The reason is asked first: Enter takes "other".
+            try await session.waitFor("the reason") { $0.contains { $0.contains("Reason: ‹ other ›") } }
+            try await session.send("Enter")
             let refunded = try await session.waitFor("the refunded row") { lines in
                 lines.contains { $0.contains("Swift Shopping") && $0.contains("refunded") }
             }
@@ -188,7 +191,7 @@ struct QAControlsEndToEndTests {
         #expect(accounts.contains("* tester2@local"), "the switch is kept for the next run:\n\(accounts)")
     }
 
-    @Test("offline set from another process shows the error and Retry; turning it off brings the table back")
+    @Test("offline set from another process keeps the loaded products, says the store is unreachable; Buy meets networkError; back online, Restore returns")
     func offlineFromAnotherProcess() async throws {
         let sandbox = try Sandbox()
         try await sandbox.storefront("buy", Demo.swiftShopping).expect(exit: 0)
@@ -196,13 +199,21 @@ struct QAControlsEndToEndTests {
             try await session.waitFor("the checkmark") { owned("Swift Shopping", $0) }
             try await sandbox.storefront("settings", "set", "offline", "true").expect(exit: 0)
             let error = try await session.waitFor("the load error", timeout: .seconds(5)) { lines in
-                lines.contains { $0.contains("Could not load the products") } && lines.contains { $0.contains("[ Retry r ]") }
+                lines.contains { $0.contains("Store unreachable") } && lines.contains { $0.contains("[ Retry r ]") }
             }
-            #expect(error.contains { $0.contains("networkError") })
-            #expect(!error.contains { $0.contains("Swift Shopping") }, "no stale table under the error")
+            #expect(owned("Swift Shopping", error), "the products loaded before stay on screen")
+            // Loaded, then the network drops, then Buy: the purchase meets the network error.
+            try await session.send("Down", "Down", "Down", "Enter")
+            try await session.waitFor("the sheet") { $0.contains { $0.contains("[ Confirm") } }
+            try await session.send("Enter")
+            let alert = try await session.waitFor("the alert") { $0.contains { $0.contains("Purchase Failed") } }
+            #expect(alert.contains { $0.contains("networkError") })
+            try await session.send("Enter")
             try await sandbox.storefront("settings", "set", "offline", "false").expect(exit: 0)
-            let back = try await session.waitFor("the table again", timeout: .seconds(5)) { owned("Swift Shopping", $0) }
-            #expect(!back.contains { $0.contains("Could not load") })
+            let back = try await session.waitFor("the table again", timeout: .seconds(5)) { lines in
+                owned("Swift Shopping", lines) && lines.contains { $0.contains("[ Restore Purchases ]") }
+            }
+            #expect(!back.contains { $0.contains("unreachable") })
         }
     }
 
@@ -216,8 +227,8 @@ struct QAControlsEndToEndTests {
             let error = try await session.waitFor("the load error", timeout: .seconds(5)) { $0.contains { $0.contains("[ Retry r ]") } }
             #expect(error.contains { $0.contains("systemError") })
             try await session.send("r")
-            let lines = try await session.waitFor("the table after retry") { $0.contains { $0.contains("Swift Shopping") } }
-            #expect(!lines.contains { $0.contains("Could not load") })
+            let lines = try await session.waitFor("the table after retry") { $0.contains { $0.contains("[ Restore Purchases ]") } }
+            #expect(!lines.contains { $0.contains("unreachable") })
         }
         let settings = try await sandbox.storefront("settings").stdout
         #expect(settings.contains("loadProductsError"))

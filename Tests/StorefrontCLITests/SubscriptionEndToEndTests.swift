@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-/// The words after "Renews " on the monthly subscription's row, if it shows them.
+/// The date on the monthly subscription's row: after "Renews ", or after "Free trial until " for the trial.
 private func renewsDate(_ lines: [String]) -> String? {
     guard let row = lines.first(where: { $0.contains("Monthly Subscription") }),
-          let range = row.range(of: "Renews ") else { return nil }
+          let range = row.range(of: "Renews ") ?? row.range(of: "Free trial until ") else { return nil }
     return String(row[range.upperBound...]).trimmingCharacters(in: .whitespaces)
 }
 

@@ -75,3 +75,8 @@ func loadedState(on screen: Screen, columns: Int = 100, rows: Int = 30, snapshot
     _ = update(&state, .key(.character(screen == .transactions ? "t" : screen == .settings ? "s" : "p")))
     return state
 }
+
+/// A request waiting for a parent or the user, as the snapshot lists it.
+func pendingRequest(_ productID: String, id: Int64 = 2_000_000_009, reason: StoreEngine.Transaction.PendingReason) -> PendingRequest {
+    PendingRequest(id: id, productID: productID, reason: reason, date: fixedDate)
+}

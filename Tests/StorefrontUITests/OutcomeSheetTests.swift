@@ -77,14 +77,17 @@ struct OutcomeSheetTests {
         #expect(update(&state, .click(.confirm)) == [.purchase(productID: swiftShopping, outcome: .fail(.missingOfferParameters))])
     }
 
-    @Test("Esc after choosing an outcome still cancels without buying")
+    @Test("Esc after choosing an outcome cancels, whatever was chosen: the same as the 'cancel' outcome")
     func escapeAfterChoosing() {
         var state = sheetOpen()
         _ = update(&state, .key(.right))
-        #expect(update(&state, .key(.escape)).isEmpty)
+        #expect(update(&state, .key(.escape)) == [.purchase(productID: swiftShopping, outcome: .cancel)])
         #expect(state.sheet == nil)
-        #expect(state.busy == nil)
         #expect(state.isRunning)
+        var chosen = sheetOpen()
+        _ = update(&chosen, .key(.right))
+        _ = update(&chosen, .key(.right))
+        #expect(update(&chosen, .key(.enter)) == [.purchase(productID: swiftShopping, outcome: .cancel)], "the same effect")
     }
 
     @Test("the sheet shows the choice, highlighted once it is not the default, never cut off")

@@ -13,7 +13,7 @@ struct RenderTests {
                          productID: swiftShopping, transactionID: 2_000_000_001, detail: ""),
     ]
 
-    @Test("the main screen at 100×30: groups, checkmarks, prices, statuses, log, footer")
+    @Test("the main screen at 100×30: groups, checkmarks, prices, statuses, log (dated, in the rows the table leaves), footer")
     func mainScreen100x30() {
         let owned = [purchase(swiftShopping),
                      purchase(monthly, id: 2_000_000_002, expires: fixedDate.addingTimeInterval(86_400 * 30))]
@@ -39,14 +39,14 @@ struct RenderTests {
             "      100 Coins             Consumable             $0.99   Balance: 300",
             "  Non-renewing subscriptions",
             "      Season Pass           Non-renewing 3 months  $9.99",
-            "",
-            "",
-            "",
-            "",
             "                                                                             [ Restore Purchases ]",
             String(repeating: "─", count: 100),
-            " 14:02:11 purchasing com.razeware.razefaces.swiftshopping",
-            " 14:02:11 purchased  com.razeware.razefaces.swiftshopping  tx 2000000001",
+            " 2026-12-01 14:02:11 purchasing com.razeware.razefaces.swiftshopping",
+            " 2026-12-01 14:02:11 purchased  com.razeware.razefaces.swiftshopping  tx 2000000001",
+            "",
+            "",
+            "",
+            "",
             "",
             "",
             String(repeating: "─", count: 100),
@@ -59,31 +59,33 @@ struct RenderTests {
         #expect(!canvas[10, 10].style.reverse)
     }
 
-    @Test("80×24 with canMakePayments off: Not available, KIND traded for whole statuses and [ Buy ], the sheet on top")
+    @Test("80×24: a trial's sheet says the trial, then the price, and what the settings make of it; a pending request on its row")
     func confirmationSheet80x24() {
-        var state = loadedState(columns: 80, rows: 24,
-                                snapshot: snapshot(owned: [purchase(seasonPass, expires: fixedDate.addingTimeInterval(86_400 * 90))],
-                                                   canMakePayments: false))
-        state.selection = index(of: coins)
+        var loaded = snapshot(owned: [purchase(seasonPass, expires: fixedDate.addingTimeInterval(86_400 * 90))])
+        loaded.introEligibleGroups = ["premium"]
+        loaded.pending = [pendingRequest(goPro, reason: .askToBuy)]
+        loaded.conditions.askToBuy = true
+        var state = loadedState(columns: 80, rows: 24, snapshot: loaded)
+        state.selection = index(of: monthly)
         _ = update(&state, .key(.enter))
         let expected = [
             " Storefront · tester@local · USA          p Paywall  t Transactions  s Settings",
             "  ★ Barcode Scanner Premium",
             "  Unlimited scans · No ads · Cloud sync",
             String(repeating: "─", count: 80),
-            "      PRODUCT               PRICE          STATUS",
+            "      PRODUCT               PRICE   STATUS",
             "  Premium (subscription group)",
-            "      Annual Subscription   Not available",
-            "      Monthly Subscription  Not available",
-            "  Non-consum┌───────────────────── App Store ──────────────────────┐",
-            "      Swift │ 100 Coins                                            │",
-            "      iPhone│ Consumable · Not available                           │",
-            "      Nightl│ Account: tester@local  [Sandbox]                     │",
-            "      Go Pro│ Outcome: ‹ as the settings say ›                     │",
+            "      Annual Subscription   $39.99",
+            " ▸    Monthl┌───────────────────── App Store ──────────────────────┐   [ Buy ]",
+            "  Non-consum│ Monthly Subscription                                 │",
+            "      Swift │ 1 month · 1 week free, then $4.99/month              │",
+            "      iPhone│ Account: tester@local  [Sandbox]                     │",
+            "      Nightl│ Outcome: ‹ as the settings say ›                     │",
+            "      Go Pro│ › pending Ask to Buy (askToBuy)                      │",
             "  Consumable│                                                      │",
-            " ▸    100 Co│            [ Confirm ⏎ ]   [ Cancel esc ]            │   [ Buy ]",
+            "      100 Co│            [ Confirm ⏎ ]   [ Cancel esc ]            │",
             "  Non-renewi└──────────────────────────────────────────────────────┘",
-            "   ✓  Season Pass           Not available  Bought Dec 1, 2026 · 3 mon…",
+            "   ✓  Season Pass           $9.99   Bought Dec 1, 2026 · 3 months (ap…",
             "                                                         [ Restore Purchases ]",
             String(repeating: "─", count: 80),
             " No transactions yet. Press ⏎ to buy, r to restore.",
@@ -95,9 +97,10 @@ struct RenderTests {
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
         // The sheet's buttons are clickable.
-        let confirm = canvas.lines[14].distance(of: "[ Confirm")
-        #expect(canvas.target(atX: confirm + 2, y: 14) == .confirm)
-        #expect(canvas.target(atX: confirm + 20, y: 14) == .cancel)
+        let row = canvas.lines.firstIndex { $0.contains("[ Confirm") }!
+        let confirm = canvas.lines[row].distance(of: "[ Confirm")
+        #expect(canvas.target(atX: confirm + 2, y: row) == .confirm)
+        #expect(canvas.target(atX: confirm + 20, y: row) == .cancel)
     }
 
     @Test("the already-purchased sheet asks to get it again for free")

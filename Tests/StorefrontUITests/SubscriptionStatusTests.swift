@@ -33,7 +33,7 @@ private func withDemoStore<T>(_ body: (Store, StepClock) async throws -> T) asyn
     return try await body(store, clock)
 }
 
-private let yearly = "barcode_year_subscription"
+let yearly = "barcode_year_subscription"
 
 /// The status words on a product's row, as the paywall and `products` compute them.
 private func rowText(_ store: Store, _ productID: String) async throws -> String {
@@ -72,14 +72,15 @@ struct SubscriptionStatusTests {
         #expect(ProductStatus.introText(offer, product) == "$1.99 for 2 months, then $4.99/month")
     }
 
-    @Test("Renews, then Expires with auto-renew off, then Expired")
+    @Test("a trial says so, then says it ends with auto-renew off, then Expired")
     func renewsExpiresExpired() async throws {
         try await withDemoStore { store, clock in
             try await store.app.finish(try transaction(try await store.app.purchase(monthly)))
-            #expect(try await rowText(store, monthly) == "Renews Dec 8, 2026")
+            // The free week is a trial, and says so.
+            #expect(try await rowText(store, monthly) == "Free trial until Dec 8, 2026, then $4.99/month")
             #expect(try await rowText(store, yearly) == "", "the other plan says nothing")
             try await store.appStore.setAutoRenew(groupID: "premium", false)
-            #expect(try await rowText(store, monthly) == "Expires Dec 8, 2026")
+            #expect(try await rowText(store, monthly) == "Free trial until Dec 8, 2026, then ends")
             clock.set(utcDate(2026, 12, 9))
             #expect(try await rowText(store, monthly) == "Expired Dec 8, 2026")
         }

@@ -79,20 +79,19 @@ struct TransactionManagerTests {
             ("a", StoreCommand.approve, [2_000_000_006], "Approving"),
             ("d", StoreCommand.decline, [2_000_000_006], "Declining"),
             ("v", StoreCommand.resolve, [2_000_000_005], "Resolving"),
-            ("f", StoreCommand.refund, [2_000_000_004, 2_000_000_001], "Refunding"),
         ]
         for (key, command, ids, progress) in allowed {
             for transaction in history {
                 var state = manager(selecting: transaction.id)
                 let effects = update(&state, .key(.character(key)))
                 if ids.contains(transaction.id) {
-                    #expect(effects == [.run(command(transaction.id))], "\(key) on \(transaction.managerState)")
+                    #expect(effects == [.run(command(transaction.id))], "\(key) on \(transaction.managerState(at: nil))")
                     #expect(state.busy == .working("\(progress) \(transaction.id)…"))
                     #expect(state.flash == nil)
                 } else {
-                    #expect(effects.isEmpty, "\(key) on \(transaction.managerState) must do nothing")
+                    #expect(effects.isEmpty, "\(key) on \(transaction.managerState(at: nil)) must do nothing")
                     #expect(state.busy == nil)
-                    #expect(state.flash?.isEmpty == false, "\(key) on \(transaction.managerState) says why not")
+                    #expect(state.flash?.isEmpty == false, "\(key) on \(transaction.managerState(at: nil)) says why not")
                 }
             }
         }
@@ -157,7 +156,17 @@ struct TransactionManagerTests {
         let text = render(state).lines.joined(separator: "\n")
         #expect(text.contains("Buy From Outside the App"))
         let products = demoCatalog.products(in: demoCatalog.storefront("USA")!)
-        #expect(text.contains("▸ \(products[2].displayName) · \(products[2].displayPrice)"))
+        #expect(text.contains { _ in true } && render(state).lines.contains { line in
+            line.contains("▸ \(products[2].displayName) ") && line.contains("  \(products[2].displayPrice) │")
+        }, "the price at the right of its line")
+        var paged = state
+        #expect(update(&paged, .key(.end)).isEmpty)
+        #expect(paged.sheet == .outsidePurchase(selection: products.count - 1), "End goes to the last")
+        _ = update(&paged, .key(.home))
+        #expect(paged.sheet == .outsidePurchase(selection: 0))
+        _ = update(&paged, .key(.pageDown))
+        guard case .outsidePurchase(let after) = paged.sheet else { return }
+        #expect(after > 1, "PgDn moves by a page")
         #expect(update(&state, .key(.enter)) == [.run(.buyOutside(productID: products[2].id))])
         #expect(state.sheet == nil)
         #expect(state.busy == .working("Purchasing outside the app…"))
@@ -192,7 +201,7 @@ struct TransactionManagerTests {
         _ = update(&state, .click(.row(3)))
         #expect(state.manager.selected?.id == 2_000_000_003)
         canvas = render(state, timeZone: utc)
-        #expect(canvas.lines[27] == "  tx 2000000003 · refunded (other)  ·  x delete")
+        #expect(canvas.lines[27] == "  tx 2000000003 · $0.99 · refunded (other)  ·  x delete")
     }
 
     @Test("a long history scrolls with the selection, with arrows for the rows out of sight")
@@ -267,16 +276,16 @@ struct TransactionManagerTests {
             " Storefront · tester@local · USA                              p Paywall  t Transactions  s Settings",
             "  Transaction Manager · tester@local · 6 transactions, newest first",
             String(repeating: "─", count: 100),
-            "  ID          PRODUCT                     PURCHASED         STATE                  EXPIRES",
-            "  2000000006  iPhone Rage                 2026-12-01 14:02  pending (Ask to Buy)",
-            "▸ 2000000005  Nightly Rage                2026-12-01 13:00  pending (interrupted)",
-            "  2000000004  Monthly Subscription        2026-12-01 12:00  purchased              2026-12-31 12:00",
-            "  2000000003  Swift Shopping              2026-12-01 11:00  refunded",
-            "  2000000002  Go Pro                      2026-12-01 10:00  declined",
-            "  2000000001  100 Coins                   2026-12-01 09:30  purchased, unfinished",
+            "  ID          PRODUCT                   PURCHASED         STATE                  EXPIRES",
+            "  2000000006  iPhone Rage               2026-12-01 14:02  pending (Ask to Buy)",
+            "▸ 2000000005  Nightly Rage              2026-12-01 13:00  pending (interrupted)",
+            "  2000000004  Monthly Subscription      2026-12-01 12:00  purchased              2026-12-31 12:00",
+            "  2000000003  Swift Shopping            2026-12-01 11:00  refunded",
+            "  2000000002  Go Pro                    2026-12-01 10:00  declined",
+            "  2000000001  100 Coins                 2026-12-01 09:30  purchased, unfinished",
             "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
             String(repeating: "─", count: 100),
-            "  tx 2000000005  ·  v resolve (complete it)  x delete",
+            "  tx 2000000005 · $0.99  ·  v resolve (complete it)  x delete",
             "  Approved 2000000007 (Go Pro): it arrives as an update",
             " ↑↓ move  a approve  d decline  v resolve  f refund  e expire  n renew  x delete  ? help  q quit",
         ]

@@ -52,15 +52,18 @@ struct UpdateTests {
         #expect(state.flash == "Purchased Swift Shopping")
     }
 
-    @Test("Esc on the confirmation sheet cancels without buying")
+    @Test("Esc on the confirmation sheet is the 'cancel' outcome: userCancelled, logged by the engine, said on the status line")
     func buyCancelled() {
         var state = loadedState()
+        let id = state.products[0].id
         _ = update(&state, .key(.enter))
-        #expect(update(&state, .key(.escape)).isEmpty)
+        #expect(update(&state, .key(.escape)) == [.purchase(productID: id, outcome: .cancel)])
         #expect(state.sheet == nil)
-        #expect(state.busy == nil)
+        #expect(state.busy == .purchasing(productID: id))
         #expect(state.isRunning, "Esc on a sheet closes the sheet, not the program")
-        #expect(state.flash?.contains("userCancelled") == true)
+        #expect(update(&state, .purchased(productID: id, .userCancelled)) == [.load])
+        #expect(state.sheet == nil, "no alert for the user's own choice")
+        #expect(state.flash?.contains("cancelled (userCancelled)") == true)
     }
 
     @Test("an owned non-consumable offers to get it again for free")
@@ -106,8 +109,9 @@ struct UpdateTests {
         _ = update(&state, .purchased(productID: swiftShopping, .pending(.askToBuy)))
         #expect(state.sheet.map { if case .alert(let title, _) = $0 { title } else { "" } } == "Purchase Pending")
         _ = update(&state, .key(.escape))
-        _ = update(&state, .purchased(productID: swiftShopping, .userCancelled))
-        #expect(state.sheet.map { if case .alert(let title, _) = $0 { title } else { "" } } == "Purchase Cancelled")
+        #expect(update(&state, .purchased(productID: swiftShopping, .userCancelled)) == [.load])
+        #expect(state.sheet == nil)
+        #expect(state.flash == "Purchase of Swift Shopping cancelled (userCancelled)")
     }
 
     @Test("r restores with the spinner, then reports the count and reloads")
@@ -143,8 +147,13 @@ struct UpdateTests {
         #expect(state.sheet == .help)
         _ = update(&state, .key(.character("q")))
         #expect(state.sheet == nil && state.isRunning, "q closes help first")
+        #expect(update(&state, .key(.escape)).isEmpty)
+        #expect(state.sheet == .confirmQuit && state.isRunning, "Esc asks first")
+        #expect(update(&state, .key(.escape)).isEmpty)
+        #expect(state.sheet == nil && state.isRunning, "Esc, Esc stays")
         _ = update(&state, .key(.escape))
-        #expect(!state.isRunning)
+        #expect(update(&state, .key(.enter)).isEmpty)
+        #expect(!state.isRunning, "Esc, Enter quits")
 
         var other = loadedState()
         _ = update(&other, .key(.enter))

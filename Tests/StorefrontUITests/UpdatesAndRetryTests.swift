@@ -80,24 +80,48 @@ struct UpdatesAndRetryTests {
         #expect(state.flash == "Arrived as an update: Swift Shopping, com.example.gone")
     }
 
-    @Test("a failed load shows the error and [ Retry r ] instead of the table")
-    func loadErrorScreen() throws {
+    @Test("offline after a load: the products stay, the status says the store is unreachable, [ Retry r ] replaces Restore")
+    func offlineKeepsProducts() throws {
         var state = loadedState(snapshot: snapshot(owned: [purchase(swiftShopping)]))
-        _ = update(&state, .loadFailed("networkError (StoreKitError): The network is not available. (offline is true)"))
+        #expect(update(&state, .loadFailed("networkError (StoreKitError): The network is not available. (offline is true)")).isEmpty)
         let canvas = render(state, timeZone: utc)
         let lines = canvas.lines
-        #expect(lines[6] == "  Could not load the products: networkError (StoreKitError): The network is not available.")
-        #expect(lines[7] == "  (offline is true)")
-        #expect(lines[9] == "  [ Retry r ]  offline or loadProductsError? change it on the settings screen (s)")
-        #expect(!lines.contains { $0.contains("Swift Shopping") }, "no stale table under an error")
-        #expect(!lines.contains { $0.contains("PRODUCT") })
-        #expect(canvas.target(atX: 5, y: 9) == .retry)
-        #expect(canvas[4, 6].style.color == .red)
+        let layout = Layout(state)
+        #expect(lines.contains { $0.contains("✓  Swift Shopping") && $0.contains("Owned") }, "the loaded products stay")
+        #expect(lines[layout.actionRow] == "  ⚠ Store unreachable, showing the products loaded before: networkError (StoreKitErr…  [ Retry r ]")
+        let retryX = lines[layout.actionRow].distance(of: "[ Retry r ]")
+        #expect(canvas.target(atX: retryX + 2, y: layout.actionRow) == .retry)
+        #expect(canvas[4, layout.actionRow].style.color == .red)
     }
 
-    @Test("r and Enter retry the load (not restore, not buy); a click on Retry too; success brings the table back")
+    @Test("offline after a load, Enter still buys (the purchase meets the network error), c consumes, r retries visibly")
+    func buyWhileOffline() {
+        var state = loadedState(snapshot: snapshot(balances: [coins: 3]))
+        state.selection = index(of: coins)
+        _ = update(&state, .loadFailed("networkError"))
+        #expect(update(&state, .key(.enter)).isEmpty)
+        #expect(state.sheet == .confirm(productID: coins), "loaded, network drops, Buy: reproducible")
+        _ = update(&state, .key(.escape))
+        _ = update(&state, .purchased(productID: coins, .userCancelled))
+        #expect(update(&state, .key(.character("c"))) == [.consume(productID: coins)], "the balance is the app's own")
+        _ = update(&state, .consumed(productID: coins, balance: 2))
+        #expect(update(&state, .key(.character("r"))) == [.load], "r retries, not restores")
+        #expect(state.busy == .loading)
+        let retrying = render(state, timeZone: utc).lines
+        #expect(retrying.contains { $0.contains("Retrying: loading the products again…") && $0.contains("[ Retrying ") })
+        _ = update(&state, .loadFailed("networkError"))
+        #expect(state.failedRetries == 1)
+        #expect(render(state, timeZone: utc).lines.contains { $0.contains("retried 1×") }, "each retry's result shows")
+        _ = update(&state, .key(.character("r")))
+        _ = update(&state, .loaded(snapshot(balances: [coins: 2])))
+        #expect(state.loadError == nil && state.failedRetries == 0)
+        #expect(state.flash == "Retried: the store is reachable again")
+        #expect(render(state, timeZone: utc).lines.contains { $0.contains("[ Restore Purchases ]") })
+    }
+
+    @Test("r and a click on Retry retry the load (not restore); success brings the table back")
     func retry() {
-        for input in [Action.key(.character("r")), .key(.enter), .click(.retry)] {
+        for input in [Action.key(.character("r")), .click(.retry)] {
             var state = loadedState()
             _ = update(&state, .loadFailed("networkError"))
             #expect(update(&state, input) == [.load], "\(input)")
@@ -111,22 +135,9 @@ struct UpdatesAndRetryTests {
             _ = update(&state, .loaded(snapshot()))
             #expect(state.loadError == nil)
             #expect(render(state).lines.contains { $0.contains("Swift Shopping") })
-            // With the table back, r restores again.
+            // With the store back, r restores again.
             #expect(update(&state, .key(.character("r"))) == [.restore])
         }
-    }
-
-    @Test("under a load error, space and c act on no product: the table with the selection is not on screen")
-    func noHiddenPurchase() {
-        var state = loadedState(snapshot: snapshot(balances: [coins: 3]))
-        state.selection = index(of: coins)
-        _ = update(&state, .loadFailed("networkError"))
-        #expect(update(&state, .key(.character(" "))).isEmpty)
-        #expect(state.sheet == nil, "no App Store sheet for a product the screen does not show")
-        #expect(update(&state, .key(.character("c"))).isEmpty)
-        #expect(state.busy == nil)
-        _ = update(&state, .loaded(snapshot(balances: [coins: 3])))
-        #expect(update(&state, .key(.character("c"))) == [.consume(productID: coins)], "with the table back they work")
     }
 
     @Test("a load error before the first load: a retry that works shows the table")
@@ -137,6 +148,9 @@ struct UpdatesAndRetryTests {
         let lines = render(state).lines
         #expect(lines.contains { $0.contains("[ Retry r ]") })
         #expect(!lines.contains { $0.contains("Loading products") })
+        #expect(update(&state, .key(.enter)) == [.load], "Enter retries when no product is on screen")
+        #expect(render(state).lines.contains { $0.contains("[ Retrying ") })
+        _ = update(&state, .loadFailed("networkError"))
         #expect(update(&state, .key(.character("r"))) == [.load])
         _ = update(&state, .loaded(snapshot()))
         #expect(render(state).lines.contains { $0.contains("Swift Shopping") })

@@ -93,6 +93,10 @@ public struct PendingRequest: Sendable, Hashable, Identifiable {
     public var reason: Transaction.PendingReason
     public var date: Date
 
+    public init(id: Int64, productID: String, reason: Transaction.PendingReason, date: Date) {
+        (self.id, self.productID, self.reason, self.date) = (id, productID, reason, date)
+    }
+
     init(_ transaction: Transaction) {
         (id, productID, date) = (transaction.id, transaction.productID, transaction.purchaseDate)
         reason = transaction.pendingReason ?? .askToBuy

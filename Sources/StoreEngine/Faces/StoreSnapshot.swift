@@ -12,7 +12,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// Products whose newest transaction failed verification, with the reason: warned about, never checked.
     public var unverified: [String: String]
     public var canMakePayments: Bool
-    /// The newest transaction state changes, oldest first.
+    /// The newest transaction state changes, in the order they happened by the store's clock
+    /// (renewals caught up late are recorded after later events), oldest first.
     public var events: [TransactionEvent]
     /// The store file's data version when this was read; a different one means another process wrote.
     public var dataVersion: Int64
@@ -28,6 +29,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// The store's clock when this was read, once it differs from real time (nil while it
     /// is real time), and how fast it runs.
     public var clock: Date?
+    /// The store's time when this was read, always (what is expired is judged by it).
+    public var storeTime = Date(timeIntervalSince1970: 0)
     public var timeRate = TimeRate.realTime
     /// Requests waiting for a parent or for the user, oldest first.
     public var pending: [PendingRequest] = []
@@ -36,6 +39,10 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// The account the store file names as the current one (`accounts switch`, from any process);
     /// nil when none was ever chosen (the default account).
     public var currentAccount: String?
+    /// The simulated conditions a purchase meets now (the App Store sheet names them).
+    public var conditions = PurchaseConditions()
+    /// For products of a group the account is subscribed to: the change of plan buying one would make.
+    public var plannedChanges: [String: PlannedChange] = [:]
 
     public init(storefront: Storefront, products: [Product], owned: [String: Transaction], entitled: Set<String>,
                 balances: [String: Int], unverified: [String: String] = [:], canMakePayments: Bool,
@@ -73,8 +80,11 @@ extension Store {
                 storefront: storefront, products: catalog.products(in: storefront), owned: try ownedProducts(at: date),
                 entitled: Set(try entitlements(at: date).map(\.productID)), balances: try balances(),
                 unverified: try unverifiedProducts(), canMakePayments: try value(.canMakePayments),
-                events: try events(limit: 20), dataVersion: version, arrived: delivery.finished.map(\.productID))
-            snapshot.subscriptions = Dictionary(uniqueKeysWithValues: try statuses(at: date).map { ($0.groupID, $0) })
+                events: try events(limit: 200), dataVersion: version, arrived: delivery.finished.map(\.productID))
+            let statuses = try statuses(at: date)
+            snapshot.subscriptions = Dictionary(uniqueKeysWithValues: statuses.map { ($0.groupID, $0) })
+            snapshot.plannedChanges = plannedChanges(statuses)
+            snapshot.conditions = try purchaseConditions()
             snapshot.introEligibleGroups = try introOfferEligibleGroups()
             snapshot.pending = try pendingTransactions().map(PendingRequest.init)
             snapshot.left = delivery.left
@@ -82,8 +92,10 @@ extension Store {
             snapshot.revoked = delivery.revoked.map(\.productID)
             // Shown only once the store's time is its own: running fast, or moved ahead.
             snapshot.timeRate = rate
+            snapshot.storeTime = date
             snapshot.clock = rate != .realTime || abs(date.timeIntervalSinceNow) > 60 ? date : nil
             return snapshot
         }
     }
 }
+

@@ -1,0 +1,134 @@
+import Foundation
+
+/// What a purchase made now would come to, before it is made: the App Store sheet says it,
+/// so the tester knows what Confirm does. Decided here, by the rules `purchase` follows.
+
+/// The simulated conditions a purchase meets, as the settings are now.
+public struct PurchaseConditions: Sendable, Hashable {
+    public var canMakePayments = true
+    public var offline = false
+    /// The `purchaseError` setting, and whether it applies once only.
+    public var purchaseError: SimulatedError?
+    public var purchaseErrorOnce = false
+    public var askToBuy = false
+    public var interruptedPurchases = false
+    public var finishTransactions = true
+    public var verificationError: SimulatedError?
+    public var verificationErrorOnce = false
+    /// The App Store's `latency`, in milliseconds.
+    public var latencyMilliseconds = 0
+
+    public init() {}
+
+    /// How a purchase "as the settings say" ends, in the order `purchase` applies them.
+    public enum Expected: Sendable, Hashable {
+        case notAllowed
+        case fails(SimulatedError)
+        case askToBuy
+        case interrupted
+        case succeeds
+    }
+
+    public var expected: Expected {
+        if !canMakePayments { return .notAllowed }
+        if offline { return .fails(.networkError) }
+        if let purchaseError { return .fails(purchaseError) }
+        if askToBuy { return .askToBuy }
+        if interruptedPurchases { return .interrupted }
+        return .succeeds
+    }
+
+    /// The settings in force that a purchase meets, by name and value, in the order they apply:
+    /// `offline`, `purchaseError networkError (once)`, `askToBuy`, … Empty when every one is at its default.
+    public var inForce: [String] {
+        var names: [String] = []
+        if !canMakePayments { names.append("canMakePayments false") }
+        if offline { names.append("offline") }
+        if let purchaseError { names.append("purchaseError \(purchaseError.rawValue)\(purchaseErrorOnce ? " (once)" : "")") }
+        if askToBuy { names.append("askToBuy") }
+        if interruptedPurchases { names.append("interruptedPurchases") }
+        if let verificationError {
+            names.append("verificationError \(verificationError.rawValue)\(verificationErrorOnce ? " (once)" : "")")
+        }
+        if !finishTransactions { names.append("finishTransactions false") }
+        if latencyMilliseconds > 0 { names.append("latency \(latencyMilliseconds) ms") }
+        return names
+    }
+
+    /// One line for the sheet: what the settings make of a purchase and which ones do it.
+    /// "fails with networkError (offline)", "pending Ask to Buy (askToBuy)", "succeeds (no condition set)".
+    public var summary: String {
+        let outcome = switch expected {
+        case .notAllowed: "fails with purchaseNotAllowed"
+        case .fails(let error): "fails with \(error.rawValue)"
+        case .askToBuy: "pending Ask to Buy"
+        case .interrupted: "pending (interrupted)"
+        case .succeeds: "succeeds"
+        }
+        let names = inForce
+        return names.isEmpty ? "\(outcome) (no condition set)" : "\(outcome) (\(names.joined(separator: ", ")))"
+    }
+}
+
+/// A change of plan that buying a product of a subscription group would make, given the plan
+/// the account is on now: an upgrade at once, a downgrade (or a crossgrade to another period)
+/// waiting for the renewal with nothing charged now.
+public struct PlannedChange: Sendable, Hashable {
+    public var kind: SubscriptionChange.Kind
+    /// The plan the account is on.
+    public var fromProductID: String
+    /// Whether it waits for the next renewal (nothing charged now).
+    public var isScheduled: Bool
+    /// When the new plan starts: the current period's end for a scheduled change; nil when at once.
+    public var effectiveDate: Date?
+
+    public init(kind: SubscriptionChange.Kind, fromProductID: String, isScheduled: Bool, effectiveDate: Date? = nil) {
+        (self.kind, self.fromProductID, self.isScheduled, self.effectiveDate) = (kind, fromProductID, isScheduled, effectiveDate)
+    }
+}
+
+extension SubscriptionChange.Kind {
+    /// The change from a plan on `current` terms to one on `new` terms, and whether it is made at
+    /// once: by level within the group (1 the highest) — up at once, down at the renewal; a
+    /// crossgrade (same level) at once when the period is the same, else at the renewal.
+    static func between(_ current: SubscriptionTerms, _ new: SubscriptionTerms) -> (kind: Self, immediate: Bool) {
+        let kind: Self = new.level < current.level ? .upgrade : new.level > current.level ? .downgrade : .crossgrade
+        return (kind, kind == .upgrade || (kind == .crossgrade && new.period == current.period))
+    }
+}
+
+extension Store {
+    /// The purchase conditions as the settings are now (inside a read).
+    func purchaseConditions() throws -> PurchaseConditions {
+        var conditions = PurchaseConditions()
+        conditions.canMakePayments = try value(.canMakePayments)
+        conditions.offline = try value(.offline)
+        conditions.purchaseError = try value(.purchaseError)
+        conditions.purchaseErrorOnce = try ledger.setting("purchaseError" + Self.onceSuffix, account: "") == "true"
+        conditions.askToBuy = try value(.askToBuy)
+        conditions.interruptedPurchases = try value(.interruptedPurchases)
+        conditions.finishTransactions = try value(.finishTransactions)
+        conditions.verificationError = try value(.verificationError)
+        conditions.verificationErrorOnce = try ledger.setting("verificationError" + Self.onceSuffix, account: "") == "true"
+        let latency = try value(.latency).components
+        conditions.latencyMilliseconds = Int(latency.seconds) * 1000 + Int(latency.attoseconds / 1_000_000_000_000_000)
+        return conditions
+    }
+
+    /// For each product of a group the account is subscribed to (or in its grace period), other
+    /// than its current plan: the change buying it would make.
+    func plannedChanges(_ statuses: [SubscriptionStatus]) -> [String: PlannedChange] {
+        var changes: [String: PlannedChange] = [:]
+        for status in statuses where status.state == .subscribed || status.state == .inGracePeriod {
+            guard status.transaction.revocationDate == nil,
+                  let current = catalog.product(id: status.transaction.productID)?.subscription else { continue }
+            for item in catalog.products where item.id != status.transaction.productID {
+                guard let terms = item.subscription, terms.groupID == status.groupID else { continue }
+                let (kind, immediate) = SubscriptionChange.Kind.between(current, terms)
+                changes[item.id] = PlannedChange(kind: kind, fromProductID: status.transaction.productID, isScheduled: !immediate,
+                                                 effectiveDate: immediate ? nil : status.transaction.expirationDate)
+            }
+        }
+        return changes
+    }
+}

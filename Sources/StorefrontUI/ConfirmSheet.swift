@@ -1,0 +1,44 @@
+import StoreEngine
+
+// What the App Store sheet says before Confirm: the price as it will be charged (a trial, then
+// the price), a change of plan (nothing charged now for a downgrade), and what "as the settings
+// say" comes to, naming the conditions in force. The engine decides each; the sheet words it.
+
+/// The confirmation sheet's lines for `product`, with `outcome` chosen (nil: as the settings say).
+func confirmLines(_ product: Product, outcome: PurchaseChoice?, _ state: State, width: Int) -> [(String, Style)] {
+    let g = state.glyphs
+    var lines: [(String, Style)] = [(product.displayName, bold)]
+    let snapshot = state.snapshot
+    let group = product.subscription?.subscriptionGroupID
+    let current = group.flatMap { snapshot?.subscriptions[$0] }
+    let say = { (text: String, style: Style) in lines += wrap(text, width).map { ($0, style) } }
+    if let change = snapshot?.plannedChanges[product.id] {
+        let from = name(of: change.fromProductID, in: state)
+        if change.isScheduled {
+            let when = change.effectiveDate.map { "starts \(ProductStatus.shortDate($0))" } ?? "starts at the next renewal"
+            say("\(change.kind.title) from \(from): nothing charged now, \(when); then \(regularPrice(product))", Style(bold: true))
+        } else {
+            say("\(change.kind.title) from \(from): \(product.displayPrice) now, at once; the unused part of \(from) is refunded",
+                Style(bold: true))
+        }
+    } else if let current, current.transaction.productID == product.id, current.state == .subscribed || current.state == .inGracePeriod {
+        say("Subscribed to this plan already: nothing charged\(current.renewalInfo.willAutoRenew ? "" : "; auto-renew turns on")", .plain)
+    } else if let group, snapshot?.introEligibleGroups.contains(group) == true, let offer = product.subscription?.introductoryOffer {
+        say("\(product.kindLabel) \(g.dot) \(ProductStatus.introText(offer, product))", Style(bold: true))
+    } else {
+        lines.append(("\(product.kindLabel) \(g.dot) \(product.type == .autoRenewable ? regularPrice(product) : product.displayPrice)", .plain))
+    }
+    lines.append(("Account: \(state.account)  [Sandbox]", dim))
+    lines.append(("Outcome: \(g.left) \(outcomeLabel(outcome)) \(g.right)", Style(bold: outcome != nil, color: outcome == nil ? nil : .yellow)))
+    if outcome == nil, let conditions = snapshot?.conditions {
+        let style = conditions.inForce.isEmpty ? dim : Style(color: .yellow)
+        lines += wrap("\(g.right) \(conditions.summary)", width).map { ($0, style) }
+    }
+    return lines
+}
+
+/// "$4.99/month": the price of every period after any offer.
+private func regularPrice(_ product: Product) -> String {
+    guard let period = product.subscription?.subscriptionPeriod.spelledOut else { return product.displayPrice }
+    return period.hasPrefix("1 ") ? "\(product.displayPrice)/\(period.dropFirst(2))" : "\(product.displayPrice) every \(period)"
+}

@@ -1,0 +1,56 @@
+import Foundation
+@testable import StoreEngine
+import Testing
+@testable import StorefrontUI
+
+/// The manager says what the subscription is on and lets the tester choose: price, offer,
+/// auto-renew on/off, the refund's reason; renew now keeps a paid offer's period.
+@Suite("manager friction")
+struct ManagerFrictionTests {
+    @Test("f asks for the reason: ← → choose developerIssue or other, Enter refunds with it, Esc refunds nothing")
+    func refundReason() {
+        var state = loadedState(on: .transactions)
+        _ = update(&state, .historyLoaded([transaction(swiftShopping, id: 2_000_000_001)]))
+        #expect(update(&state, .key(.character("f"))).isEmpty)
+        #expect(state.sheet == .refund(id: 2_000_000_001, reason: .other))
+        #expect(render(state, timeZone: utc).lines.contains { $0.contains("Reason: ‹ other ›") })
+        #expect(update(&state, .key(.right)).isEmpty)
+        #expect(state.sheet == .refund(id: 2_000_000_001, reason: .developerIssue))
+        #expect(update(&state, .key(.enter)) == [.run(.refund(2_000_000_001, reason: .developerIssue))])
+        #expect(state.busy == .working("Refunding 2000000001…"))
+        var cancelled = loadedState(on: .transactions)
+        _ = update(&cancelled, .historyLoaded([transaction(swiftShopping, id: 2_000_000_001)]))
+        _ = update(&cancelled, .key(.character("f")))
+        #expect(update(&cancelled, .key(.escape)).isEmpty)
+        #expect(cancelled.sheet == nil && cancelled.busy == nil)
+        var refunded = loadedState(on: .transactions)
+        _ = update(&refunded, .historyLoaded([transaction(swiftShopping, id: 2_000_000_001, refunded: true)]))
+        #expect(update(&refunded, .key(.character("f"))).isEmpty)
+        #expect(refunded.sheet == nil && refunded.flash?.contains("not refunded") == true)
+    }
+
+    @Test("the detail line names the price, the offer and whether auto-renew is on")
+    func priceOfferAutoRenew() {
+        var trial = transaction(monthly, id: 2_000_000_001, expires: fixedDate.addingTimeInterval(7 * 86_400))
+        (trial.price, trial.offerType, trial.offerPaymentMode, trial.subscriptionGroupID) = (0, .introductory, .freeTrial, "premium")
+        var snap = snapshot()
+        var info = renewalInfo(monthly)
+        info.willAutoRenew = false
+        snap.subscriptions["premium"] = SubscriptionStatus(groupID: "premium", state: .subscribed, transaction: trial, renewalInfo: info)
+        var state = loadedState(on: .transactions, snapshot: snap)
+        _ = update(&state, .historyLoaded([trial]))
+        let detail = render(state, timeZone: utc).lines[ManagerLayout(state.size).detailRow]
+        #expect(detail.contains("tx 2000000001 · $0.00 · introductory offer (freeTrial) · auto-renew off"), "\(detail)")
+    }
+
+    @Test("a trial is shown as a trial on its row: when it ends and what it costs then")
+    func trialRow() {
+        var trial = purchase(monthly, expires: fixedDate.addingTimeInterval(7 * 86_400))
+        (trial.price, trial.offerType, trial.offerPaymentMode, trial.subscriptionGroupID) = (0, .introductory, .freeTrial, "premium")
+        var snap = snapshot(owned: [trial])
+        snap.subscriptions["premium"] = SubscriptionStatus(groupID: "premium", state: .subscribed, transaction: trial,
+                                                           renewalInfo: renewalInfo(monthly))
+        let row = render(loadedState(snapshot: snap), timeZone: utc).lines.first { $0.contains("Monthly Subscription") }!
+        #expect(row.contains("Free trial until Dec 8, 2026, then $4.99/month"), "\(row)")
+    }
+}
