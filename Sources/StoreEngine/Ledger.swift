@@ -152,6 +152,7 @@ final class Ledger {
                 if (1...5).contains(current) { try Self.migrate5to6(db, from: current) }
                 if (1...6).contains(current) { try Self.migrate6to7(db) }
                 try db.execute(Self.indexes)
+                try db.execute(Self.serveTables)
             }
         } catch let error as StoreFileError {
             throw error
