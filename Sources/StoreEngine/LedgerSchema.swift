@@ -198,7 +198,7 @@ extension Ledger {
     /// Mass renewal-date extensions (`POST /inApps/v1/subscriptions/extend/mass`) and the
     /// receiver URLs kept in the store (`serve urls add`). New tables that no older build
     /// reads, so, like the indexes, they are added to any file when opened and the schema
-    /// version stays 6: a schema-6 build opening the file works as before (it sends to
+    /// version stays (6, or 7 with the offer tables): an older build opening the file works as before (it sends to
     /// `--notify` URLs only).
     static let serveTables = """
         CREATE TABLE IF NOT EXISTS mass_extensions (

@@ -94,7 +94,8 @@ extension ServerTests {
             try await setup.sandbox.storefront(arguments, catalog: setup.catalog)
         }
         try await run(["buy", "yearly"]).expect(exit: 0)
-        try await run(["buy", "yearly", "--offer", "comeback"]).expect(exit: 0)
+        try await run(["offer-keys", "create"]).expect(exit: 0)  // Apple requires the offer's signature
+        try await run(["buy", "yearly", "--offer", "comeback", "--sign"]).expect(exit: 0)
         try await run(["clock", "advance", "P1Y1D"]).expect(exit: 0)
         let pairs = try await recorded(setup).map { [$0["notificationType"] as? String, $0["subtype"] as? String] }
         #expect(pairs == [["SUBSCRIBED", "INITIAL_BUY"], ["OFFER_REDEEMED", nil], ["DID_RENEW", nil]])
