@@ -44,6 +44,9 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             KeyHelp(keys: "n", does: "renew the selected subscription now", hint: "n renew"),
             KeyHelp(keys: "u", does: "turn the selected subscription's auto-renew on or off (the line under the list says which)", hint: "u auto-renew"),
             KeyHelp(keys: "x", does: "delete the selected transaction (asks first)", hint: "x delete"),
+            KeyHelp(keys: "\(g.enter)  i", does: "the selected transaction's details: price, offer, reason, dates, the request, "
+                        + "the signed payload and its verification, the server notifications; \(g.up) \(g.down) scroll, esc (or i) closes",
+                    hint: "i details"),
             KeyHelp(keys: "o", does: "buy from outside the app (another device): arrives as an update", hint: "o outside"),
             clock, log,
             KeyHelp(keys: "p  esc", does: "back to the paywall", hint: "esc back"),
