@@ -10,18 +10,20 @@ store's exported root (in place of Apple's), as a real backend would:
 runs each call of the JSON list with AppStoreServerAPIClient (pointed at the local
 server) and prints one JSON document: the decoded results, or Apple's error (HTTP
 status, errorCode, errorMessage) for each. Calls: {"call": "transaction", "id": …},
-{"call": "history", "id": …, "sort": …, "productTypes": […], "revoked": …, "revision": …},
+{"call": "history", "id": …, "version": 1 or 2, "sort": …, "productTypes": […], "revoked": …, "revision": …},
 {"call": "statuses", "id": …, "status": [1, …]}, {"call": "refunds", "id": …},
 {"call": "test"}, {"call": "extend", "id": …, "days": …}, {"call": "notificationHistory",
-"start": ms, "end": ms}, {"call": "raw", "method": …, "path": …} (any request, for bad tokens).
+"start": ms, "end": ms}, {"call": "massExtend", "productId": …, "requestIdentifier": …, "days": …,
+"storefronts": […]}, {"call": "massStatus", "productId": …, "requestIdentifier": …}, {"call": "raw", "method": …, "path": …} (any request, for bad tokens).
 
     server-client.py receive --bundle-id B --root root.der --environment Sandbox --out FILE
 
 listens on a free loopback port (printed as "listening PORT"), decodes each
 notification POSTed to it and appends {"type", "subtype", "uuid", "transactionId",
-"productId", "status"} as one JSON line to FILE; answers 200. Runs until SIGTERM.
+"productId", "status"} (or "summary") as one JSON line to FILE; answers 200. Runs until SIGTERM.
 """
 import argparse
+import base64
 import json
 import signal
 import sys
@@ -34,6 +36,7 @@ from appstoreserverlibrary.api_client import APIException, AppStoreServerAPIClie
 from appstoreserverlibrary.models.Environment import Environment
 from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
 from appstoreserverlibrary.models.ExtendRenewalDateRequest import ExtendRenewalDateRequest
+from appstoreserverlibrary.models.MassExtendRenewalDateRequest import MassExtendRenewalDateRequest
 from appstoreserverlibrary.models.NotificationHistoryRequest import NotificationHistoryRequest
 from appstoreserverlibrary.models.Status import Status
 from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
@@ -69,7 +72,8 @@ def run_call(client, check, call):
             revoked=call.get("revoked"))
         pages, revision = [], call.get("revision")
         while True:
-            response = client.get_transaction_history(call["id"], revision, request, GetTransactionHistoryVersion.V2)
+            version = GetTransactionHistoryVersion.V1 if call.get("version") == 1 else GetTransactionHistoryVersion.V2
+            response = client.get_transaction_history(call["id"], revision, request, version)
             pages.append({"count": len(response.signedTransactions), "hasMore": response.hasMore,
                           "environment": value(response.environment), "bundleId": response.bundleId,
                           "transactions": [transaction(check, jws) for jws in response.signedTransactions]})
@@ -108,6 +112,17 @@ def run_call(client, check, call):
             requestIdentifier=str(uuid.uuid4())))
         return {"success": response.success, "effectiveDate": response.effectiveDate,
                 "originalTransactionId": response.originalTransactionId}
+    if kind == "massExtend":
+        response = client.extend_renewal_date_for_all_active_subscribers(MassExtendRenewalDateRequest(
+            extendByDays=call["days"], extendReasonCode=ExtendReasonCode.CUSTOMER_SATISFACTION,
+            requestIdentifier=call["requestIdentifier"], storefrontCountryCodes=call.get("storefronts"),
+            productId=call["productId"]))
+        return {"requestIdentifier": response.requestIdentifier}
+    if kind == "massStatus":
+        response = client.get_status_of_subscription_renewal_date_extensions(call["requestIdentifier"], call["productId"])
+        return {"requestIdentifier": response.requestIdentifier, "complete": response.complete,
+                "completeDate": response.completeDate, "succeededCount": response.succeededCount,
+                "failedCount": response.failedCount}
     if kind == "notificationHistory":
         items, token = [], None
         while True:
@@ -159,14 +174,31 @@ def receive_mode(arguments):
     class Receiver(BaseHTTPRequestHandler):
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            if arguments.count_only:  # many notifications, fast: the payload's uuid, no verification
+                payload = json.loads(body)["signedPayload"].split(".")[1]
+                decoded = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+                out.write(json.dumps({"uuid": decoded["notificationUUID"], "type": decoded["notificationType"]}) + "\n")
+                out.flush()
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             try:
                 decoded = check.verify_and_decode_notification(json.loads(body)["signedPayload"])
                 entry = {"type": value(decoded.notificationType), "subtype": value(decoded.subtype),
-                         "uuid": decoded.notificationUUID, "status": value(decoded.data.status)}
-                if decoded.data.signedTransactionInfo:
+                         "uuid": decoded.notificationUUID}
+                if decoded.summary:  # a mass extension's RENEWAL_EXTENSION SUMMARY: no data
+                    summary = decoded.summary
+                    entry["summary"] = {"requestIdentifier": summary.requestIdentifier, "productId": summary.productId,
+                                        "bundleId": summary.bundleId, "environment": value(summary.environment),
+                                        "storefrontCountryCodes": summary.storefrontCountryCodes,
+                                        "succeededCount": summary.succeededCount, "failedCount": summary.failedCount}
+                else:
+                    entry["status"] = value(decoded.data.status)
+                if decoded.data and decoded.data.signedTransactionInfo:
                     info = transaction(check, decoded.data.signedTransactionInfo)
                     entry["transactionId"], entry["productId"] = info["transactionId"], info["productId"]
-                if decoded.data.signedRenewalInfo:
+                if decoded.data and decoded.data.signedRenewalInfo:
                     check.verify_and_decode_renewal_info(decoded.data.signedRenewalInfo)
             except Exception as error:  # a notification the library refuses is the test's failure
                 entry = {"refused": repr(error)}
@@ -201,6 +233,7 @@ def main():
     parser.add_argument("--environment", default="Sandbox")
     parser.add_argument("--calls")
     parser.add_argument("--out")
+    parser.add_argument("--count-only", action="store_true", help="receive: note each uuid without verifying")
     arguments = parser.parse_args()
     return call_mode(arguments) if arguments.mode == "call" else receive_mode(arguments)
 

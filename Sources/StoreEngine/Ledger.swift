@@ -151,6 +151,7 @@ final class Ledger {
                 if (1...2).contains(current) { try Self.migrate2to3(db) }
                 if (1...5).contains(current) { try Self.migrate5to6(db, from: current) }
                 try db.execute(Self.indexes)
+                try db.execute(Self.serveTables)
             }
         } catch let error as StoreFileError {
             throw error

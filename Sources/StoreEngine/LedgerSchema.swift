@@ -164,6 +164,29 @@ extension Ledger {
         ) WITHOUT ROWID;
         """
 
+    /// Mass renewal-date extensions (`POST /inApps/v1/subscriptions/extend/mass`) and the
+    /// receiver URLs kept in the store (`serve urls add`). New tables that no older build
+    /// reads, so, like the indexes, they are added to any file when opened and the schema
+    /// version stays 6: a schema-6 build opening the file works as before (it sends to
+    /// `--notify` URLs only).
+    static let serveTables = """
+        CREATE TABLE IF NOT EXISTS mass_extensions (
+            product_id TEXT NOT NULL,
+            request_id TEXT NOT NULL,                -- requestIdentifier
+            extend_by_days INTEGER NOT NULL,
+            storefronts TEXT NOT NULL,               -- storefrontCountryCodes, comma-separated; '' for all
+            complete_date INTEGER NOT NULL,          -- ms, store time (made in one write: complete at once)
+            succeeded INTEGER NOT NULL,
+            failed INTEGER NOT NULL,
+            PRIMARY KEY (product_id, request_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS notification_receivers (
+            url TEXT PRIMARY KEY,
+            added INTEGER NOT NULL,                  -- ms, store time
+            after_id INTEGER NOT NULL                -- the newest notification when added: it gets only later ones
+        ) WITHOUT ROWID;
+        """
+
     /// What the App Store knows of each subscription beyond its transactions.
     static let subscriptionsTable = """
         CREATE TABLE subscriptions (

@@ -42,6 +42,9 @@ extension Ledger {
             terms.append("ownership_type = ?")
             parameters.append(ownership)
         }
+        if query.excludesFinishedConsumables {
+            terms.append("NOT (product_type = 'consumable' AND finished = 1 AND revocation_date IS NULL)")
+        }
         if let revoked = query.revoked {
             terms.append(revoked ? "revocation_date IS NOT NULL" : "revocation_date IS NULL")
         }
@@ -120,13 +123,14 @@ extension Ledger {
 
     /// The oldest notification `url` has not had yet: no successful attempt, and fewer than
     /// `maxAttempts`. With its attempts to that URL so far.
-    func nextUndelivered(to url: String, maxAttempts: Int) throws(SQLiteError) -> ServerNotification? {
+    /// Only notifications after the id `after` (a receiver kept in the store gets those recorded after it was added).
+    func nextUndelivered(to url: String, after: Int64 = 0, maxAttempts: Int) throws(SQLiteError) -> ServerNotification? {
         guard var found = try db.rows("""
             SELECT \(Self.notificationColumns) FROM notifications n
-            WHERE NOT EXISTS (SELECT 1 FROM notification_attempts a WHERE a.notification_id = n.id AND a.url = ? AND a.result = 'SUCCESS')
+            WHERE n.id > ? AND NOT EXISTS (SELECT 1 FROM notification_attempts a WHERE a.notification_id = n.id AND a.url = ? AND a.result = 'SUCCESS')
               AND (SELECT count(*) FROM notification_attempts a WHERE a.notification_id = n.id AND a.url = ?) < ?
             ORDER BY n.id LIMIT 1
-            """, url, url, maxAttempts, as: notification).first else { return nil }
+            """, after, url, url, maxAttempts, as: notification).first else { return nil }
         found.attempts = try attempts(of: found.id).filter { $0.url == url }
         return found
     }
@@ -134,6 +138,56 @@ extension Ledger {
     func recordAttempt(notificationID: Int64, _ attempt: NotificationAttempt) throws(SQLiteError) {
         try db.run("INSERT INTO notification_attempts (notification_id, url, date, result) VALUES (?, ?, ?, ?)",
                    notificationID, attempt.url, attempt.date.milliseconds, attempt.result.rawValue)
+    }
+
+    /// The newest notification's id (0 when none): a cheap look for the sender between its rounds.
+    func newestNotificationID() throws(SQLiteError) -> Int64 {
+        try db.scalar("SELECT coalesce(max(id), 0) FROM notifications") ?? 0
+    }
+
+    // MARK: - Receivers kept in the store
+
+    func receivers() throws(SQLiteError) -> [NotificationReceiver] {
+        try db.rows("SELECT url, added, after_id FROM notification_receivers ORDER BY added, url") { row in
+            NotificationReceiver(url: row.text(0), added: Date(milliseconds: row.int64(1)), afterNotificationID: row.int64(2))
+        }
+    }
+
+    /// Adds a receiver that gets the notifications recorded from now on (false when it was there already).
+    func addReceiver(_ url: String, at date: Date) throws(SQLiteError) -> Bool {
+        try db.run("""
+            INSERT OR IGNORE INTO notification_receivers (url, added, after_id)
+            VALUES (?, ?, (SELECT coalesce(max(id), 0) FROM notifications))
+            """, url, date.milliseconds)
+        return (try db.scalar("SELECT changes()") ?? 0) > 0
+    }
+
+    func removeReceiver(_ url: String) throws(SQLiteError) -> Bool {
+        try db.run("DELETE FROM notification_receivers WHERE url = ?", url)
+        return (try db.scalar("SELECT changes()") ?? 0) > 0
+    }
+
+    // MARK: - Mass extensions
+
+    func massExtension(productID: String, requestID: String) throws(SQLiteError) -> MassExtension? {
+        try db.rows("""
+            SELECT product_id, request_id, extend_by_days, storefronts, complete_date, succeeded, failed
+            FROM mass_extensions WHERE product_id = ? AND request_id = ?
+            """, productID, requestID) { row in
+            MassExtension(productID: row.text(0), requestIdentifier: row.text(1), extendByDays: Int(row.int64(2)),
+                          storefrontCountryCodes: row.text(3).split(separator: ",").map(String.init),
+                          completeDate: Date(milliseconds: row.int64(4)), succeededCount: Int(row.int64(5)),
+                          failedCount: Int(row.int64(6)))
+        }.first
+    }
+
+    func saveMassExtension(_ request: MassExtension) throws(SQLiteError) {
+        try db.run("""
+            INSERT INTO mass_extensions (product_id, request_id, extend_by_days, storefronts, complete_date, succeeded, failed)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, request.productID, request.requestIdentifier, request.extendByDays,
+            request.storefrontCountryCodes.joined(separator: ","), request.completeDate.milliseconds,
+            request.succeededCount, request.failedCount)
     }
 
     // MARK: - API keys

@@ -177,6 +177,8 @@ extension Store {
                                                     isScheduled: true, offerID: offerID)
                     try ledger.log(.purchased, account: account, productID: item.id, transactionID: active.id,
                                    detail: change.summary, at: date)
+                    // Apple: an offer redeemed for the active subscription is OFFER_REDEEMED without a subtype.
+                    try notify("OFFER_REDEEMED", transaction: active, record: record, account: account, at: date)
                     return .changeScheduled(change)
                 }
                 try ledger.saveSubscription(record, account: account)

@@ -88,6 +88,8 @@ public struct HistoryQuery: Sendable, Hashable {
     /// `PURCHASED` or `FAMILY_SHARED`, as Apple spells them; stored as `purchased`/`familyShared`.
     public var ownershipType: String?
     public var revoked: Bool?
+    /// Get Transaction History v1: no consumable the app has finished, unless refunded or revoked.
+    public var excludesFinishedConsumables = false
 
     public init() {}
 }
@@ -136,7 +138,7 @@ extension Store {
     /// Records the notification Apple would send for an event, inside the write that makes it.
     /// `record` is the subscription as it stands after the event (for `signedRenewalInfo` and `status`).
     func notify(_ type: String, _ subtype: String? = nil, transaction: Transaction?, record: SubscriptionRecord? = nil,
-                account: String, at date: Date, testToken: String? = nil) throws {
+                account: String, at date: Date, testToken: String? = nil, summary: [JSON.Member]? = nil) throws {
         var data: [JSON.Member] = [
             JSON.Member("bundleId", .string(catalog.bundleID)),
             JSON.Member("bundleVersion", .string("1")),
@@ -153,7 +155,9 @@ extension Store {
             "notificationType": .string(type),
             "subtype": subtype.map { .string($0) },
             "notificationUUID": .string(uuid),
-            "data": .object(data),
+            // A mass extension's RENEWAL_EXTENSION SUMMARY carries `summary` in place of `data`.
+            "data": summary == nil ? .object(data) : nil,
+            "summary": summary.map { .object($0) },
             "version": .string("2.0"),
             "signedDate": .integer(date.milliseconds),
         ])
@@ -243,7 +247,10 @@ extension Store {
 
     /// The oldest notification `url` still waits for, and whether its next attempt is due at the store's time now.
     func nextNotification(for url: String) throws -> (notification: ServerNotification, due: Bool)? {
-        guard let next = try ledger.nextUndelivered(to: url, maxAttempts: notificationRetryDelays.count + 1) else { return nil }
+        // A receiver kept in the store gets what was recorded after it was added; a --notify URL all it has not had.
+        let after = try ledger.receivers().first { $0.url == url }?.afterNotificationID ?? 0
+        guard let next = try ledger.nextUndelivered(to: url, after: after, maxAttempts: notificationRetryDelays.count + 1)
+        else { return nil }
         guard let last = next.attempts.last else { return (next, true) }
         let due = last.date.addingTimeInterval(notificationRetryDelays[next.attempts.count - 1])
         return (next, due <= (try currentTime()))

@@ -292,11 +292,18 @@ extension Invocation {
                 invocation.command = .serveKeysAdd(keyID: args[2], issuer: issuer, publicKeyPath: publicKey)
             case ("keys", 2) where args[1] == "create": invocation.command = .serveKeysCreate(issuer: issuer)
             case ("keys", 3) where args[1] == "remove" && !args[2].isEmpty: invocation.command = .serveKeysRemove(keyID: args[2])
+            case ("urls", 1): invocation.command = .serveURLs
+            case ("urls", 3) where args[1] == "add" && !args[2].isEmpty: invocation.command = .serveURLsAdd(url: args[2])
+            case ("urls", 3) where args[1] == "remove" && !args[2].isEmpty: invocation.command = .serveURLsRemove(url: args[2])
             default:
-                throw UsageError(description: "serve takes nothing, or keys [add KEY_ID | create | remove KEY_ID]", command: name)
+                throw UsageError(description: "serve takes nothing, keys [add KEY_ID | create | remove KEY_ID] or urls [add URL | remove URL]",
+                                 command: name)
             }
             if case .serve = invocation.command {} else if listen != nil || !notify.isEmpty || allowRemote {
-                throw UsageError(description: "serve keys takes no --listen, --notify or --allow-remote", command: name)
+                throw UsageError(description: "serve keys and serve urls take no --listen, --notify or --allow-remote", command: name)
+            }
+            if args.first == "urls", issuer != nil || publicKey != nil {
+                throw UsageError(description: "serve urls takes no --issuer or --public-key", command: name)
             }
         case "notifications":
             try expect(0, "")

@@ -69,6 +69,10 @@ public enum Command: Equatable, Sendable {
     case serveKeysAdd(keyID: String, issuer: String, publicKeyPath: String)
     case serveKeysCreate(issuer: String?)
     case serveKeysRemove(keyID: String)
+    /// `serve urls`: the receiver URLs kept in the store (used when serve has no --notify).
+    case serveURLs
+    case serveURLsAdd(url: String)
+    case serveURLsRemove(url: String)
     /// `notifications`: every server notification with its delivery attempts.
     case notifications
     /// `verify JWS`: decode and verify one signed transaction.

@@ -250,19 +250,22 @@ struct CommandHelp {
         ToolCommands.completionsHelp,
         ToolCommands.manHelp,
         CommandHelp(
-            name: "serve", usage: "serve [--listen HOST:PORT] [--notify URL]… [--allow-remote] | serve keys [add KEY_ID --issuer ID --public-key FILE | create [--issuer ID] | remove KEY_ID]",
+            name: "serve", usage: "serve [--listen HOST:PORT] [--notify URL]… [--allow-remote] | serve keys [add KEY_ID --issuer ID --public-key FILE | create [--issuer ID] | remove KEY_ID] | serve urls [add URL | remove URL]",
             summary: "Run the App Store Server API and send Server Notifications V2",
             details: """
                 Serves Apple's App Store Server API over the store file, for every account in it:
                 transaction info, history (v1 and v2, revision paging), all subscription statuses,
-                refund lookup (v2), renewal-date extension, consumption, test notifications,
+                refund lookup (v2), renewal-date extension (one subscription, or all active
+                subscribers of a product, with its status), consumption, test notifications,
                 notification history and order lookup, with Apple's paths and error bodies.
                 Requests need Apple's bearer token: an ES256 JWT (kid, iss, aud appstoreconnect-v1,
                 bid, exp) signed by a key registered here; anything else gets 401.
                 Every notification the store records (by any storefront process) is POSTed as
-                {"signedPayload": …} to each --notify URL, in order; a failure is retried 1, 12, 24,
-                48 and 72 hours after the previous attempt, on the store's clock. Waiting
-                notifications are sent when the server starts.
+                {"signedPayload": …} to each --notify URL (without --notify: each URL kept with
+                serve urls add), in order; a failure is retried 1, 12, 24, 48 and 72 hours after
+                the previous attempt, on the store's clock. Waiting notifications are sent when
+                the server starts. A kept URL gets only what is recorded after it was added; a
+                --notify URL everything it has not had.
                   --listen HOST:PORT   default 127.0.0.1:8089; port 0 picks a free port (printed)
                   --notify URL         a receiver (repeatable)
                   --allow-remote       needed to listen on a non-loopback address
@@ -272,9 +275,12 @@ struct CommandHelp {
                   serve keys create [--issuer ID]
                                                  make a key; its .p8 private key is printed once
                   serve keys remove KEY_ID       stop accepting it
+                  serve urls                     the receiver URLs kept in the store
+                  serve urls add URL             keep one: it gets what is recorded from now on
+                  serve urls remove URL          forget it
                 Ctrl-C or SIGTERM stops the server cleanly.
                 """,
-            options: ["--listen", "--notify", "--allow-remote", "--issuer", "--public-key"], operands: [.words(["keys"])]),
+            options: ["--listen", "--notify", "--allow-remote", "--issuer", "--public-key"], operands: [.words(["keys", "urls"])]),
         CommandHelp(
             name: "notifications", usage: "notifications [--json]",
             summary: "The App Store Server Notifications the store recorded, with their delivery",

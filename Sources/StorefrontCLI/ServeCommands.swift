@@ -13,7 +13,7 @@ extension Session {
             return .usage
         }
         for url in notify {
-            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+            guard Self.isReceiverURL(url) else {
                 console.err("storefront: --notify needs an http or https URL, not \"\(TerminalText.sanitized(url))\"")
                 return .usage
             }
@@ -34,7 +34,11 @@ extension Session {
         var shown = address
         shown.port = port
         if !address.isLoopback { console.err("storefront: note: listening on \(shown), reachable from other machines (--allow-remote)") }
-        console.out("storefront serve: listening on http://\(shown) (App Store Server API); notifications to \(notify.isEmpty ? "no URL (--notify URL)" : notify.joined(separator: ", "))")
+        let kept = notify.isEmpty ? try await appStore.receivers().map(\.url) : []
+        let targets = !notify.isEmpty ? notify.joined(separator: ", ")
+            : kept.isEmpty ? "no URL yet (--notify URL, or serve urls add URL)"
+            : "the URLs kept in the store: " + kept.map { TerminalText.sanitized($0) }.joined(separator: ", ")
+        console.out("storefront serve: listening on http://\(shown) (App Store Server API); notifications to \(targets)")
         let signal = await Self.waitForStopSignal()
         await server.stop()
         console.err("storefront serve: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM"))")
@@ -97,6 +101,38 @@ extension Session {
     func serveKeysRemove(_ keyID: String) async throws -> Report {
         guard try await appStore.removeAPIKey(keyID) else { throw ServeUsage(description: "no Server API key \(keyID)") }
         return Report(json: .object(["removed": .string(keyID)]), "Removed Server API key \(TerminalText.sanitized(keyID)).")
+    }
+
+    func serveURLs() async throws -> Report {
+        let receivers = try await appStore.receivers()
+        let json = JSON.object(["urls": .array(receivers.map {
+            .object(["url": .string($0.url), "added": .string($0.added.iso8601)])
+        })])
+        guard !receivers.isEmpty else {
+            return Report(json: json, "No receiver URLs kept: add one with `storefront serve urls add URL` (or give serve --notify URL).")
+        }
+        return Report(json: json, receivers.map { "\(TerminalText.sanitized($0.url))  added \($0.added.iso8601)" })
+    }
+
+    func serveURLsAdd(_ url: String) async throws -> Report {
+        guard Self.isReceiverURL(url) else {
+            throw ServeUsage(description: "serve urls add needs an http or https URL, not \"\(TerminalText.sanitized(url))\"")
+        }
+        let added = try await appStore.addReceiver(url)
+        return Report(json: .object(["url": .string(url), "added": .bool(added)]), added
+            ? "Added \(TerminalText.sanitized(url)): serve sends it the notifications recorded from now on (when serve has no --notify)."
+            : "\(TerminalText.sanitized(url)) is kept already.")
+    }
+
+    func serveURLsRemove(_ url: String) async throws -> Report {
+        guard try await appStore.removeReceiver(url) else { throw ServeUsage(description: "no receiver URL \(url)") }
+        return Report(json: .object(["removed": .string(url)]), "Removed \(TerminalText.sanitized(url)).")
+    }
+
+    /// An http or https URL with a host.
+    static func isReceiverURL(_ url: String) -> Bool {
+        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else { return false }
+        return true
     }
 
     func notifications() async throws -> Report {

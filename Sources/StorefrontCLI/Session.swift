@@ -89,6 +89,9 @@ struct Session {
         case .serveKeysAdd(let keyID, let issuer, let path): return try await serveKeysAdd(keyID: keyID, issuer: issuer, path: path)
         case .serveKeysCreate(let issuer): return try await serveKeysCreate(issuer: issuer)
         case .serveKeysRemove(let keyID): return try await serveKeysRemove(keyID)
+        case .serveURLs: return try await serveURLs()
+        case .serveURLsAdd(let url): return try await serveURLsAdd(url)
+        case .serveURLsRemove(let url): return try await serveURLsRemove(url)
         case .notifications: return try await notifications()
         case .paywall, .help, .version, .catalogCheck, .catalogConvert, .doctor, .completions, .manPage, .complete, .serve, .replay: return nil
         }

@@ -11,6 +11,7 @@ import StoreEngine
 final class NotificationSender: @unchecked Sendable {
     // Immutable after init; URLSession is thread-safe.
     let face: AppStoreFace
+    /// The `--notify` URLs; when empty, the receivers kept in the store, read again each round.
     let urls: [String]
     let session: URLSession
     let log: @Sendable (String) -> Void
@@ -25,12 +26,22 @@ final class NotificationSender: @unchecked Sendable {
         session = URLSession(configuration: configuration)
     }
 
-    /// Makes what the clock has made due and sends what waits, until cancelled.
-    func run(interval: Duration = .milliseconds(100)) async {
+    /// Makes what the clock has made due and sends what waits, until cancelled: a round every
+    /// `interval`, and at once when another process has recorded a notification (looked for
+    /// every `wake`: one indexed read), so a purchase's notification leaves within milliseconds.
+    func run(interval: Duration = .milliseconds(100), wake: Duration = .milliseconds(5)) async {
+        let clock = ContinuousClock()
+        var newest: Int64 = -1
+        var lastRound = clock.now - interval
         while !Task.isCancelled {
-            _ = try? await face.processRenewals()
-            for url in urls { await deliver(to: url) }
-            try? await Task.sleep(for: interval)
+            let head = (try? await face.newestNotificationID()) ?? newest
+            if head != newest || clock.now - lastRound >= interval {
+                (newest, lastRound) = (head, clock.now)
+                _ = try? await face.processRenewals()
+                let targets = urls.isEmpty ? ((try? await face.receivers())?.map(\.url) ?? []) : urls
+                for url in targets { await deliver(to: url) }
+            }
+            try? await Task.sleep(for: wake)
         }
     }
 

@@ -30,6 +30,9 @@ struct APIError: Error {
     static let invalidExtendByDays = APIError(status: 400, code: 4000009, message: "Invalid extend by days value.")
     static let invalidExtendReason = APIError(status: 400, code: 4000010, message: "Invalid extend reason code.")
     static let invalidRequestIdentifier = APIError(status: 400, code: 4000011, message: "Invalid request identifier.")
+    static let invalidEmptyStorefronts = APIError(status: 400, code: 4000027, message: "Invalid empty storefront country code list.")
+    static let invalidStorefront = APIError(status: 400, code: 4000028, message: "Invalid storefront country code.")
+    static let statusRequestNotFound = APIError(status: 404, code: 4040009, message: "The server didn't find a subscription-renewal-date extension request for this requestIdentifier and productId combination.")
     static let extensionIneligible = APIError(status: 403, code: 4030004, message: "Subscription extension ineligible.")
     static let badRequest = APIError(status: 400, code: 4000000, message: "Bad request.")
     static let notFound = APIError(status: 404, code: 4040000, message: "Not found.")
@@ -70,16 +73,21 @@ struct ServerAPI: Sendable {
         guard parts.count >= 3, parts[0] == "inApps" else { throw APIError.notFound }
         // "METHOD vN/fixed/parts" and the last part (an id or a token) apart.
         let last = parts[parts.count - 1]
+        if request.method == "GET", parts.count == 7, parts[1...4] == ["v1", "subscriptions", "extend", "mass"] {
+            return try await massExtensionStatus(productID: parts[5], requestIdentifier: last)
+        }
         let head = request.method + " " + parts[1] + "/" + parts[2..<(parts.count - 1)].joined(separator: "/")
         switch head {
         case "GET v1/transactions":
             return try await transactionInfo(last)
         case "GET v1/history", "GET v2/history":
-            return try await history(last, request)
+            return try await history(last, request, version1: parts[1] == "v1")
         case "GET v1/subscriptions":
             return try await statuses(last, request)
         case "GET v2/refund/lookup":
             return try await refunds(last, request)
+        case "POST v1/subscriptions/extend" where last == "mass":
+            return try await massExtend(request)
         case "PUT v1/subscriptions/extend":
             return try await extend(last, request)
         case "PUT v1/transactions/consumption":
@@ -172,9 +180,12 @@ struct ServerAPI: Sendable {
         return query
     }
 
-    func history(_ text: String, _ request: HTTPRequest) async throws -> JSON {
+    /// v2 returns every transaction; v1 (deprecated by Apple) leaves out the consumables the
+    /// app has finished, unless refunded or revoked, as Apple's v1 does.
+    func history(_ text: String, _ request: HTTPRequest, version1: Bool = false) async throws -> JSON {
         let id = try Self.transactionID(text)
-        let query = try historyQuery(request)
+        var query = try historyQuery(request)
+        query.excludesFinishedConsumables = version1
         let after = try Self.revision(request.values("revision").last)
         guard let page = try await face.history(of: id, query: query, after: after, pageSize: Self.pageSize) else {
             throw APIError.transactionNotFound
@@ -236,15 +247,7 @@ struct ServerAPI: Sendable {
     func extend(_ text: String, _ request: HTTPRequest) async throws -> JSON {
         let id = try Self.transactionID(text, error: .invalidOriginalTransactionID)
         guard let body = try? JSON.parse(request.body) else { throw APIError.badRequest }
-        guard case .number(let daysText)? = body["extendByDays"], let days = Int(daysText), (1...90).contains(days) else {
-            throw APIError.invalidExtendByDays
-        }
-        guard case .number(let reasonText)? = body["extendReasonCode"], let reason = Int(reasonText), (0...3).contains(reason) else {
-            throw APIError.invalidExtendReason
-        }
-        guard case .string(let identifier)? = body["requestIdentifier"], !identifier.isEmpty, identifier.count <= 128 else {
-            throw APIError.invalidRequestIdentifier
-        }
+        let (days, _) = try Self.extensionTerms(body)
         let extended: RenewalExtension?
         do {
             extended = try await face.extendSubscription(originalTransactionID: id, days: days)

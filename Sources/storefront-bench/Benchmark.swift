@@ -19,6 +19,15 @@ enum Benchmark {
             FileHandle.standardError.write(Data(String(format: "[%5.1f s] %@\n", (ContinuousClock.now - began).seconds, text).utf8))
         }
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        if settings.profile == "serve" {
+            // Figures 7 and 8 alone, with the storefront binary given (for a look without the whole run).
+            let path = work + "/catalog-1000.json"
+            let catalog = try SyntheticData.writeCatalog(products: 1_000, to: path)
+            print(Report.table(try await ServerBenchmark.run(
+                binary: binary, benchBinary: Bundle.main.executablePath ?? CommandLine.arguments[0], catalog: catalog,
+                catalogPath: path, work: work, rounds: 1, progress: progress)))
+            return
+        }
         if !settings.profile.isEmpty {
             try await Profile.run(settings.profile, work: work)
             return
@@ -120,6 +129,11 @@ enum Benchmark {
                               value: milliseconds(median(heavyRuns.map(\.firstPaint))),
                               baseline: "dialog --menu " + milliseconds(paintTheirs),
                               ratio: median(heavyRuns.map(\.firstPaint)) / paintTheirs, goal: ""))
+
+        // MARK: 7, 8. storefront serve
+        figures += try await ServerBenchmark.run(
+            binary: binary, benchBinary: Bundle.main.executablePath ?? CommandLine.arguments[0], catalog: small,
+            catalogPath: smallPath, work: work, rounds: 3, progress: progress)
 
         progress("done")
         print("Storefront benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, "

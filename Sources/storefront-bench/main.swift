@@ -5,11 +5,14 @@ import Foundation
 // Usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N]
 //        storefront-bench --profile load|seed|restore|purchase|paint   (one run of one part, for valgrind --tool=callgrind)
 
+// The bench's own baseline server (figure 7): libmicrohttpd answering 1 KB, in a process of its own.
+if CommandLine.arguments.dropFirst().first == "--baseline-server" { ServerBenchmark.baselineServer() }
+
 var options = ["--storefront": ".build/release/storefront", "--work": ".build/bench", "--runs": "5", "--profile": ""]
 var arguments = CommandLine.arguments.dropFirst()
 while let name = arguments.popFirst() {
     guard options[name] != nil, let value = arguments.popFirst() else {
-        FileHandle.standardError.write(Data("usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N] [--profile load|seed|restore|purchase|paint]\n".utf8))
+        FileHandle.standardError.write(Data("usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N] [--profile load|seed|restore|purchase|paint|serve]\n".utf8))
         exit(64)
     }
     options[name] = value

@@ -64,8 +64,10 @@ struct ServerTests {
             process.environment = environment
             process.currentDirectoryURL = folder
             process.standardInput = FileHandle.nullDevice
-            process.standardOutput = try FileHandle(forWritingTo: output)
-            process.standardError = try FileHandle(forWritingTo: output)
+            // One handle for both, so the two streams share its offset and neither overwrites the other.
+            let handle = try FileHandle(forWritingTo: output)
+            process.standardOutput = handle
+            process.standardError = handle
             try process.run()
         }
 
@@ -110,14 +112,15 @@ struct ServerTests {
     }
 
     /// The library's receiver on a free loopback port: each notification decoded, one JSON line in `log`.
-    func startReceiver(_ setup: Setup, log: String, port: Int = 0) throws -> Background {
+    func startReceiver(_ setup: Setup, log: String, port: Int = 0, countOnly: Bool = false) throws -> Background {
         try Background(AppleLibraryTests.python, [Self.script, "receive", "--bundle-id", Self.bundleID, "--root", setup.root,
-                                                  "--out", log, "--port", String(port)], in: setup.sandbox.folder)
+                                                  "--out", log, "--port", String(port)] + (countOnly ? ["--count-only"] : []),
+                       in: setup.sandbox.folder)
     }
 
-    /// The receiver's decoded notifications, once there are `count` (waits at most 30 s).
-    func received(_ log: String, count: Int) async throws -> [[String: Any]] {
-        let deadline = Date().addingTimeInterval(30)
+    /// The receiver's decoded notifications, once there are `count` (waits at most `seconds`).
+    func received(_ log: String, count: Int, seconds: Double = 30) async throws -> [[String: Any]] {
+        let deadline = Date().addingTimeInterval(seconds)
         var lines: [[String: Any]] = []
         while Date() < deadline {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""

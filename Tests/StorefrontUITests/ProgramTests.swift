@@ -108,7 +108,7 @@ struct ProgramTests {
 
         // The parent approves in another process: another connection to the same store file.
         let parent = try Store(catalog: demoCatalog, path: store.path)
-        try await parent.appStore.approve(waiting[0].id)
+        try await parent.appStore.approve(try #require(waiting.first).id)
         #expect(try await tick(until: { $0.snapshot?.owned[swiftShopping] != nil }),
                 "load error: \(program.currentState.loadError ?? "none"), busy: \(String(describing: program.currentState.busy)), sheet: \(String(describing: program.currentState.sheet)), flash: \(program.currentState.flash ?? "none")")
         let state = program.currentState
