@@ -44,7 +44,7 @@ extension Command {
             true
         case .decline, .refund, .deleteTransaction, .accounts, .createAccount, .switchAccount, .clock,
              .transactions, .reset, .settings, .setSetting, .log, .exportKey, .exportRoot, .serveKeys,
-             .serveKeysAdd, .serveKeysCreate, .serveKeysRemove, .notifications, .verify, .catalogCheck,
+             .serveKeysAdd, .serveKeysCreate, .serveKeysRemove, .serveURLs, .serveURLsAdd, .serveURLsRemove, .notifications, .verify, .catalogCheck,
              .catalogConvert, .doctor, .help, .version, .completions, .manPage, .replay, .complete:
             false
         }
