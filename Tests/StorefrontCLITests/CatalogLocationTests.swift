@@ -40,6 +40,9 @@ private let oneProductStoreKit = """
             #expect(!run.stderr.contains("products.json"), "\(command) asked for a catalog:\n\(run)")
         }
         try await sandbox.run(none + ["refund", String(id), "--reason", "developerIssue"]).expect(exit: 0)
+        let storefront = try await sandbox.run(none + ["settings", "set", "storefront", "DEU"])
+        storefront.expect(exit: 64)
+        #expect(storefront.stderr.contains("--catalog"), "\(storefront)")
 
         // Back with the catalog, the history is intact and still verified: nothing was re-signed for another app.
         let after = try await sandbox.storefront("transactions", "--json")

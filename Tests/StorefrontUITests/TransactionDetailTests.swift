@@ -179,5 +179,5 @@ private let expectedScreen = """
     ────────────────────────────────────────────────────────────────────────────────────────────────────
       tx 2000000004 · $0.00 · introductory offer (freeTrial)  ·  i details  f refund  e expire now  n …
 
-     ↑↓ move  a approve  d decline  v resolve  f refund  e expire  n renew  x delete  ? help  q quit
+     ↑↓ scroll  esc close  a approve  d decline  v resolve  f refund  e expire  l log  ? help  q quit
     """
