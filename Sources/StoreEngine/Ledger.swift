@@ -35,8 +35,8 @@ final class Ledger {
     /// The store's time, for `signedDate`: the store sets its own clock here; until
     /// then (while opening) the clock settings are read as they stand.
     var signingTime: () throws -> Date = { Date() }
-    /// The app's bundle id, for signed payloads.
-    let bundleID: String
+    /// The app's bundle id, for signed payloads (without a catalog, the file's own: ``adoptSignedBundleID()``).
+    var bundleID: String
     /// JWS strings already checked, so a long-running paywall verifies each once.
     var verifiedSignatures: [String: Result<JSON, VerificationFailure>] = [:]
     /// The key of the rows' seals, derived from the signing key (LedgerSeals).

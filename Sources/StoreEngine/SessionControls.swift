@@ -26,6 +26,9 @@ extension Store {
         guard let definition = SettingDefinition.named(name) else {
             throw SettingError(description: "unknown setting \"\(name)\"; known settings: \(SettingDefinition.all.map(\.name).joined(separator: ", "))")
         }
+        if catalog.isAbsent, definition.id == .storefront {
+            throw SettingError(description: "storefront: the storefronts are the catalog's; pass it with --catalog PATH")
+        }
         guard let normalized = definition.normalize(value, catalog) else {
             throw SettingError(description: "\"\(value)\" is not a valid value for \(name); expected \(definition.allowed(catalog))")
         }

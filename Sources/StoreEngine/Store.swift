@@ -43,6 +43,9 @@ public actor Store {
         self.path = path
         self.now = now
         let ledger = try Ledger(path: path, bundleID: catalog.bundleID, createFolder: createFolder, now: now)
+        // Without a catalog the app's bundle id is the one the file's transactions were signed
+        // for, so they stay verified and a refund re-signs them for the same app.
+        if catalog.isAbsent { ledger.adoptSignedBundleID() }
         self.ledger = ledger
         self.ledgerPublicKeyPEM = ledger.key.publicKeyPEM
         self.warnings = ledger.warnings

@@ -71,6 +71,8 @@ extension Store {
     /// With `limit`, stops after about that many (``renewalsDue()`` says whether more wait).
     @discardableResult
     func processRenewals(limit: Int? = nil, onlyAccount: String? = nil) throws -> Int {
+        // Without a catalog no plan is known: renewing (or expiring as unavailable) is left to a run with one.
+        if catalog.isAbsent { return 0 }
         let date = try currentTime()
         let billingIssues = try value(.billingIssues)
         var made = 0

@@ -70,6 +70,7 @@ extension Invocation {
                 let path = try value(for: option, inline: inline)
                 guard !path.isEmpty else { throw UsageError(description: "--catalog needs a path", command: nil) }
                 invocation.catalogPath = path
+                invocation.catalogGiven = true
             case "--store":
                 // An empty path would make SQLite open a temporary database that vanishes on exit.
                 let path = try value(for: option, inline: inline)

@@ -72,7 +72,7 @@ public enum CLI {
         // Messages quote what the user typed (ids, paths, values): every line on standard error
         // passes the one sanitiser, so no escape in an argument reaches the terminal raw.
         let console = console.sanitizingErrors()
-        let invocation: Invocation
+        var invocation: Invocation
         do {
             invocation = try Invocation.parse(arguments)
         } catch {
@@ -111,17 +111,34 @@ public enum CLI {
 
         let catalog: Catalog
         do {
-            catalog = try Catalog.load(contentsOf: invocation.catalogPath)
-        } catch {
+            switch try CatalogLocation.find(invocation) {
+            case .file(let path):
+                // The paywall's recorder names the file it used (a .storekit found here).
+                invocation.catalogPath = path
+                catalog = try Catalog.load(contentsOf: path)
+            case .none where !invocation.command.needsCatalog:
+                catalog = .absent
+            case .none:
+                catalog = try Catalog.load(contentsOf: invocation.catalogPath)
+            }
+        } catch let error as CatalogLocation.Ambiguous {
+            console.err("storefront: error: \(error.description)")
+            return .catalogMissing
+        } catch let error as CatalogError {
             // The message quotes catalog text (ids, keys), which is data: never raw escapes on the terminal.
             console.err("storefront: error: \(TerminalText.sanitized(error.description))")
             switch error.kind {
             case .missing, .unreadable:
-                console.err("Pass the catalog with --catalog PATH (default ./products.json).")
+                console.err(invocation.catalogGiven
+                    ? "Pass the catalog with --catalog PATH."
+                    : "This command needs the catalog: pass it with --catalog PATH (default ./products.json, else the one .storekit file in this folder).")
                 return .catalogMissing
             case .malformed, .invalid:
                 return .badCatalog
             }
+        } catch {
+            console.err("storefront: error: \(error)")
+            return .catalogMissing
         }
         for note in catalog.notes { console.err("storefront: note: \(TerminalText.sanitized(note))") }
 

@@ -4,6 +4,8 @@ import StoreEngine
 /// What the user asked for on the command line.
 public struct Invocation: Equatable, Sendable {
     public var catalogPath = "products.json"
+    /// Whether `--catalog` named the catalog; otherwise ./products.json, else the one `.storekit` here.
+    public var catalogGiven = false
     /// `--store`; nil means `STOREFRONT_STORE` or the default location.
     public var storePath: String?
     /// `--account`; nil means the account last switched to, else ``Store/defaultAccount``.

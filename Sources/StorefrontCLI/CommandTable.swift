@@ -63,7 +63,7 @@ public struct OptionSpec: Equatable, Sendable {
     /// Every option, global ones first, in the order `--help` lists them.
     public static let all: [OptionSpec] = [
         OptionSpec("--catalog", short: "-c", value: "PATH", kind: .file, global: true,
-                   "the product catalog, a products.json or .storekit file (default ./products.json)"),
+                   "the product catalog, a products.json or .storekit file (default ./products.json, else the one .storekit here)"),
         OptionSpec("--store", short: "-s", value: "PATH", kind: .file, global: true,
                    "the store file (default $STOREFRONT_STORE, else the state folder's store.sqlite)"),
         OptionSpec("--account", short: "-a", value: "NAME", global: true,

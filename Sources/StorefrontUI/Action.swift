@@ -47,6 +47,9 @@ public enum Action: Equatable, Sendable {
     /// `made` in this step; the load goes on.
     case catchingUpRenewals(made: Int)
     case historyLoaded([Transaction])
+    /// The server notifications recorded for a transaction, oldest first.
+    case notificationsLoaded(transactionID: Int64, [ServerNotification])
+    case notificationsFailed(transactionID: Int64, String)
     /// The Transaction Manager's list could not be read.
     case historyFailed(String)
     /// The settings screen's values could not be read.
@@ -71,6 +74,8 @@ public enum Effect: Equatable, Sendable {
     case loadHistory
     /// Read the settings and the accounts.
     case loadSettings
+    /// Read the App Store Server Notifications recorded for a transaction (the manager's detail pane).
+    case loadNotifications(transactionID: Int64)
     case run(StoreCommand)
     case consume(productID: String)
     /// Read the store file's data version, to notice another process's writes.

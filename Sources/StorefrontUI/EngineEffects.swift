@@ -82,6 +82,14 @@ public final class EngineEffects: Sendable {
             } catch {
                 return .historyFailed(describe(error))
             }
+        case .loadNotifications(let id):
+            // The App Store's record of what it told the app's server about this transaction.
+            do {
+                return .notificationsLoaded(transactionID: id, try await store.appStore.notifications(
+                    NotificationFilter(transactionID: id), limit: 100))
+            } catch {
+                return .notificationsFailed(transactionID: id, describe(error))
+            }
         case .loadSettings:
             do {
                 let definitions = Dictionary(uniqueKeysWithValues: SettingDefinition.all.map { ($0.name, $0) })

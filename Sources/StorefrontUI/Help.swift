@@ -44,6 +44,9 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             KeyHelp(keys: "n", does: "renew the selected subscription now", hint: "n renew"),
             KeyHelp(keys: "u", does: "turn the selected subscription's auto-renew on or off (the line under the list says which)", hint: "u auto-renew"),
             KeyHelp(keys: "x", does: "delete the selected transaction (asks first)", hint: "x delete"),
+            KeyHelp(keys: "\(g.enter)  i", does: "the selected transaction's details: price, offer, reason, dates, the request, "
+                        + "the signed payload and its verification, the server notifications; \(g.up) \(g.down) scroll, esc (or i) closes",
+                    hint: "i details"),
             KeyHelp(keys: "o", does: "buy from outside the app (another device): arrives as an update", hint: "o outside"),
             clock, log,
             KeyHelp(keys: "p  esc", does: "back to the paywall", hint: "esc back"),
@@ -88,7 +91,17 @@ func helpLines(for screen: Screen, _ g: Glyphs, width: Int) -> [String] {
 /// The footer's hints for a screen that fit in `width` columns, in the help's order,
 /// always ending with "? help" (and "q quit" when it fits).
 func footerHints(for screen: Screen, _ g: Glyphs, width: Int) -> String {
-    let hints = keyHelp(for: screen, g).compactMap(\.hint)
+    fitHints(keyHelp(for: screen, g).compactMap(\.hint), width: width)
+}
+
+/// The footer while the manager's detail pane is open: its own keys first, then the actions.
+func detailFooterHints(_ g: Glyphs, width: Int) -> String {
+    let actions = keyHelp(for: .transactions, g).compactMap(\.hint)
+        .filter { !$0.hasSuffix(" move") && $0 != "i details" && $0 != "esc back" }
+    return fitHints(["\(g.up)\(g.down) scroll", "esc close"] + actions, width: width)
+}
+
+private func fitHints(_ hints: [String], width: Int) -> String {
     let always = hints.filter { $0.hasPrefix("?") || $0.hasPrefix("q ") }
     var chosen: [String] = []
     var used = always.map { TerminalText.width($0) + 2 }.reduce(0, +) + 1

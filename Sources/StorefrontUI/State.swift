@@ -77,6 +77,8 @@ public struct ManagerState: Equatable, Sendable {
     public var transactions: [Transaction]?
     public var selection = 0
     public var scroll = 0
+    /// The detail pane, when open (Enter or i).
+    public var detail: TransactionDetailState?
 
     public var selected: Transaction? {
         transactions.flatMap { $0.indices.contains(selection) ? $0[selection] : nil }

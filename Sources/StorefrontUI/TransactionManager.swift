@@ -33,6 +33,7 @@ func managerKey(_ state: inout State, _ key: Key) -> [Effect] {
     case .pageDown: selectTransaction(&state, state.manager.selection + page)
     case .home, .character("g"): selectTransaction(&state, 0)
     case .end, .character("G"): selectTransaction(&state, count - 1)
+    case .enter, .character("i"): effects = openDetail(&state)
     case .character("a"): effects = act(&state, StoreCommand.approve, when: { $0.isWaiting(for: .askToBuy) },
                                         otherwise: "Approve needs a purchase waiting for Ask to Buy")
     case .character("d"): effects = act(&state, StoreCommand.decline, when: { $0.isWaiting(for: .askToBuy) },
@@ -119,12 +120,12 @@ extension Transaction {
     /// What the tester can do with it, for the line under the list.
     var managerHint: String {
         if status == .pending {
-            return pendingReason == .interrupted ? "v resolve (complete it)  x delete" : "a approve  d decline  x delete"
+            return pendingReason == .interrupted ? "i details  v resolve (complete it)  x delete" : "i details  a approve  d decline  x delete"
         }
         if status == .purchased, revocationDate == nil {
-            return productType == .autoRenewable ? "f refund  e expire now  n renew now  u auto-renew  x delete" : "f refund  x delete"
+            return productType == .autoRenewable ? "i details  f refund  e expire now  n renew now  u auto-renew  x delete" : "i details  f refund  x delete"
         }
-        return "x delete"
+        return "i details  x delete"
     }
 }
 
@@ -141,6 +142,17 @@ func drawManager(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) 
         canvas.put("\(spinner(state)) Loading transactions…", x: 2, y: layout.listTop)
         return
     }
+    if state.manager.detail != nil {
+        drawDetail(state, timeZone: timeZone, into: &canvas)
+    } else {
+        drawList(state, transactions, layout: layout, timeZone: timeZone, into: &canvas)
+    }
+    drawDetailLine(state, layout: layout, into: &canvas)
+    drawStatus(state, row: layout.statusRow, into: &canvas)
+}
+
+private func drawList(_ state: State, _ transactions: [Transaction], layout: ManagerLayout, timeZone: TimeZone,
+                      into canvas: inout Canvas) {
     // Columns shrink from the right: EXPIRES, then PURCHASED, give way to the product.
     let dateWidth = 16
     let showExpires = canvas.width >= 98
@@ -191,6 +203,10 @@ func drawManager(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) 
     if state.manager.scroll + layout.listHeight < transactions.count {
         canvas.put(state.glyphs.down, x: canvas.width - 2, y: layout.listTop + layout.listHeight - 1, style: dim)
     }
+}
+
+/// The line under the list: what was charged, the offer, auto-renew, and the keys.
+private func drawDetailLine(_ state: State, layout: ManagerLayout, into canvas: inout Canvas) {
     rule(layout.detailRow - 1, state, into: &canvas)
     if let selected = state.manager.selected {
         let dot = state.glyphs.dot
@@ -213,7 +229,6 @@ func drawManager(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) 
         detail += "  \(state.glyphs.dot)  \(selected.managerHint)"
         canvas.put(TerminalText.truncated(detail, to: canvas.width - 3), x: 2, y: layout.detailRow)
     }
-    drawStatus(state, row: layout.statusRow, into: &canvas)
 }
 
 /// "2026-11-30 14:02" in the screen's time zone.

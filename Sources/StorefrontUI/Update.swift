@@ -18,6 +18,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
     case .key(let key):
         if state.sheet != nil {
             effects = sheet(&state, key)
+        } else if state.screen == .transactions, let handled = detailKey(&state, key) {
+            effects = handled
         } else if let global = globalKey(&state, key) {
             effects = global
         } else {
@@ -111,6 +113,15 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.manager.transactions = transactions
         // A shorter list (a delete, a reset elsewhere) moves the cursor and the scroll back onto its rows.
         selectTransaction(&state, state.manager.selection)
+        effects = refreshDetail(&state)
+    case .notificationsLoaded(let id, let notifications):
+        if state.manager.detail?.transactionID == id {
+            state.manager.detail?.notifications = notifications
+            state.manager.detail?.notificationsError = nil
+        }
+        effects = []
+    case .notificationsFailed(let id, let message):
+        if state.manager.detail?.transactionID == id { state.manager.detail?.notificationsError = message }
         effects = []
     case .historyFailed(let message):
         // An empty list and an alert, rather than "Loading transactions…" for ever.

@@ -201,7 +201,7 @@ struct TransactionManagerTests {
         _ = update(&state, .click(.row(3)))
         #expect(state.manager.selected?.id == 2_000_000_003)
         canvas = render(state, timeZone: utc)
-        #expect(canvas.lines[27] == "  tx 2000000003 · $0.99 · refunded (other)  ·  x delete")
+        #expect(canvas.lines[27] == "  tx 2000000003 · $0.99 · refunded (other)  ·  i details  x delete")
     }
 
     @Test("a long history scrolls with the selection, with arrows for the rows out of sight")
@@ -285,7 +285,7 @@ struct TransactionManagerTests {
             "  2000000001  100 Coins                 2026-12-01 09:30  purchased, unfinished",
             "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
             String(repeating: "─", count: 100),
-            "  tx 2000000005 · $0.99  ·  v resolve (complete it)  x delete",
+            "  tx 2000000005 · $0.99  ·  i details  v resolve (complete it)  x delete",
             "  Approved 2000000007 (Go Pro): it arrives as an update",
             " ↑↓ move  a approve  d decline  v resolve  f refund  e expire  n renew  x delete  ? help  q quit",
         ]

@@ -1,0 +1,201 @@
+import Foundation
+import StoreEngine
+
+// The Transaction Manager's detail pane (Enter or i on a row): everything the store knows of
+// one transaction — what was charged and why, the dates, the request it answered, its signed
+// payload decoded and checked, and the App Store Server Notifications recorded for it.
+
+/// The open detail pane: which transaction, how far it is scrolled, and its notifications.
+public struct TransactionDetailState: Equatable, Sendable {
+    public var transactionID: Int64
+    /// The notifications recorded for it, oldest first; nil while they load.
+    public var notifications: [ServerNotification]?
+    /// Why they could not be read.
+    public var notificationsError: String?
+    public var scroll = 0
+
+    public init(transactionID: Int64) { self.transactionID = transactionID }
+}
+
+// MARK: - Keys
+
+/// Opens the pane on the selected row and asks for its notifications.
+func openDetail(_ state: inout State) -> [Effect] {
+    guard let selected = state.manager.selected else { return [] }
+    state.manager.detail = TransactionDetailState(transactionID: selected.id)
+    return [.loadNotifications(transactionID: selected.id)]
+}
+
+/// Keys while the pane is open: Esc (or i, Enter) closes it, ↑ ↓ PgUp PgDn Home End scroll it.
+/// Nil lets the key through: the screen keys and the actions on the transaction (a, f, e, …) still work.
+func detailKey(_ state: inout State, _ key: Key) -> [Effect]? {
+    guard state.manager.detail != nil else { return nil }
+    let page = max(1, ManagerLayout(state.size).listHeight - 2)
+    switch key {
+    case .escape, .enter, .character("i"): state.manager.detail = nil
+    case .up, .character("k"): scrollDetail(&state, by: -1)
+    case .down, .character("j"): scrollDetail(&state, by: 1)
+    case .pageUp: scrollDetail(&state, by: -page)
+    case .pageDown: scrollDetail(&state, by: page)
+    case .home, .character("g"): scrollDetail(&state, by: -Int.max / 2)
+    case .end, .character("G"): scrollDetail(&state, by: Int.max / 2)
+    default: return nil
+    }
+    return []
+}
+
+private func scrollDetail(_ state: inout State, by delta: Int) {
+    guard var detail = state.manager.detail else { return }
+    let lines = detailLines(state, timeZone: .current).count
+    let height = max(1, ManagerLayout(state.size).listHeight)
+    detail.scroll = max(0, min(detail.scroll + delta, max(0, lines - height)))
+    state.manager.detail = detail
+}
+
+/// The list was read again: the pane follows its transaction (and closes when it is gone).
+func refreshDetail(_ state: inout State) -> [Effect] {
+    guard let detail = state.manager.detail else { return [] }
+    guard state.manager.transactions?.contains(where: { $0.id == detail.transactionID }) == true else {
+        state.manager.detail = nil
+        return []
+    }
+    return [.loadNotifications(transactionID: detail.transactionID)]
+}
+
+// MARK: - Contents
+
+/// One line of the pane: a label and its value, or a heading (empty value).
+struct DetailLine: Equatable {
+    var label: String
+    var value: String
+    var style: Style = .plain
+}
+
+extension ManagerState {
+    /// The transaction the pane shows.
+    var detailTransaction: Transaction? {
+        detail.flatMap { detail in transactions?.first { $0.id == detail.transactionID } }
+    }
+}
+
+/// The pane's lines, top to bottom.
+func detailLines(_ state: State, timeZone: TimeZone) -> [DetailLine] {
+    guard let detail = state.manager.detail, let tx = state.manager.detailTransaction else { return [] }
+    let date = { (value: Date?) in value.map { shortDate($0, timeZone) } ?? "—" }
+    var lines: [DetailLine] = []
+    let price: String
+    if let storefront = state.snapshot?.storefront, storefront.currency == tx.currency {
+        price = storefront.displayPrice(tx.price)
+    } else {
+        price = "\(DecimalText.format(tx.price)) \(tx.currency)"
+    }
+    lines.append(DetailLine(label: "Price", value: price + (tx.purchasedQuantity > 1 ? " × \(tx.purchasedQuantity)" : "")
+                            + " (\(tx.storefront))"))
+    let offer = tx.offerType.map { offer in
+        [offer.rawValue, tx.offerID, tx.offerPaymentMode?.rawValue, tx.offerPeriod?.description].compactMap { $0 }
+            .joined(separator: " · ")
+    }
+    lines.append(DetailLine(label: "Offer", value: offer ?? "none"))
+    lines.append(DetailLine(label: "Reason", value: tx.reason.rawValue))
+    lines.append(DetailLine(label: "Ownership", value: tx.ownershipType.rawValue))
+    lines.append(DetailLine(label: "State", value: tx.managerState(at: state.snapshot?.storeTime)))
+    lines.append(DetailLine(label: "Purchased", value: date(tx.purchaseDate)))
+    lines.append(DetailLine(label: "Original", value: "\(date(tx.originalPurchaseDate)) (tx \(tx.originalID))"))
+    lines.append(DetailLine(label: "Expires", value: date(tx.expirationDate)))
+    lines.append(DetailLine(label: "Revoked", value: tx.revocationDate.map {
+        date($0) + (tx.revocationReason.map { " (\($0.rawValue))" } ?? "")
+    } ?? "—", style: tx.revocationDate == nil ? .plain : Style(color: .red)))
+    lines.append(DetailLine(label: "Request", value: tx.pendingReason.map {
+        $0 == .interrupted ? "interrupted purchase" : "Ask to Buy"
+    } ?? "none", style: tx.status == .pending ? Style(color: .yellow) : .plain))
+    switch tx.verification {
+    case .verified where tx.jwsRepresentation != nil:
+        lines.append(DetailLine(label: "Signature", value: "verified", style: Style(color: .green)))
+    case .verified:
+        lines.append(DetailLine(label: "Signature", value: "none (not signed until purchased)", style: dim))
+    case .unverified(let reason):
+        lines.append(DetailLine(label: "Signature", value: "unverified: \(reason)", style: Style(color: .red)))
+    }
+
+    lines.append(DetailLine(label: "Server notifications", value: "", style: Style(bold: true)))
+    if let error = detail.notificationsError {
+        lines.append(DetailLine(label: "", value: "cannot read them: \(error)", style: Style(color: .red)))
+    } else if let notifications = detail.notifications {
+        if notifications.isEmpty { lines.append(DetailLine(label: "", value: "none recorded", style: dim)) }
+        for notification in notifications {
+            let kind = notification.type + (notification.subtype.map { " (\($0))" } ?? "")
+            let delivery: String, style: Style
+            if notification.isDelivered {
+                (delivery, style) = ("delivered", Style(color: .green))
+            } else if let last = notification.attempts.last {
+                (delivery, style) = ("\(last.result.rawValue) ×\(notification.attempts.count)", Style(color: .red))
+            } else {
+                (delivery, style) = ("waiting", dim)
+            }
+            lines.append(DetailLine(label: date(notification.signedDate), value: "\(kind) · \(delivery)", style: style))
+        }
+    } else {
+        lines.append(DetailLine(label: "", value: "\(spinner(state)) loading…", style: dim))
+    }
+
+    lines.append(DetailLine(label: "Signed payload", value: "", style: Style(bold: true)))
+    lines += payloadLines(tx.jwsRepresentation)
+    return lines
+}
+
+/// The JWS payload's fields in signed order.
+func payloadLines(_ jws: String?) -> [DetailLine] {
+    guard let jws else { return [DetailLine(label: "", value: "none: a pending request carries no signature", style: dim)] }
+    let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3, let bytes = Base64URL.decode(parts[1]), let payload = try? JSON.parse(bytes),
+          case .object(let members) = payload else {
+        return [DetailLine(label: "", value: "cannot be decoded", style: Style(color: .red))]
+    }
+    return members.map { member in
+        // As signed: dates in milliseconds (the facts on the left read them), text unquoted.
+        let value: String = switch member.value {
+        case .string(let text): text
+        case .number(let text): text
+        default: member.value.serialized(pretty: false)
+        }
+        return DetailLine(label: member.key, value: value)
+    }
+}
+
+// MARK: - Drawing
+
+/// Draws the pane over the list: facts and notifications on the left, the payload on the
+/// right when the width allows both, else one column; scrolled together.
+func drawDetail(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) {
+    guard let tx = state.manager.detailTransaction, let detail = state.manager.detail else { return }
+    let layout = ManagerLayout(state.size)
+    let name = state.products.first { $0.id == tx.productID }?.displayName ?? tx.productID
+    let lines = detailLines(state, timeZone: timeZone)
+    let split = lines.firstIndex { $0.label == "Signed payload" } ?? lines.count
+    let twoColumns = canvas.width >= 96
+    let columns: [[DetailLine]] = twoColumns ? [Array(lines[..<split]), Array(lines[split...])] : [lines]
+    // The facts take about half and never less than 50 columns; the payload the rest, less the scroll marks.
+    let leftWidth = twoColumns ? min(60, max(50, canvas.width * 54 / 100)) : canvas.width - 5
+    let widths = [leftWidth, canvas.width - leftWidth - 7]
+    canvas.put(TerminalText.truncated("Transaction \(tx.id) \(state.glyphs.dot) \(name)  (Esc closes)", to: canvas.width - 4),
+               x: 2, y: 3, style: Style(bold: true))
+    for (column, content) in columns.enumerated() {
+        let x = 2 + column * (leftWidth + 2)
+        let width = widths[column]
+        let labelWidth = min(22, max(10, (content.map { $0.value.isEmpty ? 0 : $0.label.count }.max() ?? 0) + 1))
+        for (offset, line) in content.dropFirst(detail.scroll).prefix(layout.listHeight).enumerated() {
+            let row = layout.listTop + offset
+            if line.value.isEmpty {
+                canvas.put(TerminalText.truncated(line.label, to: width), x: x, y: row, style: line.style)
+                continue
+            }
+            canvas.put(TerminalText.truncated(line.label, to: labelWidth - 1), x: x, y: row, style: dim)
+            canvas.put(TerminalText.truncated(line.value, to: width - labelWidth), x: x + labelWidth, y: row, style: line.style)
+        }
+    }
+    let longest = columns.map(\.count).max() ?? 0
+    if detail.scroll > 0 { canvas.put(state.glyphs.up, x: canvas.width - 2, y: layout.listTop, style: dim) }
+    if detail.scroll + layout.listHeight < longest {
+        canvas.put(state.glyphs.down, x: canvas.width - 2, y: layout.listTop + layout.listHeight - 1, style: dim)
+    }
+}
