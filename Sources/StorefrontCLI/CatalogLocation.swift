@@ -40,11 +40,13 @@ extension Command {
     var needsCatalog: Bool {
         switch self {
         case .paywall, .products, .buy, .buyOutside, .restore, .entitlements, .consume, .status,
-             .autoRenew, .expire, .renew, .advanceClock, .approve, .resolve, .serve:
+             .autoRenew, .expire, .renew, .advanceClock, .approve, .resolve, .serve,
+             .appTransaction, .offerSign, .redeem:  // the bundle id signs them; codes are the catalog's
             true
         case .decline, .refund, .deleteTransaction, .accounts, .createAccount, .switchAccount, .clock,
              .transactions, .reset, .settings, .setSetting, .log, .exportKey, .exportRoot, .serveKeys,
              .serveKeysAdd, .serveKeysCreate, .serveKeysRemove, .serveURLs, .serveURLsAdd, .serveURLsRemove, .notifications, .verify, .catalogCheck,
+             .offerKeys, .offerKeysAdd, .offerKeysCreate,
              .catalogConvert, .doctor, .help, .version, .completions, .manPage, .replay, .complete:
             false
         }
