@@ -48,17 +48,28 @@ func storefrontBinary() throws -> URL {
 }
 
 /// Runs the `storefront` binary to its end; returns its exit status and standard output.
+/// Waits by suspending, never by blocking: a blocked thread of Swift's small pool (one per
+/// core) starves every other test's tasks meanwhile.
 func runStorefront(_ arguments: [String]) async throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = try storefrontBinary()
     process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-kit-\(UUID().uuidString).out")
+    FileManager.default.createFile(atPath: output.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: output) }
+    let handle = try FileHandle(forWritingTo: output)
+    process.standardOutput = handle
+    process.standardError = handle
+    let finished = AsyncStream<Int32>.makeStream()
+    process.terminationHandler = { process in
+        finished.continuation.yield(process.terminationStatus)
+        finished.continuation.finish()
+    }
     try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    var iterator = finished.stream.makeAsyncIterator()
+    let status = await iterator.next() ?? -1
+    try handle.close()
+    return (status, String(decoding: try Data(contentsOf: output), as: UTF8.self))
 }
 
 /// Collects what a `Transaction.updates` sequence delivers, from now on.
