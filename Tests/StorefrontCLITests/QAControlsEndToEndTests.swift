@@ -160,15 +160,32 @@ struct QAControlsEndToEndTests {
             try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
             try await session.send("s")
             try await session.waitFor("the settings") { $0.contains { $0.contains("askToBuy") && $0.contains("false") } }
-            try await session.send("Down", "Right")
+            // Moves one row at a time until the selected row (▸) shows `label`: a key that lands
+            // while a setting's write reloads the screen is tried again, not lost for the test.
+            func select(_ label: String) async throws {
+                for _ in 0..<30 {
+                    if try await session.screen().contains(where: { $0.contains("▸") && $0.contains(label) }) { return }
+                    try await session.send("Down")
+                    try await Task.sleep(for: .milliseconds(150))
+                }
+                try await session.waitFor("\(label) selected") { $0.contains { $0.contains("▸") && $0.contains(label) } }
+            }
+            try await select("askToBuy")
+            try await session.send("Right")
             try await session.waitFor("askToBuy on") { lines in
                 lines.contains { $0.contains("askToBuy") && $0.contains("‹ true ›") }
                     && lines.contains { $0.contains("askToBuy = true") }
             }
-            // purchaseError is the seventh line: → names the first error, o makes it once.
-            try await session.send("Down", "Down", "Down", "Down", "Down", "Right")
+            // → names the first error, o makes it once.
+            try await select("purchaseError")
+            try await session.send("Right")
             try await session.waitFor("purchaseError set") { $0.contains { $0.contains("‹ networkError ›") } }
-            try await session.send("o")
+            // A key pressed while the last write is still in flight is not taken (the screen says
+            // so by not changing): press o again until the setting reads once.
+            for _ in 0..<20 where !(try await session.screen().contains { $0.contains("‹ networkError (once) ›") }) {
+                try await session.send("o")
+                try await Task.sleep(for: .milliseconds(300))
+            }
             try await session.waitFor("once") { $0.contains { $0.contains("‹ networkError (once) ›") } }
             let settings = try await sandbox.storefront("settings", "--json").jsonObject()
             let values = try #require(settings["settings"] as? [String: Any])
@@ -176,9 +193,7 @@ struct QAControlsEndToEndTests {
             #expect(values["purchaseError"] as? String == "networkError")
             #expect(settings["once"] as? [String] == ["purchaseError"])
 
-            // New tester: two lines below includeConsumablesInHistory's, the last setting.
-            try await session.send("Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down")
-            try await session.waitFor("New tester selected") { $0.contains { $0.contains("▸") && $0.contains("[ New tester ]") } }
+            try await select("[ New tester ]")
             try await session.send("Enter")
             let lines = try await session.waitFor("the new tester's settings") { lines in
                 // askToBuy is per account: the new tester's is off.
