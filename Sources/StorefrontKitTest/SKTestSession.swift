@@ -130,9 +130,9 @@ public final class SKTestSession: Sendable {
 
     /// How fast the store's clock runs, renewals included.
     public var timeRate: TimeRate {
-        get { (wait { try await $0.testSession.value(.timeRate) }).flatMap { TimeRate(rawValue: $0.rawValue) } ?? .realTime }
+        get { wait { try await $0.testSession.value(.timeRate) } ?? .realTime }
         set {
-            let rate = StoreEngine.TimeRate(rawValue: newValue.rawValue) ?? .realTime
+            let rate = newValue
             try? blockingStoreKitCall { [context] in try await context.store.testSession.set(.timeRate, to: rate) }
             context.changed()
         }

@@ -2,21 +2,8 @@ import Foundation
 import StoreEngine
 
 extension SKTestSession {
-    /// How fast the store's clock runs: Xcode's `SKTestSession.TimeRate` case names.
-    public enum TimeRate: String, Sendable, Hashable, CaseIterable {
-        case realTime
-        case monthlyRenewalEveryHour
-        case monthlyRenewalEveryThirtyMinutes
-        case monthlyRenewalEveryFifteenMinutes
-        case monthlyRenewalEveryFiveMinutes
-        case monthlyRenewalEveryThirtySeconds
-        case oneRenewalEveryFifteenMinutes
-        case oneRenewalEveryFiveMinutes
-        case oneRenewalEveryMinute
-        case oneRenewalEveryThirtySeconds
-        case oneRenewalEveryTenSeconds
-        case oneRenewalEveryTwoSeconds
-    }
+    /// How fast the store's clock runs: Xcode's `SKTestSession.TimeRate` case names (the engine's own type).
+    public typealias TimeRate = StoreEngine.TimeRate
 }
 
 /// A StoreKit API a test session can make fail (Xcode's `StoreKitAPI`).
