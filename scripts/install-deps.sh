@@ -39,7 +39,7 @@ packages=(
   zsh fish        # tests run the completion scripts in each shell
 )
 case "${1:-}" in
-  bench) packages+=(dialog) ;;           # the baseline of the first-paint and key-press benchmarks
+  bench) packages+=(dialog jq time) ;;   # baselines (paint and key press; catalog check) and peak memory of a process
   package) packages+=(patchelf) ;;       # points the installed binary at its private Swift runtime
   check-deb) packages+=(debootstrap) ;;  # a fresh Debian to install the package in
 esac

@@ -135,30 +135,4 @@ extension Store {
             return balance - quantity
         }
     }
-
-    // MARK: - Benchmarks and tools
-
-    /// For benchmarks and tools, never the app: buys each product of `productIDs` in
-    /// turn, `interval` seconds apart from `start`, and finishes it, all in one SQLite
-    /// transaction (one fsync, not one per purchase). Each purchase follows
-    /// ``purchase(_:quantity:appAccountToken:)``'s rules and is a real transaction
-    /// signed with the store's key. Returns how many transactions were added.
-    package func seedPurchasesForBenchmarks(_ productIDs: [String], from start: Date, interval: TimeInterval) throws -> Int {
-        try ledger.db.transaction {
-            try ledger.ensureAccount(account, at: start)
-            var added = 0
-            for (offset, productID) in productIDs.enumerated() {
-                guard let item = catalog.product(id: productID) else {
-                    throw StoreError.productUnavailable(productID: productID)
-                }
-                let date = start.addingTimeInterval(interval * Double(offset))
-                let outcome = try commitPurchase(item, quantity: 1, appAccountToken: nil, offerID: nil, pending: nil, at: date)
-                guard case .purchased(let transaction, _) = outcome else { continue }
-                _ = try ledger.markFinished(transaction.id)
-                try deliver(transaction)
-                added += 1
-            }
-            return added
-        }
-    }
 }

@@ -308,61 +308,107 @@ private struct Parser {
 extension JSON {
     /// The document as text: pretty-printed with two-space indents, or on one line.
     public func serialized(pretty: Bool = true) -> String {
-        var out = ""
+        String(decoding: serializedBytes(pretty: pretty), as: UTF8.self)
+    }
+
+    /// ``serialized(pretty:)`` as UTF-8 bytes, which signing and writing want: built as bytes,
+    /// as appending scalar by scalar to a String was most of the cost of signing a payload.
+    public func serializedBytes(pretty: Bool = true) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
         write(to: &out, indent: pretty ? 0 : nil)
         return out
     }
 
-    private func write(to out: inout String, indent: Int?) {
+    /// Pretty-printed as a value nested `indent` spaces deep: its inner lines indented so
+    /// (not its first), as ``serialized(pretty:)`` prints it inside a container. For writing
+    /// the elements of a long array one at a time.
+    public func serialized(nestedAt indent: Int) -> String {
+        var out: [UInt8] = []
+        write(to: &out, indent: indent)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func write(to out: inout [UInt8], indent: Int?) {
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
-        case .number(let text): out += text
+        case .null: out += "null".utf8
+        case .bool(let value): out += (value ? "true" : "false").utf8
+        case .number(let text): out += text.utf8
         case .string(let text): JSON.writeString(text, to: &out)
         case .array(let elements):
-            writeContainer(open: "[", close: "]", count: elements.count, to: &out, indent: indent) { i, out, inner in
+            writeContainer(open: UInt8(ascii: "["), close: UInt8(ascii: "]"), count: elements.count, to: &out,
+                           indent: indent) { i, out, inner in
                 elements[i].write(to: &out, indent: inner)
             }
         case .object(let members):
-            writeContainer(open: "{", close: "}", count: members.count, to: &out, indent: indent) { i, out, inner in
+            writeContainer(open: UInt8(ascii: "{"), close: UInt8(ascii: "}"), count: members.count, to: &out,
+                           indent: indent) { i, out, inner in
                 JSON.writeString(members[i].key, to: &out)
-                out += indent == nil ? ":" : ": "
+                out.append(UInt8(ascii: ":"))
+                if indent != nil { out.append(UInt8(ascii: " ")) }
                 members[i].value.write(to: &out, indent: inner)
             }
         }
     }
 
     private func writeContainer(
-        open: String, close: String, count: Int, to out: inout String, indent: Int?,
-        element: (Int, inout String, Int?) -> Void
+        open: UInt8, close: UInt8, count: Int, to out: inout [UInt8], indent: Int?,
+        element: (Int, inout [UInt8], Int?) -> Void
     ) {
-        out += open
-        guard count > 0 else { out += close; return }
+        out.append(open)
+        guard count > 0 else { out.append(close); return }
         let inner = indent.map { $0 + 2 }
         for i in 0..<count {
-            if i > 0 { out += "," }
-            if let inner { out += "\n" + String(repeating: " ", count: inner) }
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            if let inner {
+                out.append(UInt8(ascii: "\n"))
+                out += repeatElement(UInt8(ascii: " "), count: inner)
+            }
             element(i, &out, inner)
         }
-        if let indent { out += "\n" + String(repeating: " ", count: indent) }
-        out += close
+        if let indent {
+            out.append(UInt8(ascii: "\n"))
+            out += repeatElement(UInt8(ascii: " "), count: indent)
+        }
+        out.append(close)
     }
 
-    private static func writeString(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    /// A string literal: `"` and `\` escaped, control characters (C0, DEL and C1) as `\uXXXX`
+    /// or their short escapes; everything else as its UTF-8 bytes.
+    private static func writeString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var index = 0
+            var run = 0  // start of the bytes not yet copied
+            func escape(_ escaped: String, skipping count: Int) {
+                out += UnsafeBufferPointer(rebasing: bytes[run..<index])
+                out += escaped.utf8
+                index += count
+                run = index
             }
+            while index < bytes.count {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "\""): escape("\\\"", skipping: 1)
+                case UInt8(ascii: "\\"): escape("\\\\", skipping: 1)
+                case UInt8(ascii: "\n"): escape("\\n", skipping: 1)
+                case UInt8(ascii: "\r"): escape("\\r", skipping: 1)
+                case UInt8(ascii: "\t"): escape("\\t", skipping: 1)
+                case 0..<0x20, 0x7F: escape(unicodeEscape(UInt32(byte)), skipping: 1)
+                case 0xC2 where index + 1 < bytes.count && (0x80...0x9F).contains(bytes[index + 1]):
+                    // U+0080…U+009F, the C1 controls.
+                    escape(unicodeEscape(UInt32(bytes[index + 1])), skipping: 2)
+                default: index += 1
+                }
+            }
+            out += UnsafeBufferPointer(rebasing: bytes[run..<bytes.count])
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func unicodeEscape(_ value: UInt32) -> String {
+        let hex = String(value, radix: 16)
+        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }
 }

@@ -153,6 +153,7 @@ final class Ledger {
                 if (1...6).contains(current) { try Self.migrate6to7(db) }
                 try db.execute(Self.indexes)
                 try db.execute(Self.serveTables)
+                try db.execute(Self.verifiedRowsTable)
             }
         } catch let error as StoreFileError {
             throw error

@@ -68,7 +68,7 @@ extension Ledger {
 
     /// The newest transaction of a subscription (renewals included).
     func latestTransaction(originalID: Int64) throws(SQLiteError) -> Transaction? {
-        try db.rows("SELECT \(Self.columns) FROM transactions WHERE original_id = ? AND status = 'purchased' ORDER BY id DESC LIMIT 1",
+        try db.rows("SELECT \(Self.verifiedColumns) FROM transactions WHERE original_id = ? AND status = 'purchased' ORDER BY id DESC LIMIT 1",
                     originalID, as: transaction).first
     }
 
@@ -191,6 +191,9 @@ extension Ledger {
                 """)
         }
         // The sealed head is folded again from the rows that are left.
-        if scope != .app { try refoldHead() }
+        if scope != .app {
+            try refoldHead()
+            try forgetStaleMarks()
+        }
     }
 }

@@ -32,12 +32,17 @@ extension Ledger {
     // MARK: - Writing
 
     /// Seals row `id` anew as it now stands, and folds the change into the head.
-    func reseal(_ id: Int64) throws(SQLiteError) {
+    /// Its verified mark (LedgerVerifiedRows) goes with the old seal; the new seal gets one only
+    /// when `verified`: the caller knows the row as it now stands carries a good JWS.
+    func reseal(_ id: Int64, verified: Bool = false) throws(SQLiteError) {
         var pair: (old: String?, new: String)?
         try db.query("SELECT \(Self.columns) FROM transactions WHERE id = ?", [id]) { row in
             pair = (row.optionalText(Int32(Self.sealColumn)), Self.seal(of: row, key: sealKey))
         }
-        guard let pair, pair.old != pair.new else { return }
+        guard let pair else { return }
+        if verified { try saveMark(id: id, seal: pair.new) }
+        guard pair.old != pair.new else { return }
+        if !verified, pair.old != nil { try forgetMark(id: id) }
         try db.run("UPDATE transactions SET seal = ? WHERE id = ?", pair.new, id)
         var digest = try headDigest()
         if let old = pair.old { xor(&digest, Self.bytes(hex: old)) }
@@ -49,6 +54,7 @@ extension Ledger {
     func unseal(_ id: Int64) throws(SQLiteError) {
         guard let old = try db.rows("SELECT seal FROM transactions WHERE id = ?", id, as: { $0.optionalText(0) }).first ?? nil
         else { return }
+        try forgetMark(id: id)
         var digest = try headDigest()
         xor(&digest, Self.bytes(hex: old))
         try saveHead(digest)
@@ -77,7 +83,7 @@ extension Ledger {
         return stored.map(Self.bytes(hex:)) ?? [UInt8](repeating: 0, count: 32)
     }
 
-    private func saveHead(_ digest: [UInt8]) throws(SQLiteError) {
+    func saveHead(_ digest: [UInt8]) throws(SQLiteError) {
         let text = Self.hex(digest)
         try db.run("INSERT OR REPLACE INTO seal_head (id, digest, seal) VALUES (1, ?, ?)",
                    text, Self.hex(Self.hmac(key: sealKey, Array("head\n\(text)".utf8))))
@@ -130,14 +136,30 @@ extension Ledger {
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        // Two digits a byte from a table: String(format:) a byte was a tenth of a restore.
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 * index] = hexDigits[Int(byte >> 4)]
+                buffer[2 * index + 1] = hexDigits[Int(byte & 0x0F)]
+            }
+            return bytes.count * 2
+        }
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     static func bytes(hex: String) -> [UInt8] {
         var result: [UInt8] = []
+        result.reserveCapacity(hex.utf8.count / 2)
         var high: UInt8?
         for unit in hex.utf8 {
-            guard let nibble = UInt8(String(UnicodeScalar(unit)), radix: 16) else { continue }
+            let nibble: UInt8
+            switch unit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = unit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = unit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = unit - UInt8(ascii: "A") + 10
+            default: continue
+            }
             if let h = high { result.append(h << 4 | nibble); high = nil } else { high = nibble }
         }
         return result
@@ -152,17 +174,63 @@ extension SQLiteDatabase.Row {
     /// The columns as stored, each tagged with its type and, for text and blobs, its byte
     /// length: two different rows never give the same bytes.
     func canonicalBytes(columns: Range<Int32>) -> [UInt8] {
-        var bytes: [UInt8] = []
+        var bytes = CanonicalBytes()
         for column in columns {
             if isNull(column) {
-                bytes += Array("n;".utf8)
+                bytes.appendNull()
             } else if isInteger(column) {
-                bytes += Array("i\(int64(column));".utf8)
+                bytes.append(int64(column))
             } else {
-                let text = Array(text(column).utf8)
-                bytes += Array("t\(text.count):".utf8) + text + [59]
+                withTextBytes(column) { bytes.append($0) }
             }
         }
-        return bytes
+        return bytes.bytes
+    }
+}
+
+extension Ledger {
+    /// ``SQLiteDatabase/Row/canonicalBytes(columns:)`` of a row about to be written with these
+    /// values: the same bytes, provided each value has its column's type (integers for
+    /// INTEGER columns, text for TEXT ones), as SQLite then stores it unchanged.
+    static func canonicalBytes(_ values: [any SQLBindable]) -> [UInt8] {
+        var bytes = CanonicalBytes()
+        for value in values {
+            switch value.sqlValue {
+            case .null: bytes.appendNull()
+            case .integer(let number): bytes.append(number)
+            case .text(let text): bytes.appendText(text)
+            case .real(let number): bytes.appendText(String(number))
+            }
+        }
+        return bytes.bytes
+    }
+}
+
+/// The seal's encoding of a row: `n;` for NULL, `i<digits>;` for an integer,
+/// `t<byte count>:<bytes>;` for text.
+struct CanonicalBytes {
+    private(set) var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(4096) }
+
+    mutating func appendNull() { bytes += [UInt8(ascii: "n"), UInt8(ascii: ";")] }
+
+    mutating func append(_ number: Int64) {
+        bytes.append(UInt8(ascii: "i"))
+        bytes += String(number).utf8
+        bytes.append(UInt8(ascii: ";"))
+    }
+
+    mutating func append(_ text: UnsafeRawBufferPointer) {
+        bytes.append(UInt8(ascii: "t"))
+        bytes += String(text.count).utf8
+        bytes.append(UInt8(ascii: ":"))
+        bytes += text
+        bytes.append(UInt8(ascii: ";"))
+    }
+
+    mutating func appendText(_ text: String) {
+        var text = text
+        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 }

@@ -50,7 +50,7 @@ extension Ledger {
         }
         parameters.append(limit + 1)
         return try verifiedTransactions("""
-            SELECT \(Self.columns) FROM transactions WHERE \(terms.joined(separator: " AND "))
+            SELECT \(Self.verifiedColumns) FROM transactions WHERE \(terms.joined(separator: " AND "))
             ORDER BY id \(query.ascending ? "ASC" : "DESC") LIMIT ?
             """, parameters)
     }

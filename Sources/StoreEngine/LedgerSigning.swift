@@ -121,14 +121,16 @@ extension Ledger {
                                     as: Self.unverifiedTransaction).first else { return }
         do {
             let payload = row.signedPayload(bundleID: bundleID ?? self.bundleID, signedDate: try signingTime())
-            let jws = try key.sign(payload)
+            let bytes = payload.serializedBytes(pretty: false)
+            let jws = try key.sign(payloadBytes: bytes)
             try db.run("UPDATE transactions SET jws = ? WHERE id = ?", jws, id)
-            try reseal(id)
+            // Signed here, for the bundle id reads check against: marked verified as it stands.
+            try reseal(id, verified: (bundleID ?? self.bundleID) == self.bundleID)
             // Signed here, with this store's private key: its check would pass, so the read-back
             // need not repeat it (a P-256 check was half of a purchase's CPU). Cached as a check
             // returns it: the payload decoded from the very text the JWS carries. The read-back
             // still compares that payload with the row as stored.
-            if let signed = try? JSON.parse(Array(payload.serialized(pretty: false).utf8)) {
+            if let signed = try? JSON.parse(bytes) {
                 verifiedSignatures[jws] = .success(signed)
             }
         } catch let error as SQLiteError {

@@ -15,12 +15,16 @@ extension Ledger {
 
     /// A transaction row, verified: its JWS must carry a valid signature of this
     /// store's key over exactly the payload the row describes.
+    /// A row read with ``verifiedColumns`` that is sealed and marked verified is not checked
+    /// again (LedgerVerifiedRows); any other is, in full.
     func transaction(_ row: SQLiteDatabase.Row) -> Transaction {
         var transaction = Self.unverifiedTransaction(row)
         transaction.jwsRepresentation = row.optionalText(23)
+        let sealed = isSealed(row)
+        if sealed, hasMark(row) { return transaction }  // .verified: checked when made, unchanged since
         transaction.verification = verify(transaction)
         // The signature's verdict first; then what it does not cover (status, finished), by the row's seal.
-        if transaction.verification.isVerified, !isSealed(row) { transaction.verification = .unverified(reason: Self.brokenSealReason) }
+        if transaction.verification.isVerified, !sealed { transaction.verification = .unverified(reason: Self.brokenSealReason) }
         return transaction
     }
 
@@ -29,28 +33,54 @@ extension Ledger {
     /// few hundred of them would otherwise dominate a restore or the paywall's first load.
     func verifiedTransactions(_ sql: String, _ parameters: [any SQLBindable]) throws(SQLiteError) -> [Transaction] {
         var transactions: [Transaction] = []
-        var unsealed: Set<Int> = []
+        var checks: [Check] = []
         try db.query(sql, parameters) { row in
-            var transaction = Self.unverifiedTransaction(row)
-            transaction.jwsRepresentation = row.optionalText(23)
-            if !isSealed(row) { unsealed.insert(transactions.count) }
+            let (transaction, check) = pending(row)
             transactions.append(transaction)
+            checks.append(check)
         }
-        checkSignatures(transactions.compactMap(\.jwsRepresentation))
-        for index in transactions.indices {
+        return settle(&transactions, checks, caching: true)
+    }
+
+    /// What a row read with ``verifiedColumns`` still needs: its signature checked (or not, when
+    /// marked), and whether its seal failed.
+    enum Check {
+        case marked, sealed, unsealed
+    }
+
+    /// A row as a transaction not yet verified, and what its verification needs.
+    func pending(_ row: SQLiteDatabase.Row) -> (Transaction, Check) {
+        var transaction = Self.unverifiedTransaction(row)
+        transaction.jwsRepresentation = row.optionalText(23)
+        return (transaction, !isSealed(row) ? .unsealed : hasMark(row) ? .marked : .sealed)
+    }
+
+    /// Verifies each transaction as its check says: the unmarked ones' signatures on every core.
+    /// `caching` keeps the verdicts for this ledger's life (a paywall reading the same rows again);
+    /// a listing of the whole history does not, so its memory does not grow with it.
+    func settle(_ transactions: inout [Transaction], _ checks: [Check], caching: Bool) -> [Transaction] {
+        let signatures = transactions.indices.compactMap { checks[$0] == .marked ? nil : transactions[$0].jwsRepresentation }
+        let added = checkSignatures(signatures)
+        for index in transactions.indices where checks[index] != .marked {
             // What the JWS does not cover (status, finished) the row's seal does.
             transactions[index].verification = verify(transactions[index])
-            if unsealed.contains(index), transactions[index].verification.isVerified {
+            if checks[index] == .unsealed, transactions[index].verification.isVerified {
                 transactions[index].verification = .unverified(reason: Self.brokenSealReason)
             }
+        }
+        if !caching {
+            for jws in added { verifiedSignatures[jws] = nil }
         }
         return transactions
     }
 
-    /// Checks each signature not in the cache, in parallel, and caches the outcome.
-    func checkSignatures(_ signatures: [String]) {
+    /// Checks each signature not in the cache, in parallel, and caches the outcome. Returns the
+    /// signatures it added to the cache.
+    @discardableResult
+    func checkSignatures(_ signatures: [String]) -> [String] {
         let unchecked = Array(Set(signatures.filter { verifiedSignatures[$0] == nil }))
-        guard unchecked.count > 1 else { return }  // one is checked where it is read
+        // One is checked where it is read (and cached there).
+        guard unchecked.count > 1 else { return unchecked }
         let key = self.key!
         // Each iteration writes its own slot only, so sharing the buffer is safe.
         nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<JSON, VerificationFailure>?>
@@ -67,6 +97,7 @@ extension Ledger {
         for (jws, result) in zip(unchecked, results) {
             verifiedSignatures[jws] = result
         }
+        return unchecked
     }
 
     func verify(_ transaction: Transaction) -> Transaction.Verification {
@@ -178,10 +209,10 @@ extension Ledger {
     /// The account's transactions, newest first; optionally of one product only, or only the newest `limit`.
     func transactions(account: String, productID: String? = nil, limit: Int? = nil) throws(SQLiteError) -> [Transaction] {
         if let productID {
-            return try verifiedTransactions("SELECT \(Self.columns) FROM transactions WHERE account = ? AND product_id = ? ORDER BY id DESC",
+            return try verifiedTransactions("SELECT \(Self.verifiedColumns) FROM transactions WHERE account = ? AND product_id = ? ORDER BY id DESC",
                                             [account, productID])
         }
-        return try verifiedTransactions("SELECT \(Self.columns) FROM transactions WHERE account = ? ORDER BY id DESC LIMIT ?",
+        return try verifiedTransactions("SELECT \(Self.verifiedColumns) FROM transactions WHERE account = ? ORDER BY id DESC LIMIT ?",
                                         [account, limit ?? -1])
     }
 
@@ -189,11 +220,9 @@ extension Ledger {
     /// or declined request — and finished consumables only when `includeFinishedConsumables`
     /// (Apple's `SKIncludeConsumableInAppPurchaseHistory`); the newest `limit` only when given.
     func appTransactions(account: String, includeFinishedConsumables: Bool, limit: Int?) throws(SQLiteError) -> [Transaction] {
-        try verifiedTransactions("""
-            SELECT \(Self.columns) FROM transactions
-            WHERE account = ? AND status = 'purchased' AND (? OR product_type != 'consumable' OR finished = 0)
-            ORDER BY id DESC LIMIT ?
-            """, [account, includeFinishedConsumables, limit ?? -1])
+        let (sql, parameters) = Self.appHistoryQuery(account: account, includeFinishedConsumables: includeFinishedConsumables,
+                                                     before: nil, since: nil, limit: limit)
+        return try verifiedTransactions(sql, parameters)
     }
 
     /// Whether the account ever bought a subscription of the group (a row is enough: no signature to check).
@@ -207,7 +236,7 @@ extension Ledger {
     /// Transactions the App Store still holds for the app: purchased, not finished.
     func unfinishedTransactions(account: String) throws(SQLiteError) -> [Transaction] {
         try verifiedTransactions("""
-            SELECT \(Self.columns) FROM transactions
+            SELECT \(Self.verifiedColumns) FROM transactions
             WHERE account = ? AND status = 'purchased' AND finished = 0 ORDER BY id
             """, [account])
     }
@@ -216,7 +245,7 @@ extension Ledger {
     /// entitlements and restore.
     func latestRestorableTransactions(account: String) throws(SQLiteError) -> [Transaction] {
         try verifiedTransactions("""
-            SELECT \(Self.columns) FROM transactions
+            SELECT \(Self.verifiedColumns) FROM transactions
             WHERE id IN (SELECT max(id) FROM transactions
                          WHERE account = ? AND status = 'purchased' AND product_type != 'consumable'
                            AND revocation_date IS NULL AND is_upgraded = 0
@@ -229,13 +258,13 @@ extension Ledger {
     /// cache names; the caller checks), read and verified in one go.
     func ownedProductTransactions(account: String) throws(SQLiteError) -> [Transaction] {
         try verifiedTransactions("""
-            SELECT \(Self.columns) FROM transactions
+            SELECT \(Self.verifiedColumns) FROM transactions
             WHERE id IN (SELECT transaction_id FROM app_owned WHERE account = ?)
             """, [account])
     }
 
     func transaction(id: Int64) throws(SQLiteError) -> Transaction? {
-        try db.rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", id, as: transaction).first
+        try db.rows("SELECT \(Self.verifiedColumns) FROM transactions WHERE id = ?", id, as: transaction).first
     }
 
     /// Rewrites a transaction's App Store record (approval, refund) and signs it anew.
@@ -267,7 +296,7 @@ extension Ledger {
 
     /// The account's transactions waiting for approval or an action, oldest first.
     func pendingTransactions(account: String) throws(SQLiteError) -> [Transaction] {
-        try db.rows("SELECT \(Self.columns) FROM transactions WHERE account = ? AND status = 'pending' ORDER BY id",
+        try db.rows("SELECT \(Self.verifiedColumns) FROM transactions WHERE account = ? AND status = 'pending' ORDER BY id",
                     account, as: transaction)
     }
 
@@ -278,15 +307,17 @@ extension Ledger {
 
     /// Hands a transaction back to the app unfinished: a refund reaches the app as an update.
     func markUnfinished(_ id: Int64) throws(SQLiteError) {
+        let wasVerified = try isMarkedAsStored(id)
         try db.run("UPDATE transactions SET finished = 0 WHERE id = ?", id)
-        try reseal(id)
+        try reseal(id, verified: wasVerified)  // the JWS does not cover finished
     }
 
     /// Marks a transaction finished; false when it already was (so delivery happens once).
     func markFinished(_ id: Int64) throws(SQLiteError) -> Bool {
+        let wasVerified = try isMarkedAsStored(id)
         try db.run("UPDATE transactions SET finished = 1 WHERE id = ? AND finished = 0", id)
         guard db.changes > 0 else { return false }
-        try reseal(id)
+        try reseal(id, verified: wasVerified)  // the JWS does not cover finished
         return true
     }
 }

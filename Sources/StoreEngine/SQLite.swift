@@ -215,6 +215,17 @@ final class SQLiteDatabase {
             return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
         func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+        /// The column's text as UTF-8 bytes, as ``text(_:)`` decodes it, without making a String
+        /// when it is ASCII (a JWS, an id, a date): what a seal hashes.
+        func withTextBytes<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+            guard let bytes = sqlite3_column_text(statement, column) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            let raw = UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column)))
+            if raw.allSatisfy({ $0 < 0x80 }) { return body(raw) }
+            // Not ASCII: as decoded, so that bytes that are not UTF-8 hash as text() reads them.
+            var decoded = self.text(column)
+            return decoded.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        }
         func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+        var columnCount: Int32 { sqlite3_column_count(statement) }
     }
 }

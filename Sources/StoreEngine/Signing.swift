@@ -94,7 +94,12 @@ public final class SigningKey: @unchecked Sendable {
 
     /// Signs `payload` under a header already base64url-encoded.
     func sign(_ payload: JSON, encodedHeader: String) throws(VerificationFailure) -> String {
-        let signingInput = encodedHeader + "." + Base64URL.encode(Array(payload.serialized(pretty: false).utf8))
+        try sign(payloadBytes: payload.serializedBytes(pretty: false), encodedHeader: encodedHeader)
+    }
+
+    /// Signs a payload already serialized (compact JSON) under a header already base64url-encoded.
+    func sign(payloadBytes: [UInt8], encodedHeader: String) throws(VerificationFailure) -> String {
+        let signingInput = encodedHeader + "." + Base64URL.encode(payloadBytes)
         let der = try digestSign(Array(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(try Self.rawSignature(fromDER: der))
     }
@@ -215,19 +220,40 @@ public final class SigningKey: @unchecked Sendable {
 /// checking a signature (every transaction read decodes three parts).
 public enum Base64URL {
     public static func encode(_ bytes: [UInt8]) -> String {
-        let standard = Data(bytes).base64EncodedData()
-        var out: [UInt8] = []
-        out.reserveCapacity(standard.count)
-        for byte in standard {
-            switch byte {
-            case UInt8(ascii: "+"): out.append(UInt8(ascii: "-"))
-            case UInt8(ascii: "/"): out.append(UInt8(ascii: "_"))
-            case UInt8(ascii: "="): continue
-            default: out.append(byte)
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        bytes.withUnsafeBufferPointer { encode($0) }
     }
+
+    /// Encodes straight from the bytes with the URL-safe alphabet (no padding).
+    static func encode(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let count = (bytes.count * 4 + 2) / 3
+        return String(unsafeUninitializedCapacity: count) { out in
+            var written = 0
+            var index = 0
+            while index + 3 <= bytes.count {
+                let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                out[written] = alphabet[Int(value >> 18 & 63)]
+                out[written + 1] = alphabet[Int(value >> 12 & 63)]
+                out[written + 2] = alphabet[Int(value >> 6 & 63)]
+                out[written + 3] = alphabet[Int(value & 63)]
+                written += 4
+                index += 3
+            }
+            let left = bytes.count - index
+            if left > 0 {
+                let value = UInt32(bytes[index]) << 16 | (left == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+                out[written] = alphabet[Int(value >> 18 & 63)]
+                out[written + 1] = alphabet[Int(value >> 12 & 63)]
+                written += 2
+                if left == 2 {
+                    out[written] = alphabet[Int(value >> 6 & 63)]
+                    written += 1
+                }
+            }
+            return written
+        }
+    }
+
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     public static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
         var base64: [UInt8] = []

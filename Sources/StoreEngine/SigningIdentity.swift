@@ -34,6 +34,11 @@ public final class SigningIdentity: Sendable {
         try key.sign(payload, encodedHeader: header.encoded)
     }
 
+    /// Signs a payload already serialized as compact JSON.
+    func sign(payloadBytes: [UInt8]) throws(VerificationFailure) -> String {
+        try key.sign(payloadBytes: payloadBytes, encodedHeader: header.encoded)
+    }
+
     /// The quick check of every read: the header is exactly this store's (ES256 and
     /// its chain, which ``checkChain(at:)`` vouches for) and the signature is the leaf key's.
     public func verifySignature(_ jws: String) throws(VerificationFailure) -> (header: JSON, payload: JSON) {

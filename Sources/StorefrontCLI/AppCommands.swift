@@ -97,33 +97,6 @@ extension Session {
                       + restored.map { "  \(TerminalText.sanitized($0.productID))" })
     }
 
-    /// `Transaction.all`; with `pending`, the requests waiting for a parent or the user instead
-    /// (Xcode's Transaction Manager shows them: requests, not transactions).
-    func transactions(pending: Bool) async throws -> Report {
-        if pending { return try await pendingRequests() }
-        let transactions = try await app.transactions()
-        let json = JSON.object(["account": .string(store.account), "transactions": .array(transactions.map(\.json))])
-        let waiting = try await appStore.pendingRequests().count
-        let requests = waiting == 0 ? [] : ["\(waiting) request\(waiting == 1 ? "" : "s") pending (Ask to Buy, interrupted), not transactions yet: storefront transactions --pending"]
-        guard !transactions.isEmpty else {
-            return Report(json: json, ["No transactions for \(TerminalText.sanitized(store.account))."] + requests)
-        }
-        var table = Table("ID", "PURCHASED", "PRODUCT ID", "QTY", "PRICE", "STATUS", "EXPIRES", "NOTES")
-        for transaction in transactions {
-            var notes: [String] = []
-            if transaction.isUpgraded { notes.append("upgraded") }
-            if let reason = transaction.revocationReason { notes.append("revoked (\(reason.rawValue))") }
-            if let offer = transaction.offerType { notes.append("\(offer.rawValue) offer") }
-            if !transaction.isFinished { notes.append("unfinished") }
-            if case .unverified(let reason) = transaction.verification { notes.append("UNVERIFIED: \(reason)") }
-            table.add(String(transaction.id), transaction.purchaseDate.iso8601, transaction.productID,
-                      String(transaction.purchasedQuantity), try await displayPrice(transaction),
-                      transaction.status.rawValue, transaction.expirationDate?.iso8601 ?? "",
-                      notes.joined(separator: ", "))
-        }
-        return Report(json: json, [table.rendered] + requests)
-    }
-
     /// The requests waiting for a parent (Ask to Buy) or the user (interrupted), oldest first.
     func pendingRequests() async throws -> Report {
         let requests = try await appStore.pendingRequests()

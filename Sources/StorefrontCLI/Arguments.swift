@@ -27,6 +27,8 @@ extension Invocation {
         var issuer: String?
         var publicKey: String?
         var pending = false
+        var since: Date?
+        var after: Int64??
         var offer = OfferArguments()
         var rest = arguments[...]
 
@@ -118,6 +120,18 @@ extension Invocation {
             case "--keep": keep = true
             case "--root": root = true
             case "--pending": pending = true
+            case "--since":
+                let text = try value(for: option, inline: inline)
+                guard let date = Self.date(text) else {
+                    throw UsageError(description: "--since needs an ISO-8601 date or date and time (2026-01-31, 2026-01-31T09:30:00Z), not \"\(text)\"", command: operands.first)
+                }
+                since = date
+            case "--after":
+                let text = try value(for: option, inline: inline)
+                guard let id = HistoryRevision.id(text) else {
+                    throw UsageError(description: "--after needs the token a page of transactions ended with (More: …), not \"\(text)\"", command: operands.first)
+                }
+                after = id
             case "--der": der = true
             case "--listen": listen = try value(for: option, inline: inline)
             case "--notify": notify.append(try value(for: option, inline: inline))
@@ -187,8 +201,12 @@ extension Invocation {
         case "products", "restore", "transactions", "entitlements":
             try expect(0, "")
             try allow()
+            if pending, limit != nil || since != nil || after != nil {
+                throw UsageError(description: "transactions --pending takes no --limit, --since or --after", command: name)
+            }
             invocation.command = [
-                "products": .products, "restore": .restore, "transactions": .transactions(pending: pending),
+                "products": .products, "restore": .restore,
+                "transactions": .transactions(pending: pending, limit: limit, since: since, after: after ?? nil),
                 "entitlements": .entitlements,
             ][name]!
         case "buy":
@@ -356,5 +374,12 @@ extension Invocation {
             throw UsageError(description: "no command \"\(name)\"", command: nil)
         }
         return invocation
+    }
+
+    /// An ISO-8601 date (midnight UTC) or date and time, as `--since` takes it.
+    static func date(_ text: String) -> Date? {
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+        return try? Date(text, strategy: Date.ISO8601FormatStyle().year().month().day())
     }
 }

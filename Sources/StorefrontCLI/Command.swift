@@ -70,8 +70,9 @@ public enum Command: Equatable, Sendable {
     case expire(group: String)
     case renew(group: String)
     case restore
-    /// `Transaction.all`; `pending`: the requests waiting instead.
-    case transactions(pending: Bool)
+    /// `Transaction.all`, newest first: at most `limit`, purchased at or after `since`, after the
+    /// page whose token (`--after`) names transaction `after`; `pending`: the requests waiting instead.
+    case transactions(pending: Bool, limit: Int? = nil, since: Date? = nil, after: Int64? = nil)
     case entitlements
     case consume(productID: String, quantity: Int)
     case reset(ResetScope)

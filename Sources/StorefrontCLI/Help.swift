@@ -72,19 +72,29 @@ struct CommandHelp {
                 Adds no transaction; each restored product is logged in the restored state.
                 """),
         CommandHelp(
-            name: "transactions", usage: "transactions [--pending] [--json]",
+            name: "transactions", usage: "transactions [--limit N] [--since DATE] [--after TOKEN] [--pending] [--json]",
             summary: "The account's transaction history, newest first",
             details: """
                 The account's transactions as the app sees them (Transaction.all), newest first:
                 purchased ones only, and finished consumables only when the setting
                 includeConsumablesInHistory is true (Apple's SKIncludeConsumableInAppPurchaseHistory).
                 Notes mark refunded, upgraded, unfinished and unverified transactions.
+                Written as the store file is read, so the first lines come at once and a history
+                of any length takes the same memory (the text table's columns are as wide as
+                its first 100 rows need).
+                  --limit N       at most N; when more are left, the last line says how to get
+                                  them: More: storefront transactions --after TOKEN …
+                  --since DATE    only those purchased at or after DATE (2026-01-31, or
+                                  2026-01-31T09:30:00Z)
+                  --after TOKEN   the page after the one that ended with TOKEN, like the App Store
+                                  Server API's revision
+                --json adds "hasMore" and "revision" (the token of the next page).
                 A pending purchase is a request, not a transaction: --pending lists the requests
                 waiting for a parent (Ask to Buy: approve or decline) or the user (interrupted:
                 resolve), as Xcode's Transaction Manager shows them ({"requests": [{"id", "productID",
                 "reason", "date"}]} with --json).
                 """,
-            options: ["--pending"]),
+            options: ["--pending", "--limit", "--since", "--after"]),
         CommandHelp(
             name: "approve", usage: "approve TRANSACTION_ID [--json]",
             summary: "Approve an Ask to Buy request, as the parent",

@@ -29,6 +29,10 @@ struct Session {
 
     /// Runs `command` and prints its report as text, or as JSON with `--json`.
     func run(_ command: Command) async throws {
+        // Written as it is read: a history of a million is never held whole.
+        if case .transactions(false, let limit, let since, let after) = command {
+            return try await listTransactions(Page(limit: limit, since: since, after: after))
+        }
         guard let report = try await report(for: command) else { return }
         if invocation.json {
             console.out(report.json.serialized())
@@ -46,7 +50,8 @@ struct Session {
             return try await buy(productID, quantity: quantity, choice: choice, offerID: offerID, appAccountToken: appAccountToken,
                                  offerSigning: signing)
         case .restore: return try await restore()
-        case .transactions(let pending): return try await transactions(pending: pending)
+        case .transactions(let pending, let limit, let since, let after):
+            return pending ? try await pendingRequests() : try await transactionsReport(Page(limit: limit, since: since, after: after))
         case .entitlements: return try await entitlements()
         case .consume(let productID, let quantity): return try await consume(productID, quantity: quantity)
         case .exportKey:

@@ -7,6 +7,7 @@ struct Table {
     var rows: [[String]] = []
 
     init(_ headers: String...) { self.headers = headers }
+    init(_ headers: [String]) { self.headers = headers }
 
     mutating func add(_ cells: String...) { rows.append(cells) }
 

@@ -130,13 +130,12 @@ struct ServerAPI: Sendable {
 
     // MARK: - History
 
-    static func revisionToken(_ id: Int64?) -> String { Base64URL.encode(Array("r:\(id ?? 0)".utf8)) }
+    static func revisionToken(_ id: Int64?) -> String { HistoryRevision.token(after: id) }
 
     static func revision(_ token: String?) throws -> Int64? {
         guard let token else { return nil }
-        guard let bytes = Base64URL.decode(token), let text = String(bytes: bytes, encoding: .utf8), text.hasPrefix("r:"),
-              let id = Int64(text.dropFirst(2)), id >= 0 else { throw APIError.invalidRevision }
-        return id == 0 ? nil : id
+        guard let id = HistoryRevision.id(token) else { throw APIError.invalidRevision }
+        return id
     }
 
     static func date(_ text: String?, error: APIError) throws -> Date? {

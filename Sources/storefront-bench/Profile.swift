@@ -13,7 +13,11 @@ enum Profile {
         case "load":
             _ = try Catalog.load(contentsOf: catalogPath)
         case "seed":
-            _ = try await SyntheticData.seedStore(catalog, transactions: 2_000, at: storePath)
+            // STOREFRONT_BENCH_SEED=N seeds N (the growth section's sizes, timed), 2,000 by default.
+            let count = ProcessInfo.processInfo.environment["STOREFRONT_BENCH_SEED"].flatMap { Int($0) } ?? 2_000
+            let start = ContinuousClock.now
+            let added = try await SyntheticData.seedStore(catalog, transactions: count, at: storePath)
+            print("seeded \(added) in " + String(format: "%.1f s", (ContinuousClock.now - start).seconds))
         case "restore":
             // Seeded first if missing, so a second run under valgrind measures the restore alone.
             if !FileManager.default.fileExists(atPath: storePath) {

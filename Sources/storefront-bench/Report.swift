@@ -28,6 +28,11 @@ enum Report {
              figure.ratio.map { String(format: "%.2f", $0) } ?? "–", figure.goal,
              figure.met.map { $0 ? "yes" : "**no**" } ?? ""]
         }
+        return markdown(header: header, rows: rows)
+    }
+
+    /// A Markdown table with its columns padded to line up as plain text too.
+    static func markdown(header: [String], rows: [[String]]) -> String {
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         func line(_ cells: [String]) -> String {
             "| " + cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }

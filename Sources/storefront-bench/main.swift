@@ -5,7 +5,7 @@ import Foundation
 // Usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N]
 //        storefront-bench --profile load|seed|restore|purchase|paint   (one run of one part, for valgrind --tool=callgrind)
 
-// The bench's own baseline server (figure 7): libmicrohttpd answering 1 KB, in a process of its own.
+// The bench's own baseline server (figure 10): libmicrohttpd answering 1 KB, in a process of its own.
 if CommandLine.arguments.dropFirst().first == "--baseline-server" { ServerBenchmark.baselineServer() }
 
 var options = ["--storefront": ".build/release/storefront", "--work": ".build/bench", "--runs": "5", "--profile": ""]

@@ -25,6 +25,8 @@ struct CommandTableTests {
         guard let placeholder = option.value else { return [] }
         if placeholder == "UUID" { return ["6F1A2B3C-4D5E-4F60-8A7B-9C0D1E2F3A4B"] }
         if placeholder == "SIGNATURE" { return ["header.payload.signature"] }
+        if placeholder == "DATE" { return ["2026-01-31"] }
+        if placeholder == "TOKEN" { return [HistoryRevision.token(after: 2_000_000_001)] }
         return [option.kind == .text ? "1" : sample(option.kind)]
     }
 

@@ -1,0 +1,145 @@
+import Dispatch
+import Foundation
+
+/// Histories of a million transactions for the benchmarks, made in seconds rather than
+/// the hour the purchase path would take: not for apps, not for the tests' flows.
+extension Store {
+    /// For benchmarks and tools, never the app: buys each product of `productIDs` in
+    /// turn, `interval` seconds apart from `start`, and finishes it, all in one SQLite
+    /// transaction (one sync, not one per purchase). Returns how many transactions were added.
+    ///
+    /// Every product but a consumable goes through the purchase rules
+    /// (``commitPurchase(_:quantity:appAccountToken:offerID:pending:outside:at:)``: subscription
+    /// groups, upgrades, the app's records, notifications). A consumable is written as that
+    /// path leaves it — the row priced in the storefront, signed with the store's key (on every
+    /// core), sealed, finished, its balance delivered — without its event-log lines and
+    /// ONE_TIME_CHARGE notification, which a history of a million would otherwise be mostly.
+    package func seedPurchasesForBenchmarks(_ productIDs: [String], from start: Date, interval: TimeInterval) throws -> Int {
+        let db = ledger.db
+        // A bulk load into a file no one else has open: a rollback journal appends new pages
+        // without copying them to a WAL first, and nothing is synced until the end.
+        try db.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF")
+        defer { try? db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL") }
+        return try db.transaction {
+            try ledger.ensureAccount(account, at: start)
+            let environment = try ledger.environment()
+            let signedDate = try currentTime()
+            var templates: [String: Transaction] = [:]
+            var seals = SealAccumulator()
+            var balances: [String: Int] = [:]
+            var added = 0
+            var offset = 0
+            while offset < productIDs.count {
+                let productID = productIDs[offset]
+                guard let item = catalog.product(id: productID) else { throw StoreError.productUnavailable(productID: productID) }
+                let date = start.addingTimeInterval(interval * Double(offset))
+                guard item.type == .consumable else {
+                    let outcome = try commitPurchase(item, quantity: 1, appAccountToken: nil, offerID: nil, pending: nil, at: date)
+                    if case .purchased(let transaction, _) = outcome {
+                        _ = try ledger.markFinished(transaction.id)
+                        try deliver(transaction)
+                        added += 1
+                    }
+                    offset += 1
+                    continue
+                }
+                // A run of consumables, up to the next other product: drafted, signed in parallel, inserted in order.
+                var run: [Transaction] = []
+                var nextID = (try db.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'transactions'") ?? 0) + 1
+                while offset < productIDs.count, run.count < 20_000,
+                      let item = catalog.product(id: productIDs[offset]), item.type == .consumable {
+                    let date = start.addingTimeInterval(interval * Double(offset))
+                    if templates[item.id] == nil {
+                        templates[item.id] = try draftTransaction(item, quantity: 1, appAccountToken: nil, at: date)
+                    }
+                    var transaction = templates[item.id]!
+                    (transaction.id, transaction.originalID) = (nextID, nextID)
+                    (transaction.purchaseDate, transaction.originalPurchaseDate) = (date, date)
+                    (transaction.environment, transaction.isFinished) = (environment, true)
+                    run.append(transaction)
+                    nextID += 1
+                    offset += 1
+                }
+                let signatures = try ledger.signInParallel(run, signedDate: signedDate)
+                for (transaction, jws) in zip(run, signatures) {
+                    try ledger.insertSigned(transaction, jws: jws, seals: &seals)
+                    balances[transaction.productID, default: 0] += transaction.purchasedQuantity
+                    added += 1
+                }
+            }
+            for (productID, amount) in balances.sorted(by: { $0.key < $1.key }) {
+                try ledger.addToBalance(account: account, productID: productID, amount: amount)
+            }
+            try ledger.foldIntoHead(seals)
+            return added
+        }
+    }
+}
+
+extension Ledger {
+    /// Signs each transaction's payload as ``sign(_:bundleID:)`` would, on every core.
+    func signInParallel(_ transactions: [Transaction], signedDate: Date) throws -> [String] {
+        let key = self.key!, bundleID = self.bundleID
+        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<String, VerificationFailure>?>
+            .allocate(capacity: transactions.count)
+        results.initialize(repeating: nil)
+        defer {
+            _ = results.deinitialize()
+            results.deallocate()
+        }
+        let chunk = 256
+        // Each iteration writes its own slots only; the key is only read (see SigningKey).
+        DispatchQueue.concurrentPerform(iterations: (transactions.count + chunk - 1) / chunk) { part in
+            for index in part * chunk..<min(transactions.count, (part + 1) * chunk) {
+                results[index] = Result { () throws(VerificationFailure) in
+                    try key.sign(transactions[index].signedPayload(bundleID: bundleID, signedDate: signedDate))
+                }
+            }
+        }
+        return try results.map { try $0!.get() }
+    }
+
+    /// Inserts a transaction with its id, signature and seal in one statement; its seal is
+    /// folded into `seals`, for ``foldIntoHead(_:)`` once the batch is in.
+    func insertSigned(_ transaction: Transaction, jws: String, seals: inout SealAccumulator) throws(SQLiteError) {
+        // In the order of ``columns``, typed as the columns store them, so the seal is the row's.
+        let values: [any SQLBindable] = [
+            transaction.id, transaction.originalID, transaction.account, transaction.productID,
+            transaction.productType.rawValue, transaction.purchaseDate.milliseconds,
+            transaction.originalPurchaseDate.milliseconds, transaction.expirationDate?.milliseconds,
+            transaction.revocationDate?.milliseconds, transaction.revocationReason?.rawValue, transaction.isUpgraded,
+            transaction.ownershipType.rawValue, transaction.purchasedQuantity, transaction.appAccountToken?.uuidString,
+            transaction.environment.rawValue, transaction.storefront, transaction.currency,
+            DecimalText.format(transaction.price), transaction.reason == .renewal ? Self.renewalReason : "purchase",
+            transaction.subscriptionGroupID, transaction.offerType?.rawValue, transaction.status.rawValue,
+            transaction.isFinished, jws, transaction.pendingReason?.rawValue, transaction.offerID,
+            transaction.offerPaymentMode?.rawValue, transaction.offerPeriod?.description,
+        ]
+        let seal = Self.hmac(key: sealKey, Self.canonicalBytes(values))
+        let sealText = Self.hex(seal)
+        try db.query("INSERT INTO transactions (\(Self.columns)) VALUES (\(Array(repeating: "?", count: values.count + 1).joined(separator: ", ")))",
+                     values + [sealText]) { _ in }
+        seals.add(seal)
+        try saveMark(id: transaction.id, seal: sealText)  // signed here, for this bundle id
+    }
+
+    /// Folds the seals of rows inserted by ``insertSigned(_:jws:seals:)`` into the sealed head.
+    func foldIntoHead(_ seals: SealAccumulator) throws(SQLiteError) {
+        var digest = try headDigest()
+        seals.fold(into: &digest)
+        try saveHead(digest)
+    }
+}
+
+/// The XOR of many rows' seals, kept in memory while a batch is inserted.
+struct SealAccumulator {
+    private var digest = [UInt8](repeating: 0, count: 32)
+
+    mutating func add(_ seal: [UInt8]) {
+        for index in digest.indices where index < seal.count { digest[index] ^= seal[index] }
+    }
+
+    func fold(into other: inout [UInt8]) {
+        for index in other.indices where index < digest.count { other[index] ^= digest[index] }
+    }
+}

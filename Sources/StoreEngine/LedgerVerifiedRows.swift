@@ -1,0 +1,72 @@
+import Foundation
+
+/// Verdicts kept with the store file, so that a row the store has verified (or signed itself)
+/// is not checked again by every process that reads it: a P-256 check is ~0.1 ms, and a
+/// restore of 800 entitlements made 800 of them at each launch.
+///
+/// Sound because a row's seal (LedgerSeals) is an HMAC of every column, the JWS included,
+/// under a key only the private key's holder has: the mark says "the row sealed so verified
+/// for this bundle id under this schema", is itself an HMAC under that key, and is bound to
+/// the seal, so any change to the row (or its seal) leaves it without a mark and it is checked
+/// in full again. A row whose seal or JWS does not verify is refused exactly as before: a
+/// mark is made only when the store signs a row, or keeps one across a change the JWS does
+/// not cover (`finished`). A mark copied to another row, or an old row put back with its old
+/// seal and mark, gains nothing: that JWS verified as it stands.
+extension Ledger {
+    /// New in the file like the indexes, without a schema change: an older build ignores it
+    /// (a row it changes gets a new seal, which has no mark, and is checked in full).
+    static let verifiedRowsTable = """
+        CREATE TABLE IF NOT EXISTS verified_rows (
+            transaction_id INTEGER PRIMARY KEY,      -- by id: a new purchase's mark goes on the last page
+            row_seal TEXT NOT NULL,                  -- the row's seal when its JWS was verified or made
+            mark TEXT NOT NULL                       -- HMAC under the seal key of the verdict, bound to row_seal
+        );
+        """
+
+    /// ``columns`` and the row's mark, if any (for the seal it has now): what verified reads select.
+    static let verifiedColumns = columns + """
+        , (SELECT mark FROM verified_rows WHERE transaction_id = transactions.id AND row_seal = transactions.seal)
+        """
+
+    /// The position of the mark in ``verifiedColumns``.
+    static let markColumn: Int32 = 29
+
+    /// The mark of a row whose seal is `seal`: HMAC of the verdict, the schema (its payload
+    /// rule), the bundle id the payload was checked against, and the seal.
+    func mark(forSeal seal: String) -> String {
+        Self.hex(Self.hmac(key: sealKey, Array("verified\n\(Self.schemaVersion)\n\(bundleID)\n\(seal)".utf8)))
+    }
+
+    /// Whether a row read with ``verifiedColumns`` whose seal was found good carries its mark.
+    func hasMark(_ row: SQLiteDatabase.Row) -> Bool {
+        guard row.columnCount > Self.markColumn, let stored = row.optionalText(Self.markColumn),
+              let seal = row.optionalText(Int32(Self.sealColumn)) else { return false }
+        return stored == mark(forSeal: seal)
+    }
+
+    /// Marks row `id`, sealed `seal`, as verified (replacing the mark of its previous seal).
+    func saveMark(id: Int64, seal: String) throws(SQLiteError) {
+        try db.run("INSERT OR REPLACE INTO verified_rows (transaction_id, row_seal, mark) VALUES (?, ?, ?)",
+                   id, seal, mark(forSeal: seal))
+    }
+
+    /// Whether row `id`, as stored now, is sealed and marked verified: read before a change the
+    /// JWS does not cover (`finished`), so the changed row may keep the verdict. Never carried
+    /// by the seal alone: a row edited under an old seal and mark must not have them renewed.
+    func isMarkedAsStored(_ id: Int64) throws(SQLiteError) -> Bool {
+        var marked = false
+        try db.query("SELECT \(Self.verifiedColumns) FROM transactions WHERE id = ?", [id]) { row in
+            marked = isSealed(row) && hasMark(row)
+        }
+        return marked
+    }
+
+    func forgetMark(id: Int64) throws(SQLiteError) {
+        try db.run("DELETE FROM verified_rows WHERE transaction_id = ?", id)
+    }
+
+    /// Drops the marks of rows there are no more (after a reset deleted rows).
+    func forgetStaleMarks() throws(SQLiteError) {
+        try db.run("DELETE FROM verified_rows WHERE transaction_id NOT IN (SELECT id FROM transactions)")
+    }
+}
