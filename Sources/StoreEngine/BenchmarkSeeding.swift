@@ -115,7 +115,7 @@ extension Ledger {
             transaction.isFinished, jws, transaction.pendingReason?.rawValue, transaction.offerID,
             transaction.offerPaymentMode?.rawValue, transaction.offerPeriod?.description,
         ]
-        let seal = Self.hmac(key: sealKey, Self.canonicalBytes(values))
+        let seal = sealHasher.mac(Self.canonicalBytes(values))
         let sealText = Self.hex(seal)
         try db.query("INSERT INTO transactions (\(Self.columns)) VALUES (\(Array(repeating: "?", count: values.count + 1).joined(separator: ", ")))",
                      values + [sealText]) { _ in }

@@ -40,7 +40,9 @@ final class Ledger {
     /// JWS strings already checked, so a long-running paywall verifies each once.
     var verifiedSignatures: [String: Result<JSON, VerificationFailure>] = [:]
     /// The key of the rows' seals, derived from the signing key (LedgerSeals).
-    var sealKey: [UInt8] = []
+    private(set) var sealKey: [UInt8] = []
+    /// HMAC-SHA256 under ``sealKey``, keyed once: seals and marks (LedgerSeals, LedgerVerifiedRows).
+    private(set) var sealHasher = SealHasher(key: [])
 
     /// Opens the store file at `path`, creating it (and, with `createFolder`,
     /// its folder) when there is none.
@@ -105,6 +107,7 @@ final class Ledger {
         do {
             signingKey = try loadKey()
             sealKey = Self.sealKey(for: signingKey)
+            sealHasher = SealHasher(key: sealKey)
         } catch {
             throw Self.openingFailure(of: path, "has an unusable signing key", error)
         }

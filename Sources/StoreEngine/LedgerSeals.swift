@@ -21,10 +21,15 @@ extension Ledger {
     /// The position of `seal` in ``columns``.
     static let sealColumn = 28
 
+    /// The seal of a row read with ``columns``, by this ledger's keyed hasher.
+    func seal(of row: SQLiteDatabase.Row) -> String {
+        Self.hex(sealHasher.mac(row: row, columns: 0..<Int32(Self.sealColumn)))
+    }
+
     /// Whether a row read with ``columns`` carries its own seal.
     func isSealed(_ row: SQLiteDatabase.Row) -> Bool {
         guard let stored = row.optionalText(Int32(Self.sealColumn)) else { return false }
-        return stored == Self.seal(of: row, key: sealKey)
+        return stored == seal(of: row)
     }
 
     static let brokenSealReason = "the stored record does not match its seal (edited data: status, finished or another column)"
@@ -37,7 +42,7 @@ extension Ledger {
     func reseal(_ id: Int64, verified: Bool = false) throws(SQLiteError) {
         var pair: (old: String?, new: String)?
         try db.query("SELECT \(Self.columns) FROM transactions WHERE id = ?", [id]) { row in
-            pair = (row.optionalText(Int32(Self.sealColumn)), Self.seal(of: row, key: sealKey))
+            pair = (row.optionalText(Int32(Self.sealColumn)), seal(of: row))
         }
         guard let pair else { return }
         if verified { try saveMark(id: id, seal: pair.new) }
@@ -217,7 +222,16 @@ struct CanonicalBytes {
 
     mutating func append(_ number: Int64) {
         bytes.append(UInt8(ascii: "i"))
-        bytes += String(number).utf8
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        // The decimal digits, as String(number) spells them, without making the String.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var (value, count) = (number.magnitude, 0)
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(value % 10)
+                (value, count) = (value / 10, count + 1)
+            } while value > 0
+            bytes += buffer[(20 - count)...]
+        }
         bytes.append(UInt8(ascii: ";"))
     }
 

@@ -34,7 +34,7 @@ extension Ledger {
     /// The mark of a row whose seal is `seal`: HMAC of the verdict, the schema (its payload
     /// rule), the bundle id the payload was checked against, and the seal.
     func mark(forSeal seal: String) -> String {
-        Self.hex(Self.hmac(key: sealKey, Array("verified\n\(Self.schemaVersion)\n\(bundleID)\n\(seal)".utf8)))
+        Self.hex(sealHasher.mac(Array("verified\n\(Self.schemaVersion)\n\(bundleID)\n\(seal)".utf8)))
     }
 
     /// Whether a row read with ``verifiedColumns`` whose seal was found good carries its mark.

@@ -46,15 +46,24 @@ public enum DecimalText {
         var digitsBefore = 0
         var digitsAfter = 0
         var seenPoint = false
-        for (offset, character) in text.enumerated() {
-            switch character {
-            case "-" where offset == 0: continue
-            case "." where !seenPoint: seenPoint = true
-            case "0"..."9": if seenPoint { digitsAfter += 1 } else { digitsBefore += 1 }
+        var negative = false
+        var significand: UInt64 = 0
+        for (offset, byte) in text.utf8.enumerated() {
+            switch byte {
+            case UInt8(ascii: "-") where offset == 0: negative = true
+            case UInt8(ascii: ".") where !seenPoint: seenPoint = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if seenPoint { digitsAfter += 1 } else { digitsBefore += 1 }
+                if digitsBefore + digitsAfter <= 18 { significand = significand * 10 + UInt64(byte - UInt8(ascii: "0")) }
             default: return nil
             }
         }
         guard digitsBefore > 0, !seenPoint || digitsAfter > 0, digitsBefore + digitsAfter <= 30 else { return nil }
+        // Every price: built from its digits, as Decimal(string:) would (which was most of reading a row).
+        if digitsBefore + digitsAfter <= 18 {
+            guard significand != 0 else { return 0 }
+            return Decimal(sign: negative ? .minus : .plus, exponent: -digitsAfter, significand: Decimal(significand))
+        }
         return Decimal(string: text, locale: posix)
     }
 

@@ -20,9 +20,9 @@ extension Session {
         let fallback = try await app.storefront()
         let catalog = store.catalog
         let writer = ListingWriter(json: invocation.json, account: store.account, empty: Self.noTransactions(store.account, page),
-                                   write: console.out)
+                                   write: console.out) { Self.price($0, catalog: catalog, fallback: fallback) }
         let end = try await app.transactions(after: page.after, since: page.since, limit: page.limit) { transaction in
-            writer.add(transaction, price: Self.price(transaction, catalog: catalog, fallback: fallback))
+            writer.add(transaction)
         }
         writer.finish(end, footer: try await footer(end, page))
     }
@@ -89,7 +89,7 @@ extension Session {
     }
 }
 
-/// Writes the listing as the store reads it. The store's executor calls ``add(_:price:)`` for
+/// Writes the listing as the store reads it. The store's executor calls ``add(_:)`` for
 /// each transaction in turn (never two at once), then the session calls ``finish(_:footer:)``.
 /// Output goes out in blocks of about 64 KB, the first at once.
 final class ListingWriter: @unchecked Sendable {
@@ -98,6 +98,10 @@ final class ListingWriter: @unchecked Sendable {
     /// The line that says there is nothing to list.
     private let empty: String
     private let write: @Sendable (String) -> Void
+    /// A transaction's price as shown, made once for each storefront and amount (formatting a
+    /// currency was a tenth of a listing's time).
+    private let price: (Transaction) -> String
+    private var prices: [String: [Decimal: String]] = [:]
     private var block: [String] = []
     private var blockBytes = 0
     private var count = 0
@@ -108,14 +112,16 @@ final class ListingWriter: @unchecked Sendable {
     private var previous: String?
     static let widthRows = 100
 
-    init(json: Bool, account: String, empty: String, write: @escaping @Sendable (String) -> Void) {
+    init(json: Bool, account: String, empty: String, write: @escaping @Sendable (String) -> Void,
+         price: @escaping (Transaction) -> String) {
+        self.price = price
         self.json = json
         self.account = account
         self.empty = empty
         self.write = write
     }
 
-    func add(_ transaction: Transaction, price: String) {
+    func add(_ transaction: Transaction) {
         count += 1
         if json {
             if count == 1 {
@@ -126,7 +132,9 @@ final class ListingWriter: @unchecked Sendable {
             if let previous { line("    " + previous + ",") }
             previous = transaction.json.serialized(nestedAt: 4)
         } else {
-            let cells = Session.cells(transaction, price: price).map(TerminalText.sanitized)
+            let shown = prices[transaction.storefront]?[transaction.price] ?? price(transaction)
+            prices[transaction.storefront, default: [:]][transaction.price] = shown
+            let cells = Session.cells(transaction, price: shown).map(TerminalText.sanitized)
             if widths == nil {
                 waiting.append(cells)
                 if waiting.count == Self.widthRows {

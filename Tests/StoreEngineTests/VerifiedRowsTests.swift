@@ -102,4 +102,24 @@ struct VerifiedRowsTests {
             #expect(try SQLiteDatabase(path: fixture.path, create: false).scalar("SELECT count(*) FROM verified_rows") == 0)
         }
     }
+
+    @Test("the keyed hasher gives the seal and HMAC of RFC 2104 that the doctor and older builds compute")
+    func hasherMatchesTheSeal() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            try await store.finish(try await buy(store, "pro"))
+            _ = try await buy(store, "faces")
+            let ledger = try Ledger(path: fixture.path, bundleID: fixture.catalog.bundleID)
+            var rows = 0
+            try ledger.db.query("SELECT \(Ledger.columns) FROM transactions", []) { row in
+                #expect(ledger.seal(of: row) == Ledger.seal(of: row, key: ledger.sealKey))
+                #expect(ledger.isSealed(row))
+                rows += 1
+            }
+            #expect(rows == 2)
+            for message in [[], Array("head\n00".utf8), Array(repeating: UInt8(7), count: 5000)] {
+                #expect(ledger.sealHasher.mac(message) == Ledger.hmac(key: ledger.sealKey, message))
+            }
+        }
+    }
 }
