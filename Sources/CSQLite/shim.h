@@ -1,7 +1,22 @@
 #ifndef STOREFRONT_CSQLITE_SHIM_H
 #define STOREFRONT_CSQLITE_SHIM_H
 #include <sqlite3.h>
+#include <string.h>
 
 /// SQLITE_TRANSIENT does not import into Swift: it is a cast of -1 to a function pointer.
 static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
+
+/// Counts this connection's inserts, updates and deletes of rows of the table `transactions`
+/// in `*counter`, which must outlive the connection: what caches of its reads are keyed by.
+static void csqlite_count_transaction_changes(void *counter, int operation, const char *database, const char *table,
+                                              sqlite3_int64 rowid) {
+    (void)operation; (void)database; (void)rowid;
+    if (table[0] == 't' && strcmp(table, "transactions") == 0) { ++*(long long *)counter; }
+}
+/// A rollback may undo changes counted already, or reads made inside the transaction: counted too.
+static void csqlite_count_rollback(void *counter) { ++*(long long *)counter; }
+static inline void csqlite_count_changes_to_transactions(sqlite3 *db, long long *counter) {
+    sqlite3_update_hook(db, csqlite_count_transaction_changes, counter);
+    sqlite3_rollback_hook(db, csqlite_count_rollback, counter);
+}
 #endif

@@ -37,6 +37,8 @@ final class Ledger {
     var signingTime: () throws -> Date = { Date() }
     /// The app's bundle id, for signed payloads (without a catalog, the file's own: ``adoptSignedBundleID()``).
     var bundleID: String
+    /// Verified reads of the `transactions` table, while it is unchanged (LedgerTransactions).
+    var readCache = ReadCache()
     /// JWS strings already checked, so a long-running paywall verifies each once.
     var verifiedSignatures: [String: Result<JSON, VerificationFailure>] = [:]
     /// The key of the rows' seals, derived from the signing key (LedgerSeals).

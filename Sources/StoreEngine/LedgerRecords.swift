@@ -72,6 +72,16 @@ extension Ledger {
                     originalID, as: transaction).first
     }
 
+    /// The newest transaction of a subscription, its dates only (no signature checked): whether
+    /// a renewal is due.
+    func latestTerm(originalID: Int64) throws(SQLiteError) -> (revocationDate: Date?, expirationDate: Date?)? {
+        try db.rows("""
+            SELECT revocation_date, expiration_date FROM transactions
+            WHERE original_id = ? AND status = 'purchased' ORDER BY id DESC LIMIT 1
+            """, originalID) { ($0.optionalInt64(0).map(Date.init(milliseconds:)), $0.optionalInt64(1).map(Date.init(milliseconds:))) }
+            .first
+    }
+
     /// The newest `limit` periods of a subscription, newest first, without their signatures:
     /// what the day of the month and a running offer are worked out from.
     func subscriptionLinks(originalID: Int64, limit: Int) throws(SQLiteError) -> [SubscriptionLink] {
@@ -104,8 +114,12 @@ extension Ledger {
     // MARK: - App side
 
     func recordOwned(account: String, productID: String, transactionID: Int64) throws(SQLiteError) {
-        try db.run("INSERT OR REPLACE INTO app_owned (account, product_id, transaction_id) VALUES (?, ?, ?)",
-                   account, productID, transactionID)
+        // Unchanged rows are not written again: a restore of what the app has already writes its log only.
+        try db.run("""
+            INSERT INTO app_owned (account, product_id, transaction_id) VALUES (?, ?, ?)
+            ON CONFLICT (account, product_id) DO UPDATE SET transaction_id = excluded.transaction_id
+            WHERE transaction_id != excluded.transaction_id
+            """, account, productID, transactionID)
     }
 
     /// The app forgets what a revoked transaction granted (it arrived as an update).

@@ -52,7 +52,7 @@ extension Ledger {
         return try verifiedTransactions("""
             SELECT \(Self.verifiedColumns) FROM transactions WHERE \(terms.joined(separator: " AND "))
             ORDER BY id \(query.ascending ? "ASC" : "DESC") LIMIT ?
-            """, parameters)
+            """, parameters, reusable: true)
     }
 
     // MARK: - Notifications

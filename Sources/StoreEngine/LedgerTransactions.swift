@@ -31,7 +31,22 @@ extension Ledger {
     /// The rows of a query of `columns`, each verified. Signatures not seen before are
     /// checked first, on every core at once: one P-256 check costs about 0.1 ms, so a
     /// few hundred of them would otherwise dominate a restore or the paywall's first load.
-    func verifiedTransactions(_ sql: String, _ parameters: [any SQLBindable]) throws(SQLiteError) -> [Transaction] {
+    ///
+    /// With `reusable` (a query of the `transactions` table alone), the read is kept while that
+    /// table is as it was (no commit by another process, no change by this one): a restore
+    /// followed by `currentEntitlements`, or a paywall looking again, verifies the same rows once.
+    func verifiedTransactions(_ sql: String, _ parameters: [any SQLBindable], reusable: Bool = false) throws(SQLiteError)
+        -> [Transaction] {
+        guard reusable else { return try readVerifiedTransactions(sql, parameters) }
+        let state = ReadCache.State(dataVersion: try dataVersion(), generation: db.transactionsGeneration)
+        let key = ReadCache.key(sql, parameters)
+        if let kept = readCache.lookup(key, state) { return kept }
+        let read = try readVerifiedTransactions(sql, parameters)
+        readCache.keep(read, for: key, state)
+        return read
+    }
+
+    private func readVerifiedTransactions(_ sql: String, _ parameters: [any SQLBindable]) throws(SQLiteError) -> [Transaction] {
         var transactions: [Transaction] = []
         var checks: [Check] = []
         try db.query(sql, parameters) { row in
@@ -210,10 +225,10 @@ extension Ledger {
     func transactions(account: String, productID: String? = nil, limit: Int? = nil) throws(SQLiteError) -> [Transaction] {
         if let productID {
             return try verifiedTransactions("SELECT \(Self.verifiedColumns) FROM transactions WHERE account = ? AND product_id = ? ORDER BY id DESC",
-                                            [account, productID])
+                                            [account, productID], reusable: true)
         }
         return try verifiedTransactions("SELECT \(Self.verifiedColumns) FROM transactions WHERE account = ? ORDER BY id DESC LIMIT ?",
-                                        [account, limit ?? -1])
+                                        [account, limit ?? -1], reusable: true)
     }
 
     /// `Transaction.all`: the account's purchased transactions, newest first — never a pending
@@ -222,7 +237,7 @@ extension Ledger {
     func appTransactions(account: String, includeFinishedConsumables: Bool, limit: Int?) throws(SQLiteError) -> [Transaction] {
         let (sql, parameters) = Self.appHistoryQuery(account: account, includeFinishedConsumables: includeFinishedConsumables,
                                                      before: nil, since: nil, limit: limit)
-        return try verifiedTransactions(sql, parameters)
+        return try verifiedTransactions(sql, parameters, reusable: true)
     }
 
     /// Whether the account ever bought a subscription of the group (a row is enough: no signature to check).
@@ -238,7 +253,7 @@ extension Ledger {
         try verifiedTransactions("""
             SELECT \(Self.verifiedColumns) FROM transactions
             WHERE account = ? AND status = 'purchased' AND finished = 0 ORDER BY id
-            """, [account])
+            """, [account], reusable: true)
     }
 
     /// The newest transaction of each product that is not a consumable, for
@@ -251,7 +266,7 @@ extension Ledger {
                            AND revocation_date IS NULL AND is_upgraded = 0
                          GROUP BY product_id)
             ORDER BY id
-            """, [account])
+            """, [account], reusable: true)
     }
 
     /// The transactions that granted the app's owned products (any account's ids the

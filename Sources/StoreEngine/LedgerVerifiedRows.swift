@@ -70,3 +70,42 @@ extension Ledger {
         try db.run("DELETE FROM verified_rows WHERE transaction_id NOT IN (SELECT id FROM transactions)")
     }
 }
+
+/// The last few verified reads of the `transactions` table, kept while the table is unchanged:
+/// no other connection has committed (`PRAGMA data_version`) and this one has changed no row
+/// of it (``SQLiteDatabase/transactionsGeneration``). Small results only, a few of them.
+struct ReadCache {
+    struct State: Equatable {
+        var dataVersion: Int64
+        var generation: Int64
+    }
+
+    private var state: State?
+    private var reads: [String: [Transaction]] = [:]
+    static let maximumRows = 5_000
+    static let maximumReads = 16
+
+    static func key(_ sql: String, _ parameters: [any SQLBindable]) -> String {
+        parameters.reduce(sql) { key, parameter in
+            switch parameter.sqlValue {
+            case .null: key + "\u{0}n"
+            case .integer(let value): key + "\u{0}i\(value)"
+            case .real(let value): key + "\u{0}r\(value)"
+            case .text(let value): key + "\u{0}t" + value
+            }
+        }
+    }
+
+    func lookup(_ key: String, _ now: State) -> [Transaction]? {
+        state == now ? reads[key] : nil
+    }
+
+    mutating func keep(_ read: [Transaction], for key: String, _ now: State) {
+        if state != now {
+            reads = [:]
+            state = now
+        }
+        guard read.count <= Self.maximumRows, reads.count < Self.maximumReads else { return }
+        reads[key] = read
+    }
+}

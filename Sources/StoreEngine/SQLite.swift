@@ -40,6 +40,10 @@ extension Optional: SQLBindable where Wrapped: SQLBindable {
 final class SQLiteDatabase {
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    /// Changes this connection made to rows of `transactions`, and rollbacks (SQLite's update and
+    /// rollback hooks count them; ``execute(_:)`` adds one for any statement naming the table or
+    /// rolling back to a savepoint, which the hooks do not see).
+    private let transactionChanges = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
     /// A zero-length C string, bound for an empty Swift string.
     nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar> = UnsafePointer(strdup("")!)
 
@@ -58,12 +62,19 @@ final class SQLiteDatabase {
             throw error
         }
         sqlite3_extended_result_codes(handle, 1)
+        transactionChanges.initialize(to: 0)
+        csqlite_count_changes_to_transactions(handle, transactionChanges)
     }
 
     deinit {
         for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)
+        transactionChanges.deallocate()
     }
+
+    /// Changes with every change this connection makes to the `transactions` table: with
+    /// `PRAGMA data_version` (other connections' commits), whether a read of it may be reused.
+    var transactionsGeneration: Int64 { transactionChanges.pointee }
 
     private func error(_ status: Int32) -> SQLiteError {
         Self.error(status, handle)
@@ -100,6 +111,8 @@ final class SQLiteDatabase {
 
     /// Runs one or more statements that take no parameters.
     func execute(_ sql: String) throws(SQLiteError) {
+        // `DELETE FROM transactions` without a WHERE is SQLite's truncate, which the update hook does not see.
+        if sql.contains("transactions") || sql.contains("ROLLBACK") { transactionChanges.pointee += 1 }
         let status = sqlite3_exec(handle, sql, nil, nil, nil)
         guard status == SQLITE_OK else { throw error(status) }
     }

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+@testable import StoreEngine
+
+/// A verified read of the `transactions` table is reused only while the table is unchanged.
+@Suite("read cache: reused while the table is unchanged")
+struct ReadCacheTests {
+    @Test("another process's commit, this one's change, a truncate and a rollback are each seen by the next read")
+    func everyChangeIsSeen() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let pro = try await buy(store, "pro")
+            let faces = try await buy(store, "faces")
+            let ledger = try Ledger(path: fixture.path, bundleID: fixture.catalog.bundleID)
+            func ids() throws -> [Int64] { try ledger.transactions(account: Store.defaultAccount).map(\.id) }
+            #expect(try ids() == [faces.id, pro.id])
+            #expect(try ids() == [faces.id, pro.id], "read again, unchanged")
+
+            // Another connection commits: PRAGMA data_version moves.
+            try SQLiteDatabase(path: fixture.path, create: false).run("DELETE FROM transactions WHERE id = ?", faces.id)
+            #expect(try ids() == [pro.id])
+
+            // A change inside a transaction that rolls back: the read made inside it is not kept.
+            struct Undo: Error {}
+            _ = try? ledger.db.transaction { () throws -> Void in
+                try ledger.db.run("DELETE FROM transactions WHERE id = ?", pro.id)
+                #expect(try ids() == [])
+                throw Undo()
+            }
+            #expect(try ids() == [pro.id])
+
+            // This connection's own change, and a DELETE without WHERE (SQLite's truncate, unseen by its hook).
+            try ledger.db.run("UPDATE transactions SET quantity = 2 WHERE id = ?", pro.id)
+            #expect(try ledger.transactions(account: Store.defaultAccount).first?.purchasedQuantity == 2)
+            try ledger.db.execute("DELETE FROM transactions")
+            #expect(try ids() == [])
+        }
+    }
+}
