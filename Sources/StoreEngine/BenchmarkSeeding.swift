@@ -62,7 +62,8 @@ extension Store {
                 }
                 let signatures = try ledger.signInParallel(run, signedDate: signedDate)
                 for (transaction, jws) in zip(run, signatures) {
-                    try ledger.insertSigned(transaction, jws: jws, seals: &seals)
+                    let seal = try ledger.insertRow(transaction, jws: jws, seals: &seals)
+                    try ledger.saveMark(id: transaction.id, seal: seal)  // signed here, for this bundle id
                     balances[transaction.productID, default: 0] += transaction.purchasedQuantity
                     added += 1
                 }
@@ -99,31 +100,7 @@ extension Ledger {
         return try results.map { try $0!.get() }
     }
 
-    /// Inserts a transaction with its id, signature and seal in one statement; its seal is
-    /// folded into `seals`, for ``foldIntoHead(_:)`` once the batch is in.
-    func insertSigned(_ transaction: Transaction, jws: String, seals: inout SealAccumulator) throws(SQLiteError) {
-        // In the order of ``columns``, typed as the columns store them, so the seal is the row's.
-        let values: [any SQLBindable] = [
-            transaction.id, transaction.originalID, transaction.account, transaction.productID,
-            transaction.productType.rawValue, transaction.purchaseDate.milliseconds,
-            transaction.originalPurchaseDate.milliseconds, transaction.expirationDate?.milliseconds,
-            transaction.revocationDate?.milliseconds, transaction.revocationReason?.rawValue, transaction.isUpgraded,
-            transaction.ownershipType.rawValue, transaction.purchasedQuantity, transaction.appAccountToken?.uuidString,
-            transaction.environment.rawValue, transaction.storefront, transaction.currency,
-            DecimalText.format(transaction.price), transaction.reason == .renewal ? Self.renewalReason : "purchase",
-            transaction.subscriptionGroupID, transaction.offerType?.rawValue, transaction.status.rawValue,
-            transaction.isFinished, jws, transaction.pendingReason?.rawValue, transaction.offerID,
-            transaction.offerPaymentMode?.rawValue, transaction.offerPeriod?.description,
-        ]
-        let seal = sealHasher.mac(Self.canonicalBytes(values))
-        let sealText = Self.hex(seal)
-        try db.query("INSERT INTO transactions (\(Self.columns)) VALUES (\(Array(repeating: "?", count: values.count + 1).joined(separator: ", ")))",
-                     values + [sealText]) { _ in }
-        seals.add(seal)
-        try saveMark(id: transaction.id, seal: sealText)  // signed here, for this bundle id
-    }
-
-    /// Folds the seals of rows inserted by ``insertSigned(_:jws:seals:)`` into the sealed head.
+    /// Folds the seals of rows inserted by ``insertRow(_:jws:seals:)`` into the sealed head.
     func foldIntoHead(_ seals: SealAccumulator) throws(SQLiteError) {
         var digest = try headDigest()
         seals.fold(into: &digest)

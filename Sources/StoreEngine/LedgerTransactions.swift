@@ -185,42 +185,6 @@ extension Ledger {
             offerPeriod: row.optionalText(27).flatMap(ISODuration.init))
     }
 
-    /// Stores a new transaction and returns it with its id (and, for a first
-    /// purchase, its `originalID`) filled in.
-    /// The transaction takes the store's `environment` setting as it is recorded.
-    func insert(_ transaction: Transaction) throws(SQLiteError) -> Transaction {
-        var stored = transaction
-        stored.environment = try environment()
-        try db.run("""
-            INSERT INTO transactions (original_id, account, product_id, product_type, purchase_date,
-                original_purchase_date, expiration_date, revocation_date, revocation_reason, is_upgraded,
-                ownership_type, quantity, app_account_token, environment, storefront, currency, price,
-                reason, subscription_group_id, offer_type, status, finished, pending_reason, offer_id,
-                offer_discount_type, offer_period)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            transaction.originalID, transaction.account, transaction.productID, transaction.productType.rawValue,
-            transaction.purchaseDate.milliseconds, transaction.originalPurchaseDate.milliseconds,
-            transaction.expirationDate?.milliseconds, transaction.revocationDate?.milliseconds,
-            transaction.revocationReason?.rawValue, transaction.isUpgraded, transaction.ownershipType.rawValue,
-            transaction.purchasedQuantity, transaction.appAccountToken?.uuidString,
-            stored.environment.rawValue, transaction.storefront, transaction.currency,
-            DecimalText.format(transaction.price), transaction.reason == .renewal ? Self.renewalReason : "purchase",
-            transaction.subscriptionGroupID,
-            transaction.offerType?.rawValue, transaction.status.rawValue, transaction.isFinished,
-            transaction.pendingReason?.rawValue, transaction.offerID, transaction.offerPaymentMode?.rawValue,
-            transaction.offerPeriod?.description)
-        stored.id = try db.scalar("SELECT last_insert_rowid()") ?? 0
-        if stored.originalID == 0 {
-            stored.originalID = stored.id
-            try db.run("UPDATE transactions SET original_id = id WHERE id = ?", stored.id)
-        }
-        if stored.status == .purchased { try sign(stored.id) }
-        try reseal(stored.id)
-        // Read back, so the caller gets what the file keeps (dates to the millisecond), not the draft.
-        return try self.transaction(id: stored.id) ?? stored
-    }
-
     /// The account's transactions, newest first; optionally of one product only, or only the newest `limit`.
     func transactions(account: String, productID: String? = nil, limit: Int? = nil) throws(SQLiteError) -> [Transaction] {
         if let productID {

@@ -33,6 +33,9 @@ struct VerifiedRowsTests {
             try await store.finish(pro)
             #expect(try markCount(fixture.path, seal: try seal(fixture.path, pro.id)) == 1, "the finished row keeps its mark")
             #expect(try await fixture.open().transaction(id: pro.id).verification == .verified)
+            // Without its mark, the row is checked in full: what was signed is what the row says.
+            try edit(fixture.path, "DELETE FROM verified_rows")
+            #expect(try await fixture.open().transaction(id: pro.id).verification == .verified)
             try edit(fixture.path, "UPDATE transactions SET product_id = 'pass', product_type = 'nonRenewable' WHERE id = \(pro.id)")
             guard case .unverified(let reason) = try await fixture.open().transaction(id: pro.id).verification else {
                 Issue.record("a row edited after its mark verified")
