@@ -46,6 +46,14 @@ public struct Product: Sendable, Hashable, Identifiable {
     }
 }
 
+extension CatalogProduct {
+    /// What it costs in `storefront`: its price there, else its base price. (Without the
+    /// display text, whose currency formatting is the costly part of pricing a product.)
+    public func price(in storefront: Storefront) -> Decimal {
+        prices[storefront.countryCode] ?? price
+    }
+}
+
 extension Catalog {
     /// The catalog's products on offer in `storefront`, as seen there, in display order.
     public func products(in storefront: Storefront) -> [Product] {
@@ -69,7 +77,7 @@ extension Catalog {
     private func product(from item: CatalogProduct, in storefront: Storefront,
                          displayPrice: (Decimal) -> String) -> Product {
         let text = item.localization(for: storefront.locale)
-        let price = item.prices[storefront.countryCode] ?? item.price
+        let price = item.price(in: storefront)
         let subscription = item.subscription.map { terms in
             Product.SubscriptionInfo(
                 subscriptionGroupID: terms.groupID,

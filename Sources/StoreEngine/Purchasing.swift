@@ -28,8 +28,20 @@ extension Store {
     func purchaseAndFinish(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
                            offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
                            choice: PurchaseChoice? = nil) async throws -> AppPurchase {
+        // Delivered and finished in the purchase's own write: one sync to disk, not two. The purchase
+        // stands if delivering fails (the finish is a savepoint of its own, rolled back alone).
+        var delivered: Result<Transaction, Undelivered>?
         let outcome = try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken,
-                                             offerID: offerID, offerSignature: offerSignature, choice: choice)
+                                             offerID: offerID, offerSignature: offerSignature, choice: choice) { [self] made in
+            guard case .purchased(let transaction, _) = made, transaction.simulatedVerificationError == nil else { return }
+            do {
+                guard try value(.finishTransactions) else { return }
+                try finish(transaction)
+                delivered = .success(try ledger.transaction(id: transaction.id) ?? transaction)
+            } catch {
+                delivered = .failure(Undelivered(warning: Self.undelivered(transaction, error)))
+            }
+        }
         switch outcome {
         case .pending, .userCancelled:
             return AppPurchase(outcome: outcome, isFinished: false)
@@ -47,17 +59,22 @@ extension Store {
             if let error = transaction.simulatedVerificationError {
                 throw StoreError.failedVerification(error, transactionID: transaction.id)
             }
-            // Committed: from here on the purchase is made, whatever fails next. Its result is the
-            // commit's result; a failure to deliver leaves it unfinished, delivered at the next launch.
-            do {
-                guard try value(.finishTransactions) else { return AppPurchase(outcome: outcome, isFinished: false) }
-                try finish(transaction)
-                let delivered = try ledger.transaction(id: transaction.id) ?? transaction
-                return AppPurchase(outcome: .purchased(delivered, change: change), isFinished: true)
-            } catch {
-                return AppPurchase(outcome: outcome, isFinished: false, warning: Self.undelivered(transaction, error))
+            // Committed: the purchase is made, whatever failed after it. Its result is the commit's
+            // result; a failure to deliver left it unfinished, delivered at the next launch.
+            switch delivered {
+            case .success(let transaction)?:
+                return AppPurchase(outcome: .purchased(transaction, change: change), isFinished: true)
+            case .failure(let undelivered)?:
+                return AppPurchase(outcome: outcome, isFinished: false, warning: undelivered.warning)
+            case nil:
+                return AppPurchase(outcome: outcome, isFinished: false)  // finishTransactions is false
             }
         }
+    }
+
+    /// A purchase made, and why it could not be delivered and finished.
+    struct Undelivered: Error {
+        var warning: String
     }
 
     /// The warning for a purchase made but not delivered.
@@ -74,9 +91,11 @@ extension Store {
                                outside: true)
     }
 
+    /// `finishing` runs inside the purchase's write transaction once a purchase succeeded, before it commits.
     func makePurchase(_ productID: String, quantity: Int, appAccountToken: UUID?, offerID: String?,
                       offerSignature: PromotionalOfferSignature? = nil,
-                      choice chosen: PurchaseChoice?, outside: Bool = false) async throws -> PurchaseOutcome {
+                      choice chosen: PurchaseChoice?, outside: Bool = false,
+                      finishing: (PurchaseOutcome) -> Void = { _ in }) async throws -> PurchaseOutcome {
         if !outside { try await simulateLatency() }
         // This account's renewals only: another's long catch-up must not hold up a purchase.
         try processRenewals(onlyAccount: account)
@@ -148,8 +167,10 @@ extension Store {
                 return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
                                                    offerID: offerID, pending: .interrupted, at: date))
             case .succeed:
-                return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
-                                                   offerID: offerID, pending: nil, outside: outside, at: date))
+                let made = try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
+                                              offerID: offerID, pending: nil, outside: outside, at: date)
+                finishing(made)
+                return .success(made)
             }
         }
         return try outcome.get()
@@ -324,14 +345,13 @@ extension Store {
     func draftTransaction(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, offerID: String? = nil,
                                   at date: Date) throws -> Transaction {
         let storefront = try storefront()
-        let product = catalog.product(from: item, in: storefront)
         var transaction = Transaction(
             id: 0, originalID: 0, productID: item.id, productType: item.type,
             purchaseDate: date, originalPurchaseDate: date, expirationDate: nil,
             revocationDate: nil, revocationReason: nil, isUpgraded: false, ownershipType: .purchased,
             purchasedQuantity: quantity, appAccountToken: appAccountToken, environment: .xcode,
             storefront: storefront.countryCode, currency: storefront.currency,
-            price: product.price * Decimal(quantity), reason: .purchase,
+            price: item.price(in: storefront) * Decimal(quantity), reason: .purchase,
             subscriptionGroupID: item.subscription?.groupID, offerType: nil,
             account: account, status: .purchased, isFinished: false)
 

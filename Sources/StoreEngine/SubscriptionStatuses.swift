@@ -44,7 +44,7 @@ extension Store {
                 autoRenewPreference: record.autoRenewProductID, willAutoRenew: record.willAutoRenew && state != .revoked,
                 renewalDate: latest.expirationDate, recentSubscriptionStartDate: start,
                 environment: latest.environment, currency: storefront.currency,
-                renewalPrice: renewing.map { catalog.product(from: $0, in: storefront).price } ?? latest.price)
+                renewalPrice: renewing.map { $0.price(in: storefront) } ?? latest.price)
             if let offer = try renewalOffer(after: latest, record: record) {
                 (info.renewalPrice, info.offerType, info.offerID) = (offer.price, offer.type, offer.id)
                 info.offerPaymentMode = offer.mode

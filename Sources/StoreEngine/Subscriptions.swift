@@ -214,7 +214,7 @@ extension Store {
         (transaction.reason, transaction.isFinished, transaction.isUpgraded) = (.renewal, false, false)
         (transaction.storefront, transaction.currency) = (storefront.countryCode, storefront.currency)
         (transaction.revocationDate, transaction.revocationReason) = (nil, nil)
-        transaction.price = catalog.product(from: item, in: storefront).price
+        transaction.price = item.price(in: storefront)
         transaction.expirationDate = try renewalEnd(after: start, period: terms.period, latest: latest)
         (transaction.offerType, transaction.offerID) = (nil, nil)
         transaction.applyOffer(mode: nil, period: nil, count: 0)
