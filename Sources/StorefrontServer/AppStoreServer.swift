@@ -10,6 +10,7 @@ public final class AppStoreServer: @unchecked Sendable {
     let http: HTTPServer
     let sender: NotificationSender
     var delivery: Task<Void, Never>?
+    var watcher: StoreFileWatcher?
 
     /// - Parameters:
     ///   - log: a line per delivery attempt.
@@ -26,7 +27,9 @@ public final class AppStoreServer: @unchecked Sendable {
     public func start(listen address: ListenAddress) throws -> UInt16 {
         try http.start(address)
         let sender = sender
-        delivery = Task.detached { await sender.run() }
+        let watcher = StoreFileWatcher(storePath: store.path)
+        self.watcher = watcher
+        delivery = Task.detached { await sender.run(watcher: watcher) }
         return http.port
     }
 
@@ -34,7 +37,9 @@ public final class AppStoreServer: @unchecked Sendable {
     public func stop() async {
         http.stop()
         delivery?.cancel()
+        watcher?.wakeup.signal()  // the loop sees the cancellation now, not at its next round
         await delivery?.value
+        watcher?.stop()
     }
 }
 

@@ -27,12 +27,16 @@ final class NotificationSender: @unchecked Sendable {
     }
 
     /// Makes what the clock has made due and sends what waits, until cancelled: a round every
-    /// `interval`, and at once when another process has recorded a notification (looked for
-    /// every `wake`: one indexed read), so a purchase's notification leaves within milliseconds.
-    func run(interval: Duration = .milliseconds(100), wake: Duration = .milliseconds(5)) async {
+    /// `interval`, and at once when a notification has been recorded (one indexed read tells).
+    /// With `watcher`, it looks when the store file is written: closely for a few milliseconds
+    /// (a commit is seen being written before it is synced and visible), then not until the next
+    /// write or round. Without one, every `wake`.
+    func run(interval: Duration = .milliseconds(100), wake: Duration = .milliseconds(5),
+             watcher: StoreFileWatcher? = nil) async {
         let clock = ContinuousClock()
         var newest: Int64 = -1
         var lastRound = clock.now - interval
+        var lastWrite = clock.now - interval
         while !Task.isCancelled {
             let head = (try? await face.newestNotificationID()) ?? newest
             if head != newest || clock.now - lastRound >= interval {
@@ -41,9 +45,20 @@ final class NotificationSender: @unchecked Sendable {
                 let targets = urls.isEmpty ? ((try? await face.receivers())?.map(\.url) ?? []) : urls
                 for url in targets { await deliver(to: url) }
             }
-            try? await Task.sleep(for: wake)
+            guard let watcher else {
+                try? await Task.sleep(for: wake)
+                continue
+            }
+            if clock.now - lastWrite < Self.afterWrite {
+                try? await Task.sleep(for: .microseconds(250))
+            } else if await watcher.wakeup.wait(timeout: interval - (clock.now - lastRound)) {
+                lastWrite = clock.now
+            }
         }
     }
+
+    /// How long after a write to the store file the sender keeps looking closely.
+    static let afterWrite: Duration = .milliseconds(10)
 
     /// Sends every notification due for `url`, oldest first, stopping at the first failure.
     func deliver(to url: String) async {

@@ -118,8 +118,9 @@ struct ServerAPI: Sendable {
 
     func transaction(_ text: String) async throws -> Transaction {
         let id = try Self.transactionID(text)
-        guard try await face.account(owning: id) != nil, let found = try? await face.transaction(anyAccountID: id),
-              found.jwsRepresentation != nil else { throw APIError.transactionNotFound }
+        // One read: a transaction found has its account (no separate look-up of the customer).
+        guard let found = try? await face.transaction(anyAccountID: id), found.jwsRepresentation != nil
+        else { throw APIError.transactionNotFound }
         return found
     }
 
