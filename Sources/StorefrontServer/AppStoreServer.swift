@@ -17,8 +17,9 @@ public final class AppStoreServer: @unchecked Sendable {
     public init(store: Store, notifyURLs: [String], log: @escaping @Sendable (String) -> Void) {
         self.store = store
         let face = store.appStore
-        let api = ServerAPI(face: face, auth: BearerAuthenticator(face: face, now: Date.init))
-        http = HTTPServer { request in blocking { await api.respond(request) } }
+        let api = ServerAPI(face: face, auth: BearerAuthenticator(face: face, now: Date.init),
+                            answers: AnswerCache(storePath: store.path))
+        http = HTTPServer { request in api.cachedAnswer(request) ?? blocking { await api.respond(request) } }
         sender = NotificationSender(face: face, urls: notifyURLs, log: log)
     }
 

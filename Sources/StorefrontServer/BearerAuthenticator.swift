@@ -16,18 +16,35 @@ struct BearerAuthenticator: Sendable {
     let now: @Sendable () -> Date
     let verified = VerifiedTokens()
 
-    func isAuthorized(_ header: String?) async -> Bool {
-        guard let header, header.hasPrefix("Bearer ") else { return false }
-        let token = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+    /// The token of an `Authorization: Bearer …` header.
+    static func token(_ header: String?) -> String? {
+        guard let header, header.hasPrefix("Bearer ") else { return nil }
+        // Spaces and tabs trimmed byte by byte (Foundation's trimming bridged every token to NSString).
+        let bytes = header.utf8.dropFirst("Bearer ".count).drop { $0 == 0x20 || $0 == 0x09 }
+        return String(decoding: bytes.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed(), as: UTF8.self)
+    }
+
+    /// A token checked before and not expired.
+    func known(_ token: String) -> VerifiedTokens.Token? {
+        guard let known = verified.lookup(token), known.expires > now().timeIntervalSince1970 else { return nil }
+        return known
+    }
+
+    /// Whether the header carries a good token; `keysRead` gets the keys looked up, for the answer cache.
+    func isAuthorized(_ header: String?, keysRead: ([APIKey]) -> Void = { _ in }) async -> Bool {
+        guard let token = Self.token(header) else { return false }
         let now = now().timeIntervalSince1970
         if let known = verified.lookup(token) {
             guard known.expires > now, let keys = try? await face.apiKeys() else { return false }
+            keysRead(keys)
             return keys.contains { $0.keyID == known.keyID && $0.issuerID == known.issuerID && $0.publicKeyPEM == known.publicKeyPEM }
         }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let jwtHeader = try? JSON.parse(headerBytes),
               case .string("ES256")? = jwtHeader["alg"], case .string(let keyID)? = jwtHeader["kid"],
-              let keys = try? await face.apiKeys(), let key = keys.first(where: { $0.keyID == keyID }),
+              let keys = try? await face.apiKeys() else { return false }
+        keysRead(keys)
+        guard let key = keys.first(where: { $0.keyID == keyID }),
               let publicKey = try? SigningKey(pem: key.publicKeyPEM),
               let payload = try? publicKey.verify(token).payload else { return false }
         guard case .string(key.issuerID)? = payload["iss"], case .string("appstoreconnect-v1")? = payload["aud"],

@@ -49,17 +49,41 @@ struct APIError: Error {
 struct ServerAPI: Sendable {
     let face: AppStoreFace
     let auth: BearerAuthenticator
+    /// Get Transaction Info's answers while the store file is unchanged (nil: none kept).
+    var answers: AnswerCache?
     static let pageSize = 20
 
+    /// The answer to a Get Transaction Info request from the cache, on the calling thread, when
+    /// its token was checked before and the store file is as it was; nil: ask ``respond(_:)``.
+    func cachedAnswer(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let answers, request.method == "GET", let id = Self.transactionInfoID(request.path),
+              let token = BearerAuthenticator.token(request.headers["authorization"]), let known = auth.known(token),
+              let state = answers.state() else { return nil }
+        return answers.answer(id, token: known, at: state)
+    }
+
+    /// The transaction id of a Get Transaction Info path, `/inApps/v1/transactions/ID`.
+    static func transactionInfoID(_ path: String) -> Int64? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count == 4, parts[0] == "inApps", parts[1] == "v1", parts[2] == "transactions" else { return nil }
+        return try? transactionID(String(parts[3]))
+    }
+
     func respond(_ request: HTTPRequest) async -> HTTPResponse {
-        guard await auth.isAuthorized(request.headers["authorization"]) else {
+        // The file as it was before anything is read: what is kept is kept for that state only.
+        let state = answers?.state()
+        guard await auth.isAuthorized(request.headers["authorization"], keysRead: { answers?.keep(keys: $0, at: state) }) else {
             return HTTPResponse(status: 401, body: Array("Unauthenticated\n".utf8), headers: [("Content-Type", "text/plain")])
         }
         do {
             let body = try await route(request)
             guard let body else { return HTTPResponse(status: 202) }
-            return HTTPResponse(status: 200, body: Array(body.serialized(pretty: false).utf8),
-                                headers: [("Content-Type", "application/json")])
+            let response = HTTPResponse(status: 200, body: Array(body.serialized(pretty: false).utf8),
+                                        headers: [("Content-Type", "application/json")])
+            if request.method == "GET", let id = Self.transactionInfoID(request.path) {
+                answers?.keep(answer: (id, response), at: state)
+            }
+            return response
         } catch let error as APIError {
             return error.response
         } catch {
