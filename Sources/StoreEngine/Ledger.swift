@@ -99,7 +99,7 @@ final class Ledger {
             if createInPlace { chmod(file, 0o600) }
             // Waiting for another process is not an error: each write holds the lock for one
             // fsync, but a queue of writers on a slow disk can take seconds to drain.
-            try db.execute("PRAGMA busy_timeout = 30000")
+            db.waitWhenBusy(milliseconds: 30_000)
         } catch {
             throw StoreFileError(path: path, reason: "cannot be opened: \(error.message)")
         }

@@ -44,6 +44,8 @@ final class SQLiteDatabase {
     /// rollback hooks count them; ``execute(_:)`` adds one for any statement naming the table or
     /// rolling back to a savepoint, which the hooks do not see).
     private let transactionChanges = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
+    /// ``waitWhenBusy(milliseconds:)``'s limit, read by the busy handler.
+    private let busyLimit = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
     /// A zero-length C string, bound for an empty Swift string.
     nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar> = UnsafePointer(strdup("")!)
 
@@ -70,6 +72,15 @@ final class SQLiteDatabase {
         for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)
         transactionChanges.deallocate()
+        busyLimit.deallocate()
+    }
+
+    /// Waits up to `milliseconds` for a lock another connection holds, as `PRAGMA busy_timeout`
+    /// does, but looking again every 100 µs at first (a purchase's commit holds it for well under
+    /// a millisecond, and SQLite's own handler slept a whole one before looking again).
+    func waitWhenBusy(milliseconds: Int64) {
+        busyLimit.pointee = milliseconds
+        csqlite_busy_timeout(handle, busyLimit)
     }
 
     /// Changes with every change this connection makes to the `transactions` table: with
@@ -173,9 +184,16 @@ final class SQLiteDatabase {
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up
     /// front, so two processes never deadlock upgrading a read to a write.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
+    /// With `durable` false (a record that may be made again, never a purchase), the commit is not
+    /// synced: a process killed loses nothing (the system has it), a power cut may lose it.
+    func transaction<T>(durable: Bool = true, _ body: () throws -> T) throws -> T {
         // Inside another transaction, a savepoint: the inner work joins the outer commit.
         let nested = sqlite3_get_autocommit(handle) == 0
+        if !durable, !nested {
+            try execute("PRAGMA synchronous = NORMAL")
+            defer { try? execute("PRAGMA synchronous = FULL") }
+            return try transaction(body)
+        }
         try execute(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")
         do {
             let result = try body()

@@ -27,10 +27,10 @@ final class NotificationSender: @unchecked Sendable {
     }
 
     /// Makes what the clock has made due and sends what waits, until cancelled: a round every
-    /// `interval`, and at once when a notification has been recorded (one indexed read tells).
-    /// With `watcher`, it looks when the store file is written: closely for a few milliseconds
-    /// (a commit is seen being written before it is synced and visible), then not until the next
-    /// write or round. Without one, every `wake`.
+    /// `interval` (renewals made due by the clock, retries), and at once when a notification has
+    /// been recorded. With `watcher`, it looks each time the store file is written, and every
+    /// `closely` for `afterWrite` after (a commit is written before it is synced and visible);
+    /// without one, every `wake` (one indexed read tells whether anything is new).
     func run(interval: Duration = .milliseconds(100), wake: Duration = .milliseconds(5),
              watcher: StoreFileWatcher? = nil) async {
         let clock = ContinuousClock()
@@ -38,10 +38,16 @@ final class NotificationSender: @unchecked Sendable {
         var lastRound = clock.now - interval
         var lastWrite = clock.now - interval
         while !Task.isCancelled {
-            let head = (try? await face.newestNotificationID()) ?? newest
-            if head != newest || clock.now - lastRound >= interval {
-                (newest, lastRound) = (head, clock.now)
-                _ = try? await face.processRenewals()
+            let due = clock.now - lastRound >= interval
+            // Just written: deliver's own read tells what is new (no read of the newest id first).
+            let written = watcher != nil && clock.now - lastWrite < Self.afterWrite
+            let head = written ? newest : (try? await face.newestNotificationID()) ?? newest
+            if head != newest || due || written {
+                newest = head
+                if due {
+                    lastRound = clock.now
+                    _ = try? await face.processRenewals()
+                }
                 let targets = urls.isEmpty ? ((try? await face.receivers())?.map(\.url) ?? []) : urls
                 for url in targets { await deliver(to: url) }
             }
@@ -50,15 +56,16 @@ final class NotificationSender: @unchecked Sendable {
                 continue
             }
             if clock.now - lastWrite < Self.afterWrite {
-                try? await Task.sleep(for: .microseconds(250))
-            } else if await watcher.wakeup.wait(timeout: interval - (clock.now - lastRound)) {
+                try? await Task.sleep(for: Self.closely)
+            } else if await watcher.wakeup.wait(timeout: max(.zero, interval - (clock.now - lastRound))) {
                 lastWrite = clock.now
             }
         }
     }
 
-    /// How long after a write to the store file the sender keeps looking closely.
-    static let afterWrite: Duration = .milliseconds(10)
+    /// How long after a write to the store file the sender keeps looking, and how often.
+    static let afterWrite: Duration = .milliseconds(5)
+    static let closely: Duration = .microseconds(100)
 
     /// Sends every notification due for `url`, oldest first, stopping at the first failure.
     func deliver(to url: String) async {

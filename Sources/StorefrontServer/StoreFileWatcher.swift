@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
+import StoreEngine
 
-/// Wakes the notification sender as soon as the store file is written, by this process or any
-/// other: inotify on the file's folder, for the file and its write-ahead log. A purchase's commit
-/// writes the log, so its notification leaves within a millisecond or so, where looking every
-/// 5 ms cost 2.5 ms on average (and a read of the file 200 times a second).
+/// Wakes the notification sender when the store file is written, by this process or any other:
+/// inotify on the file's folder, for the file and its write-ahead log. A commit is written before
+/// it is synced and visible, so the sender then looks closely for a few milliseconds. Looking every
+/// 5 ms cost 2.5 ms on average (and a read of the file 200 times a second, idle or not).
 final class StoreFileWatcher: @unchecked Sendable {
     // The descriptor is read by the watching thread until `stopped` is set; then closed by it.
     private let descriptor: Int32
