@@ -106,6 +106,8 @@ extension Ledger {
             ) WITHOUT ROWID;
             \(Self.serverTables)
             \(Self.offerTables)
+            \(Self.familyTables)
+            \(Self.refundRequestTables)
             """)
         try db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('transactions', ?)", Self.firstTransactionID)
     }
@@ -139,6 +141,49 @@ extension Ledger {
     static func migrate6to7(_ db: SQLiteDatabase) throws(SQLiteError) {
         try db.execute(offerTables)
     }
+
+    /// Schema 8 adds Family Sharing (families, their members, each member's shared
+    /// transaction and the purchase it shares) and refund requests made from the app.
+    /// Tables only: LedgerSigning's `migrate` then sets the version; no row is resealed.
+    static func migrate7to8(_ db: SQLiteDatabase) throws(SQLiteError) {
+        try db.execute(familyTables)
+        try db.execute(refundRequestTables)
+    }
+
+    /// Families (`accounts family …`), one family per account as on Apple's, and the
+    /// link from each family member's `familyShared` transaction to the purchase it shares
+    /// (the purchaser's transaction: a refund of it revokes the shares). Idempotent.
+    static let familyTables = """
+        CREATE TABLE IF NOT EXISTS families (
+            name TEXT PRIMARY KEY,
+            organizer TEXT NOT NULL,                 -- the account that made it
+            created INTEGER NOT NULL                 -- ms, store time
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS family_members (
+            account TEXT PRIMARY KEY,                -- an account is in one family at a time
+            family TEXT NOT NULL,
+            joined INTEGER NOT NULL                  -- ms, store time
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS family_members_by_family ON family_members (family, joined);
+        CREATE TABLE IF NOT EXISTS family_shares (
+            transaction_id INTEGER PRIMARY KEY,      -- the member's familyShared transaction
+            purchase_id INTEGER NOT NULL             -- the purchaser's transaction it shares
+        );
+        CREATE INDEX IF NOT EXISTS family_shares_by_purchase ON family_shares (purchase_id);
+        """
+
+    /// Refund requests made from the app (`Transaction.beginRefundRequest`), waiting for
+    /// the App Store's decision or decided. Idempotent.
+    static let refundRequestTables = """
+        CREATE TABLE IF NOT EXISTS refund_requests (
+            transaction_id INTEGER PRIMARY KEY,      -- one request per transaction (a second is duplicateRequest)
+            account TEXT NOT NULL,
+            reason TEXT NOT NULL,                    -- consumptionRequestReason: UNINTENDED_PURCHASE, …
+            requested INTEGER NOT NULL,              -- ms, store time
+            status TEXT NOT NULL,                    -- pending, approved, declined
+            decided INTEGER                          -- ms, store time
+        );
+        """
 
     /// Offer keys (`offer-keys add`/`create`), used nonces, redeemed offer codes. Idempotent.
     static let offerTables = """

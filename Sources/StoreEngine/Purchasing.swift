@@ -265,6 +265,7 @@ extension Store {
         var draft = try draftTransaction(item, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID, at: date)
         guard let terms = item.subscription else {
             let stored = try store(draft, replacing: pending)
+            try shareWithFamily(stored, at: date)
             try notify("ONE_TIME_CHARGE", transaction: stored, account: account, at: date)
             return .added(stored, change: nil)
         }
@@ -289,6 +290,7 @@ extension Store {
                 return .scheduled(scheduled)
             }
             try ledger.markUpgraded(current.id)
+            try mirrorToFamily(current.id)
             change = SubscriptionChange(kind: kind, fromProductID: current.productID, toProductID: item.id,
                                         effectiveDate: date, current: current, isScheduled: false)
         }
@@ -299,6 +301,7 @@ extension Store {
         }
         let subscribedBefore = record != nil
         let stored = try store(draft, replacing: pending)
+        try shareWithFamily(stored, at: date)
         record = SubscriptionRecord(groupID: terms.groupID, originalID: stored.originalID, willAutoRenew: true,
                                     autoRenewProductID: item.id, expirationReason: nil, billingRetrySince: nil, graceUntil: nil)
         try ledger.saveSubscription(record!, account: account)

@@ -15,10 +15,11 @@ extension Store {
     /// (expired, billing retry and revoked too); `recentSubscriptionStartDate` ignores
     /// upgrades and lapses of 60 days or less; `renewalPrice` and the `offer…` fields are
     /// what the next renewal charges, an offer still running or scheduled included.
-    /// Of this store's account, or another's (the server answers for every account).
+    /// Of this store's account, or another's (the server answers for every account): its own
+    /// subscriptions first, then those its family shares with it (a group may have both, as Apple's).
     func statuses(at date: Date, account: String? = nil) throws -> [SubscriptionStatus] {
         let account = account ?? self.account
-        return try ledger.subscriptionStates(account: account).compactMap { record -> SubscriptionStatus? in
+        return try (ledger.subscriptionStates(account: account) + sharedRecords(account: account)).compactMap { record -> SubscriptionStatus? in
             guard let latest = try ledger.latestTransaction(originalID: record.originalID) else { return nil }
             return try status(of: record, latest: latest, account: account, at: date)
         }

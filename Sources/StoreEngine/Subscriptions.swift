@@ -77,12 +77,14 @@ extension Store {
         let billingIssues = try value(.billingIssues)
         var made = 0
         var idleBatches = 0
+        // An account's family too: a subscription shared with it renews with its purchaser.
+        let scope = try onlyAccount.map { Set([$0] + (try ledger.family(of: $0)?.members ?? [])) }
         // Cheap check first: most calls find nothing due and take no write lock.
-        while try dueAnywhere(at: date, billingIssues, onlyAccount: onlyAccount), limit.map({ made < $0 }) ?? true {
+        while try dueAnywhere(at: date, billingIssues, scope: scope), limit.map({ made < $0 }) ?? true {
             let budget = min(Self.renewalBatch, limit.map { $0 - made } ?? Self.renewalBatch)
             let batch = try ledger.db.transaction {
                 var batch = 0
-                for account in try ledger.subscribedAccounts() where batch < budget && (onlyAccount ?? account) == account {
+                for account in try ledger.subscribedAccounts() where batch < budget && scope?.contains(account) ?? true {
                     for record in try dueRecords(account, at: date, billingIssues) where batch < budget {
                         batch += try catchUp(record, account: account, at: date, billingIssues: billingIssues,
                                              limit: budget - batch)
@@ -110,9 +112,9 @@ extension Store {
         try dueAnywhere(at: try currentTime(), try value(.billingIssues))
     }
 
-    func dueAnywhere(at date: Date, _ billingIssues: Bool, onlyAccount: String? = nil) throws -> Bool {
+    func dueAnywhere(at date: Date, _ billingIssues: Bool, scope: Set<String>? = nil) throws -> Bool {
         try ledger.subscribedAccounts().contains(where: { account in
-            guard (onlyAccount ?? account) == account else { return false }
+            guard scope?.contains(account) ?? true else { return false }
             return try !dueRecords(account, at: date, billingIssues).isEmpty
         })
     }
@@ -226,6 +228,7 @@ extension Store {
             if offer.scheduled { record.renewalOfferID = nil }
         }
         let stored = try ledger.insert(transaction)
+        try shareWithFamily(stored, at: start)
         let change = item.id == latest.productID ? "" : " (now \(item.id): the change waited for this renewal)"
         let offer = stored.offerType.map { "; \($0.rawValue) offer\(stored.offerID.map { " \($0)" } ?? "")" } ?? ""
         try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id,
@@ -275,6 +278,7 @@ extension Store {
             if latest.expirationDate.map({ $0 > date }) == true {
                 latest.expirationDate = date
                 latest = try ledger.update(latest)
+                try mirrorToFamily(latest.id)
             }
             (record.willAutoRenew, record.expirationReason) = (false, ExpirationReason.autoRenewDisabled.rawValue)
             (record.billingRetrySince, record.graceUntil) = (nil, nil)
@@ -306,6 +310,7 @@ extension Store {
             if latest.expirationDate.map({ $0 > date }) == true {
                 latest.expirationDate = date
                 latest = try ledger.update(latest)
+                try mirrorToFamily(latest.id)
             }
             (record.willAutoRenew, record.expirationReason) = (true, nil)
             (record.billingRetrySince, record.graceUntil) = (nil, nil)
@@ -322,9 +327,11 @@ extension Store {
         return record
     }
 
-    /// The newest transaction of each subscription in its billing grace period: still entitled though its period ended.
-    func transactionsInGrace(at date: Date) throws -> [Transaction] {
-        try ledger.subscriptionStates(account: account).compactMap { record -> Transaction? in
+    /// The newest transaction of each subscription in its billing grace period: still entitled though
+    /// its period ended. Of this store's account or `account`; its family's shared subscriptions too.
+    func transactionsInGrace(at date: Date, account: String? = nil) throws -> [Transaction] {
+        let account = account ?? self.account
+        return try (ledger.subscriptionStates(account: account) + sharedRecords(account: account)).compactMap { record -> Transaction? in
             guard record.billingRetrySince != nil, let grace = record.graceUntil, grace > date else { return nil }
             return try ledger.latestTransaction(originalID: record.originalID).flatMap {
                 $0.revocationDate == nil && $0.verification.isVerified ? $0 : nil
