@@ -74,6 +74,14 @@ public enum RefundRequestError: Error, Sendable, Hashable, CustomStringConvertib
     /// The request could not be made: the reason says why (not this account's, refunded, shared by family).
     case failed(transactionID: Int64, reason: String)
 
+    /// StoreKit's case name: `duplicateRequest` or `failed`.
+    public var name: String {
+        switch self {
+        case .duplicateRequest: "duplicateRequest"
+        case .failed: "failed"
+        }
+    }
+
     public var description: String {
         switch self {
         case .duplicateRequest(let id):

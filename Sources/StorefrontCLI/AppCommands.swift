@@ -111,6 +111,7 @@ extension Session {
         var table = Table("ID", "PURCHASED", "PRODUCT ID", "QTY", "PRICE", "STATUS", "EXPIRES", "NOTES")
         for transaction in transactions {
             var notes: [String] = []
+            if transaction.ownershipType == .familyShared { notes.append("familyShared") }
             if transaction.isUpgraded { notes.append("upgraded") }
             if let reason = transaction.revocationReason { notes.append("revoked (\(reason.rawValue))") }
             if let offer = transaction.offerType { notes.append("\(offer.rawValue) offer") }

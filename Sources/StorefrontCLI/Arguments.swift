@@ -14,6 +14,7 @@ extension Invocation {
         var outside = false
         var outcome: PurchaseChoice?
         var reason: Transaction.RevocationReason?
+        var requestReason: RefundRequestReason?
         var offerID: String?
         var given: Set<String> = []
         var appAccountToken: UUID?
@@ -130,6 +131,12 @@ extension Invocation {
                     throw UsageError(description: "--reason takes developerIssue or other, not \"\(name)\"", command: operands.first)
                 }
                 reason = chosen
+            case "--request-reason":
+                let name = try value(for: option, inline: inline)
+                guard let chosen = RefundRequestReason(rawValue: name) else {
+                    throw UsageError(description: "--request-reason takes \(RefundRequestReason.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"", command: operands.first)
+                }
+                requestReason = chosen
             case "--help": wantsHelp = true
             case "--version": invocation.command = .version; return invocation
             default:
@@ -168,6 +175,8 @@ extension Invocation {
                 case "--once": args.count == 3           // settings set NAME VALUE --once
                 case "--app-account-token": !outside     // the app's token: not a purchase outside it
                 case "--der": root                       // key export --root --der
+                case "--reason": name != "refund-request" || args.first == "approve"
+                case "--request-reason": args.first == "begin"  // refund-request begin ID
                 default: true
                 }
             }
@@ -247,8 +256,9 @@ extension Invocation {
             case (nil, _): invocation.command = .accounts
             case ("create", 2) where !args[1].isEmpty: invocation.command = .createAccount(name: args[1])
             case ("switch", 2) where !args[1].isEmpty: invocation.command = .switchAccount(name: args[1])
+            case ("family", _): invocation.command = try FamilyCommands.command(Array(args.dropFirst()))
             default:
-                throw UsageError(description: "accounts takes nothing, create NAME or switch NAME", command: name)
+                throw UsageError(description: "accounts takes nothing, create NAME, switch NAME or family …", command: name)
             }
         case "reset":
             try expect(1, "what to reset: app, account or all")
@@ -311,6 +321,9 @@ extension Invocation {
         case "offer-keys", "offer":
             try allow()
             invocation.command = try offer.command(name, args, issuer: issuer, appAccountToken: appAccountToken)
+        case "refund-request":
+            try allow()
+            invocation.command = try RefundRequestCommands.command(args, reason: reason, requestReason: requestReason)
         case "redeem":
             try expect(1, "a CODE")
             try allow()

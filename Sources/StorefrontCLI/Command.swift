@@ -39,6 +39,8 @@ public enum Command: Equatable, Sendable {
     case offerKeysAdd(keyID: String, path: String, issuer: String?)
     /// `offer-keys create [KEY_ID] [--issuer ID]`: prints the private key once.
     case offerKeysCreate(keyID: String?, issuer: String?)
+    /// `offer-keys remove KEY_ID`: its signatures are refused from now on.
+    case offerKeysRemove(keyID: String)
     /// `offer sign PRODUCT OFFER [--key KEY_ID] [--legacy] [--app-account-token UUID]`.
     case offerSign(productID: String, offerID: String, keyID: String?, appAccountToken: UUID?, legacy: Bool)
     /// `redeem CODE`: an offer code, as the App Store's redeem sheet.
@@ -60,6 +62,17 @@ public enum Command: Equatable, Sendable {
     case accounts
     case createAccount(name: String)
     case switchAccount(name: String)
+    /// `accounts family [list]`, `accounts family create NAME`, `add NAME ACCOUNT`, `remove NAME ACCOUNT`.
+    case families
+    case familyCreate(name: String)
+    case familyAdd(name: String, account: String)
+    case familyRemove(name: String, account: String)
+    /// `refund-request`: every refund request; `begin ID` as the app (`Transaction.beginRefundRequest`);
+    /// `approve ID [--reason]` / `decline ID` as the App Store.
+    case refundRequests
+    case refundRequestBegin(transactionID: Int64, reason: RefundRequestReason)
+    case refundRequestApprove(transactionID: Int64, reason: Transaction.RevocationReason?)
+    case refundRequestDecline(transactionID: Int64)
     /// `clock`, `clock advance DURATION`.
     case clock
     case advanceClock(ISODuration)

@@ -87,6 +87,8 @@ public struct OptionSpec: Equatable, Sendable {
         OptionSpec("--app-account-token", value: "UUID", "the app's token for the purchase (appAccountToken)"),
         OptionSpec("--reason", value: "REASON", kind: .words(Transaction.RevocationReason.allNames),
                    "why the refund: developerIssue or other (default other)"),
+        OptionSpec("--request-reason", value: "REASON", kind: .words(RefundRequestReason.allCases.map(\.rawValue)),
+                   "refund-request begin: why the customer asks (the refund sheet's reasons; default other)"),
         OptionSpec("--once", "an error setting applies to the next call only"),
         OptionSpec("--limit", short: "-n", value: "N", "how many log entries (default 50)"),
         OptionSpec("--root", "key export: the root certificate of the store's chain instead of the key"),

@@ -124,16 +124,17 @@ struct CommandHelp {
                 """,
             operands: [.text]),
         CommandHelp(
-            name: "accounts", usage: "accounts [create NAME | switch NAME] [--json]",
-            summary: "List, create or switch sandbox testers",
+            name: "accounts", usage: "accounts [create NAME | switch NAME | family [create NAME | add NAME ACCOUNT | remove NAME ACCOUNT]] [--json]",
+            summary: "List, create or switch sandbox testers; group them in families",
             details: """
                   accounts               the store file's accounts; * marks the one in use
                   accounts create NAME   a new tester with an empty history (the way to test a
                                          first purchase of a non-consumable again)
                   accounts switch NAME   use NAME when --account is not given (created if new)
                 Settings marked "per account" (canMakePayments, askToBuy) belong to each tester.
+                \(FamilyCommands.details)
                 """,
-            operands: [.words(["create", "switch"]), .text]),
+            operands: [.words(["create", "switch", "family"]), .text, .text, .text]),
         CommandHelp(
             name: "entitlements", usage: "entitlements [--json]",
             summary: "What the account owns now, as Transaction.currentEntitlements",
@@ -243,6 +244,7 @@ struct CommandHelp {
         OfferCommands.offerKeysHelp,
         OfferCommands.offerHelp,
         OfferCommands.redeemHelp,
+        RefundRequestCommands.help,
         CatalogCommands.help,
         DoctorCommand.help,
         CommandHelp(

@@ -64,6 +64,8 @@ struct Session {
         case .offerKeys: return try await offerKeys()
         case .offerKeysAdd(let keyID, let path, let issuer): return try await offerKeysAdd(keyID: keyID, path: path, issuer: issuer)
         case .offerKeysCreate(let keyID, let issuer): return try await offerKeysCreate(keyID: keyID, issuer: issuer)
+        case .offerKeysRemove(let keyID): return try await offerKeysRemove(keyID)
+        case .refundRequestBegin(let id, let reason): return try await beginRefundRequest(id, reason: reason)
         case .offerSign(let productID, let offerID, let keyID, let token, let legacy):
             return try await offerSign(productID, offerID, keyID: keyID, appAccountToken: token, legacy: legacy)
         // The App Store's face
@@ -83,12 +85,19 @@ struct Session {
         case .resolve(let id): return try await completed(try await appStore.resolve(id), id, "Resolved")
         case .refund(let id, let reason): return try await changed(try await appStore.refund(id, reason: reason), "Refunded")
         case .deleteTransaction(let id): return try await deleteTransaction(id)
+        case .refundRequests: return try await refundRequests()
+        case .refundRequestApprove(let id, let reason): return try await decideRefundRequest(id, approve: true, reason: reason)
+        case .refundRequestDecline(let id): return try await decideRefundRequest(id, approve: false, reason: nil)
         // The test session's face
         case .clock: return try await clock()
         case .advanceClock(let duration): return try await advanceClock(duration)
         case .accounts: return try await accounts()
         case .createAccount(let name): return try await createAccount(name)
         case .switchAccount(let name): return try await switchAccount(name)
+        case .families: return try await families()
+        case .familyCreate(let name): return try await createFamily(name)
+        case .familyAdd(let name, let account): return try await addFamilyMember(account, to: name)
+        case .familyRemove(let name, let account): return try await removeFamilyMember(account, from: name)
         case .reset(let scope): return try await reset(scope)
         case .settings: return try await settings()
         case .setSetting(let name, let value, let once): return try await setSetting(name, value, once: once)
