@@ -4,7 +4,7 @@ import StoreEngine
 /// The words shown beside a product for what the account has of it, shared by
 /// the paywall and the CLI so both say the same thing.
 public enum ProductStatus {
-    /// "Owned", "Renews Dec 30, 2027", "Expires …", "Until …, then changes" (a downgrade waits),
+    /// "Owned" ("Shared by family" when Family Sharing gave it), "Renews Dec 30, 2027", "Expires …", "Until …, then changes" (a downgrade waits),
     /// "Grace period until …", "Billing retry",
     /// "Bought Feb 28, 2027 · 3 months (app's count)" (a non-renewing subscription: the length is
     /// the app's own reckoning, the App Store keeps no end), "Balance: 300", an introductory offer ("1 week free,
@@ -18,7 +18,7 @@ public enum ProductStatus {
         case .consumable:
             return "Balance: \(balance ?? 0)"
         case .nonConsumable:
-            return owned == nil ? "" : "Owned"
+            return owned.map { $0.ownershipType == .familyShared ? "Shared by family" : "Owned" } ?? ""
         case .nonRenewable:
             // The App Store keeps no end date for it: the length is the app's own reckoning from the catalog.
             guard let owned else { return "" }

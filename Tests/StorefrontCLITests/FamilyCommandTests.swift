@@ -49,6 +49,9 @@ struct FamilyCommandTests {
         #expect(listed.stdout.contains("smiths") && listed.stdout.contains("alice, bob"))
         let text = try await run(["--account", "bob", "transactions"])
         #expect(text.stdout.contains("familyShared"))
+        let products = try await run(["--account", "bob", "products"])
+        #expect(products.stdout.split(separator: "\n").contains { $0.hasPrefix("pro ") && $0.contains("Shared by family") },
+                "the row's status says where it came from: \(products.stdout)")
 
         let removed = try await run(["accounts", "family", "remove", "smiths", "bob", "--json"])
         removed.expect(exit: 0)
