@@ -4,8 +4,9 @@ import Foundation
 
 /// The store file's schema: tables, indexes, and the migrations from each older version.
 extension Ledger {
-    /// Partial indexes of the few rows restore, entitlements, the unfinished check and a
-    /// subscription purchase (its group's history) read, and one by subscription (renewals
+    /// Partial indexes of the few rows restore, entitlements, the unfinished check, a
+    /// subscription purchase (its group's history) and Family Sharing (a member's shared
+    /// transactions, read by every status and grace check) read, and one by subscription (renewals
     /// walk a subscription's transactions by `original_id`), so they never walk the whole history (a row with its JWS is about a
     /// kilobyte: 100,000 of them are 100 MB). Each index's WHERE repeats its query's
     /// terms exactly, as SQLite requires to use it. Added to older files when opened:
@@ -18,6 +19,8 @@ extension Ledger {
         CREATE INDEX IF NOT EXISTS transactions_by_group ON transactions (account, subscription_group_id)
             WHERE subscription_group_id IS NOT NULL;
         CREATE INDEX IF NOT EXISTS transactions_by_original ON transactions (original_id, id);
+        CREATE INDEX IF NOT EXISTS transactions_family_shared ON transactions (account, original_id)
+            WHERE ownership_type = 'familyShared';
         """
 
     func createSchema() throws(SQLiteError) {
