@@ -126,6 +126,11 @@ extension Ledger {
         return db.changes == 0 ? nil : try db.scalar("SELECT last_insert_rowid()")
     }
 
+    /// Whether the account has a message queued for the event `key`.
+    func hasMessage(account: String, key: String) throws(SQLiteError) -> Bool {
+        try db.scalar("SELECT count(*) FROM messages WHERE account = ? AND key = ?", account, key) ?? 0 > 0
+    }
+
     /// The account's messages, oldest first.
     func messages(account: String) throws(SQLiteError) -> [StoreMessage] {
         try db.rows("SELECT \(Self.messageColumns) FROM messages WHERE account = ? ORDER BY id", account, as: message)

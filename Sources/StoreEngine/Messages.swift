@@ -49,7 +49,7 @@ extension Store {
     func messages() throws -> [StoreMessage] {
         try processRenewals(onlyAccount: account)
         let date = try currentTime()
-        try ledger.db.transaction { try queueWinBackMessages(at: date) }
+        try queueWinBackMessages(at: date)
         return try ledger.messages(account: account)
     }
 
@@ -100,13 +100,14 @@ extension Store {
             ])
         case .priceIncreaseConsent:
             guard let item, let terms = item.subscription,
-                  let increase = try ledger.priceIncrease(account: account, groupID: terms.groupID), increase.productID == item.id
+                  let found = try ledger.priceIncrease(account: account, groupID: terms.groupID), found.productID == item.id
             else { return MessageSheet(title: "Subscription Price Increase", lines: ["The price of \(name) is increasing."]) }
-            let period = terms.period.spelledOut
+            let increase = try withEffectiveDate(found)
+            let when = (increase.effectiveDate ?? increase.noticeEnds).formatted(.iso8601)
             return MessageSheet(title: "Subscription Price Increase", lines: [
-                "\(name) will renew at \(storefront.displayPrice(increase.newPrice)) per \(period) instead of \(storefront.displayPrice(increase.oldPrice)).",
+                "\(name) renews every \(terms.period.spelledOut) at \(storefront.displayPrice(increase.newPrice)) instead of \(storefront.displayPrice(increase.oldPrice)), from \(when).",
                 increase.status == .agreed ? "You agreed to the new price."
-                    : "If you do not agree, it ends at the renewal after \(increase.noticeEnds.formatted(.iso8601)) (price-increase consent|decline \(item.id)).",
+                    : "If you do not agree, it ends then (price-increase consent|decline \(item.id)).",
             ])
         case .winBackOffer:
             let offer = item?.subscription?.offers.first { $0.kind == .winBack && $0.id == message.offerID }
@@ -151,25 +152,4 @@ extension TestSessionFace {
     public func sendMessage(_ reason: MessageReason, productID: String? = nil) async throws -> StoreMessage {
         try await store.sendMessage(reason, productID: productID)
     }
-}
-
-extension AppStoreFace {
-    /// Changes a subscription's price in the current storefront, as App Store Connect does (see `price-increase`).
-    public func changePrice(_ productID: String, to price: Decimal, requireConsent: Bool = false) async throws -> PriceChange {
-        try await store.changePrice(productID, to: price, requireConsent: requireConsent)
-    }
-
-    /// The price changes made, and the increases this account's subscriptions wait for.
-    public func priceIncreases() async throws -> (changes: [PriceChange], waiting: [PriceIncrease]) {
-        try await store.priceIncreases()
-    }
-
-    /// The customer agrees to the price increase of their subscription of `productID` (the consent sheet's Agree).
-    @discardableResult
-    public func consentToPriceIncrease(_ productID: String) async throws -> PriceIncrease {
-        try await store.consentToPriceIncrease(productID)
-    }
-
-    /// The customer declines it: as Xcode, auto-renew goes off and the subscription ends at the period's end.
-    public func declinePriceIncrease(_ productID: String) async throws { try await store.declinePriceIncrease(productID) }
 }

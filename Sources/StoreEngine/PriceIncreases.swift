@@ -196,68 +196,20 @@ extension Store {
         return new - old > (yearly ? 50 : 5)
     }
 
-    // MARK: - The subscriber's answer
-
-    /// The customer agrees to a price increase of a subscription of theirs (the consent sheet's
-    /// Agree): `priceIncreaseStatus` 1, PRICE_INCREASE ACCEPTED, and it renews at the new price.
-    func consentToPriceIncrease(_ productID: String) throws -> PriceIncrease {
-        try processRenewals(onlyAccount: account)
-        let date = try currentTime()
-        return try ledger.db.transaction {
-            let (record, increase) = try waitingIncrease(productID)
-            guard increase.requiresConsent, increase.status == .pending else { return increase }
-            var agreed = increase
-            agreed.status = .agreed
-            try ledger.savePriceIncrease(agreed)
-            try ledger.settleMessages(account: account, reason: .priceIncreaseConsent, productID: increase.productID)
-            if let latest = try ledger.latestTransaction(originalID: record.originalID) {
-                try notify("PRICE_INCREASE", "ACCEPTED", transaction: latest, record: record, account: account, at: date)
-            }
-            return agreed
-        }
-    }
-
-    /// The customer declines: as Xcode's `declinePriceIncreaseForTransaction`, they cancel the
-    /// subscription (auto-renew off, DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED); the increase
-    /// no longer waits, and it expires at the period's end.
-    func declinePriceIncrease(_ productID: String) throws {
-        try processRenewals(onlyAccount: account)
-        let date = try currentTime()
-        try ledger.db.transaction {
-            let (found, increase) = try waitingIncrease(productID)
-            var record = found
-            try ledger.deletePriceIncrease(account: account, groupID: record.groupID)
-            try ledger.settleMessages(account: account, reason: .priceIncreaseConsent, productID: increase.productID)
-            guard record.willAutoRenew else { return }
-            record.willAutoRenew = false
-            try ledger.saveSubscription(record, account: account)
-            if let latest = try ledger.latestTransaction(originalID: record.originalID) {
-                try notify("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", transaction: latest, record: record, account: account, at: date)
-            }
-        }
-    }
-
-    /// The account's subscription of `productID`'s group and the increase it waits for; throws `noPriceIncrease`.
-    private func waitingIncrease(_ productID: String) throws -> (SubscriptionRecord, PriceIncrease) {
-        let record = try subscriptionRecord(productID)
-        guard let increase = try pendingIncrease(record, account: account), record.expirationReason == nil else {
-            throw StoreError.noPriceIncrease(productID: productID)
-        }
-        return (record, increase)
-    }
-
     /// The price changes made so far, and the increases the account's subscriptions wait for.
     func priceIncreases() throws -> (changes: [PriceChange], waiting: [PriceIncrease]) {
         try processRenewals(onlyAccount: account)
-        let waiting = try ledger.priceIncreases(account: account).map { increase -> PriceIncrease in
-            var increase = increase
-            if let latest = try ledger.latestTransaction(originalID: increase.originalTransactionID), let end = latest.expirationDate,
-               let period = catalog.product(id: increase.productID)?.subscription?.period {
-                increase.effectiveDate = effectiveRenewal(after: end, period: period, noticeEnds: increase.noticeEnds)
-            }
-            return increase
+        return (try ledger.priceChanges(), try ledger.priceIncreases(account: account).map(withEffectiveDate))
+    }
+
+    /// The increase with the renewal that takes it, as the subscription's schedule stands now.
+    func withEffectiveDate(_ increase: PriceIncrease) throws -> PriceIncrease {
+        var increase = increase
+        if let latest = try ledger.latestTransaction(originalID: increase.originalTransactionID), let end = latest.expirationDate,
+           let period = catalog.product(id: increase.productID)?.subscription?.period {
+            increase.effectiveDate = effectiveRenewal(after: end, period: period, noticeEnds: increase.noticeEnds)
         }
-        return (try ledger.priceChanges(), waiting)
+        return increase
     }
 
     // MARK: - Renewals

@@ -72,7 +72,11 @@ public actor Store {
     /// in display order (`Product.products(for:)`): latency, `offline` and `loadProductsError` apply.
     func products() async throws -> [Product] {
         try await simulateConditions(errorSetting: .loadProductsError)
-        let storefront = try storefront()
+        return try pricedProducts(in: try storefront())
+    }
+
+    /// The catalog's products in `storefront`, a subscription at the price a price change set, if one did.
+    func pricedProducts(in storefront: Storefront) throws -> [Product] {
         let changed = try ledger.changedPrices(storefront: storefront.countryCode)
         let products = catalog.products(in: storefront)
         guard !changed.isEmpty else { return products }

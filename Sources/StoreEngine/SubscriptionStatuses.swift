@@ -57,7 +57,9 @@ extension Store {
             if record.expirationReason == nil, state != .revoked {
                 info.priceIncreaseStatus = try pendingIncrease(record, account: account)?.status ?? .noIncreasePending
             }
-            if state == .expired { info.eligibleWinBackOfferIDs = try eligibleWinBackOfferIDs(groupID: record.groupID, account: account, at: date) }
+            if state == .expired {
+                info.eligibleWinBackOfferIDs = try eligibleWinBackOfferIDs(groupID: record.groupID, account: account, at: date, record: record)
+            }
             info.appAccountToken = latest.appAccountToken
             info.appTransactionID = AppTransactionID.make(account: account, bundleID: catalog.bundleID)
             info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date))

@@ -93,15 +93,19 @@ extension Node {
 
 extension Store {
     /// The win-back offer ids the account may redeem in the group now, best first (`RenewalInfo.eligibleWinBackOfferIDs`).
-    func eligibleWinBackOfferIDs(groupID: String, account: String? = nil, at date: Date) throws -> [String] {
-        try winBackVerdicts(groupID: groupID, account: account ?? self.account, at: date).filter { $0.fault == nil }.map(\.id)
+    /// `record`: the subscription as it stands in the write under way (else as the file has it).
+    func eligibleWinBackOfferIDs(groupID: String, account: String? = nil, at date: Date,
+                                 record: SubscriptionRecord? = nil) throws -> [String] {
+        try winBackVerdicts(groupID: groupID, account: account ?? self.account, at: date, record: record)
+            .filter { $0.fault == nil }.map(\.id)
     }
 
     /// Each win-back offer of the product the account last subscribed to in the group, best first, with
     /// why it may not redeem it (nil: eligible). Apple's rules: the subscription churned (expired, and
     /// not in billing retry or grace; a refund is not a lapse), and each offer's own rules.
-    func winBackVerdicts(groupID: String, account: String, at date: Date) throws -> [(id: String, fault: String?)] {
-        guard let record = try ledger.subscriptionStates(account: account).first(where: { $0.groupID == groupID }),
+    func winBackVerdicts(groupID: String, account: String, at date: Date,
+                         record: SubscriptionRecord? = nil) throws -> [(id: String, fault: String?)] {
+        guard let record = try record ?? ledger.subscriptionStates(account: account).first(where: { $0.groupID == groupID }),
               let latest = try ledger.latestTransaction(originalID: record.originalID),
               let item = catalog.product(id: latest.productID) else { return [] }
         let offers = (item.subscription?.offers ?? []).enumerated()
@@ -166,14 +170,21 @@ extension Store {
     }
 
     /// Queues a win-back message for each group whose lapsed subscription has an eligible offer now,
-    /// once per lapse (StoreKit shows it when the app launches).
+    /// once per lapse (StoreKit shows it when the app launches). Writes only when one is due.
     func queueWinBackMessages(at date: Date) throws {
+        var due: [(productID: String, offerID: String, key: String)] = []
         for record in try ledger.subscriptionStates(account: account) where record.expirationReason != nil {
             guard let offerID = try eligibleWinBackOfferIDs(groupID: record.groupID, at: date).first,
                   let latest = try ledger.latestTransaction(originalID: record.originalID) else { continue }
-            let lapse = (latest.expirationDate ?? latest.purchaseDate).milliseconds
-            try ledger.queueMessage(account: account, reason: .winBackOffer, productID: latest.productID, offerID: offerID,
-                                    key: "winBack:\(record.groupID):\(lapse)", at: date)
+            let key = "winBack:\(record.groupID):\((latest.expirationDate ?? latest.purchaseDate).milliseconds)"
+            if try !ledger.hasMessage(account: account, key: key) { due.append((latest.productID, offerID, key)) }
+        }
+        guard !due.isEmpty else { return }
+        try ledger.db.transaction {
+            for message in due {
+                try ledger.queueMessage(account: account, reason: .winBackOffer, productID: message.productID,
+                                        offerID: message.offerID, key: message.key, at: date)
+            }
         }
     }
 }
