@@ -236,6 +236,8 @@ struct SchemaEightTests {
                 DROP TABLE price_changes; DROP TABLE price_increases; DROP TABLE catalog_prices; DROP TABLE messages;
                 PRAGMA user_version = 7;
                 """)
+            let notes = StoreDoctor.examine(path: fixture.path).notes.map(\.message)
+            #expect(notes.contains { $0.contains("schema version 7") && $0.contains("schema 8's (price changes") }, "\(notes)")
             let reopened = try fixture.open()
             #expect(try db.scalar("PRAGMA user_version") == Ledger.schemaVersion)
             #expect(try await reopened.sendMessage(.generic).reason == .generic)
