@@ -9,23 +9,25 @@ enum PricingCommands {
         usage: "price-increase [PRODUCT_ID PRICE [--consent-required] | consent PRODUCT_ID | decline PRODUCT_ID] [--json]",
         summary: "Change a subscription's price, as App Store Connect; a subscriber's consent or refusal",
         details: """
-            PRODUCT_ID PRICE   the subscription's price in the current storefront becomes PRICE (a
-                               decimal such as 5.99): new subscribers pay it at once. For a higher
-                               price every current subscriber of the plan is told now (PRICE_INCREASE
-                               ACCEPTED, or PENDING when they must agree, with a priceIncreaseConsent
-                               message) and pays it from the first renewal after Apple's notice: 27
-                               days (30 for yearly plans; a free trial renews once more at its price).
-                               One who must agree and has not by then is not renewed: expired with
-                               didNotConsentToPriceIncrease (expirationIntent 3, EXPIRED PRICE_INCREASE).
-                               A lower price applies at the next renewals.
-              --consent-required   subscribers must agree. Without it Apple's rules decide: an increase
-                               of more than 50% and more than $5 a period ($50 a year for yearly plans),
-                               or a second one within a year without consent, needs it.
-            consent PRODUCT_ID the account agrees (the consent sheet's Agree): priceIncreaseStatus 1,
-                               PRICE_INCREASE ACCEPTED, it renews at the new price
-            decline PRODUCT_ID the account declines: as Xcode, it cancels (auto-renew off,
-                               AUTO_RENEW_DISABLED) and ends at the period's end
-            (nothing)          the price changes made, and the increases this account waits for
+            Changes a subscription's price in the current storefront, as a developer does in App Store
+            Connect, and plays a subscriber's answer to an increase.
+              PRODUCT_ID PRICE     the price becomes PRICE (a decimal such as 5.99): new subscribers
+                                   pay it at once. For a higher price every current subscriber of the
+                                   plan is told now (PRICE_INCREASE ACCEPTED, or PENDING when they must
+                                   agree, with a priceIncreaseConsent message) and pays it from the
+                                   first renewal after Apple's notice: 27 days (30 for yearly plans; a
+                                   free trial renews once more at its price). One who must agree and
+                                   has not by then is not renewed: expired, didNotConsentToPriceIncrease
+                                   (expirationIntent 3, EXPIRED PRICE_INCREASE). A lower price applies
+                                   at the next renewals.
+              --consent-required   subscribers must agree. Without it Apple's rules decide: more than
+                                   50% and more than $5 a period ($50 a year for yearly plans), or a
+                                   second increase without consent within a year, needs it.
+              consent PRODUCT_ID   the account agrees (the consent sheet's Agree): priceIncreaseStatus
+                                   1, PRICE_INCREASE ACCEPTED, it renews at the new price
+              decline PRODUCT_ID   the account declines: as Xcode, it cancels (auto-renew off,
+                                   AUTO_RENEW_DISABLED) and ends at the period's end
+              (nothing)            the price changes made, and the increases this account waits for
             A subscription price that changed in the catalog file since the last run is made a price
             change the same way, once.
             """,

@@ -4,24 +4,6 @@ import StorefrontKit
 import StorefrontKitTest
 import Testing
 
-/// The first message of `Message.messages` within `seconds`, else nil.
-func firstMessage(_ messages: Message.Messages, within seconds: Double,
-                  where matches: @escaping @Sendable (Message) -> Bool = { _ in true }) async -> Message? {
-    await withTaskGroup(of: Message?.self) { group in
-        group.addTask {
-            for await message in messages where matches(message) { return message }
-            return nil
-        }
-        group.addTask {
-            try? await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        let value = await group.next() ?? nil
-        group.cancelAll()
-        return value
-    }
-}
-
 /// Win-back offers, price increases and messages on the StoreKit-shaped API.
 @Suite struct PricingTests {
     /// The monthly plan's renewal info.
@@ -61,7 +43,7 @@ func firstMessage(_ messages: Message.Messages, within seconds: Double,
             #expect(try await renewalInfo().priceIncreaseStatus == .noIncreasePending)
             try session.requestPriceIncreaseConsentForTransaction(identifier: id)
             #expect(try await renewalInfo().priceIncreaseStatus == .pending)
-            let message = try #require(await firstMessage(messages, within: 20))
+            let message = try #require(await firstElement(of: messages, within: 20))
             #expect(message.reason == .priceIncreaseConsent)
             let sheet = try await message.display()
             #expect(sheet.title == "Subscription Price Increase")
@@ -97,10 +79,10 @@ func firstMessage(_ messages: Message.Messages, within seconds: Double,
             let store = try StorefrontKit.storePath
             let sent = try await runStorefront(["--catalog", catalogURL.path, "--store", store, "message", "send", "generic"])
             #expect(sent.status == 0, "\(sent.output)")
-            let message = try #require(await firstMessage(messages, within: 20))
+            let message = try #require(await firstElement(of: messages, within: 20))
             #expect(message.reason == .generic && message.reason.description == "generic")
             try session.sendMessage(reason: .billingIssue)
-            #expect(await firstMessage(messages, within: 20) { $0.reason == .billingIssue } != nil)
+            #expect(await firstElement(of: messages, within: 20) { $0.reason == .billingIssue } != nil)
         }
     }
 }
