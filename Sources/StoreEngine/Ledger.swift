@@ -17,7 +17,9 @@ final class Ledger {
     /// JWS with `x5c` and Apple's later payload fields; 6: a seal per row over every column
     /// and a sealed head over all rows (LedgerSeals), server notifications, their delivery
     /// attempts and the Server API's keys (LedgerServer); 7: promotional offer keys, nonces and
-    /// offer codes; 8: Family Sharing and refund requests (tables only). Older files are re-signed on open.
+    /// redeemed offer codes; 8: Family Sharing and refund requests (``familyTables``,
+    /// ``refundRequestTables``), price changes, price increases and messages (``pricingTables``),
+    /// tables only. Older files are re-signed on open.
     static let schemaVersion: Int64 = 8
     /// Transaction ids start above this, like the long ids Apple hands out.
     static let firstTransactionID: Int64 = 2_000_000_000

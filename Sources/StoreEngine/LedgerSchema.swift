@@ -111,6 +111,7 @@ extension Ledger {
             \(Self.offerTables)
             \(Self.familyTables)
             \(Self.refundRequestTables)
+            \(Self.pricingTables)
             """)
         try db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('transactions', ?)", Self.firstTransactionID)
     }
@@ -145,12 +146,14 @@ extension Ledger {
         try db.execute(offerTables)
     }
 
-    /// Schema 8 adds Family Sharing (families, their members, each member's shared
-    /// transaction and the purchase it shares) and refund requests made from the app.
-    /// Tables only: LedgerSigning's `migrate` then sets the version; no row is resealed.
+    /// Schema 8 adds Family Sharing (families, their members, each member's shared transaction and
+    /// the purchase it shares), refund requests made from the app, and pricing (price changes and each
+    /// subscriber's price increase, the catalog prices last seen, the App Store's messages to the app).
+    /// Tables only, so no row is sealed again; LedgerSigning's `migrate` then sets the version.
     static func migrate7to8(_ db: SQLiteDatabase) throws(SQLiteError) {
         try db.execute(familyTables)
         try db.execute(refundRequestTables)
+        try db.execute(pricingTables)
     }
 
     /// Families (`accounts family …`), one family per account as on Apple's, and the
@@ -185,6 +188,55 @@ extension Ledger {
             requested INTEGER NOT NULL,              -- ms, store time
             status TEXT NOT NULL,                    -- pending, approved, declined
             decided INTEGER                          -- ms, store time
+        );
+        """
+
+    /// Price changes (`price-increase`, or the catalog's price changing between runs), each
+    /// subscriber's notice and consent, the catalog prices seen last, and StoreKit's messages
+    /// (`Message.messages`), kept here so every process and the paywall see them. Idempotent.
+    static let pricingTables = """
+        CREATE TABLE IF NOT EXISTS price_changes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            product_id TEXT NOT NULL,
+            storefront TEXT NOT NULL,                -- alpha-3: the storefront whose price changed
+            old_price TEXT NOT NULL,                 -- decimal text
+            new_price TEXT NOT NULL,
+            consent_required INTEGER NOT NULL,       -- an increase the subscriber must agree to
+            date INTEGER NOT NULL,                   -- ms, store time
+            source TEXT NOT NULL                     -- 'command' (price-increase) or 'catalog'
+        );
+        CREATE INDEX IF NOT EXISTS price_changes_by_product ON price_changes (storefront, product_id, id);
+        CREATE TABLE IF NOT EXISTS price_increases (
+            account TEXT NOT NULL,
+            group_id TEXT NOT NULL,
+            original_id INTEGER NOT NULL,
+            change_id INTEGER NOT NULL,              -- price_changes.id
+            product_id TEXT NOT NULL,
+            storefront TEXT NOT NULL,
+            old_price TEXT NOT NULL,                 -- what renewals charge until the notice ends
+            new_price TEXT NOT NULL,
+            consent_required INTEGER NOT NULL,
+            notified INTEGER NOT NULL,               -- ms, store time: the subscriber was told
+            notice_ends INTEGER NOT NULL,            -- ms: the first renewal from then on takes the new price
+            status TEXT NOT NULL,                    -- pending (consent awaited) or agreed
+            PRIMARY KEY (account, group_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS catalog_prices (
+            product_id TEXT NOT NULL,
+            storefront TEXT NOT NULL,
+            price TEXT NOT NULL,                     -- the catalog's price when last seen
+            PRIMARY KEY (product_id, storefront)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            account TEXT NOT NULL,
+            reason TEXT NOT NULL,                    -- Message.Reason: generic, priceIncreaseConsent, billingIssue, winBackOffer
+            product_id TEXT,
+            offer_id TEXT,
+            key TEXT,                                -- the event it is for, so it is queued once
+            created INTEGER NOT NULL,                -- ms, store time
+            state TEXT NOT NULL,                     -- pending, deferred, displayed
+            UNIQUE (account, key)
         );
         """
 

@@ -232,9 +232,10 @@ public enum StoreDoctor {
                     unverified.map(\.id))
         }
         if version == 6 || version == 7 {
-            let added = (version == 6 ? ["schema 7's tables (offer keys, used nonces, redeemed offer codes)"] : [])
-                + ["schema 8's (families, family-shared transactions, refund requests)"]
-            checkup.notes.append(.init(check: "schema", message: "schema version \(version): the next time storefront opens it, it gets \(added.joined(separator: " and ")); its transactions stay as they are"))
+            let tables = [(7, "schema 7's tables (offer keys, used nonces, redeemed offer codes)"),
+                          (8, "schema 8's (price changes, price increases, messages, families, family-shared transactions, refund requests)")]
+                .filter { $0.0 > version }.map(\.1)
+            checkup.notes.append(.init(check: "schema", message: "schema version \(version): the next time storefront opens it, it gets \(tables.joined(separator: " and ")); its transactions stay as they are"))
         } else if version < Ledger.schemaVersion {
             checkup.notes.append(.init(check: "schema", message: "schema version \(version): the next time storefront opens it, it gets a certificate chain and its transactions are signed again (with their account, x5c and today's fields)"))
         }

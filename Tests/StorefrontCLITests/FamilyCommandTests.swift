@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `accounts family …`, `refund-request …` and `offer-keys remove`, through the binary.
-@Suite("family, refund-request and offer-keys remove commands")
+@Suite("family, refund-request and offer-keys remove commands", .serialized)
 struct FamilyCommandTests {
     /// "pro" and the premium subscription are family-shareable; "coins" is a consumable.
     static let catalog = """
