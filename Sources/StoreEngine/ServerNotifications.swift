@@ -184,8 +184,9 @@ extension Store {
         }
     }
 
-    /// Notifications about the purchaser's refund and its requests: family members get none (a refund revokes their shares).
-    static let purchaserOnly: Set<String> = ["REFUND", "REFUND_DECLINED", "REFUND_REVERSED", "CONSUMPTION_REQUEST", "REVOKE"]
+    /// Notifications about what only the purchaser does or pays: a refund and its requests (members get REVOKE
+    /// instead), a price increase (the purchaser is told and agrees; members renew with the purchaser).
+    static let purchaserOnly: Set<String> = ["REFUND", "REFUND_DECLINED", "REFUND_REVERSED", "CONSUMPTION_REQUEST", "REVOKE", "PRICE_INCREASE"]
 
     /// Whether a notification of `type` about the subscription was recorded at or after `since`.
     func hasNotification(_ type: String, originalID: Int64, since: Date) throws -> Bool {
