@@ -115,8 +115,10 @@ public struct State: Equatable, Sendable {
     /// The first table line shown (the table scrolls when taller than the screen).
     public var scroll = 0
     public var sheet: Sheet?
-    /// A setting changed while another change was being made: made when that one finishes.
-    public var queuedSetting: StoreCommand?
+    /// The store command being run (the spinner's), until its result comes back.
+    public var inFlight: StoreCommand?
+    /// Keys typed on the settings screen while a write was in flight: applied in order once it ends.
+    public var pendingKeys: [Key] = []
     /// The first line of the help sheet shown, when it is taller than the screen.
     public var helpScroll = 0
     public var busy: Busy?
