@@ -44,8 +44,10 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             KeyHelp(keys: "n", does: "renew the selected subscription now", hint: "n renew"),
             KeyHelp(keys: "u", does: "turn the selected subscription's auto-renew on or off (the line under the list says which)", hint: "u auto-renew"),
             KeyHelp(keys: "x", does: "delete the selected transaction (asks first)", hint: "x delete"),
-            KeyHelp(keys: "\(g.enter)  i", does: "the selected transaction's details: price, offer, reason, dates, the request, "
-                        + "the signed payload and its verification, the server notifications; \(g.up) \(g.down) scroll, esc (or i) closes",
+            KeyHelp(keys: "\(g.enter)  i", does: "the selected transaction's details: a subscription's timeline (trial, paid "
+                        + "periods, upgrades and downgrades, grace period, billing retry, expiry, refund, now), price, offer, reason, "
+                        + "dates, the request, the signed payload and its verification, the server notifications; \(g.up) \(g.down) "
+                        + "scroll, w wraps long values (or cuts them with …), esc (or i) closes",
                     hint: "i details"),
             KeyHelp(keys: "o", does: "buy from outside the app (another device): arrives as an update", hint: "o outside"),
             clock, log,
@@ -98,7 +100,7 @@ func footerHints(for screen: Screen, _ g: Glyphs, width: Int) -> String {
 func detailFooterHints(_ g: Glyphs, width: Int) -> String {
     let actions = keyHelp(for: .transactions, g).compactMap(\.hint)
         .filter { !$0.hasSuffix(" move") && $0 != "i details" && $0 != "esc back" }
-    return fitHints(["\(g.up)\(g.down) scroll", "esc close"] + actions, width: width)
+    return fitHints(["\(g.up)\(g.down) scroll", "w wrap", "esc close"] + actions, width: width)
 }
 
 private func fitHints(_ hints: [String], width: Int) -> String {
