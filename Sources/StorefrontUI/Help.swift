@@ -28,9 +28,12 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             KeyHelp(keys: "c", does: "consume one of the selected consumable", hint: "c consume"),
             clock, log,
             KeyHelp(keys: "[ ]  { }", does: "scroll the event log a line, a page (older, newer)"),
+            KeyHelp(keys: "/", does: "search: the table shows the products whose name, id, kind, price or status match what "
+                        + "you type (case and accents ignored); \(g.enter) keeps the filter, esc clears it", hint: "/ search"),
+            KeyHelp(keys: "n  N", does: "the next, the previous match of the search kept (round from the last to the first)"),
             help,
             KeyHelp(keys: "q  Ctrl-C", does: "quit", hint: "q quit"),
-            KeyHelp(keys: "esc", does: "quit, after asking (Esc again stays)"),
+            KeyHelp(keys: "esc", does: "quit, after asking (Esc again stays); with a search kept, clears it first"),
             KeyHelp(keys: "mouse", does: "click a row, [ Buy ], [ Restore Purchases ], a tab, a sheet's buttons"),
         ]
     case .transactions:
@@ -47,11 +50,14 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             KeyHelp(keys: "\(g.enter)  i", does: "the selected transaction's details: a subscription's timeline (trial, paid "
                         + "periods, upgrades and downgrades, grace period, billing retry, expiry, refund, now), price, offer, reason, "
                         + "dates, the request, the signed payload and its verification, the server notifications; \(g.up) \(g.down) "
-                        + "scroll, w wraps long values (or cuts them with …), esc (or i) closes",
+                        + "scroll, w wraps long values whole (w again cuts them), esc (or i) closes",
                     hint: "i details"),
             KeyHelp(keys: "o", does: "buy from outside the app (another device): arrives as an update", hint: "o outside"),
             clock, log,
-            KeyHelp(keys: "p  esc", does: "back to the paywall", hint: "esc back"),
+            KeyHelp(keys: "/", does: "search: the list shows the transactions whose id, product or state match what you type "
+                        + "(pending, refunded, expired); \(g.enter) keeps the filter, esc clears it; \(g.up) \(g.down) go from match "
+                        + "to match (n is renew here)", hint: "/ search"),
+            KeyHelp(keys: "p  esc", does: "back to the paywall (esc first clears a search)", hint: "esc back"),
             KeyHelp(keys: "s", does: "settings, testers and resets"),
             help, quit,
             KeyHelp(keys: "mouse", does: "click a row to select it, a tab to switch screens"),

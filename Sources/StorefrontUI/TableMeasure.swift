@@ -13,6 +13,8 @@ public struct TableMeasure: Equatable, Sendable {
     private var glyphs: Glyphs?
     private(set) var lines: [Layout.TableLine] = []
     private(set) var widths = ContentWidths()
+    /// What each product is found by (/), folded: see `productHaystacks`.
+    private(set) var haystacks: [String] = []
 
     public init() {}
 
@@ -21,6 +23,7 @@ public struct TableMeasure: Equatable, Sendable {
         glyphs = state.glyphs
         lines = Layout.tableLines(state.products)
         widths = ContentWidths(state)
+        haystacks = productHaystacks(state)
     }
 
     /// Whether this was made from `state`'s snapshot and glyphs. Cheap when it was:

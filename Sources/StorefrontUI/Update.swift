@@ -38,6 +38,8 @@ private func apply(_ state: inout State, _ action: Action) -> [Effect] {
             effects = sheet(&state, key)
         } else if state.screen == .transactions, let handled = detailKey(&state, key) {
             effects = handled
+        } else if let handled = searchKey(&state, key) {
+            effects = handled
         } else if let global = globalKey(&state, key) {
             effects = global
         } else {
@@ -69,6 +71,8 @@ private func apply(_ state: inout State, _ action: Action) -> [Effect] {
         state.snapshot = snapshot
         state.knownDataVersion = snapshot.dataVersion
         state.tableMeasure = TableMeasure(state)
+        // New products or prices: the search finds in what is on screen now.
+        if state.search.isFiltering { filter(&state, .paywall) }
         if state.loadError != nil, state.busy == .loading {
             state.flash = "Retried: the store is reachable again"
         }
@@ -130,7 +134,7 @@ private func apply(_ state: inout State, _ action: Action) -> [Effect] {
     case .historyLoaded(let transactions):
         state.manager.transactions = transactions
         // A shorter list (a delete, a reset elsewhere) moves the cursor and the scroll back onto its rows.
-        selectTransaction(&state, state.manager.selection)
+        if state.manager.search.isFiltering { filter(&state, .transactions) } else { selectTransaction(&state, state.manager.selection) }
         effects = refreshDetail(&state)
     case .notificationsLoaded(let id, let notifications):
         if state.manager.detail?.transactionID == id {
@@ -232,8 +236,8 @@ private func mainScreen(_ state: inout State, _ key: Key) -> [Effect] {
     case .down, .character("j"): move(&state, by: 1)
     case .pageUp: move(&state, by: -page)
     case .pageDown: move(&state, by: page)
-    case .home, .character("g"): move(&state, to: 0)
-    case .end, .character("G"): move(&state, to: state.products.count - 1)
+    case .home, .character("g"): move(&state, by: -state.products.count)
+    case .end, .character("G"): move(&state, by: state.products.count)
     case .character("r") where state.loadError != nil, .enter where state.loadError != nil && state.snapshot == nil:
         return retry(&state)
     case .enter, .character(" "): return buy(&state)
@@ -269,6 +273,8 @@ private func globalKey(_ state: inout State, _ key: Key) -> [Effect]? {
 func show(_ state: inout State, _ screen: Screen) -> [Effect] {
     state.screen = screen
     state.flash = nil
+    // A prompt left open by a click on a tab closes; the filter it typed stays with its table.
+    (state.search.isEditing, state.manager.search.isEditing) = (false, false)
     switch screen {
     case .paywall: return []
     case .transactions: return [.loadHistory]
