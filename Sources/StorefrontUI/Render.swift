@@ -302,7 +302,7 @@ func drawStatus(_ state: State, row: Int, limit: Int? = nil, into canvas: inout 
     case nil: status = state.flash
     }
     if let status {
-        canvas.put(status, x: 2, y: row, limit: limit ?? canvas.width - 3, style: Style(bold: true, color: .yellow))
+        canvas.put(TerminalText.truncated(status, to: limit ?? canvas.width - 3), x: 2, y: row, style: Style(bold: true, color: .yellow))
     }
 }
 

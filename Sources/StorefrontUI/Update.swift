@@ -178,6 +178,20 @@ private func apply(_ state: inout State, _ action: Action) -> [Effect] {
             state.pendingKeys = []
         }
         effects = reload(state)
+    case .catalogReloaded(let paywall, let summary):
+        state.paywall = paywall
+        // The file is good again: the alert about its last bad version goes.
+        if case .alert(catalogAlertTitle, _)? = state.sheet { state.sheet = nil }
+        state.flash = summary
+        effects = reload(state)
+    case .catalogFailed(let message):
+        let text = "\(message). The catalog loaded before stays in use: fix the file and save it again."
+        if state.sheet == nil || { if case .alert(catalogAlertTitle, _)? = state.sheet { true } else { false } }() {
+            state.sheet = .alert(title: catalogAlertTitle, message: text)
+        } else {
+            state.flash = "Catalog not reloaded: \(message)"
+        }
+        effects = []
     case .accountChanged(let account):
         state.busy = nil
         state.inFlight = nil
