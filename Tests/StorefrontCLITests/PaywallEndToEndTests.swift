@@ -14,10 +14,10 @@ final class TmuxSession {
     }
 
     static func start(_ sandbox: Sandbox, columns: Int = 100, rows: Int = 30, environment: String = "LANG=C.UTF-8",
-                      arguments: [String] = ["--latency", "50"]) async throws -> TmuxSession {
+                      catalog: String = Binary.catalog, arguments: [String] = ["--latency", "50"]) async throws -> TmuxSession {
         let session = TmuxSession(sandbox)
         let binary = try #require(Binary.url, "cannot find the storefront binary; set STOREFRONT_BIN")
-        let quoted = ([binary.path, "--catalog", Binary.catalog, "--store", sandbox.store] + arguments)
+        let quoted = ([binary.path, "--catalog", catalog, "--store", sandbox.store] + arguments)
             .map { "'" + $0 + "'" }.joined(separator: " ")
         // After the program ends the pane stays, showing its exit status.
         // `timeout`, so a paywall whose test was killed midway does not run on forever.
@@ -114,9 +114,9 @@ func spawnAndWait(_ arguments: [String], output: String) throws {
 }
 
 /// Runs `body` against a paywall in tmux, and stops the tmux server afterwards, also on failure.
-func withPaywall(_ sandbox: Sandbox, environment: String = "LANG=C.UTF-8",
-                 _ body: (TmuxSession) async throws -> Void) async throws {
-    let session = try await TmuxSession.start(sandbox, environment: environment)
+func withPaywall(_ sandbox: Sandbox, columns: Int = 100, rows: Int = 30, environment: String = "LANG=C.UTF-8",
+                 catalog: String = Binary.catalog, _ body: (TmuxSession) async throws -> Void) async throws {
+    let session = try await TmuxSession.start(sandbox, columns: columns, rows: rows, environment: environment, catalog: catalog)
     do {
         try await body(session)
     } catch {
