@@ -106,18 +106,27 @@ final class Ledger {
             signingKey = try loadKey()
             sealKey = Self.sealKey(for: signingKey)
         } catch {
-            throw StoreFileError(path: path, reason: "has an unusable signing key: \(error)")
+            throw Self.openingFailure(of: path, "has an unusable signing key", error)
         }
         do {
             try migrate(signingKey)
         } catch {
-            throw StoreFileError(path: path, reason: "cannot be upgraded to schema \(Self.schemaVersion): \(error)")
+            throw Self.openingFailure(of: path, "cannot be upgraded to schema \(Self.schemaVersion)", error)
         }
         do {
             key = try loadIdentity(signingKey)
         } catch {
-            throw StoreFileError(path: path, reason: "has an unusable certificate chain: \(error)")
+            throw Self.openingFailure(of: path, "has an unusable certificate chain", error)
         }
+    }
+
+    /// Why a step of opening failed: busy (the file is fine, try again) when another process
+    /// held the lock past the busy timeout — at any step, loading the key and migrating included.
+    static func openingFailure(of path: String, _ step: String, _ error: any Error) -> StoreFileError {
+        if let error = error as? SQLiteError, error.isBusy {
+            return StoreFileError(path: path, reason: "is busy: \(error.message)", isBusy: true)
+        }
+        return StoreFileError(path: path, reason: "\(step): \(error)")
     }
 
     /// Refuses foreign files, then switches on WAL and creates or migrates the schema.
@@ -158,10 +167,8 @@ final class Ledger {
             throw error
         } catch let error as SQLiteError where error.isNotADatabase {
             throw StoreFileError(path: path, reason: "is not a store file (not a SQLite database, or a damaged one)")
-        } catch let error as SQLiteError where error.isBusy {
-            throw StoreFileError(path: path, reason: "is busy: \(error.message)", isBusy: true)
         } catch {
-            throw StoreFileError(path: path, reason: "cannot be used: \(error)")
+            throw Self.openingFailure(of: path, "cannot be used", error)
         }
     }
 

@@ -4,6 +4,12 @@ import StorefrontKit
 import StorefrontKitTest
 import Testing
 
+/// Every suite of the examples, run one test at a time: the seed's `Store` listens for updates
+/// in a `Task.detached`, which sees no task-local session and so watches the most recently
+/// created one — beside another test it would take (and finish) that test's updates.
+@Suite(.serialized) enum Examples {}
+
+extension Examples {
 /// The seed's own `Store` class, compiled unchanged but for its imports, working on a test session.
 @Suite struct SeedStoreTests {
     @Test func theSeedStoreBuysAndSeesItsPurchase() async throws {
@@ -15,9 +21,10 @@ import Testing
             #expect(store.subscriptions.map(\.id) == [monthly])
             let transaction = try await store.purchase(store.nonConsumables.first)
             #expect(transaction?.productID == goPro)
-            #expect(store.purchasedIdentifiers.contains(goPro))  // the seed's detached listener may watch another session
+            #expect(store.purchasedIdentifiers.contains(goPro))
             #expect(try await store.isPurchased(goPro))
             #expect(try await !store.isPurchased(monthly))
         }
     }
+}
 }

@@ -22,8 +22,9 @@ func eventually(within seconds: Double = 10, _ condition: () async throws -> Boo
     return try await condition()
 }
 
-/// Each test has a session of its own and runs the shop inside `session.run`, so the
-/// tests run in parallel without seeing each other's purchases.
+extension Examples {
+/// Each test has a session of its own and runs the shop inside `session.run`, so its
+/// purchases stay apart from any other session's (`twoSessionsInParallelStayApart`).
 @Suite struct ShopTests {
     @Test func askToBuyApprovedArrivesAsAnUpdate() async throws {
         let session = try SKTestSession(contentsOf: catalog)
@@ -93,6 +94,7 @@ func eventually(within seconds: Double = 10, _ condition: () async throws -> Boo
         #expect(try await a == [goPro])
         #expect(try await b == [shopping])
     }
+}
 }
 
 /// Buys one product in a new shop, then restores: what the bound session's account owns.
