@@ -286,6 +286,14 @@ private func drawActions(_ state: State, _ layout: Layout, into canvas: inout Ca
         canvas.put(TerminalText.truncated(text, to: max(0, x - 4)), x: 2, y: layout.actionRow, style: Style(bold: true, color: .red))
     } else {
         drawStatus(state, row: layout.actionRow, limit: max(0, x - 4), into: &canvas)
+        // Nothing to say: the selected row's status, whole, when its column cut it (a trial's end and price at 80 columns).
+        if state.busy == nil, state.flash == nil, let product = state.selectedProduct, state.snapshot != nil {
+            let status = statusText(product, state)
+            if TerminalText.width(status) > Columns(state, width: canvas.width).statusWidth,
+               TerminalText.width(status) <= x - 4 {
+                canvas.put(status, x: 2, y: layout.actionRow, style: dim)
+            }
+        }
     }
     rule(layout.logHeight > 0 ? layout.logTop - 1 : layout.footerRow - 1, state, into: &canvas)
 }

@@ -95,7 +95,7 @@ func filter(_ state: inout State, _ screen: Screen) {
             (state.search.matches, state.search.lines) = (nil, [])
             return
         }
-        let haystacks = state.tableMeasure.isCurrent(for: state) ? state.tableMeasure.haystacks : productHaystacks(state)
+        let haystacks = state.tableMeasure.haystacks(for: state)
         let matches = haystacks.indices.filter { haystacks[$0].contains(query) }
         state.search.matches = matches
         let wanted = Set(matches)

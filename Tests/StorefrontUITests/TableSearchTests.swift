@@ -147,6 +147,23 @@ struct TableSearchTests {
         #expect(render(state, timeZone: utc)[2, layout.tableTop].style == Style(bold: true, color: .cyan))
     }
 
+    @Test("at 80 columns a selected row's status its column cuts is said whole on the status line (nothing else to say)")
+    func wholeStatusOnTheStatusLine() {
+        var state = loadedState(columns: 80, rows: 24, snapshot: snapshot(owned: [purchase(seasonPass)]))
+        state.selection = index(of: seasonPass)
+        let whole = "Bought Dec 1, 2026 · 3 months (app's count)"
+        var screen = render(state, timeZone: utc).lines
+        let row = screen.first { $0.contains("Season Pass") } ?? ""
+        #expect(row.contains("…") && !row.contains(whole), "cut in its column: \(row)")
+        #expect(screen.contains { $0.hasPrefix("  \(whole)") && $0.hasSuffix("[ Restore Purchases ]") }, "\n\(screen.joined(separator: "\n"))")
+        state.flash = "Purchased Go Pro"
+        screen = render(state, timeZone: utc).lines
+        #expect(!screen.contains { $0.hasPrefix("  \(whole)") }, "a note goes first")
+        state.flash = nil
+        state.selection = index(of: swiftShopping)
+        #expect(!render(state, timeZone: utc).lines.contains { $0.contains("Owned") && $0.contains("Restore Purchases") }, "a whole status is not repeated")
+    }
+
     @Test("the manager: / filters by id, product or state; Enter keeps, Esc clears before going back; n still renews")
     func managerSearch() {
         var state = loadedState(on: .transactions)
