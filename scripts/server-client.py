@@ -196,10 +196,17 @@ def receive_mode(arguments):
                 else:
                     entry["status"] = value(decoded.data.status)
                 if decoded.data and decoded.data.signedTransactionInfo:
-                    info = transaction(check, decoded.data.signedTransactionInfo)
-                    entry["transactionId"], entry["productId"] = info["transactionId"], info["productId"]
+                    signed = check.verify_and_decode_signed_transaction(decoded.data.signedTransactionInfo)
+                    entry["transactionId"], entry["productId"] = signed.transactionId, signed.productId
+                    entry["offerType"], entry["offerIdentifier"] = value(signed.offerType), signed.offerIdentifier
                 if decoded.data and decoded.data.signedRenewalInfo:
-                    check.verify_and_decode_renewal_info(decoded.data.signedRenewalInfo)
+                    renewal = check.verify_and_decode_renewal_info(decoded.data.signedRenewalInfo)
+                    # What price increases and win-back offers are read from: the library's own enums.
+                    entry["priceIncreaseStatus"] = value(renewal.priceIncreaseStatus)
+                    entry["expirationIntent"] = value(renewal.expirationIntent)
+                    entry["renewalPrice"] = renewal.renewalPrice
+                    entry["autoRenewStatus"] = value(renewal.autoRenewStatus)
+                    entry["eligibleWinBackOfferIds"] = renewal.eligibleWinBackOfferIds
             except Exception as error:  # a notification the library refuses is the test's failure
                 entry = {"refused": repr(error)}
             out.write(json.dumps(entry) + "\n")

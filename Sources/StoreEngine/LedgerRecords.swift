@@ -179,7 +179,8 @@ extension Ledger {
             // Deleting the app wipes what the device knows, for every account signed in on it.
             try db.execute("DELETE FROM app_owned; DELETE FROM app_balances;")
         case .account:
-            for table in ["transactions", "settings", "events", "app_owned", "app_balances", "subscriptions"] {
+            for table in ["transactions", "settings", "events", "app_owned", "app_balances", "subscriptions",
+                          "price_increases", "messages"] {
                 try db.run("DELETE FROM \(table) WHERE account = ?", account)
             }
             try db.run("DELETE FROM accounts WHERE name = ?", account)
@@ -188,6 +189,7 @@ extension Ledger {
             try db.execute("""
                 DELETE FROM transactions; DELETE FROM settings; DELETE FROM events; DELETE FROM subscriptions;
                 DELETE FROM app_owned; DELETE FROM app_balances; DELETE FROM accounts;
+                DELETE FROM price_changes; DELETE FROM price_increases; DELETE FROM catalog_prices; DELETE FROM messages;
                 """)
         }
         // The sealed head is folded again from the rows that are left.

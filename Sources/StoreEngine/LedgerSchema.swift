@@ -106,6 +106,7 @@ extension Ledger {
             ) WITHOUT ROWID;
             \(Self.serverTables)
             \(Self.offerTables)
+            \(Self.pricingTables)
             """)
         try db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('transactions', ?)", Self.firstTransactionID)
     }
@@ -139,6 +140,62 @@ extension Ledger {
     static func migrate6to7(_ db: SQLiteDatabase) throws(SQLiteError) {
         try db.execute(offerTables)
     }
+
+    /// Schema 8 (pricing) adds price changes and each subscriber's price increase, the catalog
+    /// prices last seen, and the App Store's messages to the app. Tables only, so no row is
+    /// sealed again; LedgerSigning's `migrate` then sets the version.
+    static func migrate7to8(_ db: SQLiteDatabase) throws(SQLiteError) {
+        try db.execute(pricingTables)
+    }
+
+    /// Price changes (`price-increase`, or the catalog's price changing between runs), each
+    /// subscriber's notice and consent, the catalog prices seen last, and StoreKit's messages
+    /// (`Message.messages`), kept here so every process and the paywall see them. Idempotent.
+    static let pricingTables = """
+        CREATE TABLE IF NOT EXISTS price_changes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            product_id TEXT NOT NULL,
+            storefront TEXT NOT NULL,                -- alpha-3: the storefront whose price changed
+            old_price TEXT NOT NULL,                 -- decimal text
+            new_price TEXT NOT NULL,
+            consent_required INTEGER NOT NULL,       -- an increase the subscriber must agree to
+            date INTEGER NOT NULL,                   -- ms, store time
+            source TEXT NOT NULL                     -- 'command' (price-increase) or 'catalog'
+        );
+        CREATE INDEX IF NOT EXISTS price_changes_by_product ON price_changes (storefront, product_id, id);
+        CREATE TABLE IF NOT EXISTS price_increases (
+            account TEXT NOT NULL,
+            group_id TEXT NOT NULL,
+            original_id INTEGER NOT NULL,
+            change_id INTEGER NOT NULL,              -- price_changes.id
+            product_id TEXT NOT NULL,
+            storefront TEXT NOT NULL,
+            old_price TEXT NOT NULL,                 -- what renewals charge until the notice ends
+            new_price TEXT NOT NULL,
+            consent_required INTEGER NOT NULL,
+            notified INTEGER NOT NULL,               -- ms, store time: the subscriber was told
+            notice_ends INTEGER NOT NULL,            -- ms: the first renewal from then on takes the new price
+            status TEXT NOT NULL,                    -- pending (consent awaited) or agreed
+            PRIMARY KEY (account, group_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS catalog_prices (
+            product_id TEXT NOT NULL,
+            storefront TEXT NOT NULL,
+            price TEXT NOT NULL,                     -- the catalog's price when last seen
+            PRIMARY KEY (product_id, storefront)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            account TEXT NOT NULL,
+            reason TEXT NOT NULL,                    -- Message.Reason: generic, priceIncreaseConsent, billingIssue, winBackOffer
+            product_id TEXT,
+            offer_id TEXT,
+            key TEXT,                                -- the event it is for, so it is queued once
+            created INTEGER NOT NULL,                -- ms, store time
+            state TEXT NOT NULL,                     -- pending, deferred, displayed
+            UNIQUE (account, key)
+        );
+        """
 
     /// Offer keys (`offer-keys add`/`create`), used nonces, redeemed offer codes. Idempotent.
     static let offerTables = """

@@ -14,10 +14,10 @@ extension Store {
     /// `choice` replaces the purchase conditions (Ask to Buy, interrupted, purchaseError)
     /// for this one purchase, while the device's (canMakePayments, offline, latency) still apply.
     func purchase(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
-                  offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
+                  offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil, winBackOfferID: String? = nil,
                   choice: PurchaseChoice? = nil) async throws -> PurchaseOutcome {
         try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
-                               offerSignature: offerSignature, choice: choice)
+                               offerSignature: offerSignature, winBackOfferID: winBackOfferID, choice: choice)
     }
 
     /// What an app does on a Buy tap: purchase, then deliver and ``finish(_:)`` a
@@ -27,9 +27,10 @@ extension Store {
     /// arrives unverified; it is then left unfinished, as an app that checks verification leaves it.
     func purchaseAndFinish(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
                            offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
-                           choice: PurchaseChoice? = nil) async throws -> AppPurchase {
+                           winBackOfferID: String? = nil, choice: PurchaseChoice? = nil) async throws -> AppPurchase {
         let outcome = try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken,
-                                             offerID: offerID, offerSignature: offerSignature, choice: choice)
+                                             offerID: offerID, offerSignature: offerSignature, winBackOfferID: winBackOfferID,
+                                             choice: choice)
         switch outcome {
         case .pending, .userCancelled:
             return AppPurchase(outcome: outcome, isFinished: false)
@@ -74,9 +75,11 @@ extension Store {
                                outside: true)
     }
 
-    func makePurchase(_ productID: String, quantity: Int, appAccountToken: UUID?, offerID: String?,
-                      offerSignature: PromotionalOfferSignature? = nil,
+    func makePurchase(_ productID: String, quantity: Int, appAccountToken: UUID?, offerID promotionalOfferID: String?,
+                      offerSignature: PromotionalOfferSignature? = nil, winBackOfferID: String? = nil,
                       choice chosen: PurchaseChoice?, outside: Bool = false) async throws -> PurchaseOutcome {
+        // The offer the transaction records: a promotional offer, or a win-back offer (which needs no signature).
+        let offerID = promotionalOfferID ?? winBackOfferID
         if !outside { try await simulateLatency() }
         // This account's renewals only: another's long catch-up must not hold up a purchase.
         try processRenewals(onlyAccount: account)
@@ -98,7 +101,12 @@ extension Store {
                 return try fail(.invalidQuantity(quantity))
             }
             guard try value(.canMakePayments) else { return try fail(.purchaseNotAllowed) }
-            if let offerID {
+            if let winBackOfferID {
+                guard promotionalOfferID == nil else {
+                    return try fail(.purchaseError(.invalidOfferIdentifier, reason: "a purchase takes one offer: promotional or win-back"))
+                }
+                if let fault = try winBackFault(item, offerID: winBackOfferID, at: date) { return try fail(fault) }
+            } else if let offerID {
                 guard let terms = item.subscription, terms.offers.contains(where: { $0.kind == .promotional && $0.id == offerID })
                 else {
                     return try fail(.purchaseError(.invalidOfferIdentifier,
@@ -305,7 +313,7 @@ extension Store {
         // Apple's (type, subtype): a promotional offer is OFFER_REDEEMED; an upgrade or a crossgrade
         // at once DID_CHANGE_RENEWAL_PREF UPGRADE; else SUBSCRIBED, the first time INITIAL_BUY.
         let subtype = change != nil ? "UPGRADE" : subscribedBefore ? "RESUBSCRIBE" : "INITIAL_BUY"
-        let type = [.promotional, .code].contains(stored.offerType) ? "OFFER_REDEEMED" : change != nil ? "DID_CHANGE_RENEWAL_PREF" : "SUBSCRIBED"
+        let type = [.promotional, .code, .winBack].contains(stored.offerType) ? "OFFER_REDEEMED" : change != nil ? "DID_CHANGE_RENEWAL_PREF" : "SUBSCRIBED"
         try notify(type, subtype, transaction: stored, record: record, account: account, at: date)
         return .added(stored, change: change)
     }
@@ -324,7 +332,7 @@ extension Store {
     func draftTransaction(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, offerID: String? = nil,
                                   at date: Date) throws -> Transaction {
         let storefront = try storefront()
-        let product = catalog.product(from: item, in: storefront)
+        let product = try priced(item, in: storefront)
         var transaction = Transaction(
             id: 0, originalID: 0, productID: item.id, productType: item.type,
             purchaseDate: date, originalPurchaseDate: date, expirationDate: nil,
@@ -355,43 +363,5 @@ extension Store {
             }
         }
         return transaction
-    }
-
-    /// A simulated error setting's value, taken: a `--once` value is cleared in the same
-    /// write transaction, so exactly one call, in whichever process, gets it.
-    func takeSimulatedError(_ key: SettingKey<SimulatedError?>) throws -> (error: SimulatedError, cause: String)? {
-        guard try value(key) != nil else { return nil }
-        let name = key.name.rawValue
-        return try ledger.db.transaction { () -> (error: SimulatedError, cause: String)? in
-            // Read again under the write lock: another process may have taken a `--once` error meanwhile.
-            guard let error = try value(key) else { return nil }
-            guard try ledger.setting(name + Self.onceSuffix, account: "") == "true" else {
-                return (error, "\(name) is \(error.rawValue)")
-            }
-            try ledger.removeSetting(name, account: "")
-            try ledger.removeSetting(name + Self.onceSuffix, account: "")
-            return (error, "\(name) is \(error.rawValue), once")
-        }
-    }
-
-    /// A read-only call's simulated conditions: latency, then offline, then the setting's error.
-    func simulateConditions(errorSetting key: SettingKey<SimulatedError?>) async throws {
-        try await simulateLatency()
-        if try value(.offline) { throw StoreError.simulated(.networkError, cause: "offline is true") }
-        if let error = try takeSimulatedError(key) {
-            try ledger.db.transaction {
-                try ledger.log(.failed, account: account, productID: "",
-                               detail: "\(key.name.rawValue): \(Self.logDetail(.simulated(error.error, cause: error.cause)))",
-                               at: try currentTime())
-            }
-            throw StoreError.simulated(error.error, cause: error.cause)
-        }
-    }
-
-    /// Waits the `latency` setting's time, as the App Store takes time to answer.
-    /// The actor is free meanwhile: other calls go on.
-    func simulateLatency() async throws {
-        let latency = try value(.latency)
-        if latency > .zero { try await Task.sleep(for: latency) }
     }
 }

@@ -44,7 +44,8 @@ extension Store {
                 autoRenewPreference: record.autoRenewProductID, willAutoRenew: record.willAutoRenew && state != .revoked,
                 renewalDate: latest.expirationDate, recentSubscriptionStartDate: start,
                 environment: latest.environment, currency: storefront.currency,
-                renewalPrice: renewing.map { catalog.product(from: $0, in: storefront).price } ?? latest.price)
+                renewalPrice: try renewing.map { try renewalBasePrice($0, groupID: record.groupID, account: account,
+                                                                   at: latest.expirationDate ?? date, in: storefront) } ?? latest.price)
             if let offer = try renewalOffer(after: latest, record: record) {
                 (info.renewalPrice, info.offerType, info.offerID) = (offer.price, offer.type, offer.id)
                 info.offerPaymentMode = offer.mode
@@ -53,6 +54,12 @@ extension Store {
             info.expirationReason = record.expirationReason.flatMap(ExpirationReason.init(rawValue:))
             info.isInBillingRetry = record.billingRetrySince != nil
             info.gracePeriodExpirationDate = record.graceUntil
+            if record.expirationReason == nil, state != .revoked {
+                info.priceIncreaseStatus = try pendingIncrease(record, account: account)?.status ?? .noIncreasePending
+            }
+            if state == .expired {
+                info.eligibleWinBackOfferIDs = try eligibleWinBackOfferIDs(groupID: record.groupID, account: account, at: date, record: record)
+            }
             info.appAccountToken = latest.appAccountToken
             info.appTransactionID = AppTransactionID.make(account: account, bundleID: catalog.bundleID)
             info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date))

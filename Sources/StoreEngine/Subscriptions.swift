@@ -73,6 +73,8 @@ extension Store {
     func processRenewals(limit: Int? = nil, onlyAccount: String? = nil) throws -> Int {
         // Without a catalog no plan is known: renewing (or expiring as unavailable) is left to a run with one.
         if catalog.isAbsent { return 0 }
+        // A subscription price that changed in the catalog since the last run is a price change, made once.
+        try noticeCatalogPriceChanges()
         let date = try currentTime()
         let billingIssues = try value(.billingIssues)
         var made = 0
@@ -179,6 +181,8 @@ extension Store {
                 try notify("EXPIRED", "PRODUCT_NOT_FOR_SALE", transaction: latest, record: record, account: account, at: expiration)
                 break
             }
+            // A price increase the subscriber had to agree to, and did not, ends it here.
+            if try priceIncreaseEnds(&record, latest: latest, account: account, at: expiration) { break }
             if billingIssues {
                 record.billingRetrySince = expiration
                 if try value(.gracePeriod), let period = catalog.product(id: latest.productID)?.subscription?.period {
@@ -189,6 +193,9 @@ extension Store {
                                    : "renewal failed: grace period until \(record.graceUntil!.formatted(.iso8601))", at: expiration)
                 try notify("DID_FAIL_TO_RENEW", record.graceUntil == nil ? nil : "GRACE_PERIOD", transaction: latest, record: record,
                            account: account, at: expiration)
+                // StoreKit's Billing Problem message, once per failed renewal.
+                try ledger.queueMessage(account: account, reason: .billingIssue, productID: latest.productID,
+                                        key: "billingIssue:\(record.originalID):\(expiration.milliseconds)", at: expiration)
                 continue
             }
             try renew(latest, &record, account: account, at: expiration, detail: "renewal")
@@ -213,7 +220,7 @@ extension Store {
         (transaction.reason, transaction.isFinished, transaction.isUpgraded) = (.renewal, false, false)
         (transaction.storefront, transaction.currency) = (storefront.countryCode, storefront.currency)
         (transaction.revocationDate, transaction.revocationReason) = (nil, nil)
-        transaction.price = catalog.product(from: item, in: storefront).price
+        transaction.price = try renewalBasePrice(item, groupID: record.groupID, account: account, at: start, in: storefront)
         transaction.expirationDate = try renewalEnd(after: start, period: terms.period, latest: latest)
         (transaction.offerType, transaction.offerID) = (nil, nil)
         transaction.applyOffer(mode: nil, period: nil, count: 0)

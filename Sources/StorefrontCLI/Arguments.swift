@@ -28,6 +28,7 @@ extension Invocation {
         var publicKey: String?
         var pending = false
         var offer = OfferArguments()
+        var pricing = PricingArguments()
         var rest = arguments[...]
 
         func value(for option: String, inline: String?) throws(UsageError) -> String {
@@ -113,6 +114,8 @@ extension Invocation {
                 let path = try value(for: option, inline: inline)
                 guard !path.isEmpty else { throw UsageError(description: "--junit needs a file", command: operands.first) }
                 junit = path
+            case "--win-back", "--consent-required":
+                try pricing.take(option, value: spec.value == nil ? nil : value(for: option, inline: inline), command: operands.first)
             case "--signature", "--key", "--sign", "--legacy":
                 try offer.take(option, value: spec.value == nil ? nil : value(for: option, inline: inline), command: operands.first)
             case "--keep": keep = true
@@ -194,13 +197,17 @@ extension Invocation {
         case "buy":
             try expect(1, "a PRODUCT_ID")
             try allow()
-            if outside, outcome != nil || offerID != nil {
-                throw UsageError(description: "buy takes --outside or --outcome/--offer, not both", command: name)
+            if outside, outcome != nil || offerID != nil || pricing.winBackOfferID != nil {
+                throw UsageError(description: "buy takes --outside or --outcome/--offer/--win-back, not both", command: name)
+            }
+            if offerID != nil, pricing.winBackOfferID != nil {
+                throw UsageError(description: "buy takes --offer or --win-back, not both", command: name)
             }
             invocation.command = outside
                 ? .buyOutside(productID: args[0], quantity: quantity ?? 1)
                 : .buy(productID: args[0], quantity: quantity ?? 1, outcome: outcome, offerID: offerID,
-                       appAccountToken: appAccountToken, offerSigning: try offer.signing(offerID: offerID))
+                       appAccountToken: appAccountToken, offerSigning: try offer.signing(offerID: offerID),
+                       winBackOfferID: pricing.winBackOfferID)
         case "clock":
             try allow()
             switch args.count {
@@ -311,6 +318,9 @@ extension Invocation {
         case "offer-keys", "offer":
             try allow()
             invocation.command = try offer.command(name, args, issuer: issuer, appAccountToken: appAccountToken)
+        case "price-increase", "messages", "message":
+            try allow()
+            invocation.command = try pricing.command(name, args)
         case "redeem":
             try expect(1, "a CODE")
             try allow()

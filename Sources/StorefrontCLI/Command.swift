@@ -45,9 +45,23 @@ public enum Command: Equatable, Sendable {
     case redeem(code: String)
     /// `app-transaction`: the account's signed `AppTransaction`.
     case appTransaction
-    /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a promotional offer.
+    /// `price-increase PRODUCT PRICE [--consent-required]`: a subscription's price changes, as in App Store Connect.
+    case priceIncrease(productID: String, price: Decimal, consentRequired: Bool)
+    /// `price-increase`: the price changes made and the increases this account waits for.
+    case priceIncreases
+    /// `price-increase consent|decline PRODUCT`: the customer's answer.
+    case priceIncreaseAnswer(productID: String, consent: Bool)
+    /// `messages`: the App Store's messages to the app (StoreKit's `Message.messages`).
+    case messages
+    /// `messages show ID` / `messages defer ID`: the app shows a message now, or holds it.
+    case messageShow(id: Int64)
+    case messageDefer(id: Int64)
+    /// `message send REASON`: a tester queues a message.
+    case messageSend(reason: MessageReason)
+    /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a
+    /// promotional offer, `--win-back` a win-back offer.
     case buy(productID: String, quantity: Int, outcome: PurchaseChoice? = nil, offerID: String? = nil,
-             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil)
+             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil, winBackOfferID: String? = nil)
     /// `buy --outside`: a purchase made outside the app, reaching it as an update.
     case buyOutside(productID: String, quantity: Int)
     /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.

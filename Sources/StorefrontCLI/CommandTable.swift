@@ -82,6 +82,8 @@ public struct OptionSpec: Equatable, Sendable {
         OptionSpec("--signature", value: "SIGNATURE",
                    "buy --offer: the offer's signature, a compact JWS or KEY_ID:NONCE:TIMESTAMP:BASE64 (offer sign prints it)"),
         OptionSpec("--sign", "buy --offer: sign the offer now as the app's server would, with a key the store holds"),
+        OptionSpec("--win-back", value: "OFFER_ID", "redeem a win-back offer of the subscription (for lapsed subscribers)"),
+        OptionSpec("--consent-required", "price-increase: subscribers must agree to the new price, or their subscription ends"),
         OptionSpec("--key", value: "KEY_ID", "offer sign: the offer key to sign with (offer-keys)"),
         OptionSpec("--legacy", "offer sign: the legacy form (key id, nonce, timestamp, signature) instead of a compact JWS"),
         OptionSpec("--app-account-token", value: "UUID", "the app's token for the purchase (appAccountToken)"),

@@ -27,7 +27,7 @@ struct CommandHelp {
                 price and what the account has of it: Owned, Active until DATE, Balance N.
                 """),
         CommandHelp(
-            name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID (--signature SIGNATURE | --sign)] [--app-account-token UUID] [--outcome OUTCOME | --outside] [--json]",
+            name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID (--signature SIGNATURE | --sign) | --win-back OFFER_ID] [--app-account-token UUID] [--outcome OUTCOME | --outside] [--json]",
             summary: "Purchase a product and deliver it, as Product.purchase()",
             details: """
                 Buys the product for the account and, as the app would, delivers the content
@@ -48,6 +48,11 @@ struct CommandHelp {
                                       sign it now with the key the store holds (offer sign --key
                                       chooses among several);
                                       none → missingOfferParameters, a bad one → invalidOfferSignature
+                  --win-back OFFER_ID redeem a win-back offer of the subscription (Product.PurchaseOption
+                                      .winBackOffer): for an account whose subscription of that plan
+                                      lapsed, within the offer's rules (paid months, months since the
+                                      lapse, wait between offers, its dates); others → ineligibleForOffer;
+                                      the transaction's offerType is winBack (4 in the payload)
                   --app-account-token UUID   the app's token for the purchase
                                       (Product.PurchaseOption.appAccountToken): signed as
                                       appAccountToken in the transaction and its renewal info
@@ -61,7 +66,7 @@ struct CommandHelp {
                 --json prints {"result": "success" | "userCancelled" | "pending", "transaction": {…},
                 "alreadyOwned": …, "finished": …}.
                 """,
-            options: ["--quantity", "--outcome", "--outside", "--offer", "--signature", "--sign", "--app-account-token"],
+            options: ["--quantity", "--outcome", "--outside", "--offer", "--signature", "--sign", "--win-back", "--app-account-token"],
             operands: [.productID]),
         CommandHelp(
             name: "restore", usage: "restore [--json]",
@@ -243,6 +248,9 @@ struct CommandHelp {
         OfferCommands.offerKeysHelp,
         OfferCommands.offerHelp,
         OfferCommands.redeemHelp,
+        PricingCommands.priceIncreaseHelp,
+        PricingCommands.messagesHelp,
+        PricingCommands.messageHelp,
         CatalogCommands.help,
         DoctorCommand.help,
         CommandHelp(

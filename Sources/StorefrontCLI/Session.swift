@@ -42,9 +42,9 @@ struct Session {
         switch command {
         // The app's face
         case .products: return try await products()
-        case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken, let signing):
+        case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken, let signing, let winBack):
             return try await buy(productID, quantity: quantity, choice: choice, offerID: offerID, appAccountToken: appAccountToken,
-                                 offerSigning: signing)
+                                 offerSigning: signing, winBackOfferID: winBack)
         case .restore: return try await restore()
         case .transactions(let pending): return try await transactions(pending: pending)
         case .entitlements: return try await entitlements()
@@ -61,6 +61,14 @@ struct Session {
         case .verify(let jws): return try await verify(jws)
         case .appTransaction: return try await appTransaction()
         case .redeem(let code): return try await redeem(code)
+        case .messages: return try await messages()
+        case .messageShow(let id): return try await showMessage(id)
+        case .messageDefer(let id): return try await deferMessage(id)
+        case .messageSend(let reason): return try await sendMessage(reason)
+        case .priceIncrease(let productID, let price, let consent):
+            return try await priceIncrease(productID, price: price, consentRequired: consent)
+        case .priceIncreases: return try await priceIncreases()
+        case .priceIncreaseAnswer(let productID, let consent): return try await answerPriceIncrease(productID, consent: consent)
         case .offerKeys: return try await offerKeys()
         case .offerKeysAdd(let keyID, let path, let issuer): return try await offerKeysAdd(keyID: keyID, path: path, issuer: issuer)
         case .offerKeysCreate(let keyID, let issuer): return try await offerKeysCreate(keyID: keyID, issuer: issuer)

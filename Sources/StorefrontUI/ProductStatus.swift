@@ -5,7 +5,7 @@ import StoreEngine
 /// the paywall and the CLI so both say the same thing.
 public enum ProductStatus {
     /// "Owned", "Renews Dec 30, 2027", "Expires …", "Until …, then changes" (a downgrade waits),
-    /// "Grace period until …", "Billing retry",
+    /// "Grace period until …", "Billing retry", "Expired Jan 7, 2027 · win-back offer" (one is eligible),
     /// "Bought Feb 28, 2027 · 3 months (app's count)" (a non-renewing subscription: the length is
     /// the app's own reckoning, the App Store keeps no end), "Balance: 300", an introductory offer ("1 week free,
     /// then $4.99/month") for an account that may take it, or "".
@@ -60,7 +60,9 @@ public enum ProductStatus {
         case .inBillingRetryPeriod:
             return "Billing retry"
         case .expired:
-            return status.transaction.expirationDate.map { "Expired \(shortDate($0))" } ?? "Expired"
+            // A lapsed subscriber may come back with a win-back offer: the row says so.
+            let winBack = info.eligibleWinBackOfferIDs.isEmpty ? "" : " · win-back offer"
+            return (status.transaction.expirationDate.map { "Expired \(shortDate($0))" } ?? "Expired") + winBack
         case .revoked:
             return "Refunded"
         }

@@ -86,6 +86,19 @@ struct SubscriptionStatusTests {
         }
     }
 
+    @Test("a lapsed plan with an eligible win-back offer says so; a trial alone paid nothing, so it does not")
+    func winBackOffer() async throws {
+        try await withDemoStore { store, clock in
+            try await store.app.finish(try transaction(try await store.app.purchase(monthly)))
+            clock.set(utcDate(2026, 12, 9))  // the first paid month, to January 8
+            try await store.appStore.setAutoRenew(groupID: "premium", false)
+            clock.set(utcDate(2027, 1, 20))
+            #expect(try await rowText(store, monthly) == "Expired Jan 8, 2027", "the offer needs a month since the lapse")
+            clock.set(utcDate(2027, 2, 9))
+            #expect(try await rowText(store, monthly) == "Expired Jan 8, 2027 · win-back offer")
+        }
+    }
+
     @Test("a waiting downgrade: Starts on the plan it goes to, and the current plan says it changes then")
     func downgradeStarts() async throws {
         try await withDemoStore { store, _ in

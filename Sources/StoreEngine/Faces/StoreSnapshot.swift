@@ -77,7 +77,7 @@ extension Store {
             let storefront = try storefront()
             let rate = try value(.timeRate)
             var snapshot = StoreSnapshot(
-                storefront: storefront, products: catalog.products(in: storefront), owned: try ownedProducts(at: date),
+                storefront: storefront, products: try pricedProducts(in: storefront), owned: try ownedProducts(at: date),
                 entitled: Set(try entitlements(at: date).map(\.productID)), balances: try balances(),
                 unverified: try unverifiedProducts(), canMakePayments: try value(.canMakePayments),
                 events: try events(limit: 200), dataVersion: version, arrived: delivery.finished.map(\.productID))
