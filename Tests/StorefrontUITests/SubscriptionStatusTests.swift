@@ -9,7 +9,7 @@ import Testing
 // keys, the clock keys, and renewals made by the paywall's own change check.
 
 /// A clock the tests move; the store's real clock.
-private final class StepClock: Sendable {
+final class StepClock: Sendable {
     private let current: Mutex<Date>
     init(_ start: Date) { current = Mutex(start) }
     var now: Date { current.withLock { $0 } }
@@ -17,14 +17,14 @@ private final class StepClock: Sendable {
     var closure: @Sendable () -> Date { { [self] in self.now } }
 }
 
-private func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0) -> Date {
+func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0) -> Date {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = utc
     return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour))!
 }
 
 /// A demo-catalog store in a fresh folder, its clock at ``fixedDate`` (Dec 1, 2026).
-private func withDemoStore<T>(_ body: (Store, StepClock) async throws -> T) async throws -> T {
+func withDemoStore<T>(_ body: (Store, StepClock) async throws -> T) async throws -> T {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ui-sub-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
