@@ -20,7 +20,7 @@ status, errorCode, errorMessage) for each. Calls: {"call": "transaction", "id": 
 
 listens on a free loopback port (printed as "listening PORT"), decodes each
 notification POSTed to it and appends {"type", "subtype", "uuid", "transactionId",
-"productId", "status"} (or "summary") as one JSON line to FILE; answers 200. Runs until SIGTERM.
+"originalTransactionId", "productId", "inAppOwnershipType", "revocationReason", "consumptionRequestReason", "status"} (or "summary") as one JSON line to FILE; answers 200. Runs until SIGTERM.
 """
 import argparse
 import base64
@@ -58,7 +58,9 @@ def transaction(check, jws):
     decoded = check.verify_and_decode_signed_transaction(jws)
     return {"transactionId": decoded.transactionId, "originalTransactionId": decoded.originalTransactionId,
             "productId": decoded.productId, "type": value(decoded.type),
-            "revoked": decoded.revocationDate is not None, "expiresDate": decoded.expiresDate}
+            "revoked": decoded.revocationDate is not None, "expiresDate": decoded.expiresDate,
+            # The library's typed values: None when the field holds a value Apple does not define.
+            "inAppOwnershipType": value(decoded.inAppOwnershipType), "revocationReason": value(decoded.revocationReason)}
 
 
 def run_call(client, check, call):
@@ -197,9 +199,21 @@ def receive_mode(arguments):
                     entry["status"] = value(decoded.data.status)
                 if decoded.data and decoded.data.signedTransactionInfo:
                     info = transaction(check, decoded.data.signedTransactionInfo)
+                    signed = check.verify_and_decode_signed_transaction(decoded.data.signedTransactionInfo)
                     entry["transactionId"], entry["productId"] = info["transactionId"], info["productId"]
+                    entry["inAppOwnershipType"], entry["revocationReason"] = info["inAppOwnershipType"], info["revocationReason"]
+                    entry["originalTransactionId"] = info["originalTransactionId"]
+                    entry["offerType"], entry["offerIdentifier"] = value(signed.offerType), signed.offerIdentifier
+                if decoded.data and decoded.data.rawConsumptionRequestReason is not None:
+                    entry["consumptionRequestReason"] = value(decoded.data.consumptionRequestReason)
                 if decoded.data and decoded.data.signedRenewalInfo:
-                    check.verify_and_decode_renewal_info(decoded.data.signedRenewalInfo)
+                    renewal = check.verify_and_decode_renewal_info(decoded.data.signedRenewalInfo)
+                    # What price increases and win-back offers are read from: the library's own enums.
+                    entry["priceIncreaseStatus"] = value(renewal.priceIncreaseStatus)
+                    entry["expirationIntent"] = value(renewal.expirationIntent)
+                    entry["renewalPrice"] = renewal.renewalPrice
+                    entry["autoRenewStatus"] = value(renewal.autoRenewStatus)
+                    entry["eligibleWinBackOfferIds"] = renewal.eligibleWinBackOfferIds
             except Exception as error:  # a notification the library refuses is the test's failure
                 entry = {"refused": repr(error)}
             out.write(json.dumps(entry) + "\n")

@@ -41,8 +41,7 @@ public struct IntroductoryOffer: Sendable, Hashable {
 
 /// A subscription offer other than the introductory one, as StoreKit's
 /// `Product.SubscriptionOffer`: promotional offers (Xcode's `adHocOffers`), offer
-/// codes (`codeOffers`) and win-back offers (`winbackOffers`). The catalog keeps
-/// and counts them; the store does not redeem them yet. Every field but the
+/// codes (`codeOffers`) and win-back offers (`winbackOffers`). Every field but the
 /// kind is optional, as Xcode's files have grown these offers over the years.
 public struct SubscriptionOffer: Sendable, Hashable {
     /// StoreKit's `Product.SubscriptionOffer.OfferType` names.
@@ -64,11 +63,15 @@ public struct SubscriptionOffer: Sendable, Hashable {
     public var price: Decimal?
     /// An offer code's codes and rules; nil: its id and reference name are its custom codes.
     public var codes: OfferCodes?
+    /// A win-back offer's eligibility rules (App Store Connect's `customerEligibility…`);
+    /// nil: any lapsed subscriber of the product, at any time.
+    public var winBack: WinBackRules?
 
     public init(kind: Kind, id: String? = nil, referenceName: String? = nil, paymentMode: PaymentMode? = nil,
-                period: ISODuration? = nil, periodCount: Int = 1, price: Decimal? = nil, codes: OfferCodes? = nil) {
+                period: ISODuration? = nil, periodCount: Int = 1, price: Decimal? = nil, codes: OfferCodes? = nil,
+                winBack: WinBackRules? = nil) {
         (self.kind, self.id, self.referenceName, self.paymentMode) = (kind, id, referenceName, paymentMode)
-        (self.period, self.periodCount, self.price, self.codes) = (period, periodCount, price, codes)
+        (self.period, self.periodCount, self.price, self.codes, self.winBack) = (period, periodCount, price, codes, winBack)
     }
 }
 

@@ -82,7 +82,7 @@ extension Catalog {
     }
 
     private func offerJSON(_ offer: SubscriptionOffer) -> JSON {
-        .object([
+        let base = JSON.object([
             "type": .string(offer.kind.rawValue),
             "id": offer.id.map(JSON.string),
             "referenceName": offer.referenceName.map(JSON.string),
@@ -100,6 +100,24 @@ extension Catalog {
             },
             "expires": offer.codes?.expires.map { .string($0.formatted(.iso8601)) },
         ])
+        guard case .object(let members) = base, offer.winBack != nil else { return base }
+        return .object(members + winBackMembers(offer.winBack))
+    }
+
+    /// A win-back offer's rules under App Store Connect's attribute names.
+    private func winBackMembers(_ rules: WinBackRules?) -> [JSON.Member] {
+        guard let rules else { return [] }
+        let range: [JSON.Member] = [JSON.Member("minimum", .integer(rules.minimumMonthsSinceLastSubscribed))]
+            + (rules.maximumMonthsSinceLastSubscribed.map { [JSON.Member("maximum", .integer($0))] } ?? [])
+        return [
+            JSON.Member("customerEligibilityPaidSubscriptionDurationInMonths", .integer(rules.paidSubscriptionDurationInMonths)),
+            JSON.Member("customerEligibilityTimeSinceLastSubscribedInMonths", .object(range)),
+        ] + [
+            rules.waitBetweenOffersInMonths.map { JSON.Member("customerEligibilityWaitBetweenOffersInMonths", .integer($0)) },
+            rules.startDate.map { JSON.Member("startDate", .string($0.formatted(.iso8601))) },
+            rules.endDate.map { JSON.Member("endDate", .string($0.formatted(.iso8601))) },
+            JSON.Member("priority", .string(rules.priority.rawValue)),
+        ].compactMap { $0 }
     }
 }
 

@@ -30,16 +30,20 @@ extension Store {
         return try entitlements(at: try currentTime())
     }
 
-    /// The newest active transaction of each product, and subscriptions in their billing grace period.
-    func entitlements(at date: Date) throws -> [Transaction] {
+    /// The newest active transaction of each product, and subscriptions in their billing grace
+    /// period, of this store's account or `account`.
+    func entitlements(at date: Date, account: String? = nil) throws -> [Transaction] {
+        let account = account ?? self.account
         let active = try ledger.latestRestorableTransactions(account: account).filter { $0.isActive(at: date) }
-        let grace = try transactionsInGrace(at: date).filter { graced in !active.contains { $0.productID == graced.productID } }
+        let grace = try transactionsInGrace(at: date, account: account)
+            .filter { graced in !active.contains { $0.productID == graced.productID } }
         return active + grace
     }
 
     /// The signed renewal information of each subscription the account has or had, by group id.
+    /// A group with two statuses (the account's own and one shared by its family) gives its own.
     func renewalInfo() throws -> [String: RenewalInfo] {
-        Dictionary(uniqueKeysWithValues: try subscriptionStatuses().map { ($0.groupID, $0.renewalInfo) })
+        Dictionary(try subscriptionStatuses().map { ($0.groupID, $0.renewalInfo) }, uniquingKeysWith: { own, _ in own })
     }
 
     /// Whether the account owns this product now: a non-consumable bought and

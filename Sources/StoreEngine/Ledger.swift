@@ -16,8 +16,11 @@ final class Ledger {
     /// with their account (`sandboxAccount`); 5: a certificate chain beside the key, every
     /// JWS with `x5c` and Apple's later payload fields; 6: a seal per row over every column
     /// and a sealed head over all rows (LedgerSeals), server notifications, their delivery
-    /// attempts and the Server API's keys (LedgerServer). Older files are re-signed on open.
-    static let schemaVersion: Int64 = 7
+    /// attempts and the Server API's keys (LedgerServer); 7: promotional offer keys, nonces and
+    /// redeemed offer codes; 8: Family Sharing and refund requests (``familyTables``,
+    /// ``refundRequestTables``), price changes, price increases and messages (``pricingTables``),
+    /// tables only. Older files are re-signed on open.
+    static let schemaVersion: Int64 = 8
     /// Transaction ids start above this, like the long ids Apple hands out.
     static let firstTransactionID: Int64 = 2_000_000_000
 
@@ -165,6 +168,7 @@ final class Ledger {
                 if (1...2).contains(current) { try Self.migrate2to3(db) }
                 if (1...5).contains(current) { try Self.migrate5to6(db, from: current) }
                 if (1...6).contains(current) { try Self.migrate6to7(db) }
+                if (1...7).contains(current) { try Self.migrate7to8(db) }
                 try db.execute(Self.indexes)
                 try db.execute(Self.serveTables)
                 try db.execute(Self.verifiedRowsTable)

@@ -193,15 +193,25 @@ extension Ledger {
             // Deleting the app wipes what the device knows, for every account signed in on it.
             try db.execute("DELETE FROM app_owned; DELETE FROM app_balances;")
         case .account:
-            for table in ["transactions", "settings", "events", "app_owned", "app_balances", "subscriptions"] {
+            for table in ["transactions", "settings", "events", "app_owned", "app_balances", "subscriptions",
+                          "price_increases", "messages"] {
                 try db.run("DELETE FROM \(table) WHERE account = ?", account)
             }
             try db.run("DELETE FROM accounts WHERE name = ?", account)
+            // A new tester: out of its family (its members keep what it shared; a refund can no longer reach them).
+            try db.run("DELETE FROM family_members WHERE account = ?", account)
+            try db.run("DELETE FROM refund_requests WHERE account = ?", account)
+            try db.execute("""
+                DELETE FROM families WHERE name NOT IN (SELECT family FROM family_members);
+                DELETE FROM family_shares WHERE transaction_id NOT IN (SELECT id FROM transactions);
+                """)
         case .all:
             // The id sequence is kept, so no transaction id is ever handed out twice.
             try db.execute("""
                 DELETE FROM transactions; DELETE FROM settings; DELETE FROM events; DELETE FROM subscriptions;
                 DELETE FROM app_owned; DELETE FROM app_balances; DELETE FROM accounts;
+                DELETE FROM families; DELETE FROM family_members; DELETE FROM family_shares; DELETE FROM refund_requests;
+                DELETE FROM price_changes; DELETE FROM price_increases; DELETE FROM catalog_prices; DELETE FROM messages;
                 """)
         }
         // The sealed head is folded again from the rows that are left.

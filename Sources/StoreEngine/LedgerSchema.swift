@@ -4,8 +4,9 @@ import Foundation
 
 /// The store file's schema: tables, indexes, and the migrations from each older version.
 extension Ledger {
-    /// Partial indexes of the few rows restore, entitlements, the unfinished check and a
-    /// subscription purchase (its group's history) read, and one by subscription (renewals
+    /// Partial indexes of the few rows restore, entitlements, the unfinished check, a
+    /// subscription purchase (its group's history) and Family Sharing (a member's shared
+    /// transactions, read by every status and grace check) read, and one by subscription (renewals
     /// walk a subscription's transactions by `original_id`), so they never walk the whole history (a row with its JWS is about
     /// 3.5 kilobytes: 1,000,000 of them are 3.5 GB). `Transaction.all` walks `transactions_app_history`
     /// newest first (with consumables, the table itself: nearly every row is one). Each index's WHERE repeats its query's
@@ -22,6 +23,8 @@ extension Ledger {
         CREATE INDEX IF NOT EXISTS transactions_app_history ON transactions (account)
             WHERE status = 'purchased' AND (product_type != 'consumable' OR finished = 0);
         CREATE INDEX IF NOT EXISTS transactions_pending ON transactions (account) WHERE status = 'pending';
+        CREATE INDEX IF NOT EXISTS transactions_family_shared ON transactions (account, original_id)
+            WHERE ownership_type = 'familyShared';
         """
 
     func createSchema() throws(SQLiteError) {
@@ -110,6 +113,9 @@ extension Ledger {
             ) WITHOUT ROWID;
             \(Self.serverTables)
             \(Self.offerTables)
+            \(Self.familyTables)
+            \(Self.refundRequestTables)
+            \(Self.pricingTables)
             """)
         try db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('transactions', ?)", Self.firstTransactionID)
     }
@@ -143,6 +149,100 @@ extension Ledger {
     static func migrate6to7(_ db: SQLiteDatabase) throws(SQLiteError) {
         try db.execute(offerTables)
     }
+
+    /// Schema 8 adds Family Sharing (families, their members, each member's shared transaction and
+    /// the purchase it shares), refund requests made from the app, and pricing (price changes and each
+    /// subscriber's price increase, the catalog prices last seen, the App Store's messages to the app).
+    /// Tables only, so no row is sealed again; LedgerSigning's `migrate` then sets the version.
+    static func migrate7to8(_ db: SQLiteDatabase) throws(SQLiteError) {
+        try db.execute(familyTables)
+        try db.execute(refundRequestTables)
+        try db.execute(pricingTables)
+    }
+
+    /// Families (`accounts family …`), one family per account as on Apple's, and the
+    /// link from each family member's `familyShared` transaction to the purchase it shares
+    /// (the purchaser's transaction: a refund of it revokes the shares). Idempotent.
+    static let familyTables = """
+        CREATE TABLE IF NOT EXISTS families (
+            name TEXT PRIMARY KEY,
+            organizer TEXT NOT NULL,                 -- the account that made it
+            created INTEGER NOT NULL                 -- ms, store time
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS family_members (
+            account TEXT PRIMARY KEY,                -- an account is in one family at a time
+            family TEXT NOT NULL,
+            joined INTEGER NOT NULL                  -- ms, store time
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS family_members_by_family ON family_members (family, joined);
+        CREATE TABLE IF NOT EXISTS family_shares (
+            transaction_id INTEGER PRIMARY KEY,      -- the member's familyShared transaction
+            purchase_id INTEGER NOT NULL             -- the purchaser's transaction it shares
+        );
+        CREATE INDEX IF NOT EXISTS family_shares_by_purchase ON family_shares (purchase_id);
+        """
+
+    /// Refund requests made from the app (`Transaction.beginRefundRequest`), waiting for
+    /// the App Store's decision or decided. Idempotent.
+    static let refundRequestTables = """
+        CREATE TABLE IF NOT EXISTS refund_requests (
+            transaction_id INTEGER PRIMARY KEY,      -- one request per transaction (a second is duplicateRequest)
+            account TEXT NOT NULL,
+            reason TEXT NOT NULL,                    -- consumptionRequestReason: UNINTENDED_PURCHASE, …
+            requested INTEGER NOT NULL,              -- ms, store time
+            status TEXT NOT NULL,                    -- pending, approved, declined
+            decided INTEGER                          -- ms, store time
+        );
+        """
+
+    /// Price changes (`price-increase`, or the catalog's price changing between runs), each
+    /// subscriber's notice and consent, the catalog prices seen last, and StoreKit's messages
+    /// (`Message.messages`), kept here so every process and the paywall see them. Idempotent.
+    static let pricingTables = """
+        CREATE TABLE IF NOT EXISTS price_changes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            product_id TEXT NOT NULL,
+            storefront TEXT NOT NULL,                -- alpha-3: the storefront whose price changed
+            old_price TEXT NOT NULL,                 -- decimal text
+            new_price TEXT NOT NULL,
+            consent_required INTEGER NOT NULL,       -- an increase the subscriber must agree to
+            date INTEGER NOT NULL,                   -- ms, store time
+            source TEXT NOT NULL                     -- 'command' (price-increase) or 'catalog'
+        );
+        CREATE INDEX IF NOT EXISTS price_changes_by_product ON price_changes (storefront, product_id, id);
+        CREATE TABLE IF NOT EXISTS price_increases (
+            account TEXT NOT NULL,
+            group_id TEXT NOT NULL,
+            original_id INTEGER NOT NULL,
+            change_id INTEGER NOT NULL,              -- price_changes.id
+            product_id TEXT NOT NULL,
+            storefront TEXT NOT NULL,
+            old_price TEXT NOT NULL,                 -- what renewals charge until the notice ends
+            new_price TEXT NOT NULL,
+            consent_required INTEGER NOT NULL,
+            notified INTEGER NOT NULL,               -- ms, store time: the subscriber was told
+            notice_ends INTEGER NOT NULL,            -- ms: the first renewal from then on takes the new price
+            status TEXT NOT NULL,                    -- pending (consent awaited) or agreed
+            PRIMARY KEY (account, group_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS catalog_prices (
+            product_id TEXT NOT NULL,
+            storefront TEXT NOT NULL,
+            price TEXT NOT NULL,                     -- the catalog's price when last seen
+            PRIMARY KEY (product_id, storefront)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            account TEXT NOT NULL,
+            reason TEXT NOT NULL,                    -- Message.Reason: generic, priceIncreaseConsent, billingIssue, winBackOffer
+            product_id TEXT,
+            offer_id TEXT,
+            key TEXT,                                -- the event it is for, so it is queued once
+            created INTEGER NOT NULL,                -- ms, store time
+            state TEXT NOT NULL,                     -- pending, deferred, displayed
+            UNIQUE (account, key)
+        );
+        """
 
     /// Offer keys (`offer-keys add`/`create`), used nonces, redeemed offer codes. Idempotent.
     static let offerTables = """

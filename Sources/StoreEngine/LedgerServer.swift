@@ -231,6 +231,12 @@ extension Ledger {
             """, key.keyID, key.issuerID, key.publicKeyPEM, privateKeyPEM, key.created.milliseconds)
     }
 
+    /// Forgets an offer key; false when there was none of that id.
+    func removeOfferKey(_ keyID: String) throws(SQLiteError) -> Bool {
+        try db.run("DELETE FROM offer_keys WHERE key_id = ?", keyID)
+        return db.changes > 0
+    }
+
     /// Records a signature's nonce; false when it was used before.
     func useOfferNonce(_ nonce: String, account: String, at date: Date) throws(SQLiteError) -> Bool {
         try db.run("INSERT OR IGNORE INTO offer_nonces (nonce, account, used) VALUES (?, ?, ?)", nonce, account, date.milliseconds)

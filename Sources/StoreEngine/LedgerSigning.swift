@@ -67,7 +67,7 @@ extension Ledger {
             try db.execute(Self.sealHeadTable)
             if version < 5 { try migrate4to5(signingKey) }
             // Every row sealed as it stands: edits made before schema 6 cannot be told any more.
-            // Schema 7 adds tables only: its rows keep their seals (resealing would hide an edit).
+            // Schemas 7 and 8 add tables only: their rows keep their seals (resealing would hide an edit).
             if version < 6 { try resealAll() }
             try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
         }

@@ -204,11 +204,13 @@ extension Ledger {
         return try verifiedTransactions(sql, parameters, reusable: true)
     }
 
-    /// Whether the account ever bought a subscription of the group (a row is enough: no signature to check).
+    /// Whether the account ever bought a subscription of the group (a row is enough: no signature to
+    /// check). One its family shares with it is not its own purchase.
     func hasPurchase(account: String, groupID: String) throws(SQLiteError) -> Bool {
         try db.scalar("""
             SELECT EXISTS (SELECT 1 FROM transactions
-                           WHERE account = ? AND subscription_group_id = ? AND status = 'purchased')
+                           WHERE account = ? AND subscription_group_id = ? AND status = 'purchased'
+                             AND ownership_type = 'purchased')
             """, account, groupID) == 1
     }
 

@@ -83,32 +83,46 @@ extension Store {
     /// and `revocationReason` are set, the entitlement goes, and a refunded
     /// consumable is taken from the app's balance (never below zero). The revoked
     /// transaction reaches the app as an update (``deliverUnfinished()``), as `Transaction.updates` does.
+    /// A family-shareable purchase's shares are revoked with it (REVOKE for each member).
     @discardableResult
     func refund(_ id: Int64, reason: Transaction.RevocationReason = .other) throws -> Transaction {
         let date = try currentTime()
         return try ledger.db.transaction {
-            var transaction = try transaction(id: id)
-            guard transaction.status == .purchased, transaction.revocationDate == nil else {
-                let state = transaction.revocationDate != nil ? "refunded already" : transaction.status.rawValue
-                throw StoreError.invalidTransactionState(id: id, action: "refund", state: state)
-            }
-            (transaction.revocationDate, transaction.revocationReason) = (date, reason)
-            let stored = try ledger.update(transaction)
-            // Waiting for the app again: the next look delivers the revocation.
-            if transaction.isFinished { try ledger.markUnfinished(id) }
-            if transaction.productType == .consumable, transaction.isFinished {
-                let balance = try ledger.balances(account: account)[transaction.productID] ?? 0
-                try ledger.addToBalance(account: account, productID: transaction.productID,
-                                        amount: -min(balance, transaction.purchasedQuantity))
-            }
-            try ledger.log(.revoked, account: account, productID: transaction.productID, transactionID: id,
-                           detail: "refunded (\(reason.rawValue))", at: date)
-            let record = try transaction.subscriptionGroupID.flatMap { group in
-                try ledger.subscriptionStates(account: account).first { $0.groupID == group }
-            }
-            try notify("REFUND", transaction: stored, record: record, account: account, at: date)
-            return try ledger.transaction(id: id) ?? stored
+            try refund(try transaction(id: id), reason: reason, at: date)
         }
+    }
+
+    /// Refunds `transaction` (of any account: a refund request names its own), inside a write.
+    func refund(_ original: Transaction, reason: Transaction.RevocationReason, at date: Date) throws -> Transaction {
+        var transaction = original
+        let (id, account) = (transaction.id, transaction.account)
+        guard transaction.status == .purchased, transaction.revocationDate == nil else {
+            let state = transaction.revocationDate != nil ? "refunded already" : transaction.status.rawValue
+            throw StoreError.invalidTransactionState(id: id, action: "refund", state: state)
+        }
+        if transaction.ownershipType == .familyShared {
+            // The member paid nothing: the purchaser's refund revokes the share.
+            let purchase = try ledger.sharedPurchase(of: id).map { " (refund the purchaser's transaction \($0.id))" } ?? ""
+            throw StoreError.invalidTransactionState(id: id, action: "refund", state: "shared by family\(purchase)")
+        }
+        (transaction.revocationDate, transaction.revocationReason) = (date, reason)
+        let stored = try ledger.update(transaction)
+        // Waiting for the app again: the next look delivers the revocation.
+        if transaction.isFinished { try ledger.markUnfinished(id) }
+        if transaction.productType == .consumable, transaction.isFinished {
+            let balance = try ledger.balances(account: account)[transaction.productID] ?? 0
+            try ledger.addToBalance(account: account, productID: transaction.productID,
+                                    amount: -min(balance, transaction.purchasedQuantity))
+        }
+        try ledger.log(.revoked, account: account, productID: transaction.productID, transactionID: id,
+                       detail: "refunded (\(reason.rawValue))", at: date)
+        let record = try transaction.subscriptionGroupID.flatMap { group in
+            try ledger.subscriptionStates(account: account).first { $0.groupID == group }
+        }
+        try notify("REFUND", transaction: stored, record: record, account: account, at: date)
+        try settleRefundRequest(of: id, at: date)
+        try revokeShares(of: stored, reason: reason, at: date)
+        return try ledger.transaction(id: id) ?? stored
     }
 
     /// Deletes a transaction from the account's history (the Transaction Manager's Delete).

@@ -218,10 +218,13 @@ struct CatalogReader {
             guard kind == .code else { throw keyNode.fail("only an offer of type \"code\" has codes") }
             codes = try readOfferCodes(node)
         }
+        if kind != .winBack, let keyNode = WinBackRules.keys.lazy.compactMap({ node.child($0) }).first {
+            throw keyNode.fail("only an offer of type \"winBack\" has customer eligibility, dates and a priority")
+        }
         return SubscriptionOffer(
             kind: kind, id: try node.child("id")?.identifier(), referenceName: try node.child("referenceName")?.string(),
             paymentMode: mode, period: try node.child("period")?.duration(), periodCount: count,
-            price: try node.child("price")?.price(), codes: codes)
+            price: try node.child("price")?.price(), codes: codes, winBack: kind == .winBack ? try node.winBackRules() : nil)
     }
 
     /// An offer code offer's `oneTimeCodes`, `customCodes`, `redemptionLimit`, `perCustomerLimit`,

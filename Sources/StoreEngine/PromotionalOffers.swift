@@ -69,6 +69,11 @@ extension Store {
         return (try addOfferKey(keyID: id, pem: key.privateKeyPEM, issuerID: issuerID), key.privateKeyPEM)
     }
 
+    /// Forgets a key (`offer-keys remove`): signatures made with it are refused from now on.
+    func removeOfferKey(_ keyID: String) throws -> Bool {
+        try ledger.db.transaction { try ledger.removeOfferKey(keyID) }
+    }
+
     // MARK: - Signing, as the developer's server does
 
     /// A fresh signature for this account, as the app's server would make it, with a key the
@@ -204,6 +209,10 @@ extension AppStoreFace {
     public func addOfferKey(keyID: String, pem: String, issuerID: String? = nil) async throws -> OfferKey {
         try await store.addOfferKey(keyID: keyID, pem: pem, issuerID: issuerID)
     }
+
+    /// Forgets a key, as revoking it in App Store Connect: its signatures fail with
+    /// `invalidOfferSignature` from now on. False when there was none of that id.
+    public func removeOfferKey(_ keyID: String) async throws -> Bool { try await store.removeOfferKey(keyID) }
 
     /// Makes a key the store keeps; its private half is returned to be shown once.
     public func createOfferKey(keyID: String? = nil, issuerID: String? = nil) async throws

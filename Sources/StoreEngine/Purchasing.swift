@@ -14,10 +14,10 @@ extension Store {
     /// `choice` replaces the purchase conditions (Ask to Buy, interrupted, purchaseError)
     /// for this one purchase, while the device's (canMakePayments, offline, latency) still apply.
     func purchase(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
-                  offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
+                  offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil, winBackOfferID: String? = nil,
                   choice: PurchaseChoice? = nil) async throws -> PurchaseOutcome {
         try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
-                               offerSignature: offerSignature, choice: choice)
+                               offerSignature: offerSignature, winBackOfferID: winBackOfferID, choice: choice)
     }
 
     /// What an app does on a Buy tap: purchase, then deliver and ``finish(_:)`` a
@@ -27,12 +27,13 @@ extension Store {
     /// arrives unverified; it is then left unfinished, as an app that checks verification leaves it.
     func purchaseAndFinish(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
                            offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
-                           choice: PurchaseChoice? = nil) async throws -> AppPurchase {
+                           winBackOfferID: String? = nil, choice: PurchaseChoice? = nil) async throws -> AppPurchase {
         // Delivered and finished in the purchase's own write: one sync to disk, not two. The purchase
         // stands if delivering fails (the finish is a savepoint of its own, rolled back alone).
         var delivered: Result<Transaction, Undelivered>?
         let outcome = try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken,
-                                             offerID: offerID, offerSignature: offerSignature, choice: choice) { [self] made in
+                                             offerID: offerID, offerSignature: offerSignature, winBackOfferID: winBackOfferID,
+                                             choice: choice) { [self] made in
             guard case .purchased(let transaction, _) = made, transaction.simulatedVerificationError == nil else { return }
             do {
                 guard try value(.finishTransactions) else { return }
@@ -92,10 +93,12 @@ extension Store {
     }
 
     /// `finishing` runs inside the purchase's write transaction once a purchase succeeded, before it commits.
-    func makePurchase(_ productID: String, quantity: Int, appAccountToken: UUID?, offerID: String?,
-                      offerSignature: PromotionalOfferSignature? = nil,
+    func makePurchase(_ productID: String, quantity: Int, appAccountToken: UUID?, offerID promotionalOfferID: String?,
+                      offerSignature: PromotionalOfferSignature? = nil, winBackOfferID: String? = nil,
                       choice chosen: PurchaseChoice?, outside: Bool = false,
                       finishing: (PurchaseOutcome) -> Void = { _ in }) async throws -> PurchaseOutcome {
+        // The offer the transaction records: a promotional offer, or a win-back offer (which needs no signature).
+        let offerID = promotionalOfferID ?? winBackOfferID
         if !outside { try await simulateLatency() }
         // This account's renewals only: another's long catch-up must not hold up a purchase.
         try processRenewals(onlyAccount: account)
@@ -117,7 +120,12 @@ extension Store {
                 return try fail(.invalidQuantity(quantity))
             }
             guard try value(.canMakePayments) else { return try fail(.purchaseNotAllowed) }
-            if let offerID {
+            if let winBackOfferID {
+                guard promotionalOfferID == nil else {
+                    return try fail(.purchaseError(.invalidOfferIdentifier, reason: "a purchase takes one offer: promotional or win-back"))
+                }
+                if let fault = try winBackFault(item, offerID: winBackOfferID, at: date) { return try fail(fault) }
+            } else if let offerID {
                 guard let terms = item.subscription, terms.offers.contains(where: { $0.kind == .promotional && $0.id == offerID })
                 else {
                     return try fail(.purchaseError(.invalidOfferIdentifier,
@@ -286,6 +294,7 @@ extension Store {
         var draft = try draftTransaction(item, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID, at: date)
         guard let terms = item.subscription else {
             let stored = try store(draft, replacing: pending)
+            try shareWithFamily(stored, at: date)
             try notify("ONE_TIME_CHARGE", transaction: stored, account: account, at: date)
             return .added(stored, change: nil)
         }
@@ -310,6 +319,7 @@ extension Store {
                 return .scheduled(scheduled)
             }
             try ledger.markUpgraded(current.id)
+            try mirrorToFamily(current.id)
             change = SubscriptionChange(kind: kind, fromProductID: current.productID, toProductID: item.id,
                                         effectiveDate: date, current: current, isScheduled: false)
         }
@@ -320,13 +330,14 @@ extension Store {
         }
         let subscribedBefore = record != nil
         let stored = try store(draft, replacing: pending)
+        try shareWithFamily(stored, at: date)
         record = SubscriptionRecord(groupID: terms.groupID, originalID: stored.originalID, willAutoRenew: true,
                                     autoRenewProductID: item.id, expirationReason: nil, billingRetrySince: nil, graceUntil: nil)
         try ledger.saveSubscription(record!, account: account)
         // Apple's (type, subtype): a promotional offer is OFFER_REDEEMED; an upgrade or a crossgrade
         // at once DID_CHANGE_RENEWAL_PREF UPGRADE; else SUBSCRIBED, the first time INITIAL_BUY.
         let subtype = change != nil ? "UPGRADE" : subscribedBefore ? "RESUBSCRIBE" : "INITIAL_BUY"
-        let type = [.promotional, .code].contains(stored.offerType) ? "OFFER_REDEEMED" : change != nil ? "DID_CHANGE_RENEWAL_PREF" : "SUBSCRIBED"
+        let type = [.promotional, .code, .winBack].contains(stored.offerType) ? "OFFER_REDEEMED" : change != nil ? "DID_CHANGE_RENEWAL_PREF" : "SUBSCRIBED"
         try notify(type, subtype, transaction: stored, record: record, account: account, at: date)
         return .added(stored, change: change)
     }
@@ -345,13 +356,15 @@ extension Store {
     func draftTransaction(_ item: CatalogProduct, quantity: Int, appAccountToken: UUID?, offerID: String? = nil,
                                   at date: Date) throws -> Transaction {
         let storefront = try storefront()
+        // The price, with any price change, without its display text (whose currency formatting is costly).
+        let price = try withChangedPrice(item, in: storefront).price(in: storefront)
         var transaction = Transaction(
             id: 0, originalID: 0, productID: item.id, productType: item.type,
             purchaseDate: date, originalPurchaseDate: date, expirationDate: nil,
             revocationDate: nil, revocationReason: nil, isUpgraded: false, ownershipType: .purchased,
             purchasedQuantity: quantity, appAccountToken: appAccountToken, environment: .xcode,
             storefront: storefront.countryCode, currency: storefront.currency,
-            price: item.price(in: storefront) * Decimal(quantity), reason: .purchase,
+            price: price * Decimal(quantity), reason: .purchase,
             subscriptionGroupID: item.subscription?.groupID, offerType: nil,
             account: account, status: .purchased, isFinished: false)
 
@@ -375,43 +388,5 @@ extension Store {
             }
         }
         return transaction
-    }
-
-    /// A simulated error setting's value, taken: a `--once` value is cleared in the same
-    /// write transaction, so exactly one call, in whichever process, gets it.
-    func takeSimulatedError(_ key: SettingKey<SimulatedError?>) throws -> (error: SimulatedError, cause: String)? {
-        guard try value(key) != nil else { return nil }
-        let name = key.name.rawValue
-        return try ledger.db.transaction { () -> (error: SimulatedError, cause: String)? in
-            // Read again under the write lock: another process may have taken a `--once` error meanwhile.
-            guard let error = try value(key) else { return nil }
-            guard try ledger.setting(name + Self.onceSuffix, account: "") == "true" else {
-                return (error, "\(name) is \(error.rawValue)")
-            }
-            try ledger.removeSetting(name, account: "")
-            try ledger.removeSetting(name + Self.onceSuffix, account: "")
-            return (error, "\(name) is \(error.rawValue), once")
-        }
-    }
-
-    /// A read-only call's simulated conditions: latency, then offline, then the setting's error.
-    func simulateConditions(errorSetting key: SettingKey<SimulatedError?>) async throws {
-        try await simulateLatency()
-        if try value(.offline) { throw StoreError.simulated(.networkError, cause: "offline is true") }
-        if let error = try takeSimulatedError(key) {
-            try ledger.db.transaction {
-                try ledger.log(.failed, account: account, productID: "",
-                               detail: "\(key.name.rawValue): \(Self.logDetail(.simulated(error.error, cause: error.cause)))",
-                               at: try currentTime())
-            }
-            throw StoreError.simulated(error.error, cause: error.cause)
-        }
-    }
-
-    /// Waits the `latency` setting's time, as the App Store takes time to answer.
-    /// The actor is free meanwhile: other calls go on.
-    func simulateLatency() async throws {
-        let latency = try value(.latency)
-        if latency > .zero { try await Task.sleep(for: latency) }
     }
 }

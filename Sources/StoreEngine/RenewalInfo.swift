@@ -36,6 +36,10 @@ public struct RenewalInfo: Sendable, Hashable {
     public var appAccountToken: UUID? = nil
     /// The account's `appTransactionId` (see ``AppTransactionID``).
     public var appTransactionID: String? = nil
+    /// Whether a price increase waits for the subscription (`priceIncreaseStatus`: 0 pending, 1 agreed).
+    public var priceIncreaseStatus = PriceIncreaseStatus.noIncreasePending
+    /// The win-back offers the customer may redeem, best first (`eligibleWinBackOfferIds`), once it lapsed.
+    public var eligibleWinBackOfferIDs: [String] = []
     public var jwsRepresentation: String?
 
     /// The JWS payload, with the names of Apple's `JWSRenewalInfoDecodedPayload`.
@@ -60,6 +64,8 @@ public struct RenewalInfo: Sendable, Hashable {
             "offerIdentifier": offerID.map { .string($0) },
             "offerDiscountType": offerPaymentMode.map { .string($0.offerDiscountType) },
             "offerPeriod": offerPeriod.map { .string($0.description) },
+            "priceIncreaseStatus": priceIncreaseStatus.appStoreCode.map { .integer($0) },
+            "eligibleWinBackOfferIds": eligibleWinBackOfferIDs.isEmpty ? nil : .array(eligibleWinBackOfferIDs.map(JSON.string)),
         ])
     }
 }

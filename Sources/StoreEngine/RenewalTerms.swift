@@ -94,15 +94,17 @@ extension Store {
             guard let offer = terms.offers.first(where: { $0.kind == .code && $0.codeOfferID == id }) else { return nil }
             return (offer.paymentMode ?? .payAsYouGo, offer.period ?? terms.period, offer.periodCount, offer.price ?? 0)
         case .winBack:
-            return nil
+            guard let offer = terms.offers.first(where: { $0.kind == .winBack && $0.id == id }) else { return nil }
+            return (offer.paymentMode ?? .payAsYouGo, offer.period ?? terms.period, offer.periodCount, offer.price ?? 0)
         }
     }
 
-    /// Whether the offer `id` of a subscription is a promotional offer or an offer code's
-    /// (by its reference name, as Apple's `offerIdentifier` names a code offer).
+    /// Whether the offer `id` of a subscription is a promotional offer, an offer code's (by its
+    /// reference name, as Apple's `offerIdentifier` names a code offer) or a win-back offer.
     func offerKind(_ item: CatalogProduct, id: String) -> Transaction.OfferType {
         let offers = item.subscription?.offers ?? []
         if offers.contains(where: { $0.kind == .promotional && $0.id == id }) { return .promotional }
-        return offers.contains(where: { $0.kind == .code && $0.codeOfferID == id }) ? .code : .promotional
+        if offers.contains(where: { $0.kind == .code && $0.codeOfferID == id }) { return .code }
+        return offers.contains(where: { $0.kind == .winBack && $0.id == id }) ? .winBack : .promotional
     }
 }

@@ -60,6 +60,7 @@ extension Store {
                           let expiration = latest.expirationDate, expiration > date else { continue }
                     latest.expirationDate = expiration.addingTimeInterval(TimeInterval(days) * 86_400)
                     latest = try ledger.update(latest)
+                    try mirrorToFamily(latest.id)
                     try notify("RENEWAL_EXTENDED", transaction: latest, record: record, account: account, at: date)
                     succeeded += 1
                 }

@@ -137,13 +137,15 @@ public let notificationRetryDelays: [TimeInterval] = [1, 12, 24, 48, 72].map { $
 extension Store {
     /// Records the notification Apple would send for an event, inside the write that makes it.
     /// `record` is the subscription as it stands after the event (for `signedRenewalInfo` and `status`).
+    /// `extra`: members of `data` some types carry (CONSUMPTION_REQUEST's `consumptionRequestReason`).
     func notify(_ type: String, _ subtype: String? = nil, transaction: Transaction?, record: SubscriptionRecord? = nil,
-                account: String, at date: Date, testToken: String? = nil, summary: [JSON.Member]? = nil) throws {
+                account: String, at date: Date, testToken: String? = nil, summary: [JSON.Member]? = nil,
+                extra: [JSON.Member] = []) throws {
         var data: [JSON.Member] = [
             JSON.Member("bundleId", .string(catalog.bundleID)),
             JSON.Member("bundleVersion", .string("1")),
             JSON.Member("environment", .string(try ledger.environment().appStoreName)),
-        ]
+        ] + extra
         if let jws = transaction?.jwsRepresentation { data.append(JSON.Member("signedTransactionInfo", .string(jws))) }
         if let record, let latest = try ledger.latestTransaction(originalID: record.originalID) ?? transaction {
             let status = try status(of: record, latest: latest, account: account, at: date)
@@ -166,7 +168,25 @@ extension Store {
             originalTransactionID: record?.originalID ?? transaction?.originalID, signedDate: date,
             signedPayload: try ledger.key.sign(payload), testNotificationToken: testToken)
         _ = try ledger.insertNotification(notification)
+        // A family-shared purchase's notification reaches each member too, about the member's own
+        // transaction (PURCHASED for the purchaser, FAMILY_SHARED for the members, as Apple sends
+        // them); a refund reaches members as REVOKE instead (``revokeShares``).
+        if let transaction, transaction.ownershipType == .purchased, !Self.purchaserOnly.contains(type),
+           catalog.product(id: transaction.productID)?.familyShareable == true {
+            for copy in try ledger.shares(of: transaction.id) where copy.revocationDate == nil {
+                let shared = record.map { record -> SubscriptionRecord in
+                    var seen = record
+                    seen.originalID = copy.originalID
+                    return seen
+                }
+                try notify(type, subtype, transaction: copy, record: shared, account: copy.account, at: date)
+            }
+        }
     }
+
+    /// Notifications about what only the purchaser does or pays: a refund and its requests (members get REVOKE
+    /// instead), a price increase (the purchaser is told and agrees; members renew with the purchaser).
+    static let purchaserOnly: Set<String> = ["REFUND", "REFUND_DECLINED", "REFUND_REVERSED", "CONSUMPTION_REQUEST", "REVOKE", "PRICE_INCREASE"]
 
     /// Whether a notification of `type` about the subscription was recorded at or after `since`.
     func hasNotification(_ type: String, originalID: Int64, since: Date) throws -> Bool {
@@ -225,6 +245,7 @@ extension Store {
                   expiration > date else { throw ExtensionError.ineligible }
             latest.expirationDate = expiration.addingTimeInterval(TimeInterval(days) * 86_400)
             latest = try ledger.update(latest)
+            try mirrorToFamily(latest.id)
             try notify("RENEWAL_EXTENDED", transaction: latest, record: record, account: owner, at: date)
             return RenewalExtension(originalTransactionID: originalID, webOrderLineItemID: latest.webOrderLineItemID,
                                     effectiveDate: latest.expirationDate!)

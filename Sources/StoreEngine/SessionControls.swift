@@ -135,3 +135,44 @@ extension Store {
         try ledger.dataVersion()
     }
 }
+
+/// The simulated conditions every call to the App Store goes through: latency, offline, errors.
+extension Store {
+    /// A simulated error setting's value, taken: a `--once` value is cleared in the same
+    /// write transaction, so exactly one call, in whichever process, gets it.
+    func takeSimulatedError(_ key: SettingKey<SimulatedError?>) throws -> (error: SimulatedError, cause: String)? {
+        guard try value(key) != nil else { return nil }
+        let name = key.name.rawValue
+        return try ledger.db.transaction { () -> (error: SimulatedError, cause: String)? in
+            // Read again under the write lock: another process may have taken a `--once` error meanwhile.
+            guard let error = try value(key) else { return nil }
+            guard try ledger.setting(name + Self.onceSuffix, account: "") == "true" else {
+                return (error, "\(name) is \(error.rawValue)")
+            }
+            try ledger.removeSetting(name, account: "")
+            try ledger.removeSetting(name + Self.onceSuffix, account: "")
+            return (error, "\(name) is \(error.rawValue), once")
+        }
+    }
+
+    /// A read-only call's simulated conditions: latency, then offline, then the setting's error.
+    func simulateConditions(errorSetting key: SettingKey<SimulatedError?>) async throws {
+        try await simulateLatency()
+        if try value(.offline) { throw StoreError.simulated(.networkError, cause: "offline is true") }
+        if let error = try takeSimulatedError(key) {
+            try ledger.db.transaction {
+                try ledger.log(.failed, account: account, productID: "",
+                               detail: "\(key.name.rawValue): \(Self.logDetail(.simulated(error.error, cause: error.cause)))",
+                               at: try currentTime())
+            }
+            throw StoreError.simulated(error.error, cause: error.cause)
+        }
+    }
+
+    /// Waits the `latency` setting's time, as the App Store takes time to answer.
+    /// The actor is free meanwhile: other calls go on.
+    func simulateLatency() async throws {
+        let latency = try value(.latency)
+        if latency > .zero { try await Task.sleep(for: latency) }
+    }
+}

@@ -3,6 +3,7 @@ public enum SettingName: String, Sendable, Hashable, CaseIterable {
     case canMakePayments, askToBuy, interruptedPurchases, finishTransactions, offline, latency
     case purchaseError, loadProductsError, restoreError, verificationError
     case timeRate, billingIssues, gracePeriod, storefront, environment, includeConsumablesInHistory
+    case refundRequestOutcome
 
     /// The setting's definition: scope, default, allowed values.
     public var definition: SettingDefinition { SettingDefinition.definition(of: self) }
@@ -51,6 +52,12 @@ extension SettingKey where Value == SimulatedError? {
 
 extension SettingKey where Value == TimeRate {
     public static let timeRate = Self(name: .timeRate, decode: { TimeRate(rawValue: $0) ?? .realTime }, encode: \.rawValue)
+}
+
+extension SettingKey where Value == RefundRequestOutcome {
+    /// What the App Store decides on a refund request from the app (`Transaction.beginRefundRequest`).
+    public static let refundRequestOutcome = Self(name: .refundRequestOutcome,
+                                                  decode: { RefundRequestOutcome(rawValue: $0) ?? .wait }, encode: \.rawValue)
 }
 
 extension SettingKey where Value == String {
@@ -154,6 +161,13 @@ extension SettingDefinition {
         case .includeConsumablesInHistory:
             flag(name, .store, default: false,
                  "Transaction.all lists finished consumables too (Apple's SKIncludeConsumableInAppPurchaseHistory)")
+        case .refundRequestOutcome:
+            SettingDefinition(
+                id: name, scope: .store, defaultValue: RefundRequestOutcome.wait.rawValue,
+                summary: "a refund request from the app: wait (for refund-request approve|decline), approve or decline at once",
+                normalize: { value, _ in RefundRequestOutcome(rawValue: value.lowercased())?.rawValue },
+                allowed: { _ in RefundRequestOutcome.allCases.map(\.rawValue).joined(separator: ", ") },
+                listChoices: { _ in RefundRequestOutcome.allCases.map(\.rawValue) })
         case .environment:
             SettingDefinition(
                 id: name, scope: .store, defaultValue: "Xcode",

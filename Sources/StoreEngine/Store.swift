@@ -30,6 +30,8 @@ public actor Store {
     }
     /// Real time; the store's own time (``currentTime()``) is derived from it by the clock settings.
     let now: @Sendable () -> Date
+    /// Whether this store compared the catalog's subscription prices with the ones the file saw last.
+    var catalogPricesNoticed = false
 
     /// Opens (or creates) the store file at `path` for `account`.
     /// - Parameters:
@@ -70,13 +72,27 @@ public actor Store {
     /// in display order (`Product.products(for:)`): latency, `offline` and `loadProductsError` apply.
     func products() async throws -> [Product] {
         try await simulateConditions(errorSetting: .loadProductsError)
-        return catalog.products(in: try storefront())
+        return try pricedProducts(in: try storefront())
     }
 
-    /// One product as the current storefront shows it.
+    /// The catalog's products in `storefront`, a subscription at the price a price change set, if one did.
+    func pricedProducts(in storefront: Storefront) throws -> [Product] {
+        let changed = try ledger.changedPrices(storefront: storefront.countryCode)
+        let products = catalog.products(in: storefront)
+        guard !changed.isEmpty else { return products }
+        // A price change's price replaces the catalog's, displayed as the storefront writes it.
+        return products.map { product in
+            guard product.subscription != nil, let price = changed[product.id] else { return product }
+            var repriced = product
+            (repriced.price, repriced.displayPrice) = (price, storefront.displayPrice(price))
+            return repriced
+        }
+    }
+
+    /// One product as the current storefront shows it (at its changed price, if a price change set one).
     func product(id: String) throws -> Product? {
         guard let item = catalog.product(id: id) else { return nil }
-        return catalog.product(from: item, in: try storefront())
+        return try priced(item, in: try storefront())
     }
 
     /// Whether this account may make payments (`AppStore.canMakePayments`).

@@ -231,8 +231,11 @@ public enum StoreDoctor {
             problem("unverified", "\(unverified.count) of \(count) transactions fail verification (tampered): \(reasons.joined(separator: "; "))",
                     unverified.map(\.id))
         }
-        if version == 6 {
-            checkup.notes.append(.init(check: "schema", message: "schema version 6: the next time storefront opens it, it gets schema 7's tables (offer keys, used nonces, redeemed offer codes); its transactions stay as they are"))
+        if version == 6 || version == 7 {
+            let tables = [(7, "schema 7's tables (offer keys, used nonces, redeemed offer codes)"),
+                          (8, "schema 8's (price changes, price increases, messages, families, family-shared transactions, refund requests)")]
+                .filter { $0.0 > version }.map(\.1)
+            checkup.notes.append(.init(check: "schema", message: "schema version \(version): the next time storefront opens it, it gets \(tables.joined(separator: " and ")); its transactions stay as they are"))
         } else if version < Ledger.schemaVersion {
             checkup.notes.append(.init(check: "schema", message: "schema version \(version): the next time storefront opens it, it gets a certificate chain and its transactions are signed again (with their account, x5c and today's fields)"))
         }

@@ -30,6 +30,12 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case noSubscription(groupID: String)
     /// The transaction is not in a state that allows the action (approving a purchased one, refunding twice).
     case invalidTransactionState(id: Int64, action: String, state: String)
+    /// A price change the App Store would not make (not a subscription, the price it has already).
+    case invalidPriceChange(productID: String, reason: String)
+    /// No price increase waits for the account's subscription of this product (nothing to consent to or decline).
+    case noPriceIncrease(productID: String)
+    /// No message with this id for the account.
+    case messageNotFound(id: Int64)
 
     /// The Swift case name users search for: `paymentNotAllowed`, `productUnavailable`.
     public var name: String {
@@ -44,6 +50,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .simulated(let error, _), .failedVerification(let error, _), .purchaseError(let error, _): error.rawValue
         case .invalidTransactionState: "invalidTransactionState"
         case .noSubscription: "noSubscription"
+        case .invalidPriceChange: "invalidPriceChange"
+        case .noPriceIncrease: "noPriceIncrease"
+        case .messageNotFound: "messageNotFound"
         }
     }
 
@@ -53,7 +62,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .purchaseNotAllowed, .productUnavailable, .invalidQuantity: "Product.PurchaseError"
         case .notAvailableInStorefront: "StoreKitError"
         case .simulated(let error, _), .failedVerification(let error, _), .purchaseError(let error, _): error.domain.rawValue
-        case .insufficientBalance, .notConsumable, .transactionNotFound, .invalidTransactionState, .noSubscription: nil
+        case .insufficientBalance, .notConsumable, .transactionNotFound, .invalidTransactionState, .noSubscription,
+             .invalidPriceChange, .noPriceIncrease, .messageNotFound: nil
         }
     }
 
@@ -106,6 +116,12 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(error.message) (\(reason))"
         case .noSubscription(let groupID):
             "This account has no subscription in the group \"\(groupID)\"."
+        case .invalidPriceChange(let id, let reason):
+            "Cannot change the price of \"\(id)\": \(reason)."
+        case .noPriceIncrease(let id):
+            "No price increase waits for this account's subscription of \"\(id)\"."
+        case .messageNotFound(let id):
+            "No message \(id) for this account."
         }
     }
 

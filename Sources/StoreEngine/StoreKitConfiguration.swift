@@ -302,7 +302,8 @@ struct StoreKitReader {
             referenceName: try node.present("referenceName")?.string(),
             paymentMode: mode,
             period: try node.present("subscriptionPeriod")?.duration(), periodCount: try periodCount(node),
-            price: try offerPrice(node, mode: mode, required: false), codes: codes)
+            price: try offerPrice(node, mode: mode, required: false), codes: codes,
+            winBack: kind == .winBack ? try node.winBackRules() : nil)
     }
 
     /// An offer's `displayPrice` as Xcode and hand edits leave it: a free trial costs 0,

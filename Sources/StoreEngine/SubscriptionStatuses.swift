@@ -15,10 +15,11 @@ extension Store {
     /// (expired, billing retry and revoked too); `recentSubscriptionStartDate` ignores
     /// upgrades and lapses of 60 days or less; `renewalPrice` and the `offer…` fields are
     /// what the next renewal charges, an offer still running or scheduled included.
-    /// Of this store's account, or another's (the server answers for every account).
+    /// Of this store's account, or another's (the server answers for every account): its own
+    /// subscriptions first, then those its family shares with it (a group may have both, as Apple's).
     func statuses(at date: Date, account: String? = nil) throws -> [SubscriptionStatus] {
         let account = account ?? self.account
-        return try ledger.subscriptionStates(account: account).compactMap { record -> SubscriptionStatus? in
+        return try (ledger.subscriptionStates(account: account) + sharedRecords(account: account)).compactMap { record -> SubscriptionStatus? in
             guard let latest = try ledger.latestTransaction(originalID: record.originalID) else { return nil }
             return try status(of: record, latest: latest, account: account, at: date)
         }
@@ -44,7 +45,8 @@ extension Store {
                 autoRenewPreference: record.autoRenewProductID, willAutoRenew: record.willAutoRenew && state != .revoked,
                 renewalDate: latest.expirationDate, recentSubscriptionStartDate: start,
                 environment: latest.environment, currency: storefront.currency,
-                renewalPrice: renewing.map { $0.price(in: storefront) } ?? latest.price)
+                renewalPrice: try renewing.map { try renewalBasePrice($0, groupID: record.groupID, account: account,
+                                                                   at: latest.expirationDate ?? date, in: storefront) } ?? latest.price)
             if let offer = try renewalOffer(after: latest, record: record) {
                 (info.renewalPrice, info.offerType, info.offerID) = (offer.price, offer.type, offer.id)
                 info.offerPaymentMode = offer.mode
@@ -53,6 +55,12 @@ extension Store {
             info.expirationReason = record.expirationReason.flatMap(ExpirationReason.init(rawValue:))
             info.isInBillingRetry = record.billingRetrySince != nil
             info.gracePeriodExpirationDate = record.graceUntil
+            if record.expirationReason == nil, state != .revoked {
+                info.priceIncreaseStatus = try pendingIncrease(record, account: account)?.status ?? .noIncreasePending
+            }
+            if state == .expired {
+                info.eligibleWinBackOfferIDs = try eligibleWinBackOfferIDs(groupID: record.groupID, account: account, at: date, record: record)
+            }
             info.appAccountToken = latest.appAccountToken
             info.appTransactionID = AppTransactionID.make(account: account, bundleID: catalog.bundleID)
             info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date))

@@ -73,16 +73,20 @@ extension Store {
     func processRenewals(limit: Int? = nil, onlyAccount: String? = nil) throws -> Int {
         // Without a catalog no plan is known: renewing (or expiring as unavailable) is left to a run with one.
         if catalog.isAbsent { return 0 }
+        // A subscription price that changed in the catalog since the last run is a price change, made once.
+        try noticeCatalogPriceChanges()
         let date = try currentTime()
         let billingIssues = try value(.billingIssues)
         var made = 0
         var idleBatches = 0
+        // An account's family too: a subscription shared with it renews with its purchaser.
+        let scope = try onlyAccount.map { Set([$0] + (try ledger.family(of: $0)?.members ?? [])) }
         // Cheap check first: most calls find nothing due and take no write lock.
-        while try dueAnywhere(at: date, billingIssues, onlyAccount: onlyAccount), limit.map({ made < $0 }) ?? true {
+        while try dueAnywhere(at: date, billingIssues, scope: scope), limit.map({ made < $0 }) ?? true {
             let budget = min(Self.renewalBatch, limit.map { $0 - made } ?? Self.renewalBatch)
             let batch = try ledger.db.transaction {
                 var batch = 0
-                for account in try ledger.subscribedAccounts() where batch < budget && (onlyAccount ?? account) == account {
+                for account in try ledger.subscribedAccounts() where batch < budget && scope?.contains(account) ?? true {
                     for record in try dueRecords(account, at: date, billingIssues) where batch < budget {
                         batch += try catchUp(record, account: account, at: date, billingIssues: billingIssues,
                                              limit: budget - batch)
@@ -110,9 +114,9 @@ extension Store {
         try dueAnywhere(at: try currentTime(), try value(.billingIssues))
     }
 
-    func dueAnywhere(at date: Date, _ billingIssues: Bool, onlyAccount: String? = nil) throws -> Bool {
+    func dueAnywhere(at date: Date, _ billingIssues: Bool, scope: Set<String>? = nil) throws -> Bool {
         try ledger.subscribedAccounts().contains(where: { account in
-            guard (onlyAccount ?? account) == account else { return false }
+            guard scope?.contains(account) ?? true else { return false }
             return try !dueRecords(account, at: date, billingIssues).isEmpty
         })
     }
@@ -180,6 +184,8 @@ extension Store {
                 try notify("EXPIRED", "PRODUCT_NOT_FOR_SALE", transaction: latest, record: record, account: account, at: expiration)
                 break
             }
+            // A price increase the subscriber had to agree to, and did not, ends it here.
+            if try priceIncreaseEnds(&record, latest: latest, account: account, at: expiration) { break }
             if billingIssues {
                 record.billingRetrySince = expiration
                 if try value(.gracePeriod), let period = catalog.product(id: latest.productID)?.subscription?.period {
@@ -190,6 +196,9 @@ extension Store {
                                    : "renewal failed: grace period until \(record.graceUntil!.formatted(.iso8601))", at: expiration)
                 try notify("DID_FAIL_TO_RENEW", record.graceUntil == nil ? nil : "GRACE_PERIOD", transaction: latest, record: record,
                            account: account, at: expiration)
+                // StoreKit's Billing Problem message, once per failed renewal.
+                try ledger.queueMessage(account: account, reason: .billingIssue, productID: latest.productID,
+                                        key: "billingIssue:\(record.originalID):\(expiration.milliseconds)", at: expiration)
                 continue
             }
             try renew(latest, &record, account: account, at: expiration, detail: "renewal")
@@ -214,7 +223,7 @@ extension Store {
         (transaction.reason, transaction.isFinished, transaction.isUpgraded) = (.renewal, false, false)
         (transaction.storefront, transaction.currency) = (storefront.countryCode, storefront.currency)
         (transaction.revocationDate, transaction.revocationReason) = (nil, nil)
-        transaction.price = item.price(in: storefront)
+        transaction.price = try renewalBasePrice(item, groupID: record.groupID, account: account, at: start, in: storefront)
         transaction.expirationDate = try renewalEnd(after: start, period: terms.period, latest: latest)
         (transaction.offerType, transaction.offerID) = (nil, nil)
         transaction.applyOffer(mode: nil, period: nil, count: 0)
@@ -227,6 +236,7 @@ extension Store {
             if offer.scheduled { record.renewalOfferID = nil }
         }
         let stored = try ledger.insert(transaction)
+        try shareWithFamily(stored, at: start)
         let change = item.id == latest.productID ? "" : " (now \(item.id): the change waited for this renewal)"
         let offer = stored.offerType.map { "; \($0.rawValue) offer\(stored.offerID.map { " \($0)" } ?? "")" } ?? ""
         try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id,
@@ -276,6 +286,7 @@ extension Store {
             if latest.expirationDate.map({ $0 > date }) == true {
                 latest.expirationDate = date
                 latest = try ledger.update(latest)
+                try mirrorToFamily(latest.id)
             }
             (record.willAutoRenew, record.expirationReason) = (false, ExpirationReason.autoRenewDisabled.rawValue)
             (record.billingRetrySince, record.graceUntil) = (nil, nil)
@@ -307,6 +318,7 @@ extension Store {
             if latest.expirationDate.map({ $0 > date }) == true {
                 latest.expirationDate = date
                 latest = try ledger.update(latest)
+                try mirrorToFamily(latest.id)
             }
             (record.willAutoRenew, record.expirationReason) = (true, nil)
             (record.billingRetrySince, record.graceUntil) = (nil, nil)
@@ -323,9 +335,11 @@ extension Store {
         return record
     }
 
-    /// The newest transaction of each subscription in its billing grace period: still entitled though its period ended.
-    func transactionsInGrace(at date: Date) throws -> [Transaction] {
-        try ledger.subscriptionStates(account: account).compactMap { record -> Transaction? in
+    /// The newest transaction of each subscription in its billing grace period: still entitled though
+    /// its period ended. Of this store's account or `account`; its family's shared subscriptions too.
+    func transactionsInGrace(at date: Date, account: String? = nil) throws -> [Transaction] {
+        let account = account ?? self.account
+        return try (ledger.subscriptionStates(account: account) + sharedRecords(account: account)).compactMap { record -> Transaction? in
             guard record.billingRetrySince != nil, let grace = record.graceUntil, grace > date else { return nil }
             return try ledger.latestTransaction(originalID: record.originalID).flatMap {
                 $0.revocationDate == nil && $0.verification.isVerified ? $0 : nil

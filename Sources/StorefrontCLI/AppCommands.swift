@@ -46,11 +46,11 @@ extension Session {
     }
 
     func buy(_ productID: String, quantity: Int, choice: PurchaseChoice?, offerID: String?,
-             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil) async throws -> Report {
+             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil, winBackOfferID: String? = nil) async throws -> Report {
         let signature = try await offerSignature(offerSigning, productID: productID, offerID: offerID,
                                                  appAccountToken: appAccountToken)
         let purchase = try await app.buy(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
-                                         offerSignature: signature, choice: choice)
+                                         offerSignature: signature, winBackOfferID: winBackOfferID, choice: choice)
         let outcome = purchase.outcome
         let json = JSON.object([
             "result": .string(outcome.result.name),
@@ -73,6 +73,8 @@ extension Session {
         case .purchased(let transaction, let change):
             if transaction.offerType == .introductory, transaction.price == 0 {
                 lines.append("Started the free trial of \(name) — transaction \(transaction.id).")
+            } else if transaction.offerType == .winBack {
+                lines.append("Resubscribed to \(name) with the win-back offer \(TerminalText.sanitized(transaction.offerID ?? "")) for \(try await displayPrice(transaction)) — transaction \(transaction.id).")
             } else {
                 lines.append("Purchased \(name)\(quantity > 1 ? " × \(quantity)" : "") for \(try await displayPrice(transaction)) — transaction \(transaction.id).")
             }

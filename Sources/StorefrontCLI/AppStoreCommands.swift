@@ -68,6 +68,10 @@ extension Session {
             if info.autoRenewPreference != info.currentProductID { notes.append("next: \(info.autoRenewPreference)") }
             if let reason = info.expirationReason { notes.append("expirationReason \(reason.rawValue)") }
             if let grace = info.gracePeriodExpirationDate { notes.append("grace until \(grace.iso8601)") }
+            if info.priceIncreaseStatus != .noIncreasePending {
+                notes.append("price increase \(info.priceIncreaseStatus.rawValue), renews at \(DecimalText.format(info.renewalPrice))")
+            }
+            if !info.eligibleWinBackOfferIDs.isEmpty { notes.append("win-back: \(info.eligibleWinBackOfferIDs.joined(separator: ", "))") }
             let date = info.renewalDate ?? status.transaction.expirationDate
             table.add(status.groupID, status.state.rawValue, status.transaction.productID,
                       info.willAutoRenew ? "on" : "off", date?.iso8601 ?? "", notes.joined(separator: ", "))

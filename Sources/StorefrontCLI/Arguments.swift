@@ -14,6 +14,7 @@ extension Invocation {
         var outside = false
         var outcome: PurchaseChoice?
         var reason: Transaction.RevocationReason?
+        var requestReason: RefundRequestReason?
         var offerID: String?
         var given: Set<String> = []
         var appAccountToken: UUID?
@@ -30,6 +31,7 @@ extension Invocation {
         var since: Date?
         var after: Int64??
         var offer = OfferArguments()
+        var pricing = PricingArguments()
         var rest = arguments[...]
 
         func value(for option: String, inline: String?) throws(UsageError) -> String {
@@ -115,6 +117,8 @@ extension Invocation {
                 let path = try value(for: option, inline: inline)
                 guard !path.isEmpty else { throw UsageError(description: "--junit needs a file", command: operands.first) }
                 junit = path
+            case "--win-back", "--consent-required":
+                try pricing.take(option, value: spec.value == nil ? nil : value(for: option, inline: inline), command: operands.first)
             case "--signature", "--key", "--sign", "--legacy":
                 try offer.take(option, value: spec.value == nil ? nil : value(for: option, inline: inline), command: operands.first)
             case "--keep": keep = true
@@ -144,6 +148,12 @@ extension Invocation {
                     throw UsageError(description: "--reason takes developerIssue or other, not \"\(name)\"", command: operands.first)
                 }
                 reason = chosen
+            case "--request-reason":
+                let name = try value(for: option, inline: inline)
+                guard let chosen = RefundRequestReason(rawValue: name) else {
+                    throw UsageError(description: "--request-reason takes \(RefundRequestReason.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"", command: operands.first)
+                }
+                requestReason = chosen
             case "--help": wantsHelp = true
             case "--version": invocation.command = .version; return invocation
             default:
@@ -182,6 +192,8 @@ extension Invocation {
                 case "--once": args.count == 3           // settings set NAME VALUE --once
                 case "--app-account-token": !outside     // the app's token: not a purchase outside it
                 case "--der": root                       // key export --root --der
+                case "--reason": name != "refund-request" || args.first == "approve"
+                case "--request-reason": args.first == "begin"  // refund-request begin ID
                 default: true
                 }
             }
@@ -212,13 +224,17 @@ extension Invocation {
         case "buy":
             try expect(1, "a PRODUCT_ID")
             try allow()
-            if outside, outcome != nil || offerID != nil {
-                throw UsageError(description: "buy takes --outside or --outcome/--offer, not both", command: name)
+            if outside, outcome != nil || offerID != nil || pricing.winBackOfferID != nil {
+                throw UsageError(description: "buy takes --outside or --outcome/--offer/--win-back, not both", command: name)
+            }
+            if offerID != nil, pricing.winBackOfferID != nil {
+                throw UsageError(description: "buy takes --offer or --win-back, not both", command: name)
             }
             invocation.command = outside
                 ? .buyOutside(productID: args[0], quantity: quantity ?? 1)
                 : .buy(productID: args[0], quantity: quantity ?? 1, outcome: outcome, offerID: offerID,
-                       appAccountToken: appAccountToken, offerSigning: try offer.signing(offerID: offerID))
+                       appAccountToken: appAccountToken, offerSigning: try offer.signing(offerID: offerID),
+                       winBackOfferID: pricing.winBackOfferID)
         case "clock":
             try allow()
             switch args.count {
@@ -265,8 +281,9 @@ extension Invocation {
             case (nil, _): invocation.command = .accounts
             case ("create", 2) where !args[1].isEmpty: invocation.command = .createAccount(name: args[1])
             case ("switch", 2) where !args[1].isEmpty: invocation.command = .switchAccount(name: args[1])
+            case ("family", _): invocation.command = try FamilyCommands.command(Array(args.dropFirst()))
             default:
-                throw UsageError(description: "accounts takes nothing, create NAME or switch NAME", command: name)
+                throw UsageError(description: "accounts takes nothing, create NAME, switch NAME or family …", command: name)
             }
         case "reset":
             try expect(1, "what to reset: app, account or all")
@@ -329,6 +346,12 @@ extension Invocation {
         case "offer-keys", "offer":
             try allow()
             invocation.command = try offer.command(name, args, issuer: issuer, appAccountToken: appAccountToken)
+        case "refund-request":
+            try allow()
+            invocation.command = try RefundRequestCommands.command(args, reason: reason, requestReason: requestReason)
+        case "price-increase", "messages", "message":
+            try allow()
+            invocation.command = try pricing.command(name, args)
         case "redeem":
             try expect(1, "a CODE")
             try allow()

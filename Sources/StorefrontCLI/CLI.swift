@@ -185,6 +185,13 @@ public enum CLI {
         } catch let error as AccountExists {
             console.err("storefront: the account \(TerminalText.sanitized(error.name)) exists already; switch to it with: storefront accounts switch NAME")
             return .failure
+        } catch let error as FamilyError {
+            console.err("storefront: \(error.description)")
+            return .failure
+        } catch let error as RefundRequestError {
+            if invocation.json { console.out(JSON.object(["error": .string(error.name), "message": .string(error.description)]).serialized()) }
+            console.err("storefront: \(error.description)")
+            return .failure
         } catch let error as VerifyFailed {
             console.err("storefront: failedVerification: \(error.reason)")
             return .failure

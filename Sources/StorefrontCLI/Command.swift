@@ -39,15 +39,31 @@ public enum Command: Equatable, Sendable {
     case offerKeysAdd(keyID: String, path: String, issuer: String?)
     /// `offer-keys create [KEY_ID] [--issuer ID]`: prints the private key once.
     case offerKeysCreate(keyID: String?, issuer: String?)
+    /// `offer-keys remove KEY_ID`: its signatures are refused from now on.
+    case offerKeysRemove(keyID: String)
     /// `offer sign PRODUCT OFFER [--key KEY_ID] [--legacy] [--app-account-token UUID]`.
     case offerSign(productID: String, offerID: String, keyID: String?, appAccountToken: UUID?, legacy: Bool)
     /// `redeem CODE`: an offer code, as the App Store's redeem sheet.
     case redeem(code: String)
     /// `app-transaction`: the account's signed `AppTransaction`.
     case appTransaction
-    /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a promotional offer.
+    /// `price-increase PRODUCT PRICE [--consent-required]`: a subscription's price changes, as in App Store Connect.
+    case priceIncrease(productID: String, price: Decimal, consentRequired: Bool)
+    /// `price-increase`: the price changes made and the increases this account waits for.
+    case priceIncreases
+    /// `price-increase consent|decline PRODUCT`: the customer's answer.
+    case priceIncreaseAnswer(productID: String, consent: Bool)
+    /// `messages`: the App Store's messages to the app (StoreKit's `Message.messages`).
+    case messages
+    /// `messages show ID` / `messages defer ID`: the app shows a message now, or holds it.
+    case messageShow(id: Int64)
+    case messageDefer(id: Int64)
+    /// `message send REASON`: a tester queues a message.
+    case messageSend(reason: MessageReason)
+    /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a
+    /// promotional offer, `--win-back` a win-back offer.
     case buy(productID: String, quantity: Int, outcome: PurchaseChoice? = nil, offerID: String? = nil,
-             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil)
+             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil, winBackOfferID: String? = nil)
     /// `buy --outside`: a purchase made outside the app, reaching it as an update.
     case buyOutside(productID: String, quantity: Int)
     /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.
@@ -60,6 +76,17 @@ public enum Command: Equatable, Sendable {
     case accounts
     case createAccount(name: String)
     case switchAccount(name: String)
+    /// `accounts family [list]`, `accounts family create NAME`, `add NAME ACCOUNT`, `remove NAME ACCOUNT`.
+    case families
+    case familyCreate(name: String)
+    case familyAdd(name: String, account: String)
+    case familyRemove(name: String, account: String)
+    /// `refund-request`: every refund request; `begin ID` as the app (`Transaction.beginRefundRequest`);
+    /// `approve ID [--reason]` / `decline ID` as the App Store.
+    case refundRequests
+    case refundRequestBegin(transactionID: Int64, reason: RefundRequestReason)
+    case refundRequestApprove(transactionID: Int64, reason: Transaction.RevocationReason?)
+    case refundRequestDecline(transactionID: Int64)
     /// `clock`, `clock advance DURATION`.
     case clock
     case advanceClock(ISODuration)

@@ -27,7 +27,7 @@ struct CommandHelp {
                 price and what the account has of it: Owned, Active until DATE, Balance N.
                 """),
         CommandHelp(
-            name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID (--signature SIGNATURE | --sign)] [--app-account-token UUID] [--outcome OUTCOME | --outside] [--json]",
+            name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID (--signature SIGNATURE | --sign) | --win-back OFFER_ID] [--app-account-token UUID] [--outcome OUTCOME | --outside] [--json]",
             summary: "Purchase a product and deliver it, as Product.purchase()",
             details: """
                 Buys the product for the account and, as the app would, delivers the content
@@ -48,6 +48,11 @@ struct CommandHelp {
                                       sign it now with the key the store holds (offer sign --key
                                       chooses among several);
                                       none → missingOfferParameters, a bad one → invalidOfferSignature
+                  --win-back OFFER_ID redeem a win-back offer of the subscription (Product.PurchaseOption
+                                      .winBackOffer): for an account whose subscription of that plan
+                                      lapsed, within the offer's rules (paid months, months since the
+                                      lapse, wait between offers, its dates); others → ineligibleForOffer;
+                                      the transaction's offerType is winBack (4 in the payload)
                   --app-account-token UUID   the app's token for the purchase
                                       (Product.PurchaseOption.appAccountToken): signed as
                                       appAccountToken in the transaction and its renewal info
@@ -61,7 +66,7 @@ struct CommandHelp {
                 --json prints {"result": "success" | "userCancelled" | "pending", "transaction": {…},
                 "alreadyOwned": …, "finished": …}.
                 """,
-            options: ["--quantity", "--outcome", "--outside", "--offer", "--signature", "--sign", "--app-account-token"],
+            options: ["--quantity", "--outcome", "--outside", "--offer", "--signature", "--sign", "--win-back", "--app-account-token"],
             operands: [.productID]),
         CommandHelp(
             name: "restore", usage: "restore [--json]",
@@ -134,16 +139,17 @@ struct CommandHelp {
                 """,
             operands: [.text]),
         CommandHelp(
-            name: "accounts", usage: "accounts [create NAME | switch NAME] [--json]",
-            summary: "List, create or switch sandbox testers",
+            name: "accounts", usage: "accounts [create NAME | switch NAME | family [create NAME | add NAME ACCOUNT | remove NAME ACCOUNT]] [--json]",
+            summary: "List, create or switch sandbox testers; group them in families",
             details: """
                   accounts               the store file's accounts; * marks the one in use
                   accounts create NAME   a new tester with an empty history (the way to test a
                                          first purchase of a non-consumable again)
                   accounts switch NAME   use NAME when --account is not given (created if new)
                 Settings marked "per account" (canMakePayments, askToBuy) belong to each tester.
+                \(FamilyCommands.details)
                 """,
-            operands: [.words(["create", "switch"]), .text]),
+            operands: [.words(["create", "switch", "family"]), .text, .text, .text]),
         CommandHelp(
             name: "entitlements", usage: "entitlements [--json]",
             summary: "What the account owns now, as Transaction.currentEntitlements",
@@ -253,6 +259,10 @@ struct CommandHelp {
         OfferCommands.offerKeysHelp,
         OfferCommands.offerHelp,
         OfferCommands.redeemHelp,
+        RefundRequestCommands.help,
+        PricingCommands.priceIncreaseHelp,
+        PricingCommands.messagesHelp,
+        PricingCommands.messageHelp,
         CatalogCommands.help,
         DoctorCommand.help,
         CommandHelp(

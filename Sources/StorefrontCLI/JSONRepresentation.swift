@@ -161,6 +161,8 @@ extension RenewalInfo {
             "expirationReason": expirationReason.map { .string($0.rawValue) },
             "isInBillingRetry": .bool(isInBillingRetry),
             "gracePeriodExpirationDate": .date(gracePeriodExpirationDate),
+            "priceIncreaseStatus": .string(priceIncreaseStatus.rawValue),
+            "eligibleWinBackOfferIDs": eligibleWinBackOfferIDs.isEmpty ? nil : .array(eligibleWinBackOfferIDs.map(JSON.string)),
             "jwsRepresentation": jwsRepresentation.map { .string($0) },
         ])
     }

@@ -18,7 +18,7 @@ enum OfferCommands {
             """)
 
     static let offerKeysHelp = CommandHelp(
-        name: "offer-keys", usage: "offer-keys [add KEY_ID FILE [--issuer ID] | create [KEY_ID] [--issuer ID]] [--json]",
+        name: "offer-keys", usage: "offer-keys [add KEY_ID FILE [--issuer ID] | create [KEY_ID] [--issuer ID] | remove KEY_ID] [--json]",
         summary: "The keys that sign promotional offers (App Store Connect's In-App Purchase keys)",
         details: """
             Lists the keys the store accepts promotional offer signatures from.
@@ -29,9 +29,11 @@ enum OfferCommands {
               create [KEY_ID]   makes a key (a random id unless given) and prints its private key
                                 once (save it as SubscriptionKey_KEY_ID.p8 for your server); the
                                 store keeps it too, to sign for offer sign
+              remove KEY_ID     forgets the key, as revoking it in App Store Connect: signatures
+                                made with it fail with invalidOfferSignature from now on
               --issuer ID       the issuer id the compact JWS form's iss must be (default: any)
             """,
-        options: ["--issuer"], operands: [.words(["add", "create"]), .text, .file])
+        options: ["--issuer"], operands: [.words(["add", "create", "remove"]), .text, .file])
 
     static let offerHelp = CommandHelp(
         name: "offer", usage: "offer sign PRODUCT_ID OFFER_ID [--key KEY_ID] [--legacy] [--app-account-token UUID] [--json]",
@@ -128,7 +130,8 @@ struct OfferArguments {
         case ("add", 3) where !args[1].isEmpty: return .offerKeysAdd(keyID: args[1], path: args[2], issuer: issuer)
         case ("create", 1): return .offerKeysCreate(keyID: nil, issuer: issuer)
         case ("create", 2) where !args[1].isEmpty: return .offerKeysCreate(keyID: args[1], issuer: issuer)
-        default: throw UsageError(description: "offer-keys takes nothing, add KEY_ID FILE or create [KEY_ID]", command: name)
+        case ("remove", 2) where !args[1].isEmpty && issuer == nil: return .offerKeysRemove(keyID: args[1])
+        default: throw UsageError(description: "offer-keys takes nothing, add KEY_ID FILE, create [KEY_ID] or remove KEY_ID", command: name)
         }
     }
 }
@@ -215,6 +218,12 @@ extension Session {
             "Created offer key \(TerminalText.sanitized(key.keyID)). Its private key, shown this once (save it as SubscriptionKey_\(TerminalText.sanitized(key.keyID)).p8):",
             privateKey.trimmingCharacters(in: .newlines),
         ])
+    }
+
+    func offerKeysRemove(_ keyID: String) async throws -> Report {
+        guard try await appStore.removeOfferKey(keyID) else { throw ServeUsage(description: "no offer key \(keyID)") }
+        return Report(json: .object(["removed": .string(keyID)]),
+                      "Removed offer key \(TerminalText.sanitized(keyID)): promotional offers signed with it are refused (invalidOfferSignature).")
     }
 
     func offerSign(_ productID: String, _ offerID: String, keyID: String?, appAccountToken: UUID?, legacy: Bool) async throws -> Report {

@@ -46,9 +46,9 @@ struct Session {
         switch command {
         // The app's face
         case .products: return try await products()
-        case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken, let signing):
+        case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken, let signing, let winBack):
             return try await buy(productID, quantity: quantity, choice: choice, offerID: offerID, appAccountToken: appAccountToken,
-                                 offerSigning: signing)
+                                 offerSigning: signing, winBackOfferID: winBack)
         case .restore: return try await restore()
         case .transactions(let pending, let limit, let since, let after):
             return pending ? try await pendingRequests() : try await transactionsReport(Page(limit: limit, since: since, after: after))
@@ -66,9 +66,19 @@ struct Session {
         case .verify(let jws): return try await verify(jws)
         case .appTransaction: return try await appTransaction()
         case .redeem(let code): return try await redeem(code)
+        case .messages: return try await messages()
+        case .messageShow(let id): return try await showMessage(id)
+        case .messageDefer(let id): return try await deferMessage(id)
+        case .messageSend(let reason): return try await sendMessage(reason)
+        case .priceIncrease(let productID, let price, let consent):
+            return try await priceIncrease(productID, price: price, consentRequired: consent)
+        case .priceIncreases: return try await priceIncreases()
+        case .priceIncreaseAnswer(let productID, let consent): return try await answerPriceIncrease(productID, consent: consent)
         case .offerKeys: return try await offerKeys()
         case .offerKeysAdd(let keyID, let path, let issuer): return try await offerKeysAdd(keyID: keyID, path: path, issuer: issuer)
         case .offerKeysCreate(let keyID, let issuer): return try await offerKeysCreate(keyID: keyID, issuer: issuer)
+        case .offerKeysRemove(let keyID): return try await offerKeysRemove(keyID)
+        case .refundRequestBegin(let id, let reason): return try await beginRefundRequest(id, reason: reason)
         case .offerSign(let productID, let offerID, let keyID, let token, let legacy):
             return try await offerSign(productID, offerID, keyID: keyID, appAccountToken: token, legacy: legacy)
         // The App Store's face
@@ -88,12 +98,19 @@ struct Session {
         case .resolve(let id): return try await completed(try await appStore.resolve(id), id, "Resolved")
         case .refund(let id, let reason): return try await changed(try await appStore.refund(id, reason: reason), "Refunded")
         case .deleteTransaction(let id): return try await deleteTransaction(id)
+        case .refundRequests: return try await refundRequests()
+        case .refundRequestApprove(let id, let reason): return try await decideRefundRequest(id, approve: true, reason: reason)
+        case .refundRequestDecline(let id): return try await decideRefundRequest(id, approve: false, reason: nil)
         // The test session's face
         case .clock: return try await clock()
         case .advanceClock(let duration): return try await advanceClock(duration)
         case .accounts: return try await accounts()
         case .createAccount(let name): return try await createAccount(name)
         case .switchAccount(let name): return try await switchAccount(name)
+        case .families: return try await families()
+        case .familyCreate(let name): return try await createFamily(name)
+        case .familyAdd(let name, let account): return try await addFamilyMember(account, to: name)
+        case .familyRemove(let name, let account): return try await removeFamilyMember(account, from: name)
         case .reset(let scope): return try await reset(scope)
         case .settings: return try await settings()
         case .setSetting(let name, let value, let once): return try await setSetting(name, value, once: once)

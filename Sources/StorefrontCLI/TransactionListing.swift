@@ -53,6 +53,7 @@ extension Session {
     /// One transaction's row of the text table.
     static func cells(_ transaction: Transaction, price: String) -> [String] {
         var notes: [String] = []
+        if transaction.ownershipType == .familyShared { notes.append("familyShared") }
         if transaction.isUpgraded { notes.append("upgraded") }
         if let reason = transaction.revocationReason { notes.append("revoked (\(reason.rawValue))") }
         if let offer = transaction.offerType { notes.append("\(offer.rawValue) offer") }

@@ -71,6 +71,8 @@ public enum StoreKit {
     public typealias VerificationResult<T: Sendable> = SKVerificationResultAlias<T>
     /// `StoreKit.Storefront`.
     public typealias Storefront = SKStorefrontAlias
+    /// `StoreKit.Message`.
+    public typealias Message = SKMessageAlias
 }
 
 /// The module-level `Product`, for ``StoreKit/Product``.
@@ -83,6 +85,8 @@ public typealias SKAppStoreAlias = AppStore
 public typealias SKVerificationResultAlias<T: Sendable> = VerificationResult<T>
 /// The module-level `Storefront`, for ``StoreKit/Storefront``.
 public typealias SKStorefrontAlias = Storefront
+/// The module-level `Message`, for ``StoreKit/Message``.
+public typealias SKMessageAlias = Message
 
 extension StorefrontKit {
     /// `StorefrontKit.Product`: the module-qualified spelling, which this enum's name would otherwise hide.
@@ -93,4 +97,6 @@ extension StorefrontKit {
     public typealias AppStore = SKAppStoreAlias
     /// `StorefrontKit.Storefront`, as ``StorefrontKit/Product``.
     public typealias Storefront = SKStorefrontAlias
+    /// `StorefrontKit.Message`, as ``StorefrontKit/Product``.
+    public typealias Message = SKMessageAlias
 }

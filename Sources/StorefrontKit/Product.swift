@@ -43,16 +43,18 @@ public struct Product: Sendable, Identifiable, Hashable {
         var token: UUID?
         var offerID: String?
         var signature: PromotionalOfferSignature?
+        var winBackOfferID: String?
         for option in options {
             switch option.kind {
             case .quantity(let value): quantity = value
             case .appAccountToken(let value): token = value
             case .promotionalOffer(let id, let signed): (offerID, signature) = (id, signed)
+            case .winBackOffer(let id): winBackOfferID = id
             }
         }
         let outcome = try await storeKitCall {
             try await context.store.app.purchase(id, quantity: quantity, appAccountToken: token, offerID: offerID,
-                                                 offerSignature: signature)
+                                                 offerSignature: signature, winBackOfferID: winBackOfferID)
         }
         context.changed()
         switch outcome.result {
@@ -101,6 +103,7 @@ extension Product {
             case quantity(Int)
             case appAccountToken(UUID)
             case promotionalOffer(String, PromotionalOfferSignature)
+            case winBackOffer(String)
         }
         let kind: Kind
 
@@ -115,6 +118,13 @@ extension Product {
                                             signature: Data, timestamp: Int) -> PurchaseOption {
             PurchaseOption(kind: .promotionalOffer(offerID, .legacy(keyID: keyID, nonce: nonce, timestamp: Int64(timestamp),
                                                                     signature: signature.base64EncodedString())))
+        }
+
+        /// Redeems a win-back offer (one of `SubscriptionInfo.winBackOffers`): for a customer whose
+        /// subscription lapsed, as its rules allow (`RenewalInfo.eligibleWinBackOfferIDs`); otherwise
+        /// the purchase fails with `Product.PurchaseError.ineligibleForOffer`.
+        public static func winBackOffer(_ offer: SubscriptionOffer) -> PurchaseOption {
+            PurchaseOption(kind: .winBackOffer(offer.id ?? ""))
         }
 
         /// Redeems a promotional offer with the newer compact JWS signature (`storefront offer sign`).

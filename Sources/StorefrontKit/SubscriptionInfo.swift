@@ -16,6 +16,9 @@ extension Product {
         public let introductoryOffer: SubscriptionOffer?
         /// The promotional offers an app may redeem with `PurchaseOption.promotionalOffer`.
         public let promotionalOffers: [SubscriptionOffer]
+        /// The win-back offers configured for the subscription, whoever may redeem them
+        /// (`RenewalInfo.eligibleWinBackOfferIDs` says which the customer may).
+        public let winBackOffers: [SubscriptionOffer]
         let context: StoreContext
 
         init(_ info: StoreEngine.Product.SubscriptionInfo, catalogTerms: SubscriptionTerms?,
@@ -29,14 +32,18 @@ extension Product {
                                   period: SubscriptionPeriod($0.period), periodCount: $0.periodCount,
                                   paymentMode: SubscriptionOffer.PaymentMode($0.paymentMode))
             }
-            promotionalOffers = (catalogTerms?.offers ?? []).filter { $0.kind == .promotional }.map { offer in
-                let price = offer.price ?? 0
-                return SubscriptionOffer(
-                    id: offer.id, type: .promotional, price: price,
-                    displayPrice: price.formatted(.currency(code: product.currencyCode)),
-                    period: SubscriptionPeriod(offer.period ?? info.subscriptionPeriod), periodCount: offer.periodCount,
-                    paymentMode: SubscriptionOffer.PaymentMode(offer.paymentMode ?? .payAsYouGo))
+            func offers(_ kind: StoreEngine.SubscriptionOffer.Kind, as type: SubscriptionOffer.OfferType) -> [SubscriptionOffer] {
+                (catalogTerms?.offers ?? []).filter { $0.kind == kind }.map { offer in
+                    let price = offer.price ?? 0
+                    return SubscriptionOffer(
+                        id: offer.id, type: type, price: price,
+                        displayPrice: price.formatted(.currency(code: product.currencyCode)),
+                        period: SubscriptionPeriod(offer.period ?? info.subscriptionPeriod), periodCount: offer.periodCount,
+                        paymentMode: SubscriptionOffer.PaymentMode(offer.paymentMode ?? .payAsYouGo))
+                }
             }
+            promotionalOffers = offers(.promotional, as: .promotional)
+            winBackOffers = offers(.winBack, as: .winBack)
             self.context = context
         }
 
@@ -69,6 +76,7 @@ extension Product {
         public static func == (a: SubscriptionInfo, b: SubscriptionInfo) -> Bool {
             a.subscriptionGroupID == b.subscriptionGroupID && a.subscriptionPeriod == b.subscriptionPeriod
                 && a.introductoryOffer == b.introductoryOffer && a.promotionalOffers == b.promotionalOffers
+                && a.winBackOffers == b.winBackOffers
                 && a.groupLevel == b.groupLevel
         }
         public func hash(into hasher: inout Hasher) { hasher.combine(subscriptionGroupID) }
@@ -121,6 +129,8 @@ extension Product {
             public static let introductory = OfferType(rawValue: "introductory")
             /// An offer the app signs and redeems.
             public static let promotional = OfferType(rawValue: "promotional")
+            /// An offer for customers whose subscription lapsed.
+            public static let winBack = OfferType(rawValue: "winBack")
         }
 
         /// How an offer is paid, as StoreKit's `Product.SubscriptionOffer.PaymentMode`.

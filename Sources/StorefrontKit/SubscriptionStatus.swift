@@ -78,6 +78,28 @@ extension Product.SubscriptionInfo {
         public var renewalPrice: Decimal? { engine.renewalPrice }
         /// The currency code of the renewal price.
         public var currency: String { engine.currency }
+        /// Whether a price increase waits for the subscription, and whether the customer agreed.
+        public var priceIncreaseStatus: PriceIncreaseStatus { PriceIncreaseStatus(engine.priceIncreaseStatus) }
+        /// The win-back offers the customer may redeem, best first (empty unless the subscription lapsed).
+        public var eligibleWinBackOfferIDs: [String] { engine.eligibleWinBackOfferIDs }
+
+        /// Whether a subscription is subject to a price increase (StoreKit's `RenewalInfo.PriceIncreaseStatus`).
+        public enum PriceIncreaseStatus: Sendable, Hashable {
+            /// No price increase waits.
+            case noIncreasePending
+            /// An increase that needs the customer's consent; not given yet (it expires at the renewal without it).
+            case pending
+            /// The customer agreed, or was told of an increase that needs no consent.
+            case agreed
+
+            init(_ status: StoreEngine.PriceIncreaseStatus) {
+                self = switch status {
+                case .noIncreasePending: .noIncreasePending
+                case .pending: .pending
+                case .agreed: .agreed
+                }
+            }
+        }
         /// The signed payload as JSON.
         public var jsonRepresentation: Data { jwsPayload(engine.jwsRepresentation) }
         var jws: String { engine.jwsRepresentation ?? "" }

@@ -82,6 +82,42 @@ extension SKTestSession {
         try setAutoRenew(identifier: identifier, true)
     }
 
+    // MARK: - Price increases and messages
+
+    /// Simulates a price increase that needs the customer's consent for the subscription of a
+    /// transaction: `priceIncreaseStatus` pending, and the price increase consent message sent
+    /// (again, on a second call). Without consent it expires at the period's end.
+    public func requestPriceIncreaseConsentForTransaction(identifier: Int) throws {
+        try act { try await $0.testSession.requestPriceIncreaseConsent(transactionID: Int64(identifier)) }
+    }
+
+    /// Simulates the customer agreeing to the pending price increase of a transaction's subscription.
+    public func consentToPriceIncreaseForTransaction(identifier: Int) throws {
+        let productID = try renewingProduct(of: identifier)
+        _ = try act { try await $0.appStore.consentToPriceIncrease(productID) }
+    }
+
+    /// Simulates the customer cancelling the subscription from the price increase sheet: auto-renew goes off.
+    public func declinePriceIncreaseForTransaction(identifier: Int) throws {
+        let productID = try renewingProduct(of: identifier)
+        try act { try await $0.appStore.declinePriceIncrease(productID) }
+    }
+
+    /// Queues a message from the App Store (not in Xcode: `storefront message send`).
+    public func sendMessage(reason: StorefrontKit.Message.Reason) throws {
+        let engineReason = MessageReason.allCases.first { $0.rawValue == reason.description }
+        guard let engineReason else { throw StoreKitError.unsupported }
+        _ = try act { try await $0.testSession.sendMessage(engineReason) }
+    }
+
+    /// The product a transaction's subscription renews to (whose price increase waits).
+    private func renewingProduct(of identifier: Int) throws -> String {
+        let transaction = try act { try await $0.appStore.transaction(id: Int64(identifier)) }
+        guard let group = transaction.subscriptionGroupID else { throw StorefrontKit.Product.PurchaseError.productUnavailable }
+        let status = try act { try await $0.appStore.subscriptionStatuses().first { $0.groupID == group } }
+        return status?.renewalInfo.autoRenewPreference ?? transaction.productID
+    }
+
     private func setAutoRenew(identifier: UInt, _ on: Bool) throws {
         let transaction = try act { try await $0.appStore.transaction(id: Int64(identifier)) }
         guard let group = transaction.subscriptionGroupID else { throw StorefrontKit.Product.PurchaseError.productUnavailable }

@@ -59,6 +59,11 @@ public enum Action: Equatable, Sendable {
     case commandFinished(StoreCommand, Result<String, CommandFailure>)
     /// The account in use changed (switched, or a new tester).
     case accountChanged(String)
+    /// The catalog file changed and was read again: the store uses it now. Its paywall texts, and
+    /// what changed in words for the status line.
+    case catalogReloaded(paywall: Paywall, summary: String)
+    /// The catalog file changed but cannot be used: why (file, place, fault). The catalog in use stays.
+    case catalogFailed(String)
     /// SIGTERM or SIGHUP: leave at once, restoring the terminal.
     case terminate
 }

@@ -11,10 +11,15 @@ public final class EngineEffects: Sendable {
     /// The transactions this run of the app was handed and left unfinished: like `Transaction.updates`,
     /// a running app does not get them again; the next launch (a new `EngineEffects`) delivers them.
     private let held = Mutex<Set<Int64>>([])
+    /// The catalog file, watched for changes (see `CatalogWatch`); nil: not watched.
+    private let catalogWatch: Mutex<CatalogWatch?>
 
-    public init(store: Store, latency: Duration = .milliseconds(400)) {
+    /// - Parameter catalogPath: the catalog file the store's catalog was read from; when it changes
+    ///   while the paywall runs, it is read again (`Action.catalogReloaded`, or `.catalogFailed`).
+    public init(store: Store, latency: Duration = .milliseconds(400), catalogPath: String? = nil) {
         current = Mutex(store)
         self.latency = latency
+        catalogWatch = Mutex(catalogPath.map(CatalogWatch.init))
     }
 
     /// The store of the account in use.
@@ -35,6 +40,7 @@ public final class EngineEffects: Sendable {
                 return .loadFailed(describe(error))
             }
         case .checkForChanges:
+            if let reloaded = reloadCatalogIfChanged(store) { return reloaded }
             // Renewals fall due as the store's clock runs. Made on this connection, they do not
             // change its data version (that counts other connections' commits): say so instead.
             if let made = try? await store.appStore.processRenewals(), made > 0 { return .renewalsMade(made) }
@@ -170,6 +176,32 @@ public final class EngineEffects: Sendable {
         } catch {
             return .commandFinished(command, .failure(CommandFailure(describe(error))))
         }
+    }
+
+    /// Reads the catalog again once its file changed and the change settled (a stat each check
+    /// until then): the store reopens on the new catalog, for the same file and account. A catalog
+    /// that cannot be used leaves the one in use.
+    private func reloadCatalogIfChanged(_ store: Store) -> Action? {
+        let changed = catalogWatch.withLock { watch -> String? in
+            guard var current = watch else { return nil }
+            let settled = current.changeSettled()
+            watch = current
+            return settled ? current.path : nil
+        }
+        guard let path = changed else { return nil }
+        let catalog: Catalog
+        do {
+            catalog = try Catalog.load(contentsOf: path)
+        } catch {
+            return .catalogFailed(error.description)
+        }
+        do {
+            let reopened = try Store(catalog: catalog, path: store.path, account: store.account)
+            current.withLock { $0 = reopened }
+        } catch {
+            return .catalogFailed("\(path) was read, but the store file \(error.description)")
+        }
+        return .catalogReloaded(paywall: catalog.paywall, summary: reloadSummary(file: path, old: store.catalog, new: catalog))
     }
 
     /// The status line for an approved or resolved request: purchased, or a change scheduled.

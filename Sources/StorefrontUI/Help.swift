@@ -28,9 +28,12 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             KeyHelp(keys: "c", does: "consume one of the selected consumable", hint: "c consume"),
             clock, log,
             KeyHelp(keys: "[ ]  { }", does: "scroll the event log a line, a page (older, newer)"),
+            KeyHelp(keys: "/", does: "search: the table shows the products whose name, id, kind, price or status match what "
+                        + "you type (case and accents ignored); \(g.enter) keeps the filter, esc clears it", hint: "/ search"),
+            KeyHelp(keys: "n  N", does: "the next, the previous match of the search kept (round from the last to the first)"),
             help,
             KeyHelp(keys: "q  Ctrl-C", does: "quit", hint: "q quit"),
-            KeyHelp(keys: "esc", does: "quit, after asking (Esc again stays)"),
+            KeyHelp(keys: "esc", does: "quit, after asking (Esc again stays); with a search kept, clears it first"),
             KeyHelp(keys: "mouse", does: "click a row, [ Buy ], [ Restore Purchases ], a tab, a sheet's buttons"),
         ]
     case .transactions:
@@ -44,12 +47,17 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             KeyHelp(keys: "n", does: "renew the selected subscription now", hint: "n renew"),
             KeyHelp(keys: "u", does: "turn the selected subscription's auto-renew on or off (the line under the list says which)", hint: "u auto-renew"),
             KeyHelp(keys: "x", does: "delete the selected transaction (asks first)", hint: "x delete"),
-            KeyHelp(keys: "\(g.enter)  i", does: "the selected transaction's details: price, offer, reason, dates, the request, "
-                        + "the signed payload and its verification, the server notifications; \(g.up) \(g.down) scroll, esc (or i) closes",
+            KeyHelp(keys: "\(g.enter)  i", does: "the selected transaction's details: a subscription's timeline (trial, paid "
+                        + "periods, upgrades and downgrades, grace period, billing retry, expiry, refund, now), price, offer, reason, "
+                        + "dates, the request, the signed payload and its verification, the server notifications; \(g.up) \(g.down) "
+                        + "scroll, w wraps long values whole (w again cuts them), esc (or i) closes",
                     hint: "i details"),
             KeyHelp(keys: "o", does: "buy from outside the app (another device): arrives as an update", hint: "o outside"),
             clock, log,
-            KeyHelp(keys: "p  esc", does: "back to the paywall", hint: "esc back"),
+            KeyHelp(keys: "/", does: "search: the list shows the transactions whose id, product or state match what you type "
+                        + "(pending, refunded, expired); \(g.enter) keeps the filter, esc clears it; \(g.up) \(g.down) go from match "
+                        + "to match (n is renew here)", hint: "/ search"),
+            KeyHelp(keys: "p  esc", does: "back to the paywall (esc first clears a search)", hint: "esc back"),
             KeyHelp(keys: "s", does: "settings, testers and resets"),
             help, quit,
             KeyHelp(keys: "mouse", does: "click a row to select it, a tab to switch screens"),
@@ -98,7 +106,7 @@ func footerHints(for screen: Screen, _ g: Glyphs, width: Int) -> String {
 func detailFooterHints(_ g: Glyphs, width: Int) -> String {
     let actions = keyHelp(for: .transactions, g).compactMap(\.hint)
         .filter { !$0.hasSuffix(" move") && $0 != "i details" && $0 != "esc back" }
-    return fitHints(["\(g.up)\(g.down) scroll", "esc close"] + actions, width: width)
+    return fitHints(["\(g.up)\(g.down) scroll", "w wrap", "esc close"] + actions, width: width)
 }
 
 private func fitHints(_ hints: [String], width: Int) -> String {

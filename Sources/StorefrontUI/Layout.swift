@@ -9,6 +9,8 @@ struct Layout {
         case product(Int)
 
         var isHeading: Bool { if case .heading = self { true } else { false } }
+
+        var title: String? { if case .heading(let title) = self { title } else { nil } }
     }
 
     let size: Size
@@ -25,7 +27,8 @@ struct Layout {
 
     init(_ state: State) {
         size = state.size
-        lines = state.tableMeasure.isCurrent(for: state) ? state.tableMeasure.lines : Self.tableLines(state.products)
+        lines = state.search.isFiltering ? state.search.lines
+            : state.tableMeasure.isCurrent(for: state) ? state.tableMeasure.lines : Self.tableLines(state.products)
         let paywall = state.paywall
         // Title bar, title, subtitle, features; the features line goes first when room is short.
         var header = 2
@@ -41,6 +44,12 @@ struct Layout {
         logTop = footerRow - 1 - logHeight  // a rule above the footer when the log shows
         actionRow = (logHeight > 0 ? logTop - 1 : footerRow - 1) - 1
         tableHeight = max(0, actionRow - tableTop)
+    }
+
+    /// The heading over the line at `index`: what a scrolled table keeps on its top row.
+    func heading(over index: Int) -> String? {
+        guard lines.indices.contains(index) else { return nil }
+        return lines[...index].last { $0.isHeading }?.title
     }
 
     /// Products under their group headings, in the catalog's display order.

@@ -89,23 +89,32 @@ func name(of productID: String, in state: State) -> String {
 
 // MARK: - Selection
 
+/// Moves the cursor `offset` rows among those shown: every product, or the search's matches.
 func move(_ state: inout State, by offset: Int) {
-    move(&state, to: state.selection + offset)
+    guard let matches = state.search.matches else {
+        move(&state, to: state.selection + offset)
+        return
+    }
+    guard !matches.isEmpty else { return }
+    let at = min(state.search.position(of: state.selection), matches.count - 1)
+    state.selection = matches[min(max(0, at + offset), matches.count - 1)]
 }
 
 func move(_ state: inout State, to index: Int) {
     state.selection = min(max(0, index), max(0, state.products.count - 1))
 }
 
-/// Scrolls the table so the selected row (and, at the top, its group heading) is on screen.
+/// Scrolls the table so the selected row is on screen. The top row shows the heading of the
+/// group scrolled into (a sticky heading, over the line at `scroll`), so a product is on screen
+/// when it is below `scroll`: moving up to a row puts the line above it on top, its own heading
+/// or one the sticky heading covers.
 func keepSelectionVisible(_ state: inout State) {
     let layout = Layout(state)
     guard layout.tableHeight > 0, let line = layout.lines.firstIndex(of: .product(state.selection)) else {
         state.scroll = 0
         return
     }
-    let top = line > 0 && layout.lines[line - 1].isHeading ? line - 1 : line
-    if top < state.scroll { state.scroll = top }
+    if line <= state.scroll { state.scroll = max(0, line - 1) }
     if line >= state.scroll + layout.tableHeight { state.scroll = line - layout.tableHeight + 1 }
     state.scroll = max(0, min(state.scroll, max(0, layout.lines.count - layout.tableHeight)))
 }

@@ -4,8 +4,9 @@ import StoreEngine
 /// The words shown beside a product for what the account has of it, shared by
 /// the paywall and the CLI so both say the same thing.
 public enum ProductStatus {
-    /// "Owned", "Renews Dec 30, 2027", "Expires …", "Until …, then changes" (a downgrade waits),
-    /// "Grace period until …", "Billing retry",
+    /// "Owned" ("Shared by family" when Family Sharing gave it), "Renews Dec 30, 2027", "Expires …",
+    /// "Until …, then changes" (a downgrade waits),
+    /// "Grace period until …", "Billing retry", "Expired Jan 7, 2027 · win-back offer" (one is eligible),
     /// "Bought Feb 28, 2027 · 3 months (app's count)" (a non-renewing subscription: the length is
     /// the app's own reckoning, the App Store keeps no end), "Balance: 300", an introductory offer ("1 week free,
     /// then $4.99/month") for an account that may take it, or "".
@@ -18,7 +19,7 @@ public enum ProductStatus {
         case .consumable:
             return "Balance: \(balance ?? 0)"
         case .nonConsumable:
-            return owned == nil ? "" : "Owned"
+            return owned.map { $0.ownershipType == .familyShared ? "Shared by family" : "Owned" } ?? ""
         case .nonRenewable:
             // The App Store keeps no end date for it: the length is the app's own reckoning from the catalog.
             guard let owned else { return "" }
@@ -60,7 +61,9 @@ public enum ProductStatus {
         case .inBillingRetryPeriod:
             return "Billing retry"
         case .expired:
-            return status.transaction.expirationDate.map { "Expired \(shortDate($0))" } ?? "Expired"
+            // A lapsed subscriber may come back with a win-back offer: the row says so.
+            let winBack = info.eligibleWinBackOfferIDs.isEmpty ? "" : " · win-back offer"
+            return (status.transaction.expirationDate.map { "Expired \(shortDate($0))" } ?? "Expired") + winBack
         case .revoked:
             return "Refunded"
         }

@@ -16,10 +16,17 @@ public func render(_ state: State, timeZone: TimeZone = .current) -> Canvas {
         drawActions(state, layout, into: &canvas)
         if layout.logHeight > 0 { drawLog(state, layout, timeZone: timeZone, into: &canvas) }
         drawFooter(state, row: layout.footerRow, into: &canvas)
+        if state.search.isEditing {
+            drawSearchPrompt(state.search, total: state.products.count, row: layout.footerRow, state, into: &canvas)
+        }
     case .transactions:
         drawTitleBar(state, into: &canvas)
         drawManager(state, timeZone: timeZone, into: &canvas)
         drawFooter(state, row: canvas.height - 1, into: &canvas)
+        if state.manager.search.isEditing {
+            drawSearchPrompt(state.manager.search, total: state.manager.transactions?.count ?? 0, row: canvas.height - 1, state,
+                             into: &canvas)
+        }
     case .settings:
         drawTitleBar(state, into: &canvas)
         drawSettings(state, into: &canvas)
@@ -195,11 +202,21 @@ private func drawTable(_ state: State, _ layout: Layout, into canvas: inout Canv
     if columns.kindWidth > 0 { canvas.put("KIND", x: columns.kind, y: titles, style: dim) }
     canvas.put("PRICE", x: columns.price, y: titles, style: dim)
     canvas.put("STATUS", x: columns.status, y: titles, style: dim)
+    drawPosition(state.search, position: state.search.position(of: state.selection), count: snapshot.products.count,
+                 row: layout.headerRows, state, into: &canvas)
+    if state.search.matches?.isEmpty == true {
+        canvas.put("No product matches \u{201C}\(state.search.query)\u{201D}. Esc clears the search, / changes it.",
+                   x: 2, y: layout.tableTop, limit: canvas.width - 3, style: dim)
+    }
 
     let visible = layout.lines.dropFirst(state.scroll).prefix(layout.tableHeight)
     for (offset, line) in visible.enumerated() {
         let row = layout.tableTop + offset
+        // The top row keeps the heading of the group scrolled into: a sticky heading over its first rows.
+        let sticky = offset == 0 && !line.isHeading ? layout.heading(over: state.scroll) : nil
         switch line {
+        case _ where sticky != nil:
+            canvas.put(sticky!, x: 2, y: row, limit: canvas.width - 3, style: Style(bold: true, color: .cyan))
         case .heading(let title):
             canvas.put(title, x: 2, y: row, limit: canvas.width - 3, style: Style(bold: true, color: .cyan))
         case .product(let index):
@@ -269,6 +286,14 @@ private func drawActions(_ state: State, _ layout: Layout, into canvas: inout Ca
         canvas.put(TerminalText.truncated(text, to: max(0, x - 4)), x: 2, y: layout.actionRow, style: Style(bold: true, color: .red))
     } else {
         drawStatus(state, row: layout.actionRow, limit: max(0, x - 4), into: &canvas)
+        // Nothing to say: the selected row's status, whole, when its column cut it (a trial's end and price at 80 columns).
+        if state.busy == nil, state.flash == nil, let product = state.selectedProduct, state.snapshot != nil {
+            let status = statusText(product, state)
+            if TerminalText.width(status) > Columns(state, width: canvas.width).statusWidth,
+               TerminalText.width(status) <= x - 4 {
+                canvas.put(status, x: 2, y: layout.actionRow, style: dim)
+            }
+        }
     }
     rule(layout.logHeight > 0 ? layout.logTop - 1 : layout.footerRow - 1, state, into: &canvas)
 }
@@ -285,7 +310,7 @@ func drawStatus(_ state: State, row: Int, limit: Int? = nil, into canvas: inout 
     case nil: status = state.flash
     }
     if let status {
-        canvas.put(status, x: 2, y: row, limit: limit ?? canvas.width - 3, style: Style(bold: true, color: .yellow))
+        canvas.put(TerminalText.truncated(status, to: limit ?? canvas.width - 3), x: 2, y: row, style: Style(bold: true, color: .yellow))
     }
 }
 

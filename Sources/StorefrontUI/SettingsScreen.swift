@@ -59,16 +59,12 @@ private func change(_ state: inout State, _ line: SettingsLine, by step: Int) ->
             let above = Int(row.value.value).map { value in row.choices.firstIndex { (Int($0) ?? .min) > value } ?? count } ?? 0
             next = row.choices[step > 0 ? above % count : (above - 1 + count) % count]
         }
-        // Shown at once, so a second press steps on from it; while the first change is being made,
-        // the next one waits its turn (the last value pressed wins).
+        // Shown at once; a key typed while it is written waits for the write (`State.pendingKeys`)
+        // and then steps on from it.
+        guard state.busy == nil else { return [] }
         state.settings.rows?[index].value.value = next
         state.settings.rows?[index].value.once = false
-        let command = StoreCommand.setSetting(name: row.value.name, value: next, once: false)
-        guard state.busy == nil else {
-            state.queuedSetting = command
-            return []
-        }
-        return run(command, &state)
+        return run(.setSetting(name: row.value.name, value: next, once: false), &state)
     case .account:
         var accounts = state.settings.accounts
         if !accounts.contains(state.account) { accounts.append(state.account) }
@@ -100,10 +96,7 @@ func drawSettings(_ state: State, into canvas: inout Canvas) {
     let lines = settingsLines(state)
     let top = 3
     let statusRow = canvas.height - 2
-    let height = max(1, statusRow - 1 - top)
     let selection = min(state.settings.selection, lines.count - 1)
-    // Scrolled just enough to keep the selection on screen.
-    let scroll = max(0, min(selection - height + 1, lines.count - height))
     // Wide enough for the longest name (includeConsumablesInHistory): a cut name is no name.
     let nameWidth = max(22, rows.map { TerminalText.width($0.value.name) + 2 }.max() ?? 0)
     // Wide enough for every value with its "(once)" and the selected one's ‹ ›: a cut
@@ -113,6 +106,17 @@ func drawSettings(_ state: State, into canvas: inout Canvas) {
         TerminalText.width(row.value.value) + (row.acceptsOnce && row.value.value != "none" ? 7 : 0) + 4
     }.max() ?? 0)
     let summaryX = 4 + nameWidth + valueWidth + 9  // after the scope column
+    let summaryWidth = max(0, canvas.width - summaryX - 1)
+    // Below ~130 columns the descriptions do not fit beside the values: the selected line's is
+    // wrapped whole under the list, and the column keeps a cut hint only where it has room for one.
+    let description = settingsDescription(lines[selection], state)
+    let panel = TerminalText.width(description.text) > summaryWidth
+        ? Array(wrap(description.title + " " + description.text, canvas.width - 4).prefix(3)) : []
+    // The panel's lines sit on the status line, under a rule; without it a blank line parts list and status.
+    let height = max(1, panel.isEmpty ? statusRow - 1 - top : statusRow - panel.count - 1 - top)
+    let columnWidth = summaryWidth >= 16 ? summaryWidth : 0
+    // Scrolled just enough to keep the selection on screen.
+    let scroll = max(0, min(selection - height + 1, lines.count - height))
     for (offset, line) in lines.dropFirst(max(0, scroll)).prefix(height).enumerated() {
         let index = max(0, scroll) + offset
         let row = top + offset
@@ -121,6 +125,7 @@ func drawSettings(_ state: State, into canvas: inout Canvas) {
         if selected { highlight(row: row, pointerAt: 1, state, into: &canvas) }
         var accent = base
         accent.bold = true
+        let hint = TerminalText.truncated(settingsDescription(line, state).summary, to: columnWidth)
         switch line {
         case .setting(let i):
             let setting = rows[i]
@@ -132,35 +137,61 @@ func drawSettings(_ state: State, into canvas: inout Canvas) {
             canvas.put(value, x: 4 + nameWidth, y: row, limit: valueWidth, style: valueStyle)
             canvas.put(setting.value.scope == .account ? "account" : "store", x: 4 + nameWidth + valueWidth + 1, y: row,
                        style: selected ? base : dim)
-            canvas.put(TerminalText.truncated(setting.summary, to: max(0, canvas.width - summaryX - 1)), x: summaryX, y: row,
-                       style: selected ? base : dim)
         case .account:
             canvas.put("Sandbox tester", x: 4, y: row, style: base)
             canvas.put(selected ? "\(g.left) \(state.account) \(g.right)" : state.account, x: 4 + nameWidth, y: row,
                        limit: canvas.width - 5 - nameWidth, style: accent)
-            let count = Set(state.settings.accounts + [state.account]).count
-            canvas.put("\(count) tester\(count == 1 ? "" : "s") in this store file; \(g.left)\(g.right) switch",
-                       x: summaryX, y: row, limit: max(0, canvas.width - summaryX - 1), style: selected ? base : dim)
-        case .newTester:
-            action("[ New tester ]", "an empty history: test a first purchase again", row, selected, &canvas, summaryX)
-        case .reset(.app):
-            action("[ Delete the app ]", "owned products and balances go; Restore brings purchases back", row, selected, &canvas, summaryX)
-        case .reset(.account):
-            action("[ Clear this tester's history ]", "transactions, settings and log of \(state.account)", row, selected, &canvas, summaryX)
-        case .reset(.all):
-            action("[ Reset everything ]", "every account and transaction in the store file", row, selected, &canvas, summaryX)
+        case .newTester, .reset:
+            canvas.put(actionLabel(line), x: 4, y: row, style: accent)
         }
+        canvas.put(hint, x: summaryX, y: row, style: selected ? base : dim)
         canvas.addHotspot(x: 0, y: row, width: canvas.width, target: .row(index))
+    }
+    if !panel.isEmpty {
+        let panelTop = statusRow - panel.count
+        rule(panelTop - 1, state, into: &canvas)
+        for (offset, text) in panel.enumerated() {
+            canvas.put(text, x: 2, y: panelTop + offset)
+        }
+        canvas.put(description.title, x: 2, y: panelTop, style: Style(bold: true))
     }
     drawStatus(state, row: statusRow, into: &canvas)
 }
 
-private func action(_ label: String, _ summary: String, _ row: Int, _ selected: Bool, _ canvas: inout Canvas,
-                    _ summaryX: Int) {
-    let base = selected ? Style(reverse: true) : .plain
-    var accent = base
-    accent.bold = true
-    canvas.put(label, x: 4, y: row, style: accent)
-    canvas.put(TerminalText.truncated(summary, to: max(0, canvas.width - summaryX - 1)), x: summaryX, y: row,
-               style: selected ? base : dim)
+/// A settings line's description: its short form for the column, and the panel's title and whole text.
+func settingsDescription(_ line: SettingsLine, _ state: State) -> (title: String, summary: String, text: String) {
+    let g = state.glyphs
+    switch line {
+    case .setting(let i):
+        guard let setting = state.settings.rows?[i] else { return ("", "", "") }
+        let scope = setting.value.scope == .account ? "per account" : "for the whole store file"
+        let once = setting.acceptsOnce ? "; o makes it apply to the next call only" : ""
+        return (setting.value.name + ":", setting.summary, "\(setting.summary); \(scope)\(once)")
+    case .account:
+        let count = Set(state.settings.accounts + [state.account]).count
+        let summary = "\(count) tester\(count == 1 ? "" : "s") in this store file; \(g.left)\(g.right) switch"
+        return ("Sandbox tester:", summary, summary + "; the paywall and other processes follow the switch")
+    case .newTester:
+        let summary = "an empty history: test a first purchase again"
+        return ("New tester:", summary, summary + " (a new sandbox account, signed in at once)")
+    case .reset(.app):
+        let summary = "owned products and balances go; Restore brings purchases back"
+        return ("Delete the app:", summary, summary + ", as after deleting the app from a device")
+    case .reset(.account):
+        let summary = "transactions, settings and log of \(state.account)"
+        return ("Clear this tester's history:", summary, summary + ": every transaction, setting and log entry of the tester goes")
+    case .reset(.all):
+        let summary = "every account and transaction in the store file"
+        return ("Reset everything:", summary, summary + " goes, with every setting and log entry")
+    }
+}
+
+private func actionLabel(_ line: SettingsLine) -> String {
+    switch line {
+    case .newTester: "[ New tester ]"
+    case .reset(.app): "[ Delete the app ]"
+    case .reset(.account): "[ Clear this tester's history ]"
+    case .reset(.all): "[ Reset everything ]"
+    case .setting, .account: ""
+    }
 }

@@ -79,6 +79,8 @@ public struct ManagerState: Equatable, Sendable {
     public var scroll = 0
     /// The detail pane, when open (Enter or i).
     public var detail: TransactionDetailState?
+    /// The search (/) over the list; `scroll` counts the rows it shows.
+    public var search = TableSearch()
 
     public var selected: Transaction? {
         transactions.flatMap { $0.indices.contains(selection) ? $0[selection] : nil }
@@ -114,9 +116,13 @@ public struct State: Equatable, Sendable {
     public var selection = 0
     /// The first table line shown (the table scrolls when taller than the screen).
     public var scroll = 0
+    /// The search (/) over the product table.
+    public var search = TableSearch()
     public var sheet: Sheet?
-    /// A setting changed while another change was being made: made when that one finishes.
-    public var queuedSetting: StoreCommand?
+    /// The store command being run (the spinner's), until its result comes back.
+    public var inFlight: StoreCommand?
+    /// Keys typed on the settings screen while a write was in flight: applied in order once it ends.
+    public var pendingKeys: [Key] = []
     /// The first line of the help sheet shown, when it is taller than the screen.
     public var helpScroll = 0
     public var busy: Busy?
@@ -151,7 +157,8 @@ public struct State: Equatable, Sendable {
     /// The products, or none before the first load.
     public var products: [Product] { snapshot?.products ?? [] }
 
+    /// The product under the cursor; none when a search hides every row.
     public var selectedProduct: Product? {
-        products.indices.contains(selection) ? products[selection] : nil
+        products.indices.contains(selection) && search.contains(selection) ? products[selection] : nil
     }
 }

@@ -13,6 +13,8 @@ public struct TableMeasure: Equatable, Sendable {
     private var glyphs: Glyphs?
     private(set) var lines: [Layout.TableLine] = []
     private(set) var widths = ContentWidths()
+    /// What each product is found by (/), folded (see `productHaystacks`): made at the first search.
+    private var haystacks: [String]?
 
     public init() {}
 
@@ -21,6 +23,15 @@ public struct TableMeasure: Equatable, Sendable {
         glyphs = state.glyphs
         lines = Layout.tableLines(state.products)
         widths = ContentWidths(state)
+    }
+
+    /// What each product of `state` is found by, made once per snapshot (a paywall never searched pays nothing).
+    mutating func haystacks(for state: State) -> [String] {
+        guard isCurrent(for: state) else { return productHaystacks(state) }
+        if let haystacks { return haystacks }
+        let made = productHaystacks(state)
+        haystacks = made
+        return made
     }
 
     /// Whether this was made from `state`'s snapshot and glyphs. Cheap when it was:

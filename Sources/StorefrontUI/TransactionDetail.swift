@@ -13,6 +13,8 @@ public struct TransactionDetailState: Equatable, Sendable {
     /// Why they could not be read.
     public var notificationsError: String?
     public var scroll = 0
+    /// Long values continued on the rows below (w), rather than cut with "…".
+    public var wrapsValues = false
 
     public init(transactionID: Int64) { self.transactionID = transactionID }
 }
@@ -26,7 +28,8 @@ func openDetail(_ state: inout State) -> [Effect] {
     return [.loadNotifications(transactionID: selected.id)]
 }
 
-/// Keys while the pane is open: Esc (or i, Enter) closes it, ↑ ↓ PgUp PgDn Home End scroll it.
+/// Keys while the pane is open: Esc (or i, Enter) closes it, ↑ ↓ PgUp PgDn Home End scroll it,
+/// w wraps long values or cuts them again.
 /// Nil lets the key through: the screen keys and the actions on the transaction (a, f, e, …) still work.
 func detailKey(_ state: inout State, _ key: Key) -> [Effect]? {
     guard state.manager.detail != nil else { return nil }
@@ -39,6 +42,9 @@ func detailKey(_ state: inout State, _ key: Key) -> [Effect]? {
     case .pageDown: scrollDetail(&state, by: page)
     case .home, .character("g"): scrollDetail(&state, by: -Int.max / 2)
     case .end, .character("G"): scrollDetail(&state, by: Int.max / 2)
+    case .character("w"):
+        state.manager.detail?.wrapsValues.toggle()
+        scrollDetail(&state, by: 0)
     default: return nil
     }
     return []
@@ -46,7 +52,7 @@ func detailKey(_ state: inout State, _ key: Key) -> [Effect]? {
 
 private func scrollDetail(_ state: inout State, by delta: Int) {
     guard var detail = state.manager.detail else { return }
-    let lines = detailLines(state, timeZone: .current).count
+    let lines = detailPaneRows(state, timeZone: .current).count
     let height = max(1, ManagerLayout(state.size).listHeight)
     detail.scroll = max(0, min(detail.scroll + delta, max(0, lines - height)))
     state.manager.detail = detail
@@ -159,43 +165,5 @@ func payloadLines(_ jws: String?) -> [DetailLine] {
         default: member.value.serialized(pretty: false)
         }
         return DetailLine(label: member.key, value: value)
-    }
-}
-
-// MARK: - Drawing
-
-/// Draws the pane over the list: facts and notifications on the left, the payload on the
-/// right when the width allows both, else one column; scrolled together.
-func drawDetail(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) {
-    guard let tx = state.manager.detailTransaction, let detail = state.manager.detail else { return }
-    let layout = ManagerLayout(state.size)
-    let name = state.products.first { $0.id == tx.productID }?.displayName ?? tx.productID
-    let lines = detailLines(state, timeZone: timeZone)
-    let split = lines.firstIndex { $0.label == "Signed payload" } ?? lines.count
-    let twoColumns = canvas.width >= 96
-    let columns: [[DetailLine]] = twoColumns ? [Array(lines[..<split]), Array(lines[split...])] : [lines]
-    // The facts take about half and never less than 50 columns; the payload the rest, less the scroll marks.
-    let leftWidth = twoColumns ? min(60, max(50, canvas.width * 54 / 100)) : canvas.width - 5
-    let widths = [leftWidth, canvas.width - leftWidth - 7]
-    canvas.put(TerminalText.truncated("Transaction \(tx.id) \(state.glyphs.dot) \(name)  (Esc closes)", to: canvas.width - 4),
-               x: 2, y: 3, style: Style(bold: true))
-    for (column, content) in columns.enumerated() {
-        let x = 2 + column * (leftWidth + 2)
-        let width = widths[column]
-        let labelWidth = min(22, max(10, (content.map { $0.value.isEmpty ? 0 : $0.label.count }.max() ?? 0) + 1))
-        for (offset, line) in content.dropFirst(detail.scroll).prefix(layout.listHeight).enumerated() {
-            let row = layout.listTop + offset
-            if line.value.isEmpty {
-                canvas.put(TerminalText.truncated(line.label, to: width), x: x, y: row, style: line.style)
-                continue
-            }
-            canvas.put(TerminalText.truncated(line.label, to: labelWidth - 1), x: x, y: row, style: dim)
-            canvas.put(TerminalText.truncated(line.value, to: width - labelWidth), x: x + labelWidth, y: row, style: line.style)
-        }
-    }
-    let longest = columns.map(\.count).max() ?? 0
-    if detail.scroll > 0 { canvas.put(state.glyphs.up, x: canvas.width - 2, y: layout.listTop, style: dim) }
-    if detail.scroll + layout.listHeight < longest {
-        canvas.put(state.glyphs.down, x: canvas.width - 2, y: layout.listTop + layout.listHeight - 1, style: dim)
     }
 }

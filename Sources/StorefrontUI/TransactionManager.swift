@@ -27,12 +27,12 @@ func managerKey(_ state: inout State, _ key: Key) -> [Effect] {
     let page = max(1, ManagerLayout(state.size).listHeight - 1)
     var effects: [Effect] = []
     switch key {
-    case .up, .character("k"): selectTransaction(&state, state.manager.selection - 1)
-    case .down, .character("j"): selectTransaction(&state, state.manager.selection + 1)
-    case .pageUp: selectTransaction(&state, state.manager.selection - page)
-    case .pageDown: selectTransaction(&state, state.manager.selection + page)
-    case .home, .character("g"): selectTransaction(&state, 0)
-    case .end, .character("G"): selectTransaction(&state, count - 1)
+    case .up, .character("k"): moveTransaction(&state, by: -1)
+    case .down, .character("j"): moveTransaction(&state, by: 1)
+    case .pageUp: moveTransaction(&state, by: -page)
+    case .pageDown: moveTransaction(&state, by: page)
+    case .home, .character("g"): moveTransaction(&state, by: -count)
+    case .end, .character("G"): moveTransaction(&state, by: count)
     case .enter, .character("i"): effects = openDetail(&state)
     case .character("a"): effects = act(&state, StoreCommand.approve, when: { $0.isWaiting(for: .askToBuy) },
                                         otherwise: "Approve needs a purchase waiting for Ask to Buy")
@@ -86,17 +86,31 @@ private func subscriptionCommand(_ state: inout State, _ command: (String) -> St
     return run(command(group), &state)
 }
 
-/// Moves the cursor and scrolls the list so it stays on screen.
+extension ManagerState {
+    /// The transactions the list shows, as indices: all, or the search's matches.
+    var rows: [Int] { search.matches ?? Array((transactions ?? []).indices) }
+}
+
+/// Moves the cursor `offset` rows among those shown.
+private func moveTransaction(_ state: inout State, by offset: Int) {
+    let rows = state.manager.rows
+    guard !rows.isEmpty else { return }
+    let at = min(state.manager.search.position(of: state.manager.selection), rows.count - 1)
+    selectTransaction(&state, rows[min(max(0, at + offset), rows.count - 1)])
+}
+
+/// Puts the cursor on transaction `index` (kept within the list) and scrolls so it stays on screen;
+/// `scroll` counts the rows shown.
 func selectTransaction(_ state: inout State, _ index: Int) {
     let count = state.manager.transactions?.count ?? 0
     state.manager.selection = min(max(0, index), max(0, count - 1))
+    let shown = state.manager.search.matches?.count ?? count
+    let position = min(state.manager.search.position(of: state.manager.selection), max(0, shown - 1))
     let height = ManagerLayout(state.size).listHeight
     guard height > 0 else { return }
-    if state.manager.selection < state.manager.scroll { state.manager.scroll = state.manager.selection }
-    if state.manager.selection >= state.manager.scroll + height {
-        state.manager.scroll = state.manager.selection - height + 1
-    }
-    state.manager.scroll = max(0, min(state.manager.scroll, max(0, count - height)))
+    if position < state.manager.scroll { state.manager.scroll = position }
+    if position >= state.manager.scroll + height { state.manager.scroll = position - height + 1 }
+    state.manager.scroll = max(0, min(state.manager.scroll, max(0, shown - height)))
 }
 
 extension Transaction {
@@ -172,11 +186,17 @@ private func drawList(_ state: State, _ transactions: [Transaction], layout: Man
     if showExpires { canvas.put("EXPIRES", x: expiresX, y: 3, style: dim) }
 
     if transactions.isEmpty {
-        canvas.put("No transactions for this tester yet. Buy on the paywall (p), or press o to buy from outside the app.",
+        canvas.put(TerminalText.truncated("No transactions for this tester yet. Buy on the paywall (p), or press o to buy from outside the app.",
+                                          to: canvas.width - 3), x: 2, y: layout.listTop, style: dim)
+    } else if state.manager.search.matches?.isEmpty == true {
+        canvas.put("No transaction matches \u{201C}\(state.manager.search.query)\u{201D}. Esc clears the search, / changes it.",
                    x: 2, y: layout.listTop, limit: canvas.width - 3, style: dim)
     }
-    for (offset, transaction) in transactions.dropFirst(state.manager.scroll).prefix(layout.listHeight).enumerated() {
-        let index = state.manager.scroll + offset
+    let rows = state.manager.rows
+    drawPosition(state.manager.search, position: state.manager.search.position(of: state.manager.selection),
+                 count: transactions.count, row: 2, state, into: &canvas)
+    for (offset, index) in rows.dropFirst(state.manager.scroll).prefix(layout.listHeight).enumerated() {
+        let transaction = transactions[index]
         let row = layout.listTop + offset
         let selected = index == state.manager.selection
         let base = selected ? Style(reverse: true) : .plain
@@ -200,7 +220,7 @@ private func drawList(_ state: State, _ transactions: [Transaction], layout: Man
         canvas.addHotspot(x: 0, y: row, width: canvas.width, target: .row(index))
     }
     if state.manager.scroll > 0 { canvas.put(state.glyphs.up, x: canvas.width - 2, y: layout.listTop, style: dim) }
-    if state.manager.scroll + layout.listHeight < transactions.count {
+    if state.manager.scroll + layout.listHeight < rows.count {
         canvas.put(state.glyphs.down, x: canvas.width - 2, y: layout.listTop + layout.listHeight - 1, style: dim)
     }
 }

@@ -9,16 +9,36 @@ public func start(_ state: inout State) -> [Effect] {
 /// Applies one action to the state and returns the engine work it calls for.
 /// Pure: no I/O, no clock, no terminal — every flow is testable by calling it.
 public func update(_ state: inout State, _ action: Action) -> [Effect] {
+    var effects = apply(&state, action)
+    // Keys typed on the settings screen while a write was in flight, now in the order typed:
+    // each may start the next write, and the rest wait for that one.
+    while state.busy == nil, !state.pendingKeys.isEmpty, state.isRunning {
+        effects += apply(&state, .key(state.pendingKeys.removeFirst()))
+    }
+    return effects
+}
+
+/// At most this many keys wait for a write: a held-down key does not pile up for minutes.
+let pendingKeyLimit = 64
+
+private func apply(_ state: inout State, _ action: Action) -> [Effect] {
     let flashBefore = state.flash
     let effects: [Effect]
     switch action {
     case .key(.interrupt), .terminate:
         state.isRunning = false
         effects = []
+    case .key(let key) where state.busy != nil && (state.screen == .settings || !state.pendingKeys.isEmpty):
+        // A setting is being written (or the screen reloads): the key waits its turn instead of being
+        // dropped, so → → on a slow write still steps twice, and o after → applies to the new value.
+        if state.pendingKeys.count < pendingKeyLimit { state.pendingKeys.append(key) }
+        effects = []
     case .key(let key):
         if state.sheet != nil {
             effects = sheet(&state, key)
         } else if state.screen == .transactions, let handled = detailKey(&state, key) {
+            effects = handled
+        } else if let handled = searchKey(&state, key) {
             effects = handled
         } else if let global = globalKey(&state, key) {
             effects = global
@@ -51,6 +71,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         state.snapshot = snapshot
         state.knownDataVersion = snapshot.dataVersion
         state.tableMeasure = TableMeasure(state)
+        // New products or prices: the search finds in what is on screen now.
+        if state.search.isFiltering { filter(&state, .paywall) }
         if state.loadError != nil, state.busy == .loading {
             state.flash = "Retried: the store is reachable again"
         }
@@ -112,7 +134,7 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
     case .historyLoaded(let transactions):
         state.manager.transactions = transactions
         // A shorter list (a delete, a reset elsewhere) moves the cursor and the scroll back onto its rows.
-        selectTransaction(&state, state.manager.selection)
+        if state.manager.search.isFiltering { filter(&state, .transactions) } else { selectTransaction(&state, state.manager.selection) }
         effects = refreshDetail(&state)
     case .notificationsLoaded(let id, let notifications):
         if state.manager.detail?.transactionID == id {
@@ -136,24 +158,43 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         }
         effects = []
     case .settingsLoaded(let rows, let accounts):
+        // Read before a write still in flight: its rows would undo the value shown for that write
+        // (and a next → would step from the old one). The write's own reload brings them.
+        if case .setSetting? = state.inFlight {
+            effects = []
+            break
+        }
         state.settings.rows = rows
         state.settings.accounts = accounts
         effects = []
     case .commandFinished(let command, let result):
         state.busy = nil
+        state.inFlight = nil
         switch result {
         case .success(let message): state.flash = message
-        case .failure(let failure): state.sheet = .alert(title: "Cannot \(command.verb)", message: failure.message)
+        case .failure(let failure):
+            state.sheet = .alert(title: "Cannot \(command.verb)", message: failure.message)
+            // Keys typed after a write that failed were meant for a value it did not set.
+            state.pendingKeys = []
         }
-        if let queued = state.queuedSetting {
-            // A second press made while the first change ran: made now; the screen reads the result after it.
-            state.queuedSetting = nil
-            effects = run(queued, &state)
+        effects = reload(state)
+    case .catalogReloaded(let paywall, let summary):
+        state.paywall = paywall
+        // The file is good again: the alert about its last bad version goes.
+        if case .alert(catalogAlertTitle, _)? = state.sheet { state.sheet = nil }
+        state.flash = summary
+        effects = reload(state)
+    case .catalogFailed(let message):
+        let text = "\(message). The catalog loaded before stays in use: fix the file and save it again."
+        if state.sheet == nil || { if case .alert(catalogAlertTitle, _)? = state.sheet { true } else { false } }() {
+            state.sheet = .alert(title: catalogAlertTitle, message: text)
         } else {
-            effects = reload(state)
+            state.flash = "Catalog not reloaded: \(message)"
         }
+        effects = []
     case .accountChanged(let account):
         state.busy = nil
+        state.inFlight = nil
         state.account = account
         state.manager = ManagerState()
         // The last tester's checkmarks and balances are not shown under the new name meanwhile.
@@ -209,8 +250,8 @@ private func mainScreen(_ state: inout State, _ key: Key) -> [Effect] {
     case .down, .character("j"): move(&state, by: 1)
     case .pageUp: move(&state, by: -page)
     case .pageDown: move(&state, by: page)
-    case .home, .character("g"): move(&state, to: 0)
-    case .end, .character("G"): move(&state, to: state.products.count - 1)
+    case .home, .character("g"): move(&state, by: -state.products.count)
+    case .end, .character("G"): move(&state, by: state.products.count)
     case .character("r") where state.loadError != nil, .enter where state.loadError != nil && state.snapshot == nil:
         return retry(&state)
     case .enter, .character(" "): return buy(&state)
@@ -246,6 +287,8 @@ private func globalKey(_ state: inout State, _ key: Key) -> [Effect]? {
 func show(_ state: inout State, _ screen: Screen) -> [Effect] {
     state.screen = screen
     state.flash = nil
+    // A prompt left open by a click on a tab closes; the filter it typed stays with its table.
+    (state.search.isEditing, state.manager.search.isEditing) = (false, false)
     switch screen {
     case .paywall: return []
     case .transactions: return [.loadHistory]
@@ -267,90 +310,8 @@ func run(_ command: StoreCommand, _ state: inout State) -> [Effect] {
     guard state.busy == nil else { return [] }
     state.flash = nil
     state.busy = .working(command.progress)
+    state.inFlight = command
     return [.run(command)]
-}
-
-/// The outcomes the confirmation sheet cycles through; nil follows the settings.
-let sheetOutcomes: [PurchaseChoice?] = [nil, .succeed, .cancel, .askToBuy, .interrupt]
-    + SimulatedError.cases(in: [.storeKitError, .purchaseError]).filter { $0 != .userCancelled }.map { .fail($0) }
-
-private func sheet(_ state: inout State, _ key: Key) -> [Effect] {
-    switch (state.sheet, key) {
-    case (.confirm(let productID, let outcome), .left), (.confirm(let productID, let outcome), .right),
-         (.confirm(let productID, let outcome), .character("o")), (.confirm(let productID, let outcome), .tab):
-        let index = sheetOutcomes.firstIndex(of: outcome) ?? 0
-        let step = key == .left ? -1 : 1
-        state.sheet = .confirm(productID: productID,
-                               outcome: sheetOutcomes[(index + step + sheetOutcomes.count) % sheetOutcomes.count])
-    case (.confirm(let productID, let outcome), .enter), (.confirm(let productID, let outcome), .character("y")):
-        state.sheet = nil
-        state.flash = nil
-        state.busy = .purchasing(productID: productID)
-        return [.purchase(productID: productID, outcome: outcome)]
-    case (.alreadyOwned(let productID), .enter), (.alreadyOwned(let productID), .character("y")):
-        state.sheet = nil
-        state.flash = nil
-        state.busy = .purchasing(productID: productID)
-        return [.purchase(productID: productID)]
-    case (.confirmCommand(let command), .enter), (.confirmCommand(let command), .character("y")):
-        state.sheet = nil
-        return run(command, &state)
-    case (.confirmCommand, .escape), (.confirmCommand, .character("n")), (.confirmCommand, .character("q")):
-        state.sheet = nil
-    case (.outsidePurchase(let selection), .up), (.outsidePurchase(let selection), .down):
-        let count = state.products.count
-        guard count > 0 else { break }
-        state.sheet = .outsidePurchase(selection: (selection + (key == .up ? -1 : 1) + count) % count)
-    case (.outsidePurchase(let selection), .pageUp), (.outsidePurchase(let selection), .pageDown),
-         (.outsidePurchase(let selection), .home), (.outsidePurchase(let selection), .end):
-        let last = max(0, state.products.count - 1)
-        let page = max(1, min(state.size.rows - 8, 12) - 3)
-        let target = switch key {
-        case .pageUp: selection - page
-        case .pageDown: selection + page
-        case .home: 0
-        default: last
-        }
-        state.sheet = .outsidePurchase(selection: min(max(0, target), last))
-    case (.outsidePurchase(let selection), .enter):
-        state.sheet = nil
-        guard state.products.indices.contains(selection) else { break }
-        return run(.buyOutside(productID: state.products[selection].id), &state)
-    case (.outsidePurchase, .escape), (.outsidePurchase, .character("q")):
-        state.sheet = nil
-    case (.confirm(let productID, _), .escape), (.confirm(let productID, _), .character("n")),
-         (.confirm(let productID, _), .character("q")):
-        // Dismissing the App Store sheet is StoreKit's userCancelled: the same purchase as the
-        // "cancel" outcome, so the log records it and the screen says it the same way.
-        state.sheet = nil
-        state.flash = nil
-        state.busy = .purchasing(productID: productID)
-        return [.purchase(productID: productID, outcome: .cancel)]
-    case (.alreadyOwned, .escape), (.alreadyOwned, .character("n")), (.alreadyOwned, .character("q")):
-        state.sheet = nil
-    case (.confirmQuit, .enter), (.confirmQuit, .character("y")), (.confirmQuit, .character("q")):
-        state.sheet = nil
-        state.isRunning = false
-    case (.confirmQuit, .escape), (.confirmQuit, .character("n")):
-        state.sheet = nil
-    case (.refund(let id, let reason), .left), (.refund(let id, let reason), .right), (.refund(let id, let reason), .tab):
-        state.sheet = .refund(id: id, reason: reason == .other ? .developerIssue : .other)
-    case (.refund(let id, let reason), .enter), (.refund(let id, let reason), .character("y")):
-        state.sheet = nil
-        return run(.refund(id, reason: reason), &state)
-    case (.refund, .escape), (.refund, .character("n")), (.refund, .character("q")):
-        state.sheet = nil
-    case (.help, .down), (.help, .character("j")): state.helpScroll += 1
-    case (.help, .up), (.help, .character("k")): state.helpScroll = max(0, state.helpScroll - 1)
-    case (.help, .pageDown), (.help, .character(" ")): state.helpScroll += max(1, state.size.rows - 8)
-    case (.help, .pageUp): state.helpScroll = max(0, state.helpScroll - max(1, state.size.rows - 8))
-    case (.alert, .enter), (.alert, .escape), (.alert, .character("q")), (.alert, .character(" ")),
-         (.help, .enter), (.help, .escape), (.help, .character("q")), (.help, .character("?")):
-        state.sheet = nil
-    default:
-        break
-    }
-    return []
 }
 
 private func click(_ state: inout State, _ target: ClickTarget) -> [Effect] {

@@ -42,7 +42,7 @@ private func runLoop(store: Store, invocation: Invocation, console: Console, sto
     defer { terminal.end() }
     var state = State(size: terminal.size, account: store.account, storePath: store.path, paywall: store.catalog.paywall)
     state.followsCurrentAccount = invocation.account == nil
-    let effects = EngineEffects(store: store, latency: .milliseconds(invocation.latency ?? 400))
+    let effects = EngineEffects(store: store, latency: .milliseconds(invocation.latency ?? 400), catalogPath: invocation.catalogPath)
     let program = Program(state: state, terminal: terminal, stop: stop, perform: effects.perform)
     var recorder: ScenarioRecorder?
     if let path = invocation.recordPath {

@@ -153,11 +153,25 @@ struct SchemaSevenTests {
                 PRAGMA user_version = 6;
                 """)
             let reopened = try fixture.open()
-            #expect(try db.scalar("PRAGMA user_version") == 7)
+            #expect(try db.scalar("PRAGMA user_version") == Ledger.schemaVersion, "7, then 8")
             _ = try await reopened.appStore.createOfferKey(keyID: "AFTER")
             #expect(try await reopened.appStore.offerKeys().map(\.keyID) == ["AFTER"])
             #expect(try await reopened.transaction(id: kept.id).verification == .verified)
             #expect(try await reopened.transaction(id: edited.id).verification != .verified, "not resealed by the migration")
+        }
+    }
+}
+
+extension PromotionalOfferSignatureTests {
+    @Test("a removed key (offer-keys remove) signs nothing any more: invalidOfferSignature; removing it twice says so")
+    func removedKey() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try await lapsed(fixture)
+            let signature = try await signedOffer(store, "pro.monthly", "comeback")
+            #expect(try await store.appStore.removeOfferKey("TESTKEY"))
+            #expect(try await !store.appStore.removeOfferKey("TESTKEY"), "gone already")
+            #expect(try await store.appStore.offerKeys().isEmpty)
+            #expect(await attempt(store, signature) == .invalidOfferSignature)
         }
     }
 }

@@ -35,13 +35,18 @@ struct CommandTableTests {
         "--der": ["--root"], "--signature": ["--offer", "x"], "--sign": ["--offer", "x"],
     ]
 
-    /// The shortest command line made from the table's operands that parses, if any does.
+    /// The shortest command line made from the table's operands that parses, if any does. Each word
+    /// of a fixed list is tried (`refund-request begin` takes options `approve` does not).
     static func parsed(_ command: CommandHelp, extra: [String] = []) -> Invocation? {
-        let samples = command.operands.map(sample)
-        for count in 0...samples.count {
-            if let invocation = try? Invocation.parse([command.name] + samples.prefix(count) + extra) {
-                return invocation
+        var lines: [[String]] = [[]]
+        for count in 0...command.operands.count {
+            for line in lines {
+                if let invocation = try? Invocation.parse([command.name] + line + extra) { return invocation }
             }
+            guard count < command.operands.count else { break }
+            let kind = command.operands[count]
+            let choices = if case .words(let words) = kind { words } else { [sample(kind)] }
+            lines = lines.flatMap { line in choices.map { line + [$0] } }
         }
         return nil
     }

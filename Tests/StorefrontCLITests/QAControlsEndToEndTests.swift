@@ -160,13 +160,15 @@ struct QAControlsEndToEndTests {
             try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
             try await session.send("s")
             try await session.waitFor("the settings") { $0.contains { $0.contains("askToBuy") && $0.contains("false") } }
-            // Moves one row at a time until the selected row (▸) shows `label`: a key that lands
-            // while a setting's write reloads the screen is tried again, not lost for the test.
+            // Moves one row at a time until the selected row (▸) shows `label`. A key typed while a
+            // setting is being written waits for the write (none is lost): each Down is waited for.
             func select(_ label: String) async throws {
                 for _ in 0..<30 {
-                    if try await session.screen().contains(where: { $0.contains("▸") && $0.contains(label) }) { return }
+                    let lines = try await session.screen()
+                    if lines.contains(where: { $0.contains("▸") && $0.contains(label) }) { return }
+                    let cursor = lines.first { $0.contains("▸") }
                     try await session.send("Down")
-                    try await Task.sleep(for: .milliseconds(150))
+                    try await session.waitFor("the cursor to move from \(cursor ?? "")") { $0.first { $0.contains("▸") } != cursor }
                 }
                 try await session.waitFor("\(label) selected") { $0.contains { $0.contains("▸") && $0.contains(label) } }
             }
@@ -176,16 +178,10 @@ struct QAControlsEndToEndTests {
                 lines.contains { $0.contains("askToBuy") && $0.contains("‹ true ›") }
                     && lines.contains { $0.contains("askToBuy = true") }
             }
-            // → names the first error, o makes it once.
+            // → names the first error, o makes it once: o typed at once, while → is still being
+            // written, waits for that write and then applies to the new value (it was lost before).
             try await select("purchaseError")
-            try await session.send("Right")
-            try await session.waitFor("purchaseError set") { $0.contains { $0.contains("‹ networkError ›") } }
-            // A key pressed while the last write is still in flight is not taken (the screen says
-            // so by not changing): press o again until the setting reads once.
-            for _ in 0..<20 where !(try await session.screen().contains { $0.contains("‹ networkError (once) ›") }) {
-                try await session.send("o")
-                try await Task.sleep(for: .milliseconds(300))
-            }
+            try await session.tmux("send-keys", "-t", "paywall", "Right", "o")
             try await session.waitFor("once") { $0.contains { $0.contains("‹ networkError (once) ›") } }
             let settings = try await sandbox.storefront("settings", "--json").jsonObject()
             let values = try #require(settings["settings"] as? [String: Any])

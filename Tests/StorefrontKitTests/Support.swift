@@ -18,9 +18,18 @@ enum ID {
 /// The first element of `sequence` within `seconds`, else nil.
 func first(of sequence: Transaction.Transactions, within seconds: Double,
            where matches: @escaping @Sendable (Transaction) -> Bool = { _ in true }) async -> VerificationResult<Transaction>? {
-    await withTaskGroup(of: VerificationResult<Transaction>?.self) { group in
+    await firstElement(of: sequence, within: seconds) { matches($0.unsafePayloadValue) }
+}
+
+/// The first element of any of StorefrontKit's endless sequences (updates, messages) within `seconds`, else nil.
+func firstElement<Sequence: AsyncSequence & Sendable>(of sequence: Sequence, within seconds: Double,
+                                                      where matches: @escaping @Sendable (Sequence.Element) -> Bool = { _ in true })
+    async -> Sequence.Element? where Sequence.Element: Sendable {
+    await withTaskGroup(of: Sequence.Element?.self) { group in
         group.addTask {
-            for await result in sequence where matches(result.unsafePayloadValue) { return result }
+            do {
+                for try await element in sequence where matches(element) { return element }
+            } catch {}
             return nil
         }
         group.addTask {

@@ -11,7 +11,7 @@ struct HelpTests {
         #expect(update(&state, .key(.character("?"))) == [])
         #expect(state.sheet == .help)
         var seen: [String] = []
-        for _ in 0..<40 {
+        for _ in 0..<60 {
             seen += render(state, timeZone: utc).lines
             #expect(update(&state, .key(.down)) == [])
         }

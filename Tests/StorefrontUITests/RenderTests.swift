@@ -25,7 +25,7 @@ struct RenderTests {
             "  ★ Barcode Scanner Premium",
             "  Unlimited scans · No ads · Cloud sync",
             "  Scan without limits · Sync your history across devices · Unlock every RazeFace",
-            String(repeating: "─", count: 100),
+            String(repeating: "─", count: 93) + " 4/8 ──",
             "      PRODUCT               KIND                   PRICE   STATUS",
             "  Premium (subscription group)",
             "      Annual Subscription   1 year                 $39.99",
@@ -72,7 +72,7 @@ struct RenderTests {
             " Storefront · tester@local · USA          p Paywall  t Transactions  s Settings",
             "  ★ Barcode Scanner Premium",
             "  Unlimited scans · No ads · Cloud sync",
-            String(repeating: "─", count: 80),
+            String(repeating: "─", count: 73) + " 2/8 ──",
             "      PRODUCT               PRICE   STATUS",
             "  Premium (subscription group)",
             "      Annual Subscription   $39.99",
@@ -123,7 +123,7 @@ struct RenderTests {
         let row = canvas.lines.first { $0.contains("Swift Shopping") }!
         #expect(row.hasPrefix(" >[x] Swift Shopping"))
         #expect(canvas.lines.first { $0.contains("iPhone Rage") }!.hasPrefix("  [ ] iPhone Rage"))
-        #expect(canvas.lines[3] == String(repeating: "-", count: 80))
+        #expect(canvas.lines[3] == String(repeating: "-", count: 73) + " 3/8 --", "the rule, with where the cursor is")
         for line in canvas.lines {
             let isASCII = line.unicodeScalars.allSatisfy { $0.isASCII }
             #expect(isASCII, "non-ASCII on an ASCII screen: \(line)")

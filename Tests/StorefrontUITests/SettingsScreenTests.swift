@@ -104,12 +104,82 @@ struct SettingsScreenTests {
         #expect(update(&state, .key(.right)) == set("storefront", codes[1]))
         #expect(state.settings.rows?[SettingDefinition.all.firstIndex { $0.name == "storefront" }!].value.value == codes[1])
         #expect(update(&state, .key(.right)) == [], "the first change is still being made")
+        #expect(state.pendingKeys == [.right])
         #expect(update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[1], once: false),
-                                                .success("storefront = \(codes[1])"))) == set("storefront", codes[2]))
-        #expect(state.queuedSetting == nil)
+                                                .success("storefront = \(codes[1])"))) == [.load, .loadSettings] + set("storefront", codes[2]))
+        #expect(state.pendingKeys.isEmpty)
         #expect(update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[2], once: false),
                                                 .success("storefront = \(codes[2])"))) == [.load, .loadSettings])
         #expect(state.busy == nil)
+    }
+
+    @Test("keys typed while a write is in flight wait and apply in order: a move, then a change on the new row")
+    func keysWaitInOrder() {
+        let codes = demoCatalog.storefronts.map(\.countryCode)
+        var state = settings(selecting: line("storefront"))
+        _ = update(&state, .key(.right))
+        for key in [Key.right, .down, .right] { #expect(update(&state, .key(key)).isEmpty, "\(key) waits") }
+        #expect(state.settings.selection == settingsLines(state).firstIndex(of: line("storefront")), "↓ has not moved yet")
+        let first = update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[1], once: false), .success("")))
+        #expect(first.contains(.run(.setSetting(name: "storefront", value: codes[2], once: false))))
+        #expect(state.pendingKeys == [.down, .right], "the rest waits for the second write")
+        let second = update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[2], once: false), .success("")))
+        #expect(second == [.load, .loadSettings] + set("environment", "Sandbox"), "↓ moved to environment, → changed it")
+        #expect(state.pendingKeys.isEmpty)
+    }
+
+    @Test("o pressed while → is still being written makes the new error apply once")
+    func onceAfterChange() {
+        var state = settings(selecting: line("purchaseError"))
+        #expect(update(&state, .key(.right)) == set("purchaseError", "networkError"))
+        #expect(update(&state, .key(.character("o"))).isEmpty)
+        let effects = update(&state, .commandFinished(.setSetting(name: "purchaseError", value: "networkError", once: false),
+                                                      .success("purchaseError = networkError")))
+        #expect(effects == [.load, .loadSettings] + set("purchaseError", "networkError", once: true))
+    }
+
+    @Test("settings read before a write still in flight do not undo the value it shows")
+    func staleSettingsKept() {
+        let codes = demoCatalog.storefronts.map(\.countryCode)
+        let storefront = SettingDefinition.all.firstIndex { $0.name == "storefront" }!
+        var state = settings(selecting: line("storefront"))
+        _ = update(&state, .key(.right))
+        _ = update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[1], once: false), .success("")))
+        #expect(update(&state, .key(.right)) == set("storefront", codes[2]))
+        // The reload after the first write, read before the second one landed.
+        _ = update(&state, .settingsLoaded(settingRows(["storefront": codes[1]]), accounts: [Store.defaultAccount]))
+        #expect(state.settings.rows?[storefront].value.value == codes[2])
+        _ = update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[2], once: false), .success("")))
+        _ = update(&state, .settingsLoaded(settingRows(["storefront": codes[2]]), accounts: [Store.defaultAccount]))
+        #expect(update(&state, .key(.right)) == set("storefront", codes[3]), "steps on from the value written last")
+    }
+
+    @Test("keys typed after a write that fails are dropped with its alert")
+    func failedWriteDropsKeys() {
+        var state = settings(selecting: line("latency"))
+        _ = update(&state, .key(.right))
+        _ = update(&state, .key(.right))
+        let effects = update(&state, .commandFinished(.setSetting(name: "latency", value: "400", once: false),
+                                                      .failure(CommandFailure("disk I/O error"))))
+        #expect(effects == [.load, .loadSettings])
+        #expect(state.pendingKeys.isEmpty && state.busy == nil)
+        #expect(state.sheet == .alert(title: "Cannot set latency", message: "disk I/O error"))
+    }
+
+    @Test("every description is readable whole at 80 and 100 columns: wrapped under the list for the selected line",
+          arguments: [(80, 24), (100, 30)])
+    func descriptionsReadable(columns: Int, rows: Int) {
+        var state = settings(accounts: [Store.defaultAccount, "b@local"])
+        state.size = Size(columns: columns, rows: rows)
+        for (index, line) in settingsLines(state).enumerated() {
+            state.settings.selection = index
+            let screen = render(state).lines
+            let text = screen.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            let summary = settingsDescription(line, state).summary
+            #expect(text.contains(summary), "\(line) at \(columns)×\(rows):\n\(screen.joined(separator: "\n"))")
+            #expect(screen.contains { $0.contains("▸") }, "the selected line stays on screen")
+            #expect(!screen.contains { TerminalText.width($0) > columns })
+        }
     }
 
     @Test("o toggles once, only on an error setting that names an error")
@@ -259,15 +329,15 @@ struct SettingsScreenTests {
             "    storefront                   USA                     store   the App Store country (alpha-3 co…",
             "    environment                  Xcode                   store   the environment new transactions …",
             "    includeConsumablesInHistory  false                   store   Transaction.all lists finished co…",
-            "    Sandbox tester               tester@local                    2 testers in this store file; ‹› s",
+            "    refundRequestOutcome         wait                    store   a refund request from the app: wa…",
+            "    Sandbox tester               tester@local                    2 testers in this store file; ‹› …",
             "    [ New tester ]                                               an empty history: test a first pu…",
             "    [ Delete the app ]                                           owned products and balances go; R…",
             "    [ Clear this tester's history ]                              transactions, settings and log of…",
             "    [ Reset everything ]                                         every account and transaction in …",
-            "",
-            "",
-            "",
-            "",
+            "────────────────────────────────────────────────────────────────────────────────────────────────────",
+            "  purchaseError: the error Product.purchase() fails with (none: no error); for the whole store",
+            "  file; o makes it apply to the next call only",
             "  purchaseError = networkError (once)",
             " ↑↓ move  ‹› change  o once  + > clock  esc back  ? help  q quit                  /tmp/store.sqlite",
         ]

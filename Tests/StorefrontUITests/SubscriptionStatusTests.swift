@@ -9,7 +9,7 @@ import Testing
 // keys, the clock keys, and renewals made by the paywall's own change check.
 
 /// A clock the tests move; the store's real clock.
-private final class StepClock: Sendable {
+final class StepClock: Sendable {
     private let current: Mutex<Date>
     init(_ start: Date) { current = Mutex(start) }
     var now: Date { current.withLock { $0 } }
@@ -17,14 +17,14 @@ private final class StepClock: Sendable {
     var closure: @Sendable () -> Date { { [self] in self.now } }
 }
 
-private func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0) -> Date {
+func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0) -> Date {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = utc
     return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour))!
 }
 
 /// A demo-catalog store in a fresh folder, its clock at ``fixedDate`` (Dec 1, 2026).
-private func withDemoStore<T>(_ body: (Store, StepClock) async throws -> T) async throws -> T {
+func withDemoStore<T>(_ body: (Store, StepClock) async throws -> T) async throws -> T {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ui-sub-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -83,6 +83,19 @@ struct SubscriptionStatusTests {
             #expect(try await rowText(store, monthly) == "Free trial until Dec 8, 2026, then ends")
             clock.set(utcDate(2026, 12, 9))
             #expect(try await rowText(store, monthly) == "Expired Dec 8, 2026")
+        }
+    }
+
+    @Test("a lapsed plan with an eligible win-back offer says so; a trial alone paid nothing, so it does not")
+    func winBackOffer() async throws {
+        try await withDemoStore { store, clock in
+            try await store.app.finish(try transaction(try await store.app.purchase(monthly)))
+            clock.set(utcDate(2026, 12, 9))  // the first paid month, to January 8
+            try await store.appStore.setAutoRenew(groupID: "premium", false)
+            clock.set(utcDate(2027, 1, 20))
+            #expect(try await rowText(store, monthly) == "Expired Jan 8, 2027", "the offer needs a month since the lapse")
+            clock.set(utcDate(2027, 2, 9))
+            #expect(try await rowText(store, monthly) == "Expired Jan 8, 2027 · win-back offer")
         }
     }
 

@@ -37,6 +37,7 @@ private func notification(_ id: Int64, _ type: String, _ subtype: String?, attem
 /// The manager at 100×30 with the trial and a one-time purchase listed, the trial selected.
 private func managerWithTrial(_ trial: StoreEngine.Transaction = trial(), columns: Int = 100, rows: Int = 30) -> State {
     var state = loadedState(on: .transactions, columns: columns, rows: rows)
+    state.snapshot?.storeTime = fixedDate.addingTimeInterval(2 * 86_400)
     _ = update(&state, .historyLoaded([trial, transaction(swiftShopping, id: 2_000_000_001)]))
     return state
 }
@@ -142,6 +143,28 @@ struct TransactionDetailTests {
         #expect(screen.count == 30)
         #expect(screen.joined(separator: "\n") == expectedScreen, "\n\(screen.joined(separator: "\n"))")
     }
+    @Test("a long payload value is cut with …; w wraps it whole on the rows below, w again cuts it")
+    func longValues() {
+        var state = managerWithTrial()
+        _ = update(&state, .key(.enter))
+        let cut = render(state, timeZone: utc).lines
+        #expect(cut.contains { $0.hasSuffix("productId     barcode_month_subscripti…") }, "\n\(cut.joined(separator: "\n"))")
+        #expect(update(&state, .key(.character("w"))).isEmpty)
+        #expect(state.manager.detail?.wrapsValues == true)
+        let wrapped = render(state, timeZone: utc).lines
+        let at = wrapped.firstIndex { $0.hasSuffix("productId     barcode_month_subscriptio") }
+        #expect(at.map { wrapped[$0 + 1].hasSuffix(String(repeating: " ", count: 14) + "n") } == true,
+                "the rest of the value under it:\n\(wrapped.joined(separator: "\n"))")
+        _ = update(&state, .key(.character("w")))
+        #expect(render(state, timeZone: utc).lines == cut)
+        // A field name wider than its column has a row of its own, whole, with its value under it.
+        let rows = columnRows([DetailLine(label: "subscriptionGroupIdentifier", value: "premium"),
+                               DetailLine(label: "bundleId", value: "com.example.storefront")], width: 39, wraps: true)
+        #expect(rows == [[PaneRun(x: 0, text: "subscriptionGroupIdentifier", style: dim)],
+                         [PaneRun(x: 22, text: "premium")],
+                         [PaneRun(x: 0, text: "bundleId", style: dim), PaneRun(x: 22, text: "com.example.")],
+                         [PaneRun(x: 22, text: "storefront")]])
+    }
 }
 
 /// The reason the ledger gives an edited transaction.
@@ -154,6 +177,13 @@ private let expectedScreen = """
       Transaction Manager · tester@local · 2 transactions, newest first
     ────────────────────────────────────────────────────────────────────────────────────────────────────
       Transaction 2000000004 · Monthly Subscription  (Esc closes)
+      Subscription timeline · Premium · store clock
+      Monthly Subscription ░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░
+                2026-12-01 ──────────────────────┴───────────────────────────────────────────────────
+                                                 now 2026-12-03                            2026-12-08
+      ░ trial  │ now
+      ▸ trial     Monthly Subscription                2026-12-01 to 2026-12-08
+
       Price            $0.00 (USA)                            Signed payload
       Offer            introductory · freeTrial · P7D         transactionId 2000000004
       Reason           purchase                               productId     barcode_month_subscripti…
@@ -169,15 +199,8 @@ private let expectedScreen = """
       2026-12-01 00:00 SUBSCRIBED (INITIAL_BUY) · delivered
       2026-12-01 00:00 DID_RENEW · TIMED_OUT ×1
 
-
-
-
-
-
-
-
     ────────────────────────────────────────────────────────────────────────────────────────────────────
       tx 2000000004 · $0.00 · introductory offer (freeTrial)  ·  i details  f refund  e expire now  n …
 
-     ↑↓ scroll  esc close  a approve  d decline  v resolve  f refund  e expire  l log  ? help  q quit
+     ↑↓ scroll  w wrap  esc close  a approve  d decline  v resolve  f refund  n renew  ? help  q quit
     """

@@ -275,7 +275,7 @@ struct TransactionManagerTests {
         let expected = [
             " Storefront · tester@local · USA                              p Paywall  t Transactions  s Settings",
             "  Transaction Manager · tester@local · 6 transactions, newest first",
-            String(repeating: "─", count: 100),
+            String(repeating: "─", count: 93) + " 2/6 ──",
             "  ID          PRODUCT                   PURCHASED         STATE                  EXPIRES",
             "  2000000006  iPhone Rage               2026-12-01 14:02  pending (Ask to Buy)",
             "▸ 2000000005  Nightly Rage              2026-12-01 13:00  pending (interrupted)",

@@ -35,11 +35,13 @@ public struct AppFace: Sendable {
     /// `choice` is the tester's choice on the App Store sheet; nil follows the settings.
     /// A promotional offer (`offerID`) needs its signature (`offerSignature`), as Apple requires:
     /// `missingOfferParameters` without one, `invalidOfferSignature` when it does not check out.
+    /// A win-back offer (`winBackOfferID`, StoreKit's `PurchaseOption.winBackOffer`) needs none; an
+    /// account that may not redeem it gets `ineligibleForOffer`.
     public func purchase(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
                          offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
-                         choice: PurchaseChoice? = nil) async throws -> PurchaseOutcome {
+                         winBackOfferID: String? = nil, choice: PurchaseChoice? = nil) async throws -> PurchaseOutcome {
         try await store.purchase(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
-                                 offerSignature: offerSignature, choice: choice)
+                                 offerSignature: offerSignature, winBackOfferID: winBackOfferID, choice: choice)
     }
 
     /// What an app does on a Buy tap: purchase, then deliver and finish a new, verified
@@ -47,9 +49,10 @@ public struct AppFace: Sendable {
     /// transaction reaches the app unverified (it is left unfinished).
     public func buy(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
                     offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
-                    choice: PurchaseChoice? = nil) async throws -> AppPurchase {
+                    winBackOfferID: String? = nil, choice: PurchaseChoice? = nil) async throws -> AppPurchase {
         try await store.purchaseAndFinish(productID, quantity: quantity, appAccountToken: appAccountToken,
-                                          offerID: offerID, offerSignature: offerSignature, choice: choice)
+                                          offerID: offerID, offerSignature: offerSignature, winBackOfferID: winBackOfferID,
+                                          choice: choice)
     }
 
     /// Delivers a transaction's content to the app and finishes it (`Transaction.finish()`).

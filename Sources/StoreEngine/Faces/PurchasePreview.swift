@@ -119,7 +119,9 @@ extension Store {
     /// than its current plan: the change buying it would make.
     func plannedChanges(_ statuses: [SubscriptionStatus]) -> [String: PlannedChange] {
         var changes: [String: PlannedChange] = [:]
-        for status in statuses where status.state == .subscribed || status.state == .inGracePeriod {
+        // A subscription the family shares is not the account's plan: buying in its group starts one of its own.
+        for status in statuses where (status.state == .subscribed || status.state == .inGracePeriod)
+            && status.transaction.ownershipType == .purchased {
             guard status.transaction.revocationDate == nil,
                   let current = catalog.product(id: status.transaction.productID)?.subscription else { continue }
             for item in catalog.products where item.id != status.transaction.productID {

@@ -77,12 +77,13 @@ extension Store {
             let storefront = try storefront()
             let rate = try value(.timeRate)
             var snapshot = StoreSnapshot(
-                storefront: storefront, products: catalog.products(in: storefront), owned: try ownedProducts(at: date),
+                storefront: storefront, products: try pricedProducts(in: storefront), owned: try ownedProducts(at: date),
                 entitled: Set(try entitlements(at: date).map(\.productID)), balances: try balances(),
                 unverified: try unverifiedProducts(), canMakePayments: try value(.canMakePayments),
                 events: try events(limit: 200), dataVersion: version, arrived: delivery.finished.map(\.productID))
             let statuses = try statuses(at: date)
-            snapshot.subscriptions = Dictionary(uniqueKeysWithValues: statuses.map { ($0.groupID, $0) })
+            // The account's own subscription of a group before one its family shares (statuses lists it first).
+            snapshot.subscriptions = Dictionary(statuses.map { ($0.groupID, $0) }, uniquingKeysWith: { own, _ in own })
             snapshot.plannedChanges = plannedChanges(statuses)
             snapshot.conditions = try purchaseConditions()
             snapshot.introEligibleGroups = try introOfferEligibleGroups()

@@ -1,0 +1,238 @@
+import Foundation
+import StoreEngine
+import StorefrontUI
+
+/// Price increases and the App Store's messages: their command table entries, parsing and reports.
+enum PricingCommands {
+    static let priceIncreaseHelp = CommandHelp(
+        name: "price-increase",
+        usage: "price-increase [PRODUCT_ID PRICE [--consent-required] | consent PRODUCT_ID | decline PRODUCT_ID] [--json]",
+        summary: "Change a subscription's price, as App Store Connect; a subscriber's consent or refusal",
+        details: """
+            Changes a subscription's price in the current storefront, as a developer does in App Store
+            Connect, and plays a subscriber's answer to an increase.
+              PRODUCT_ID PRICE     the price becomes PRICE (a decimal such as 5.99): new subscribers
+                                   pay it at once. For a higher price every current subscriber of the
+                                   plan is told now (PRICE_INCREASE ACCEPTED, or PENDING when they must
+                                   agree, with a priceIncreaseConsent message) and pays it from the
+                                   first renewal after Apple's notice: 27 days (30 for yearly plans; a
+                                   free trial renews once more at its price). One who must agree and
+                                   has not by then is not renewed: expired, didNotConsentToPriceIncrease
+                                   (expirationIntent 3, EXPIRED PRICE_INCREASE). A lower price applies
+                                   at the next renewals.
+              --consent-required   subscribers must agree. Without it Apple's rules decide: more than
+                                   50% and more than $5 a period ($50 a year for yearly plans), or a
+                                   second increase without consent within a year, needs it.
+              consent PRODUCT_ID   the account agrees (the consent sheet's Agree): priceIncreaseStatus
+                                   1, PRICE_INCREASE ACCEPTED, it renews at the new price
+              decline PRODUCT_ID   the account declines: as Xcode, it cancels (auto-renew off,
+                                   AUTO_RENEW_DISABLED) and ends at the period's end
+              (nothing)            the price changes made, and the increases this account waits for
+            A subscription price that changed in the catalog file since the last run is made a price
+            change the same way, once.
+            """,
+        options: ["--consent-required"], operands: [.productID, .text])
+
+    static let messagesHelp = CommandHelp(
+        name: "messages", usage: "messages [show ID | defer ID] [--json]",
+        summary: "The App Store's messages to the app, as StoreKit's Message.messages",
+        details: """
+            Lists the account's messages, oldest first, with their state: pending (StoreKit would show
+            it at launch), deferred (the app holds it to show later), displayed. The App Store queues
+            them when their event happens: billingIssue when a renewal fails to bill,
+            priceIncreaseConsent when a price increase needs the account's consent, winBackOffer when
+            the account becomes eligible for a win-back offer (once per lapse), generic from
+            `message send`.
+              show ID    the app displays it now (Message.display): prints the sheet a device shows
+              defer ID   the app holds it to show later: it stays queued and comes again at the next launch
+            """,
+        operands: [.words(["show", "defer"]), .text])
+
+    static let messageHelp = CommandHelp(
+        name: "message", usage: "message send REASON [--json]",
+        summary: "Queue a message to the app, as the App Store would send it",
+        details: """
+            Queues a message with Message.Reason REASON for the account: generic (a tester's usual
+            choice), billingIssue, priceIncreaseConsent or winBackOffer. The app gets it from
+            Message.messages, and `messages` lists it.
+            """,
+        operands: [.words(["send"]), .words(MessageReason.allCases.map(\.rawValue))])
+}
+
+/// The options of price increases and win-back offers, gathered while parsing.
+struct PricingArguments {
+    var winBackOfferID: String?
+    var consentRequired = false
+
+    mutating func take(_ option: String, value: String?, command: String?) throws(UsageError) {
+        if option == "--consent-required" {
+            consentRequired = true
+            return
+        }
+        guard let value, !value.isEmpty else { throw UsageError(description: "--win-back needs an offer id", command: command) }
+        winBackOfferID = value
+    }
+
+    /// `price-increase …`, `messages …` and `message send REASON`.
+    func command(_ name: String, _ args: [String]) throws(UsageError) -> Command {
+        switch name {
+        case "price-increase":
+            if consentRequired, args.count != 2 || ["consent", "decline"].contains(args[0]) {
+                throw UsageError(description: "price-increase takes --consent-required with PRODUCT_ID PRICE", command: name)
+            }
+            switch args.count {
+            case 0: return .priceIncreases
+            case 2 where ["consent", "decline"].contains(args[0]) && !args[1].isEmpty:
+                return .priceIncreaseAnswer(productID: args[1], consent: args[0] == "consent")
+            case 2 where !args[0].isEmpty:
+                guard let price = DecimalText.parse(args[1]), price >= 0 else {
+                    throw UsageError(description: "price-increase needs a PRICE such as 5.99, not \"\(args[1])\"", command: name)
+                }
+                return .priceIncrease(productID: args[0], price: price, consentRequired: consentRequired)
+            default:
+                throw UsageError(description: "price-increase takes nothing, PRODUCT_ID PRICE, consent PRODUCT_ID or decline PRODUCT_ID",
+                                 command: name)
+            }
+        case "messages":
+            switch (args.first, args.count) {
+            case (nil, _): return .messages
+            case ("show", 2), ("defer", 2):
+                guard let id = Int64(args[1]), id > 0 else {
+                    throw UsageError(description: "messages \(args[0]) needs a message id (a whole number), not \"\(args[1])\"", command: name)
+                }
+                return args[0] == "show" ? .messageShow(id: id) : .messageDefer(id: id)
+            default:
+                throw UsageError(description: "messages takes nothing, show ID or defer ID", command: name)
+            }
+        default:
+            guard args.count == 2, args[0] == "send" else {
+                throw UsageError(description: "message takes send REASON", command: name)
+            }
+            guard let reason = MessageReason(rawValue: args[1]) else {
+                throw UsageError(description: "message send takes \(MessageReason.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(args[1])\"",
+                                 command: name)
+            }
+            return .messageSend(reason: reason)
+        }
+    }
+}
+
+// MARK: - Reports
+
+extension PriceIncrease {
+    var json: JSON {
+        .object([
+            "account": .string(account), "subscriptionGroupID": .string(groupID), "productID": .string(productID),
+            "originalTransactionID": .integer(originalTransactionID), "storefront": .string(storefront),
+            "oldPrice": .decimal(oldPrice), "newPrice": .decimal(newPrice), "consentRequired": .bool(requiresConsent),
+            "priceIncreaseStatus": .string(status.rawValue), "notified": .date(notified), "noticeEnds": .date(noticeEnds),
+            "effectiveDate": .date(effectiveDate),
+        ])
+    }
+}
+
+extension PriceChange {
+    var json: JSON {
+        .object([
+            "id": .integer(id), "productID": .string(productID), "storefront": .string(storefront),
+            "oldPrice": .decimal(oldPrice), "newPrice": .decimal(newPrice), "consentRequired": .bool(requiresConsent),
+            "date": .date(date), "source": .string(source), "subscribers": .array(subscribers.map(\.json)),
+        ])
+    }
+}
+
+extension StoreMessage {
+    var json: JSON {
+        .object([
+            "id": .integer(id), "reason": .string(reason.rawValue), "state": .string(state.rawValue),
+            "productID": productID.map(JSON.string), "offerID": offerID.map(JSON.string), "date": .date(created),
+        ])
+    }
+}
+
+extension Session {
+    func priceIncrease(_ productID: String, price: Decimal, consentRequired: Bool) async throws -> Report {
+        let change = try await appStore.changePrice(productID, to: price, requireConsent: consentRequired)
+        let storefront = try await app.storefront()
+        let name = try await displayName(productID)
+        var lines = ["\(name) now costs \(storefront.displayPrice(change.newPrice)) in \(change.storefront) (was \(storefront.displayPrice(change.oldPrice))); new subscribers pay it now."]
+        guard change.isIncrease else {
+            lines.append("A lower price: current subscribers pay it from their next renewal.")
+            return Report(json: change.json, lines)
+        }
+        lines.append(change.requiresConsent
+            ? "Consent required: each subscriber must agree before the renewal that charges it, or the subscription ends then."
+            : "No consent required: subscribers are told, and pay it from the first renewal after the notice.")
+        guard !change.subscribers.isEmpty else { return Report(json: change.json, lines + ["No current subscribers."]) }
+        var table = Table("ACCOUNT", "STATUS", "NEW PRICE FROM")
+        for subscriber in change.subscribers {
+            table.add(TerminalText.sanitized(subscriber.account), subscriber.status == .pending ? "pending (consent asked)" : "agreed (told)",
+                      subscriber.effectiveDate?.iso8601 ?? subscriber.noticeEnds.iso8601)
+        }
+        return Report(json: change.json, lines + [table.rendered])
+    }
+
+    func priceIncreases() async throws -> Report {
+        let (changes, waiting) = try await appStore.priceIncreases()
+        let json = JSON.object(["changes": .array(changes.map(\.json)), "waiting": .array(waiting.map(\.json))])
+        var lines: [String] = []
+        if changes.isEmpty {
+            lines.append("No price changes: price-increase PRODUCT_ID PRICE makes one.")
+        } else {
+            var table = Table("DATE", "PRODUCT", "STOREFRONT", "FROM", "TO", "CONSENT", "SOURCE")
+            for change in changes {
+                table.add(change.date.iso8601, TerminalText.sanitized(change.productID), change.storefront, DecimalText.format(change.oldPrice),
+                          DecimalText.format(change.newPrice), change.requiresConsent ? "required" : "no", change.source)
+            }
+            lines.append(table.rendered)
+        }
+        for increase in waiting {
+            let answer = increase.status == .pending ? "waits for consent (price-increase consent|decline \(increase.productID))" : "agreed"
+            lines.append("\(TerminalText.sanitized(store.account)): \(try await displayName(increase.productID)) renews at \(DecimalText.format(increase.newPrice)) from \(increase.effectiveDate?.iso8601 ?? increase.noticeEnds.iso8601); \(answer).")
+        }
+        return Report(json: json, lines)
+    }
+
+    func answerPriceIncrease(_ productID: String, consent: Bool) async throws -> Report {
+        let name = try await displayName(productID)
+        if consent {
+            let increase = try await appStore.consentToPriceIncrease(productID)
+            return Report(json: .object(["priceIncrease": increase.json]),
+                          "\(TerminalText.sanitized(store.account)) agreed to the new price of \(name): \(DecimalText.format(increase.newPrice)) from the renewal on \((increase.effectiveDate ?? increase.noticeEnds).iso8601).")
+        }
+        try await appStore.declinePriceIncrease(productID)
+        return try await status(productID, headline: "\(TerminalText.sanitized(store.account)) declined the new price of \(name): auto-renew is off, it ends at the period's end.")
+    }
+
+    func messages() async throws -> Report {
+        let messages = try await app.messages()
+        let json = JSON.object(["messages": .array(messages.map(\.json))])
+        guard !messages.isEmpty else { return Report(json: json, "No messages for \(TerminalText.sanitized(store.account)).") }
+        var table = Table("ID", "REASON", "STATE", "PRODUCT", "OFFER", "DATE")
+        for message in messages {
+            table.add(String(message.id), message.reason.rawValue, message.state.rawValue, TerminalText.sanitized(message.productID ?? ""),
+                      TerminalText.sanitized(message.offerID ?? ""), message.created.iso8601)
+        }
+        return Report(json: json, table.rendered)
+    }
+
+    func showMessage(_ id: Int64) async throws -> Report {
+        let (message, sheet) = try await app.displayMessage(id)
+        let json = JSON.object(["message": message.json,
+                                "sheet": .object(["title": .string(sheet.title), "lines": .array(sheet.lines.map(JSON.string))])])
+        return Report(json: json, ["[ \(TerminalText.sanitized(sheet.title)) ]"] + sheet.lines.map(TerminalText.sanitized))
+    }
+
+    func deferMessage(_ id: Int64) async throws -> Report {
+        let message = try await app.deferMessage(id)
+        let line = message.state == .displayed ? "Message \(id) was displayed already."
+            : "Message \(id) (\(message.reason.rawValue)) deferred: the app shows it later; it comes again at the next launch."
+        return Report(json: .object(["message": message.json]), line)
+    }
+
+    func sendMessage(_ reason: MessageReason) async throws -> Report {
+        let message = try await testSession.sendMessage(reason)
+        return Report(json: .object(["message": message.json]),
+                      "Queued message \(message.id) (\(reason.rawValue)) for \(TerminalText.sanitized(store.account)).")
+    }
+}
