@@ -213,7 +213,7 @@ public struct Catalog: Sendable, Equatable {
     private var index: [String: Int]
 
     public init(paywall: Paywall, defaultStorefront: String, storefronts: [Storefront],
-                products: [CatalogProduct], subscriptionGroups: [SubscriptionGroup]) {
+                products: consuming [CatalogProduct], subscriptionGroups: [SubscriptionGroup]) {
         self.paywall = paywall
         self.defaultStorefront = defaultStorefront
         self.storefronts = storefronts
@@ -233,7 +233,21 @@ public struct Catalog: Sendable, Equatable {
         let keys = products.enumerated().map { offset, product in
             (rank(product), groupOrder[product.subscription?.groupID ?? ""] ?? 0, product.subscription?.level ?? 0, offset)
         }
-        self.products = keys.indices.sorted { keys[$0] < keys[$1] }.map { products[$0] }
+        // Swapped into place along the permutation's cycles, not copied: a copy of a product
+        // retains each of its strings and tables (the array is the caller's, handed over).
+        let order = keys.indices.sorted { keys[$0] < keys[$1] }
+        var sorted = products
+        var placed = [Bool](repeating: false, count: order.count)
+        for start in order.indices where !placed[start] {
+            var current = start
+            placed[current] = true
+            while order[current] != start {
+                sorted.swapAt(current, order[current])
+                current = order[current]
+                placed[current] = true
+            }
+        }
+        self.products = sorted
         self.index = Dictionary(self.products.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 

@@ -138,6 +138,11 @@ struct Node {
         }
     }
 
+    /// Fails unless this is an object (without listing its members, as ``members()`` would).
+    func object() throws {
+        guard case .object = value else { throw fail("expected an object, found \(kindName)") }
+    }
+
     func members() throws -> [(key: String, node: Node)] {
         guard case .object(let members) = value else { throw fail("expected an object, found \(kindName)") }
         return members.map { ($0.key, Node($0.value, at: .member(location, $0.key))) }

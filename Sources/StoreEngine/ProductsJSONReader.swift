@@ -8,7 +8,7 @@ struct CatalogReader {
     init(root: Node) { self.root = root }
 
     mutating func catalog() throws -> Catalog {
-        _ = try root.members()
+        try root.object()
         let paywall = try root.child("paywall").map(readPaywall) ?? Paywall()
         let storefronts = try root.child("storefronts").map(readStorefronts) ?? [.unitedStates]
         var defaultStorefront = storefronts[0].countryCode
@@ -62,7 +62,7 @@ struct CatalogReader {
     }
 
     func readPaywall(_ node: Node) throws -> Paywall {
-        _ = try node.members()
+        try node.object()
         return Paywall(
             title: try node.child("title")?.string() ?? "Storefront",
             subtitle: try node.child("subtitle")?.string() ?? "",
@@ -89,7 +89,7 @@ struct CatalogReader {
     }
 
     mutating func readProduct(_ node: Node, storefronts: Set<String>, group: String?) throws -> CatalogProduct {
-        _ = try node.members()
+        try node.object()
         let idNode = try node.required("id")
         let id = try idNode.identifier()
         if let earlier = seenIDs[id] {
@@ -127,7 +127,7 @@ struct CatalogReader {
         var localizations: [String: Localization] = [:]
         if let localizationsNode = node.child("localizations") {
             for (locale, entry) in try localizationsNode.members() {
-                _ = try entry.members()
+                try entry.object()
                 localizations[locale] = Localization(
                     displayName: try entry.required("displayName").string(),
                     description: try entry.child("description")?.string() ?? "")
@@ -177,7 +177,7 @@ struct CatalogReader {
     }
 
     func readOffer(_ node: Node) throws -> IntroductoryOffer {
-        _ = try node.members()
+        try node.object()
         let modeNode = try node.required("paymentMode")
         guard let mode = PaymentMode(rawValue: try modeNode.string()) else {
             throw modeNode.fail("unknown payment mode \(modeNode.describe()); expected \"freeTrial\", \"payAsYouGo\" or \"payUpFront\"")
@@ -197,7 +197,7 @@ struct CatalogReader {
 
     /// One of `offers`: a promotional, offer-code or win-back offer.
     func readSubscriptionOffer(_ node: Node) throws -> SubscriptionOffer {
-        _ = try node.members()
+        try node.object()
         let typeNode = try node.required("type")
         guard let kind = SubscriptionOffer.Kind(rawValue: try typeNode.string()) else {
             throw typeNode.fail("unknown offer type \(typeNode.describe()); expected \"promotional\", \"code\" or \"winBack\"")

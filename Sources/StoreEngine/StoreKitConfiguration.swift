@@ -83,7 +83,7 @@ struct StoreKitReader {
     init(root: Node) { self.root = root }
 
     mutating func catalog() throws -> Catalog {
-        _ = try root.members()
+        try root.object()
         let (major, minor) = try readVersion()
         let (storefronts, startingSettings) = try readSettings()
 
@@ -119,7 +119,7 @@ struct StoreKitReader {
 
     mutating func readVersion() throws -> (major: Int, minor: Int) {
         guard let version = root.present("version") else { return (1, 0) }
-        _ = try version.members()
+        try version.object()
         let majorNode = try version.required("major")
         let major = try majorNode.integer()
         guard major >= 1 else { throw majorNode.fail("version \(major) is not a StoreKit configuration version (1 or more)") }
@@ -135,7 +135,7 @@ struct StoreKitReader {
     /// The storefronts (the file's own first) and the starting settings.
     mutating func readSettings() throws -> ([Storefront], [String: String]) {
         let settings = root.present("settings")
-        if let settings { _ = try settings.members() }
+        if let settings { try settings.object() }
 
         var home = AppStoreStorefront.named("USA")!
         if let node = settings?.present("_storefront") {
@@ -171,7 +171,7 @@ struct StoreKitReader {
     /// `groupInFile` is the group's id as the file writes it (`group` may be derived from it).
     mutating func readProduct(_ node: Node, in list: String, group: String? = nil, groupInFile: String? = nil,
                               level defaultLevel: Int = 1) throws -> CatalogProduct {
-        _ = try node.members()
+        try node.object()
         let idNode = try node.required("productID")
         let id = try idNode.identifier()
         if let earlier = seenIDs[id] {
@@ -190,7 +190,7 @@ struct StoreKitReader {
         let fallbackName = referenceName.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? id
         if let list = node.present("localizations") {
             for entry in try list.elements() {
-                _ = try entry.members()
+                try entry.object()
                 let localeNode = try entry.required("locale")
                 let locale = try localeNode.nonEmptyString()
                 if localizations[locale] != nil {
@@ -279,7 +279,7 @@ struct StoreKitReader {
         } else {
             return nil
         }
-        _ = try node.members()
+        try node.object()
         let mode = try paymentMode(try node.required("paymentMode"))
         return IntroductoryOffer(paymentMode: mode, period: try node.required("subscriptionPeriod").duration(),
                                  periodCount: try periodCount(node),
@@ -288,7 +288,7 @@ struct StoreKitReader {
 
     /// A promotional, offer-code or win-back offer: whatever of its fields is present must be valid.
     mutating func readOffer(_ node: Node, kind: SubscriptionOffer.Kind) throws -> SubscriptionOffer {
-        _ = try node.members()
+        try node.object()
         let mode = try node.present("paymentMode").map(paymentMode)
         // Xcode's code offers list who may redeem them, not codes: their offerID and referenceName redeem them.
         var codes: OfferCodes?
@@ -347,7 +347,7 @@ struct StoreKitReader {
 
     mutating func readGroup(_ node: Node, existing: [SubscriptionGroup]) throws
         -> (group: SubscriptionGroup, subscriptions: [CatalogProduct]) {
-        _ = try node.members()
+        try node.object()
         let subscriptionNodes = try node.required("subscriptions").elements()
         // The group's id; an older or hand-written file may leave it to its subscriptions, or name only.
         let idNode = node.present("id") ?? subscriptionNodes.lazy.compactMap { $0.present("subscriptionGroupID") }.first

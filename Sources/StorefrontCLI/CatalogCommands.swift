@@ -82,13 +82,22 @@ private struct Summary {
 
     init(_ catalog: Catalog) {
         self.catalog = catalog
-        counts = ProductType.allCases.map { type in (type, catalog.products.filter { $0.type == type }.count) }
-        let terms = catalog.products.compactMap(\.subscription)
-        offers = [("introductory", terms.filter { $0.introductoryOffer != nil }.count)]
-            + SubscriptionOffer.Kind.allCases.map { kind in
-                (kind.rawValue, terms.map { $0.offers.filter { $0.kind == kind }.count }.reduce(0, +))
+        // Counted in one pass, copying no product (a copy of 10,000 was a seventh of a check).
+        var byType: [ProductType: Int] = [:]
+        var introductory = 0
+        var byKind: [SubscriptionOffer.Kind: Int] = [:]
+        var locales: Set<String> = []
+        for product in catalog.products {
+            byType[product.type, default: 0] += 1
+            if let terms = product.subscription {
+                if terms.introductoryOffer != nil { introductory += 1 }
+                for offer in terms.offers { byKind[offer.kind, default: 0] += 1 }
             }
-        locales = Set(catalog.products.flatMap(\.localizations.keys)).sorted()
+            locales.formUnion(product.localizations.keys)
+        }
+        counts = ProductType.allCases.map { ($0, byType[$0] ?? 0) }
+        offers = [("introductory", introductory)] + SubscriptionOffer.Kind.allCases.map { ($0.rawValue, byKind[$0] ?? 0) }
+        self.locales = locales.sorted()
     }
 
     var formatName: String {
