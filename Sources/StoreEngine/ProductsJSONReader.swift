@@ -35,18 +35,19 @@ struct CatalogReader {
                 }
                 let displayName = try node.child("displayName")?.string() ?? id
                 // Plans may share a level, as in App Store Connect: a change between them is a crossgrade.
-                var subscriptions: [CatalogProduct] = []
+                var levels: [(level: Int, id: String)] = []
                 for subscriptionNode in try node.required("subscriptions").elements() {
-                    subscriptions.append(try readProduct(subscriptionNode, storefronts: knownStorefronts, group: id))
+                    let subscription = try readProduct(subscriptionNode, storefronts: knownStorefronts, group: id)
+                    levels.append((subscription.subscription!.level, subscription.id))
+                    products.append(subscription)
                 }
-                products += subscriptions
+                // Sorted as (level, id) pairs, not as whole products (each copy retains all of its fields).
                 groups.append(SubscriptionGroup(
-                    id: id, displayName: displayName,
-                    subscriptionIDs: subscriptions.sorted { $0.subscription!.level < $1.subscription!.level }.map(\.id)))
+                    id: id, displayName: displayName, subscriptionIDs: levels.sorted { $0.level < $1.level }.map(\.id)))
             }
         }
         var catalog = Catalog(paywall: paywall, defaultStorefront: defaultStorefront, storefronts: storefronts,
-                              products: products, subscriptionGroups: groups)
+                              products: consume products, subscriptionGroups: groups)
         if let bundle = root.child("bundleID") { catalog.bundleID = try bundle.nonEmptyString() }
         if let settings = root.child("startingSettings") {
             for (name, node) in try settings.members() {
