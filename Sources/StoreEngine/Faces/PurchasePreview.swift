@@ -124,8 +124,11 @@ extension Store {
             && status.transaction.ownershipType == .purchased {
             guard status.transaction.revocationDate == nil,
                   let current = catalog.product(id: status.transaction.productID)?.subscription else { continue }
-            for item in catalog.products where item.id != status.transaction.productID {
-                guard let terms = item.subscription, terms.groupID == status.groupID else { continue }
+            // The group's own plans, not every product of the catalog for every subscription.
+            let plans = catalog.subscriptionGroups.first { $0.id == status.groupID }?.subscriptionIDs ?? []
+            for id in plans where id != status.transaction.productID {
+                guard let item = catalog.product(id: id), let terms = item.subscription, terms.groupID == status.groupID
+                else { continue }
                 let (kind, immediate) = SubscriptionChange.Kind.between(current, terms)
                 changes[item.id] = PlannedChange(kind: kind, fromProductID: status.transaction.productID, isScheduled: !immediate,
                                                  effectiveDate: immediate ? nil : status.transaction.expirationDate)
