@@ -36,7 +36,7 @@ enum GrowthBenchmark {
         var listing = Series(measure: "`transactions --limit 50`, whole process", unit: .milliseconds, values: [])
         var purchase = Series(measure: "A durable purchase (consumable)", unit: .milliseconds, values: [])
         for (size, path) in stores {
-            progress("7. growth at \(size.formatted()) transactions: paint, restore, transactions --limit 50, purchases")
+            progress("7. growth at \(size.formatted()) transactions: paint, restore, transactions --limit 50")
             let program = PaintBenchmark.storefront(binary: binary, catalog: catalog, catalogPath: catalogPath, storePath: path)
             var paints: [Duration] = []
             for _ in 0..<runs {
@@ -49,26 +49,30 @@ enum GrowthBenchmark {
                 lists.append(try ProcessRun.run(binary, ["--store", path, "transactions", "--limit", "50"], work: work).elapsed)
             }
             listing.values.append(median(lists).milliseconds)
-            purchase.values.append(try await purchaseTime(catalog, storePath: path, count: 21).milliseconds)
         }
+        progress("7. growth: purchases on the three store files in turn, 41 each")
+        purchase.values = try await purchaseTimes(catalog, storePaths: stores.map(\.path), count: 41).map(\.milliseconds)
         return [paint, restore, listing, purchase]
     }
 
-    /// The median time of `count` consumable purchases on the store file, each durable.
-    static func purchaseTime(_ catalog: Catalog, storePath: String, count: Int) async throws -> Duration {
-        let store = try Store(catalog: catalog, path: storePath)
+    /// The median time of `count` consumable purchases on each store file, each durable: one on
+    /// each file in turn, so that all of them see the same moments of a shared disk.
+    static func purchaseTimes(_ catalog: Catalog, storePaths: [String], count: Int) async throws -> [Duration] {
+        let stores = try storePaths.map { try Store(catalog: catalog, path: $0) }
         guard let consumable = catalog.products.first(where: { $0.type == .consumable })?.id else {
             throw PseudoTerminal.Failure(description: "the catalog has no consumable")
         }
-        var times: [Duration] = []
+        var times = [[Duration]](repeating: [], count: stores.count)
         for _ in 0..<count {
-            let start = ContinuousClock.now
-            guard case .purchased = try await store.app.purchase(consumable) else {
-                throw PseudoTerminal.Failure(description: "a benchmark purchase did not succeed")
+            for (index, store) in stores.enumerated() {
+                let start = ContinuousClock.now
+                guard case .purchased = try await store.app.purchase(consumable) else {
+                    throw PseudoTerminal.Failure(description: "a benchmark purchase did not succeed")
+                }
+                times[index].append(ContinuousClock.now - start)
             }
-            times.append(ContinuousClock.now - start)
         }
-        return median(times)
+        return times.map(median)
     }
 
     /// The growth table: each measure at each size, the factor of each decade, the goal.
