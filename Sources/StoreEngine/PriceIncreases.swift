@@ -243,9 +243,11 @@ extension Store {
         let unseen = current.filter { seen[$0.0] != $0.1 }
         guard !unseen.isEmpty else { return }
         try ledger.db.transaction {
+            // Read again under the write lock (another process may have noticed them meanwhile), once:
+            // read for each product, a new store file's first purchase read 1,000 prices 1,000 times.
+            let noticed = try ledger.catalogPrices(storefront: storefront.countryCode)
             for (id, price) in unseen {
-                // Read again under the write lock: another process may have noticed it meanwhile.
-                guard let before = try ledger.catalogPrices(storefront: storefront.countryCode)[id], before != price else {
+                guard let before = noticed[id], before != price else {
                     try ledger.saveCatalogPrice(productID: id, storefront: storefront.countryCode, price: price)
                     continue
                 }
