@@ -31,11 +31,18 @@ extension Ledger {
     /// The position of the mark in ``verifiedColumns``.
     static let markColumn: Int32 = 29
 
-    /// The mark of a row whose seal is `seal`: HMAC of the verdict, the schema (its payload
-    /// rule), the bundle id the payload was checked against, and the seal.
+    /// The mark of a row whose seal is `seal`: HMAC of the verdict, the payload rule it was
+    /// checked by (``verifiedMarkRule``), the bundle id the payload was checked against, and the seal.
     func mark(forSeal seal: String) -> String {
-        Self.hex(sealHasher.mac(Array("verified\n\(Self.schemaVersion)\n\(bundleID)\n\(seal)".utf8)))
+        Self.hex(sealHasher.mac(Array("verified\n\(Self.verifiedMarkRule)\n\(bundleID)\n\(seal)".utf8)))
     }
+
+    /// What a transaction's JWS must say to verify, as marks name it. Change it with anything that
+    /// changes what a row's JWS must carry (``Transaction/signedPayload(bundleID:signedDate:rule:)``'s
+    /// current fields, the header, the key) unless every row is signed anew: every mark then lapses,
+    /// and rows are checked in full again. (Not the schema version: a schema that only adds
+    /// tables would make every existing row pay a P-256 check at every read.)
+    static let verifiedMarkRule = "payload 5"
 
     /// Whether a row read with ``verifiedColumns`` whose seal was found good carries its mark.
     func hasMark(_ row: SQLiteDatabase.Row) -> Bool {

@@ -66,7 +66,9 @@ extension Catalog {
             displayPrices[price] = text
             return text
         }
-        return products.filter { $0.isAvailable(in: storefront.countryCode) }.map { product(from: $0, in: storefront, displayPrice: format) }
+        // Lazily filtered: a filtered array would be a copy of every catalog product first.
+        return products.lazy.filter { $0.isAvailable(in: storefront.countryCode) }
+            .map { product(from: $0, in: storefront, displayPrice: format) }
     }
 
     /// One catalog product as seen in `storefront`.

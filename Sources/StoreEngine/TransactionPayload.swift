@@ -24,6 +24,7 @@ extension Transaction {
     /// dates in milliseconds since 1970, the price in milliunits. One field is the
     /// simulator's own: `sandboxAccount`, so that a row moved to another account in
     /// the store file no longer verifies. `rule` gives the fields of older schemas.
+    /// A change to the current fields changes ``Ledger/verifiedMarkRule`` too (or signs every row anew).
     public func signedPayload(bundleID: String, signedDate: Date, rule: PayloadRule = .current) -> JSON {
         let current = rule == .current
         return .object([

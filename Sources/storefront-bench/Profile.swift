@@ -33,6 +33,18 @@ enum Profile {
             let before = cpuSeconds()
             let rate = try await DurabilityBenchmark.purchasesPerSecond(catalog, folder: work, duration: .milliseconds(600))
             print(String(format: "%.0f purchases a second; CPU %.0f µs a purchase", rate, (cpuSeconds() - before) / (rate * 0.6) * 1e6))
+        case "snapshot":
+            // What the paywall reads for its first screen, on a store of 10,000 transactions (seeded if missing).
+            if !FileManager.default.fileExists(atPath: storePath) {
+                _ = try await SyntheticData.seedStore(catalog, transactions: 10_000, at: storePath)
+            }
+            for _ in 0..<5 {
+                let start = ContinuousClock.now
+                let store = try Store(catalog: catalog, path: storePath)
+                let opened = ContinuousClock.now
+                _ = try await store.app.snapshot()
+                print("open " + milliseconds(opened - start) + ", snapshot " + milliseconds(ContinuousClock.now - opened))
+            }
         case "paint":
             // What the paywall computes for its first screen and five cursor-down presses, without a terminal.
             let storefront = catalog.storefront(catalog.defaultStorefront) ?? .unitedStates
@@ -47,7 +59,7 @@ enum Profile {
                 _ = render(state)
             }
         default:
-            throw PseudoTerminal.Failure(description: "unknown part \(part); known: load, seed, restore, purchase, paint")
+            throw PseudoTerminal.Failure(description: "unknown part \(part); known: load, seed, restore, purchase, snapshot, paint")
         }
     }
 }

@@ -69,7 +69,7 @@ struct VerifiedRowsTests {
             try setMark(fixture.path, id: faces.id, seal: sealed, mark: proMark)
             #expect(try await verification() != .verified, "another row's mark")
             let forged = Ledger.hex(Ledger.hmac(key: Array(repeating: 7, count: 32),
-                                                Array("verified\n\(Ledger.schemaVersion)\n\(fixture.catalog.bundleID)\n\(sealed)".utf8)))
+                                                Array("verified\n\(Ledger.verifiedMarkRule)\n\(fixture.catalog.bundleID)\n\(sealed)".utf8)))
             try setMark(fixture.path, id: faces.id, seal: sealed, mark: forged)
             #expect(try await verification() != .verified, "a mark made without the seal key")
 
