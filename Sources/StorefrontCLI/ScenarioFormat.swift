@@ -125,6 +125,7 @@ extension Scenario {
         "products", "buy", "restore", "transactions", "entitlements", "consume", "approve", "decline", "resolve",
         "refund", "delete-transaction", "accounts", "clock", "status", "auto-renew", "expire", "renew", "reset",
         "settings", "log", "offer-keys", "offer", "app-transaction", "redeem", "price-increase", "messages", "message",
+        "refund-request",
     ]
     /// Options a scenario may not give: it has its own store and catalog, and reads results itself.
     static let refusedOptions: Set<String> = ["--store", "--catalog", "--json", "--latency", "--help", "--version", "--record"]

@@ -205,6 +205,10 @@ final class ScenarioRun {
             lastError = (error.name, error.description)
         } catch let error as AccountExists {
             lastError = ("accountExists", "the account \(error.name) exists already")
+        } catch let error as RefundRequestError {
+            lastError = (error.name, error.description)
+        } catch let error as FamilyError {
+            lastError = ("family", error.description)
         } catch let error as SettingError {
             lastError = ("usage", error.description)
         }
