@@ -21,11 +21,19 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
         return [
             move, scroll,
             KeyHelp(keys: "\(g.enter)  space", does: "buy the selected product: the App Store sheet", hint: "\(g.enter) buy"),
-            KeyHelp(keys: "\(g.left) \(g.right)  o  tab", does: "on the App Store sheet: choose how this purchase ends"),
+            KeyHelp(keys: "\(g.left) \(g.right)  o  tab", does: "on the App Store sheet: choose how this purchase ends; for a subscription "
+                        + "with offers \(g.up) \(g.down) go to the Offer and Signature lines and \(g.left) \(g.right) change them (a promotional "
+                        + "offer is signed with the store's offer key, or badly on purpose; a lapsed subscriber's win-back offer is chosen already)"),
             KeyHelp(keys: "t", does: "the Transaction Manager: approve, decline, refund, expire, renew", hint: "t transactions"),
             KeyHelp(keys: "s", does: "settings, testers and resets", hint: "s settings"),
             KeyHelp(keys: "r", does: "restore purchases (after a failed load: retry)", hint: "r restore"),
             KeyHelp(keys: "c", does: "consume one of the selected consumable", hint: "c consume"),
+            KeyHelp(keys: "o", does: "Redeem Code: type an offer code, \(g.enter) redeems it (AppStore.presentOfferCodeRedeemSheet); "
+                        + "its transaction arrives as an update, a bad code's StoreKit error stays on the sheet"),
+            KeyHelp(keys: "m", does: "the App Store's messages (billing problem, price increase, win-back offer): shown at once "
+                        + "when they arrive, or deferred (\(g.left) \(g.right)); those not shown yet, \(g.enter) shows one"),
+            KeyHelp(keys: "b", does: "request a refund of the selected product's purchase, as the app's Transaction.beginRefundRequest: "
+                        + "choose the reason; the App Store decides later, the row says Refund requested until then"),
             clock, log,
             KeyHelp(keys: "[ ]  { }", does: "scroll the event log a line, a page (older, newer)"),
             KeyHelp(keys: "/", does: "search: the table shows the products whose name, id, kind, price or status match what "
@@ -43,6 +51,8 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             KeyHelp(keys: "d", does: "decline the selected Ask to Buy request", hint: "d decline"),
             KeyHelp(keys: "v", does: "resolve the selected interrupted purchase", hint: "v resolve"),
             KeyHelp(keys: "f", does: "refund the selected transaction: choose the reason (developerIssue, other) with ← →", hint: "f refund"),
+            KeyHelp(keys: "b", does: "request a refund of the selected transaction as the app does (Transaction.beginRefundRequest): "
+                        + "choose the reason; the App Store decides later (refund-request approve|decline), the state says refund requested"),
             KeyHelp(keys: "e", does: "expire the selected subscription now", hint: "e expire"),
             KeyHelp(keys: "n", does: "renew the selected subscription now", hint: "n renew"),
             KeyHelp(keys: "u", does: "turn the selected subscription's auto-renew on or off (the line under the list says which)", hint: "u auto-renew"),
