@@ -180,7 +180,8 @@ func messageContent(_ message: StoreMessage, _ state: State, inner: Int) -> Shee
     let g = state.glyphs
     let product = state.products.first { $0.id == message.productID }
     let name = product.map(\.displayName) ?? message.productID ?? "your subscription"
-    let say = { (text: String, style: Style) in wrap(text, inner).map { ($0, style) } }
+    // Catalog text (names, offer ids) is made harmless before it is measured and wrapped.
+    let say = { (text: String, style: Style) in wrap(TerminalText.sanitized(text), inner).map { ($0, style) } }
     switch message.reason {
     case .billingIssue:
         // Apple's Billing Problem sheet (StoreKit's Message.Reason.billingIssue documentation).

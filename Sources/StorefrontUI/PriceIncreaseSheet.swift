@@ -31,7 +31,8 @@ func priceIncreaseContent(productID: String, _ state: State, inner: Int) -> Shee
     let title = "Subscription Price Increase"
     let product = state.products.first { $0.id == productID }
     let name = product?.displayName ?? productID
-    let say = { (text: String, style: Style) in wrap(text, inner).map { ($0, style) } }
+    // Catalog text (names, offer ids) is made harmless before it is measured and wrapped.
+    let say = { (text: String, style: Style) in wrap(TerminalText.sanitized(text), inner).map { ($0, style) } }
     guard let increase = pendingConsent(productID, state), let storefront = state.snapshot?.storefront else {
         return SheetContent(title: title, body: [(name, bold)] + say("No price increase waits for your consent.", .plain),
                             buttons: [("[ OK \(g.enter) ]", .confirm)])

@@ -86,7 +86,7 @@ func redemptionText(_ redemption: Redemption, _ state: State) -> String {
         let when = redemption.startsAt.map { " on \(ProductStatus.shortDate($0))" } ?? ""
         text += ". It starts at the subscription's next renewal\(when): nothing charged now."
     }
-    return text
+    return TerminalText.sanitized(text)
 }
 
 /// The sheet: the field with a cursor, the error of the last try, or the spinner while redeeming.
@@ -101,7 +101,7 @@ func redeemContent(code: String, error: String?, _ state: State, inner: Int) -> 
     if case .working(let what)? = state.busy {
         body.append(("\(spinner(state)) \(what)", Style(bold: true, color: .yellow)))
     } else if let error {
-        body += wrap(error, inner).map { ($0, Style(bold: true, color: .red)) }
+        body += wrap(TerminalText.sanitized(error), inner).map { ($0, Style(bold: true, color: .red)) }
     }
     return SheetContent(title: "Redeem Code", body: body,
                         buttons: [("[ Redeem \(g.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)])

@@ -101,6 +101,17 @@ struct AppMessagesTests {
         }
     }
 
+    @Test("catalog text on a message's sheet never reaches the terminal as control sequences")
+    func sanitized() {
+        var hostile = with([message(1, .winBackOffer, productID: monthly, offerID: "monthly_winback")])
+        let at = hostile.products.firstIndex { $0.id == monthly }!
+        hostile.products[at].displayName = "Monthly\u{1B}[2J\u{202E}Plan"
+        let state = loadedState(snapshot: hostile)
+        let lines = render(state, timeZone: utc).lines
+        #expect(lines.allSatisfy { !$0.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{202E}" } })
+        #expect(sheetText(state).contains("Monthly\\e[2J"), "\(sheetText(state))")
+    }
+
     @Test("on the engine: a failed renewal's Billing Problem shows at load; Continue renews the subscription")
     func onTheEngine() async throws {
         try await withDemoStore { store, clock in
