@@ -65,7 +65,7 @@ extension EngineEffects {
         let request = try await store.app.beginRefundRequest(transactionID: id, reason: reason)
         let product = try await name(try await store.app.transaction(id: id), store)
         return switch request.status {
-        case .pending: "Refund requested for \(product) (\(reason.rawValue)): the App Store decides later"
+        case .pending: "Refund requested for \(product) (\(reason.rawValue)); the App Store decides"
         case .approved: "Refund granted at once for \(product) (refundRequestOutcome approve)"
         case .declined: "Refund request for \(product) declined at once (refundRequestOutcome decline)"
         }
