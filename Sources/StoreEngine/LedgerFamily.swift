@@ -122,6 +122,12 @@ extension Ledger {
             """, status?.rawValue, status?.rawValue, as: refundRequest)
     }
 
+    /// The refund requests of one account, oldest first.
+    func refundRequests(account: String) throws(SQLiteError) -> [RefundRequest] {
+        try db.rows("SELECT \(Self.refundRequestColumns) FROM refund_requests WHERE account = ? ORDER BY requested, transaction_id",
+                    account, as: refundRequest)
+    }
+
     func saveRefundRequest(_ request: RefundRequest) throws(SQLiteError) {
         try db.run("""
             INSERT OR REPLACE INTO refund_requests (transaction_id, account, reason, requested, status, decided)

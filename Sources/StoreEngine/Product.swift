@@ -23,15 +23,21 @@ public struct Product: Sendable, Hashable, Identifiable {
         public var subscriptionPeriod: ISODuration
         public var groupLevel: Int
         public var introductoryOffer: Offer?
+        /// The promotional offers an app may redeem with a signature (StoreKit's `promotionalOffers`).
+        public var promotionalOffers: [Offer] = []
+        /// The win-back offers, whoever may redeem them (`RenewalInfo.eligibleWinBackOfferIDs` says who may).
+        public var winBackOffers: [Offer] = []
     }
 
-    /// An introductory offer with its localized price.
+    /// A subscription offer with its localized price (StoreKit's `Product.SubscriptionOffer`).
     public struct Offer: Sendable, Hashable {
         public var paymentMode: PaymentMode
         public var period: ISODuration
         public var periodCount: Int
         public var price: Decimal
         public var displayPrice: String
+        /// The offer identifier the app redeems it by; nil for an introductory offer.
+        public var id: String? = nil
     }
 
     /// A short label of what kind of product this is: "1 month", "Non-consumable",
@@ -89,11 +95,25 @@ extension Catalog {
                 introductoryOffer: terms.introductoryOffer.map { offer in
                     Product.Offer(paymentMode: offer.paymentMode, period: offer.period, periodCount: offer.periodCount,
                                   price: offer.price, displayPrice: displayPrice(offer.price))
-                })
+                },
+                promotionalOffers: terms.offers.filter { $0.kind == .promotional }.map { productOffer($0, of: terms, displayPrice) },
+                winBackOffers: terms.offers.filter { $0.kind == .winBack }.map { productOffer($0, of: terms, displayPrice) })
         }
         return Product(id: item.id, type: item.type, displayName: text.displayName, description: text.description,
                        price: price, displayPrice: displayPrice(price), currencyCode: storefront.currency,
                        subscription: subscription, nonRenewingDuration: item.duration,
                        isFamilyShareable: item.familyShareable)
+    }
+
+    /// A catalog offer (promotional, win-back, offer code) as the app sees it in `storefront`.
+    public func productOffer(_ offer: SubscriptionOffer, of terms: SubscriptionTerms, in storefront: Storefront) -> Product.Offer {
+        productOffer(offer, of: terms, storefront.displayPrice)
+    }
+
+    private func productOffer(_ offer: SubscriptionOffer, of terms: SubscriptionTerms,
+                              _ displayPrice: (Decimal) -> String) -> Product.Offer {
+        let price = offer.price ?? 0
+        return Product.Offer(paymentMode: offer.paymentMode ?? .payAsYouGo, period: offer.period ?? terms.period,
+                             periodCount: offer.periodCount, price: price, displayPrice: displayPrice(price), id: offer.id)
     }
 }

@@ -26,6 +26,17 @@ public enum PromotionalOfferSignature: Sendable, Hashable {
     /// Which form to make.
     public enum Form: String, Sendable { case legacy, compactJWS }
 
+    /// A fault a tester puts in a signature on purpose, to see the App Store refuse it
+    /// (`invalidOfferSignature`), as a server's bug would make it.
+    public enum Flaw: String, Sendable, Hashable, CaseIterable {
+        /// Signed with a key App Store Connect never issued, under a registered key's id.
+        case wrongKey
+        /// Made 25 hours before the store's now: past the 24 hours a signature is good for.
+        case stale
+        /// Its nonce was used by an earlier purchase attempt.
+        case reusedNonce
+    }
+
     /// What Apple's legacy form signs: appBundleID, keyIdentifier, productIdentifier,
     /// offerIdentifier, appAccountToken (lowercased, or empty), nonce (lowercased),
     /// timestamp — joined by U+2063 (INVISIBLE SEPARATOR), as Apple's
@@ -78,8 +89,10 @@ extension Store {
 
     /// A fresh signature for this account, as the app's server would make it, with a key the
     /// store holds privately (the only one, or `keyID`); timestamp and `iat` are store time.
+    /// `flaw`: a fault put in on purpose (a tester's), which the purchase's check refuses.
     func signPromotionalOffer(productID: String, offerID: String, keyID: String?, appAccountToken: UUID?,
-                              form: PromotionalOfferSignature.Form) throws -> PromotionalOfferSignature {
+                              form: PromotionalOfferSignature.Form,
+                              flaw: PromotionalOfferSignature.Flaw? = nil) throws -> PromotionalOfferSignature {
         let keys = try ledger.offerKeys().filter(\.canSign)
         let chosen: OfferKey
         if let keyID {
@@ -99,9 +112,13 @@ extension Store {
         guard let pem = try ledger.offerPrivateKey(chosen.keyID) else {
             throw OfferKeyError(description: "offer key \(chosen.keyID) has no private key here")
         }
-        let key = try SigningKey(pem: pem)
-        let date = try currentTime()
+        let key = flaw == .wrongKey ? try SigningKey.generate() : try SigningKey(pem: pem)
+        let now = try currentTime()
+        let date = flaw == .stale ? now.addingTimeInterval(-PromotionalOfferSignature.lifetime - 3600) : now
         let nonce = UUID()
+        if flaw == .reusedNonce {
+            _ = try ledger.db.transaction { try ledger.useOfferNonce(nonce.uuidString.lowercased(), account: account, at: now) }
+        }
         switch form {
         case .legacy:
             let timestamp = date.milliseconds
@@ -221,9 +238,11 @@ extension AppStoreFace {
     }
 
     /// Signs a promotional offer for this account as the app's server would (`offer sign`).
+    /// `flaw` puts a fault in it on purpose (wrong key, stale, a used nonce), for testing the refusal.
     public func signPromotionalOffer(productID: String, offerID: String, keyID: String? = nil, appAccountToken: UUID? = nil,
-                                     form: PromotionalOfferSignature.Form = .compactJWS) async throws -> PromotionalOfferSignature {
+                                     form: PromotionalOfferSignature.Form = .compactJWS,
+                                     flaw: PromotionalOfferSignature.Flaw? = nil) async throws -> PromotionalOfferSignature {
         try await store.signPromotionalOffer(productID: productID, offerID: offerID, keyID: keyID,
-                                             appAccountToken: appAccountToken, form: form)
+                                             appAccountToken: appAccountToken, form: form, flaw: flaw)
     }
 }

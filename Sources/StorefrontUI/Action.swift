@@ -17,6 +17,8 @@ public enum PurchaseReport: Equatable, Sendable {
     case unverified(transactionID: Int64, error: String)
     /// A StoreKit error: its Swift name (`purchaseNotAllowed`), where Apple declares it, and a plain sentence.
     case failed(name: String, domain: String?, message: String)
+    /// The promotional offer could not be signed (no offer key): nothing was bought.
+    case notSigned(String)
 }
 
 /// Why a store command failed, for the alert.
@@ -66,14 +68,18 @@ public enum Action: Equatable, Sendable {
     case catalogFailed(String)
     /// SIGTERM or SIGHUP: leave at once, restoring the terminal.
     case terminate
+    /// An offer code was redeemed (what it gave), or StoreKit's error for it.
+    case redeemed(code: String, Result<Redemption, CommandFailure>)
+    /// A message could not be marked shown or deferred in the store.
+    case messageFailed(String)
 }
 
 /// Work for the runtime to do: engine calls, described as values so `update` stays pure.
 public enum Effect: Equatable, Sendable {
     /// Read everything the screen shows from the store.
     case load
-    /// Buy, as the settings say or with the outcome the tester chose on the sheet.
-    case purchase(productID: String, outcome: PurchaseChoice? = nil)
+    /// Buy, as the settings say or with the outcome the tester chose on the sheet, with a subscription offer.
+    case purchase(productID: String, outcome: PurchaseChoice? = nil, offer: PurchaseOffer? = nil)
     case restore
     /// Read the Transaction Manager's list.
     case loadHistory
@@ -85,4 +91,9 @@ public enum Effect: Equatable, Sendable {
     case consume(productID: String)
     /// Read the store file's data version, to notice another process's writes.
     case checkForChanges
+    /// Redeem an offer code, as the Redeem Code sheet does.
+    case redeem(code: String)
+    /// The app shows a message now (`Message.display`), or holds it to show later.
+    case displayMessage(Int64)
+    case deferMessage(Int64)
 }

@@ -13,6 +13,8 @@ public enum ClickTarget: Hashable, Sendable {
     case row(Int)
     /// Load the store again after a failed load.
     case retry
+    /// A sheet's button beside Confirm and Cancel: a click presses its key.
+    case sheetKey(Character)
 }
 
 /// The paywall's canvas: cells, and hotspots that name what a click presses.

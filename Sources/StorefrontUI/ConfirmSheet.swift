@@ -4,15 +4,19 @@ import StoreEngine
 // the price), a change of plan (nothing charged now for a downgrade), and what "as the settings
 // say" comes to, naming the conditions in force. The engine decides each; the sheet words it.
 
-/// The confirmation sheet's lines for `product`, with `outcome` chosen (nil: as the settings say).
-func confirmLines(_ product: Product, outcome: PurchaseChoice?, _ state: State, width: Int) -> [(String, Style)] {
+/// The confirmation sheet's lines for `product`, with `outcome` chosen (nil: as the settings say) and
+/// the offer of `selection`.
+func confirmLines(_ product: Product, outcome: PurchaseChoice?, selection: OfferSelection = OfferSelection(), _ state: State,
+                  width: Int) -> [(String, Style)] {
     let g = state.glyphs
     var lines: [(String, Style)] = [(product.displayName, bold)]
     let snapshot = state.snapshot
     let group = product.subscription?.subscriptionGroupID
     let current = group.flatMap { snapshot?.subscriptions[$0] }
     let say = { (text: String, style: Style) in lines += wrap(text, width).map { ($0, style) } }
-    if let change = snapshot?.plannedChanges[product.id] {
+    if let offer = selection.offer, let terms = offerTerms(offer, product) {
+        say(terms, Style(bold: true))
+    } else if let change = snapshot?.plannedChanges[product.id] {
         let from = name(of: change.fromProductID, in: state)
         if change.isScheduled {
             let when = change.effectiveDate.map { "starts \(ProductStatus.shortDate($0))" } ?? "starts at the next renewal"
@@ -29,7 +33,11 @@ func confirmLines(_ product: Product, outcome: PurchaseChoice?, _ state: State, 
         lines.append(("\(product.kindLabel) \(g.dot) \(product.type == .autoRenewable ? regularPrice(product) : product.displayPrice)", .plain))
     }
     lines.append(("Account: \(state.account)  [Sandbox]", dim))
-    lines.append(("Outcome: \(g.left) \(outcomeLabel(outcome)) \(g.right)", Style(bold: outcome != nil, color: outcome == nil ? nil : .yellow)))
+    let offers = offerLines(product, selection, state, width: width)
+    lines += offers
+    let outcomeText = "Outcome: \(g.left) \(outcomeLabel(outcome)) \(g.right)"
+    lines += (offers.isEmpty ? [outcomeText] : focusLines(.outcome, outcomeText, selection, state, width: width))
+        .map { ($0, Style(bold: outcome != nil, color: outcome == nil ? nil : .yellow)) }
     if outcome == nil, let conditions = snapshot?.conditions {
         let style = conditions.inForce.isEmpty ? dim : Style(color: .yellow)
         lines += wrap("\(g.right) \(conditions.summary)", width).map { ($0, style) }

@@ -45,11 +45,19 @@ public final class EngineEffects: Sendable {
             // change its data version (that counts other connections' commits): say so instead.
             if let made = try? await store.appStore.processRenewals(), made > 0 { return .renewalsMade(made) }
             return (try? await store.app.dataVersion()).map(Action.dataVersion)
-        case .purchase(let productID, let choice):
+        case .purchase(let productID, let choice, let offer):
             await simulateLatency()
             do {
+                let options: OfferOptions
+                switch try await offerOptions(offer, productID: productID, store) {
+                case .success(let made): options = made
+                case .failure(let failure): return .purchased(productID: productID, .notSigned(failure.message))
+                }
                 // Busy is not broken: nothing was charged when the lock could not be had, so ask again.
-                let purchase = try await whenBusyRetry { try await store.app.buy(productID, choice: choice) }
+                let purchase = try await whenBusyRetry {
+                    try await store.app.buy(productID, offerID: options.offerID, offerSignature: options.signature,
+                                            winBackOfferID: options.winBackOfferID, choice: choice)
+                }
                 let report: PurchaseReport = switch purchase.outcome {
                 case .purchased(let transaction, _) where !purchase.isFinished:
                     hold(transaction.id)
@@ -110,6 +118,15 @@ public final class EngineEffects: Sendable {
             }
         case .run(let command):
             return await run(command, on: store)
+        case .redeem(let code):
+            await simulateLatency()
+            return await redeem(code, store)
+        case .displayMessage(let id):
+            do { _ = try await store.app.displayMessage(id) } catch { return .messageFailed(describe(error)) }
+            return nil
+        case .deferMessage(let id):
+            do { try await store.app.deferMessage(id) } catch { return .messageFailed(describe(error)) }
+            return nil
         }
     }
 
@@ -164,6 +181,16 @@ public final class EngineEffects: Sendable {
             case .advanceClock(let duration):
                 let now = try await session.advanceClock(by: duration)
                 message = "Clock advanced by \(duration.spelledOut): \(clockText(now))"
+            case .requestRefund(let id, let reason):
+                message = try await requestRefund(id, reason: reason, store)
+            case .consentToPriceIncrease(let productID):
+                message = try await consent(productID, store)
+            case .updatePaymentMethod:
+                _ = try await session.setSetting("billingIssues", to: "false", once: false)
+                message = "Payment method updated (billingIssues false): a renewal in billing retry is tried again now"
+            case .declinePriceIncrease(let productID):
+                try await appStore.declinePriceIncrease(productID)
+                message = "Cancelled \(try await store.app.product(id: productID)?.displayName ?? productID): auto-renew is off, it ends at the period's end"
             case .reset(let scope):
                 try await session.reset(scope)
                 message = switch scope {
@@ -213,7 +240,7 @@ public final class EngineEffects: Sendable {
         return "\(verb) \(id) (\(try await name(transaction, store))): it arrives as an update"
     }
 
-    private func name(_ transaction: Transaction, _ store: Store) async throws -> String {
+    func name(_ transaction: Transaction, _ store: Store) async throws -> String {
         try await store.app.product(id: transaction.productID)?.displayName ?? transaction.productID
     }
 
@@ -231,7 +258,7 @@ public final class EngineEffects: Sendable {
         return .unfinished(transactionID: id)
     }
 
-    private func simulateLatency() async {
+    func simulateLatency() async {
         if latency > .zero { try? await Task.sleep(for: latency) }
     }
 
@@ -240,7 +267,7 @@ public final class EngineEffects: Sendable {
 
     /// Runs `body` again while the store file stays locked by another process past the busy
     /// timeout (a write never holds it long, so this is a queue of writers, not a fault).
-    private func whenBusyRetry<T>(_ body: () async throws -> T) async throws -> T {
+    func whenBusyRetry<T>(_ body: () async throws -> T) async throws -> T {
         var attempt = 0
         while true {
             do {
@@ -252,7 +279,7 @@ public final class EngineEffects: Sendable {
         }
     }
 
-    private func describe(_ error: any Error) -> String {
+    func describe(_ error: any Error) -> String {
         if let error = error as? SQLiteError, error.isBusy {
             return "The store file is busy: another storefront process holds it (\(error.message)). Try again in a moment."
         }

@@ -19,16 +19,18 @@ public struct Glyphs: Equatable, Sendable {
     public var right: String
     public var enter: String
     public var warning: String
+    /// From one value to another: "$4.99 → $9.99".
+    public var arrow: String
 
     public static let unicode = Glyphs(
         check: " ✓ ", noCheck: "   ", pointer: "▸", star: "★", horizontal: "─", vertical: "│",
         corners: ("┌", "┐", "└", "┘"), spinner: ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"],
-        dot: "·", up: "↑", down: "↓", left: "‹", right: "›", enter: "⏎", warning: "⚠")
+        dot: "·", up: "↑", down: "↓", left: "‹", right: "›", enter: "⏎", warning: "⚠", arrow: "→")
 
     public static let ascii = Glyphs(
         check: "[x]", noCheck: "[ ]", pointer: ">", star: "*", horizontal: "-", vertical: "|",
         corners: ("+", "+", "+", "+"), spinner: ["|", "/", "-", "\\"],
-        dot: "-", up: "^", down: "v", left: "<", right: ">", enter: "Enter", warning: "!")
+        dot: "-", up: "^", down: "v", left: "<", right: ">", enter: "Enter", warning: "!", arrow: "->")
 
     public static func == (a: Glyphs, b: Glyphs) -> Bool {
         a.check == b.check && a.spinner == b.spinner && a.horizontal == b.horizontal

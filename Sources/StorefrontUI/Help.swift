@@ -21,20 +21,24 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
         return [
             move, scroll,
             KeyHelp(keys: "\(g.enter)  space", does: "buy the selected product: the App Store sheet", hint: "\(g.enter) buy"),
-            KeyHelp(keys: "\(g.left) \(g.right)  o  tab", does: "on the App Store sheet: choose how this purchase ends"),
+            KeyHelp(keys: "\(g.left) \(g.right)  o  tab", does: "on the App Store sheet: choose how this purchase ends; "
+                        + "\(g.up) \(g.down) go to a subscription's Offer and Signature lines"),
             KeyHelp(keys: "t", does: "the Transaction Manager: approve, decline, refund, expire, renew", hint: "t transactions"),
             KeyHelp(keys: "s", does: "settings, testers and resets", hint: "s settings"),
             KeyHelp(keys: "r", does: "restore purchases (after a failed load: retry)", hint: "r restore"),
             KeyHelp(keys: "c", does: "consume one of the selected consumable", hint: "c consume"),
+            KeyHelp(keys: "o", does: "Redeem Code: type an offer code, \(g.enter) redeems it"),
+            KeyHelp(keys: "m", does: "the App Store's messages: shown at once, or deferred"),
+            KeyHelp(keys: "b", does: "request a refund, as the app's beginRefundRequest"),
             clock, log,
             KeyHelp(keys: "[ ]  { }", does: "scroll the event log a line, a page (older, newer)"),
             KeyHelp(keys: "/", does: "search: the table shows the products whose name, id, kind, price or status match what "
                         + "you type (case and accents ignored); \(g.enter) keeps the filter, esc clears it", hint: "/ search"),
-            KeyHelp(keys: "n  N", does: "the next, the previous match of the search kept (round from the last to the first)"),
+            KeyHelp(keys: "n  N", does: "the next, the previous match of the search kept (round)"),
             help,
             KeyHelp(keys: "q  Ctrl-C", does: "quit", hint: "q quit"),
-            KeyHelp(keys: "esc", does: "quit, after asking (Esc again stays); with a search kept, clears it first"),
-            KeyHelp(keys: "mouse", does: "click a row, [ Buy ], [ Restore Purchases ], a tab, a sheet's buttons"),
+            KeyHelp(keys: "esc", does: "quit, after asking; with a search kept, clears it first"),
+            KeyHelp(keys: "mouse", does: "click a row, [ Buy ], [ Restore Purchases ], a tab, a button"),
         ]
     case .transactions:
         return [
@@ -43,6 +47,8 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             KeyHelp(keys: "d", does: "decline the selected Ask to Buy request", hint: "d decline"),
             KeyHelp(keys: "v", does: "resolve the selected interrupted purchase", hint: "v resolve"),
             KeyHelp(keys: "f", does: "refund the selected transaction: choose the reason (developerIssue, other) with ← →", hint: "f refund"),
+            KeyHelp(keys: "b", does: "request a refund of the selected transaction as the app does (Transaction.beginRefundRequest): "
+                        + "choose the reason; the App Store decides later (refund-request approve|decline), the state says refund requested"),
             KeyHelp(keys: "e", does: "expire the selected subscription now", hint: "e expire"),
             KeyHelp(keys: "n", does: "renew the selected subscription now", hint: "n renew"),
             KeyHelp(keys: "u", does: "turn the selected subscription's auto-renew on or off (the line under the list says which)", hint: "u auto-renew"),

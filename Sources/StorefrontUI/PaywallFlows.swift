@@ -19,7 +19,7 @@ func buy(_ state: inout State) -> [Effect] {
     if product.type == .nonConsumable, snapshot.entitled.contains(product.id) {
         state.sheet = .alreadyOwned(productID: product.id)
     } else {
-        state.sheet = .confirm(productID: product.id)
+        state.sheet = purchaseSheet(for: product, state)
     }
     return []
 }
@@ -80,6 +80,10 @@ func purchaseEnded(_ state: inout State, _ productID: String, _ report: Purchase
     case .failed(let name, let domain, let message):
         state.sheet = .alert(title: "Purchase Failed",
                              message: "\(domain.map { $0 + "." } ?? "")\(name): \(message)")
+    case .notSigned(let reason):
+        // The app's server could not sign: the app never asks the App Store, so nothing is logged or charged.
+        state.sheet = .alert(title: "Cannot Sign the Offer",
+                             message: "\(reason). The paywall signs promotional offers as the app's server would, with a store offer key; nothing was bought.")
     }
 }
 

@@ -84,6 +84,9 @@ public enum ProductStatus {
         }
     }
 
+    /// "$9.99/month": a price for each period of a subscription.
+    static func pricePerPeriod(_ price: String, _ period: ISODuration?) -> String { price + perPeriod(period) }
+
     /// "/month", "/year", or " every 3 months".
     private static func perPeriod(_ period: ISODuration?) -> String {
         guard let period else { return "" }

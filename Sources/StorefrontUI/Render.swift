@@ -165,6 +165,7 @@ func statusText(_ product: Product, _ state: State) -> String {
         marks.append(request.reason == .askToBuy ? "Pending approval" : "Pending (interrupted)")
     }
     if snapshot.left.contains(where: { $0.productID == product.id }) { marks.append("Unfinished") }
+    marks += sheetMarks(product, state)
     if !marks.isEmpty {
         // Before an offer's text (nothing is owned yet), after an owned state or a balance.
         let isOffer = snapshot.owned[product.id] == nil && product.type == .autoRenewable

@@ -10,10 +10,10 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
     var buttons: [(String, ClickTarget)] = []
     var title = "App Store"
     // Help takes the width it can use, so its lines are not cut.
-    let width = sheet == .help ? min(canvas.width - 4, 88) : min(canvas.width - 4, 56)
+    let width = min(canvas.width - 4, sheet.maxWidth)
     let inner = width - 4
     switch sheet {
-    case .confirm(let productID, _), .alreadyOwned(let productID):
+    case .confirm(let productID, _, _), .alreadyOwned(let productID):
         let product = state.products.first { $0.id == productID }
         let name = product?.displayName ?? productID
         if case .alreadyOwned = sheet {
@@ -21,8 +21,8 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
             body += wrap("You've already purchased this. Would you like to get it again for free?", inner).map { ($0, .plain) }
             buttons = [("[ Get It Free \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
         } else {
-            if case .confirm(_, let outcome) = sheet, let product {
-                body = confirmLines(product, outcome: outcome, state, width: inner)
+            if case .confirm(_, let outcome, let selection) = sheet, let product {
+                body = confirmLines(product, outcome: outcome, selection: selection, state, width: inner)
             } else {
                 body.append((name, bold))
             }
@@ -82,8 +82,13 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
         }
         body = shown
         buttons = [("[ Close esc ]", .cancel)]
+    case .redeemCode, .message, .priceIncrease, .messages, .refundRequest:
+        let content = appSheetContent(sheet, state, inner: inner, room: max(1, canvas.height - 2 - 5))
+        (title, body, buttons) = (content?.title ?? title, content?.body ?? [], content?.buttons ?? [])
     }
-    let height = min(canvas.height - 2, body.count + 4)
+    // Buttons that do not fit on one line (three at 60 columns) take a second.
+    let rows = buttonRows(buttons, width: width - 4)
+    let height = min(canvas.height - 2, body.count + 3 + rows.count)
     let left = max(0, (canvas.width - width) / 2)
     let top = max(0, (canvas.height - height) / 2)
     let g = state.glyphs
@@ -97,15 +102,18 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
     }
     let heading = " \(title) "
     canvas.put(heading, x: left + max(1, (width - TerminalText.width(heading)) / 2), y: top, limit: width - 2, style: bold)
-    for (offset, line) in body.prefix(height - 4).enumerated() {
+    for (offset, line) in body.prefix(height - 3 - rows.count).enumerated() {
         canvas.put(line.0, x: left + 2, y: top + 1 + offset, limit: inner, style: line.1)
     }
-    let labels = buttons.map(\.0).joined(separator: "   ")
-    var x = left + max(2, (width - TerminalText.width(labels)) / 2)
-    for (label, target) in buttons {
-        canvas.put(label, x: x, y: top + height - 2, style: Style(bold: true, reverse: target == .confirm))
-        canvas.addHotspot(x: x, y: top + height - 2, width: TerminalText.width(label), target: target)
-        x += TerminalText.width(label) + 3
+    for (index, row) in rows.enumerated() {
+        let y = top + height - 1 - rows.count + index
+        let labels = row.map(\.0).joined(separator: "   ")
+        var x = left + max(2, (width - TerminalText.width(labels)) / 2)
+        for (label, target) in row {
+            canvas.put(label, x: x, y: y, style: Style(bold: true, reverse: target == .confirm))
+            canvas.addHotspot(x: x, y: y, width: TerminalText.width(label), target: target)
+            x += TerminalText.width(label) + 3
+        }
     }
 }
 

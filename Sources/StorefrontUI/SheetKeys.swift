@@ -8,17 +8,26 @@ let sheetOutcomes: [PurchaseChoice?] = [nil, .succeed, .cancel, .askToBuy, .inte
 
 func sheet(_ state: inout State, _ key: Key) -> [Effect] {
     switch (state.sheet, key) {
-    case (.confirm(let productID, let outcome), .left), (.confirm(let productID, let outcome), .right),
-         (.confirm(let productID, let outcome), .character("o")), (.confirm(let productID, let outcome), .tab):
+    case (.confirm(let productID, let outcome, var selection), .up), (.confirm(let productID, let outcome, var selection), .down):
+        if moveSheetFocus(&selection, state.products.first { $0.id == productID }, up: key == .up, state) {
+            state.sheet = .confirm(productID: productID, outcome: outcome, offer: selection)
+        }
+    case (.confirm(let productID, let outcome, var selection), .left) where selection.focus != .outcome,
+         (.confirm(let productID, let outcome, var selection), .right) where selection.focus != .outcome:
+        stepOffer(&selection, state.products.first { $0.id == productID }, by: key == .left ? -1 : 1, state)
+        state.sheet = .confirm(productID: productID, outcome: outcome, offer: selection)
+    case (.confirm(let productID, let outcome, let selection), .left), (.confirm(let productID, let outcome, let selection), .right),
+         (.confirm(let productID, let outcome, let selection), .character("o")),
+         (.confirm(let productID, let outcome, let selection), .tab):
         let index = sheetOutcomes.firstIndex(of: outcome) ?? 0
         let step = key == .left ? -1 : 1
         state.sheet = .confirm(productID: productID,
-                               outcome: sheetOutcomes[(index + step + sheetOutcomes.count) % sheetOutcomes.count])
-    case (.confirm(let productID, let outcome), .enter), (.confirm(let productID, let outcome), .character("y")):
+                               outcome: sheetOutcomes[(index + step + sheetOutcomes.count) % sheetOutcomes.count], offer: selection)
+    case (.confirm(let productID, let outcome, let selection), .enter), (.confirm(let productID, let outcome, let selection), .character("y")):
         state.sheet = nil
         state.flash = nil
         state.busy = .purchasing(productID: productID)
-        return [.purchase(productID: productID, outcome: outcome)]
+        return [.purchase(productID: productID, outcome: outcome, offer: selection.offer)]
     case (.alreadyOwned(let productID), .enter), (.alreadyOwned(let productID), .character("y")):
         state.sheet = nil
         state.flash = nil
@@ -50,8 +59,8 @@ func sheet(_ state: inout State, _ key: Key) -> [Effect] {
         return run(.buyOutside(productID: state.products[selection].id), &state)
     case (.outsidePurchase, .escape), (.outsidePurchase, .character("q")):
         state.sheet = nil
-    case (.confirm(let productID, _), .escape), (.confirm(let productID, _), .character("n")),
-         (.confirm(let productID, _), .character("q")):
+    case (.confirm(let productID, _, _), .escape), (.confirm(let productID, _, _), .character("n")),
+         (.confirm(let productID, _, _), .character("q")):
         // Dismissing the App Store sheet is StoreKit's userCancelled: the same purchase as the
         // "cancel" outcome, so the log records it and the screen says it the same way.
         state.sheet = nil
@@ -79,6 +88,8 @@ func sheet(_ state: inout State, _ key: Key) -> [Effect] {
     case (.alert, .enter), (.alert, .escape), (.alert, .character("q")), (.alert, .character(" ")),
          (.help, .enter), (.help, .escape), (.help, .character("q")), (.help, .character("?")):
         state.sheet = nil
+    case (.redeemCode, _), (.message, _), (.priceIncrease, _), (.messages, _), (.refundRequest, _):
+        return appSheetKey(&state, key)
     default:
         break
     }

@@ -4,8 +4,8 @@ import StoreEngine
 /// A dialog over the paywall.
 public enum Sheet: Equatable, Sendable {
     /// The App Store's purchase confirmation for a product, with the tester's choice of
-    /// how this purchase ends (nil: as the settings say).
-    case confirm(productID: String, outcome: PurchaseChoice? = nil)
+    /// how this purchase ends (nil: as the settings say) and of the subscription offer it is bought with.
+    case confirm(productID: String, outcome: PurchaseChoice? = nil, offer: OfferSelection = OfferSelection())
     /// "Are you sure?" before a command that destroys data (delete a transaction, a reset).
     case confirmCommand(StoreCommand)
     /// The Transaction Manager's "buy from outside the app": a product list to pick from.
@@ -18,6 +18,17 @@ public enum Sheet: Equatable, Sendable {
     case refund(id: Int64, reason: Transaction.RevocationReason)
     /// Esc on the paywall: "Quit Storefront?" (q quits without asking).
     case confirmQuit
+    /// The App Store's Redeem Code sheet (`AppStore.presentOfferCodeRedeemSheet`): the code typed so
+    /// far, and StoreKit's error for the last code tried.
+    case redeemCode(code: String = "", error: String? = nil)
+    /// A message from the App Store, shown now (`Message.display`).
+    case message(StoreMessage)
+    /// The price increase consent sheet of a subscription of the account.
+    case priceIncrease(productID: String)
+    /// The app's messages (m): how new ones are handled, and those not shown yet.
+    case messages(selection: Int)
+    /// `Transaction.beginRefundRequest`'s sheet for a transaction: the reason the customer gives.
+    case refundRequest(transactionID: Int64, productID: String, reason: RefundRequestReason)
 }
 
 /// Work the engine is doing that the spinner stands for.
@@ -57,6 +68,13 @@ public enum StoreCommand: Equatable, Sendable {
     case renew(groupID: String)
     case autoRenew(groupID: String, on: Bool)
     case advanceClock(ISODuration)
+    /// The app asks for a refund (`Transaction.beginRefundRequest`), with the customer's reason.
+    case requestRefund(Int64, reason: RefundRequestReason)
+    /// The customer's answer on the price increase consent sheet, for the subscription of a product.
+    case consentToPriceIncrease(productID: String)
+    case declinePriceIncrease(productID: String)
+    /// The Billing Problem sheet's Continue: the customer's payment method works again (`billingIssues` false).
+    case updatePaymentMethod
 }
 
 /// A setting as the settings screen shows it: its value and the values it cycles through.
@@ -145,6 +163,8 @@ public struct State: Equatable, Sendable {
     public var knownDataVersion: Int64?
     /// The product table's lines and column widths, worked out once per snapshot (see `TableMeasure`).
     public var tableMeasure = TableMeasure()
+    /// How the app handles the App Store's messages, and those it handled already.
+    public var messages = MessageHandling()
 
     public init(size: Size, glyphs: Glyphs = .unicode, account: String, storePath: String, paywall: Paywall) {
         self.size = size

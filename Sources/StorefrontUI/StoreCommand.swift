@@ -18,6 +18,10 @@ extension StoreCommand {
         case .renew: "renew"
         case .autoRenew: "change auto-renew"
         case .advanceClock: "advance the clock"
+        case .requestRefund: "request a refund"
+        case .consentToPriceIncrease: "agree to the new price"
+        case .declinePriceIncrease: "cancel the subscription"
+        case .updatePaymentMethod: "update the payment method"
         }
     }
 
@@ -38,6 +42,10 @@ extension StoreCommand {
         case .renew: "Renewing…"
         case .autoRenew(_, let on): on ? "Turning auto-renew on…" : "Turning auto-renew off…"
         case .advanceClock(let duration): "Advancing the clock by \(duration.spelledOut)…"
+        case .requestRefund(let id, _): "Requesting a refund of \(id)…"
+        case .consentToPriceIncrease: "Agreeing to the new price…"
+        case .declinePriceIncrease: "Cancelling the subscription…"
+        case .updatePaymentMethod: "Updating the payment method…"
         }
     }
 

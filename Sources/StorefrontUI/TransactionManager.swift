@@ -48,6 +48,9 @@ func managerKey(_ state: inout State, _ key: Key) -> [Effect] {
             break
         }
         state.sheet = .refund(id: selected.id, reason: .other)
+    case .character("b"):
+        // The app's own request (Transaction.beginRefundRequest); the App Store decides it later.
+        if let selected = state.manager.selected { openRefundRequest(&state, selected) }
     case .character("e"): effects = subscriptionCommand(&state) { .expire(groupID: $0) }
     case .character("n"): effects = subscriptionCommand(&state) { .renew(groupID: $0) }
     case .character("u"):
@@ -137,7 +140,9 @@ extension Transaction {
             return pendingReason == .interrupted ? "i details  v resolve (complete it)  x delete" : "i details  a approve  d decline  x delete"
         }
         if status == .purchased, revocationDate == nil {
-            return productType == .autoRenewable ? "i details  f refund  e expire now  n renew now  u auto-renew  x delete" : "i details  f refund  x delete"
+            // b (the app's refund request) last: the line is cut at the right on narrow screens.
+            return productType == .autoRenewable ? "i details  f refund  e expire now  n renew now  u auto-renew  x delete  b ask refund"
+                : "i details  f refund  x delete  b ask refund"
         }
         return "i details  x delete"
     }
@@ -206,9 +211,13 @@ private func drawList(_ state: State, _ transactions: [Transaction], layout: Man
         canvas.put(TerminalText.truncated(name, to: productWidth), x: productX, y: row, style: base)
         if showPurchased { canvas.put(shortDate(transaction.purchaseDate, timeZone), x: purchasedX, y: row, style: base) }
         var stateStyle = base
-        let stateText = transaction.managerState(at: state.snapshot?.storeTime)
+        // A purchase the app asked a refund for says so until the App Store decides (declined stays said).
+        let plain = transaction.managerState(at: state.snapshot?.storeTime)
+        let requested = plain.hasPrefix("purchased") ? state.snapshot.flatMap { refundRequestMark(transaction, $0) }?.lowercased() : nil
+        let stateText = requested ?? plain
         switch stateText {
-        case "refunded", "unverified", "declined": stateStyle.color = .red
+        case "refunded", "unverified", "declined", "refund declined": stateStyle.color = .red
+        case "refund requested": stateStyle.color = .yellow
         case "expired": stateStyle.dim = !selected
         case let text where text.hasPrefix("pending"): stateStyle.color = .yellow
         default: break

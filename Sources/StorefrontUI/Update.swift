@@ -15,7 +15,8 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
     while state.busy == nil, !state.pendingKeys.isEmpty, state.isRunning {
         effects += apply(&state, .key(state.pendingKeys.removeFirst()))
     }
-    return effects
+    // A message from the App Store that arrived, once nothing else is open.
+    return effects + receiveMessages(&state)
 }
 
 /// At most this many keys wait for a write: a held-down key does not pile up for minutes.
@@ -68,6 +69,7 @@ private func apply(_ state: inout State, _ action: Action) -> [Effect] {
         }
         effects = due
     case .loaded(let snapshot):
+        let before = state.snapshot
         state.snapshot = snapshot
         state.knownDataVersion = snapshot.dataVersion
         state.tableMeasure = TableMeasure(state)
@@ -96,6 +98,10 @@ private func apply(_ state: inout State, _ action: Action) -> [Effect] {
             if !notes.isEmpty { state.flash = notes.joined(separator: "; ") }
         } else if !updates.isEmpty {
             state.flash = "Arrived as an update: " + updates
+        }
+        if state.hasLaunched, let news = refundRequestNews(from: before, to: snapshot, state) {
+            // After what this load delivered, else in place of an older note.
+            state.flash = state.flash != flashBefore ? [state.flash, news].compactMap { $0 }.joined(separator: "; ") : news
         }
         if state.busy == .loading { state.busy = nil }
         state.selection = min(state.selection, max(0, snapshot.products.count - 1))
@@ -221,6 +227,11 @@ private func apply(_ state: inout State, _ action: Action) -> [Effect] {
         state.busy = nil
         state.sheet = .alert(title: "Cannot Consume", message: message)
         effects = []
+    case .redeemed(let code, let result):
+        effects = redeemed(&state, code: code, result)
+    case .messageFailed(let message):
+        if state.sheet == nil { state.sheet = .alert(title: "Cannot Handle the Message", message: message) }
+        effects = []
     }
     if state.flash != flashBefore, state.flash != nil { state.flashSince = state.ticks }
     keepSelectionVisible(&state)
@@ -257,6 +268,9 @@ private func mainScreen(_ state: inout State, _ key: Key) -> [Effect] {
     case .enter, .character(" "): return buy(&state)
     case .character("r"): return restore(&state)
     case .character("c"): return consume(&state)
+    case .character("o"): openRedeemCode(&state)
+    case .character("m"): openMessages(&state)
+    case .character("b"): requestRefundOnPaywall(&state)
     case .character("l"): state.showLog.toggle()
     case .character("["), .character("]"), .character("{"), .character("}"): scrollLog(&state, key)
     case .character("?"), .character("h"): openHelp(&state)
@@ -341,6 +355,8 @@ private func click(_ state: inout State, _ target: ClickTarget) -> [Effect] {
         return sheet(&state, .enter)
     case .cancel:
         return sheet(&state, .escape)
+    case .sheetKey(let character):
+        return state.sheet == nil ? [] : sheet(&state, .character(character))
     }
 }
 

@@ -150,3 +150,63 @@ struct SnapshotTests {
         }
     }
 }
+
+extension SnapshotTests {
+    /// A store of the bundled products.json, its clock at `start`.
+    func withDemoCatalogStore(_ start: Date, _ body: (Store, TestClock) async throws -> Void) async throws {
+        try await withTemporaryFolder { folder in
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            let catalog = try Catalog.load(contentsOf: root.appendingPathComponent("products.json").path)
+            let clock = TestClock(start)
+            try await body(try Store(catalog: catalog, path: folder + "/store.sqlite", now: clock.closure), clock)
+        }
+    }
+
+    @Test("the sheets' data: products list their promotional and win-back offers; messages not shown, refund requests and waiting increases")
+    func sheetsData() async throws {
+        try await withDemoCatalogStore(utc(2026, 1, 5, 9)) { store, clock in
+            let yearly = try #require(try await store.app.product(id: "barcode_year_subscription")?.subscription)
+            #expect(yearly.promotionalOffers.map(\.id) == ["annual_comeback"] && yearly.promotionalOffers.first?.displayPrice == "$29.99")
+            #expect(yearly.winBackOffers.isEmpty)
+            let monthly = try #require(try await store.app.product(id: "barcode_month_subscription")?.subscription)
+            #expect(monthly.winBackOffers.map(\.id) == ["monthly_winback"] && monthly.winBackOffers.first?.periodCount == 3)
+            #expect(monthly.introductoryOffer?.id == nil)
+
+            _ = try await buy(store, "barcode_month_subscription")
+            clock.set(utc(2026, 1, 13))                                   // renewed Jan 12, next Feb 12
+            _ = try await store.appStore.changePrice("barcode_month_subscription", to: decimal("9.99"), requireConsent: true)
+            _ = try await store.testSession.sendMessage(.generic)
+            let shopping = try await buy(store, "com.razeware.razefaces.swiftshopping")
+            try await store.app.beginRefundRequest(transactionID: shopping.id, reason: .legal)
+            let other = try Store(catalog: store.catalog, path: store.path, account: "other@local", now: clock.closure)
+            let theirs = try await buy(other, "com.razeware.razefaces.iphonerage")
+            try await other.app.beginRefundRequest(transactionID: theirs.id)
+
+            var snapshot = try await store.app.snapshot()
+            #expect(snapshot.messages.map(\.reason) == [.priceIncreaseConsent, .generic])
+            #expect(snapshot.refundRequests.keys.sorted() == [shopping.id], "only this account's")
+            #expect(snapshot.refundRequests[shopping.id]?.reason == .legal)
+            let increase = try #require(snapshot.priceIncreases.first)
+            #expect(increase.status == .pending && increase.newPrice == decimal("9.99") && increase.effectiveDate == utc(2026, 2, 12, 9))
+            _ = try await store.app.displayMessage(snapshot.messages[0].id)
+            _ = try await store.app.deferMessage(snapshot.messages[1].id)
+            snapshot = try await store.app.snapshot()
+            #expect(snapshot.messages.map(\.state) == [.deferred], "shown ones are gone; a deferred one stays")
+        }
+    }
+
+    @Test("reading the snapshot queues a win-back message once the account may take the offer, once per lapse")
+    func winBackMessage() async throws {
+        try await withDemoCatalogStore(utc(2026, 1, 5, 9)) { store, clock in
+            _ = try await buy(store, "barcode_month_subscription")
+            clock.set(utc(2026, 1, 13))
+            _ = try await store.appStore.processRenewals()
+            try await store.setAutoRenew(groupID: "premium", false)
+            #expect(try await store.app.snapshot().messages.isEmpty)
+            clock.set(utc(2026, 3, 20))                                   // lapsed Feb 12, more than a month ago
+            let messages = try await store.app.snapshot().messages
+            #expect(messages.map(\.reason) == [.winBackOffer] && messages.first?.offerID == "monthly_winback")
+            #expect(try await store.app.snapshot().messages.count == 1, "queued once")
+        }
+    }
+}

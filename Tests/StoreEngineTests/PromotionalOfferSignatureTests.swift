@@ -175,3 +175,23 @@ extension PromotionalOfferSignatureTests {
         }
     }
 }
+
+extension PromotionalOfferSignatureTests {
+    @Test("a tester's faults, in both forms: each is refused with invalidOfferSignature; the same call without one buys")
+    func flaws() async throws {
+        for form in [PromotionalOfferSignature.Form.legacy, .compactJWS] {
+            try await withLifecycleStore { fixture in
+                let store = try await lapsed(fixture)
+                _ = try await signedOffer(store, "pro.monthly", "comeback")
+                for flaw in PromotionalOfferSignature.Flaw.allCases {
+                    let bad = try await store.appStore.signPromotionalOffer(productID: "pro.monthly", offerID: "comeback", keyID: "TESTKEY",
+                                                                            form: form, flaw: flaw)
+                    #expect(await attempt(store, bad) == .invalidOfferSignature, "\(form) \(flaw)")
+                }
+                let good = try await store.appStore.signPromotionalOffer(productID: "pro.monthly", offerID: "comeback", keyID: "TESTKEY",
+                                                                         form: form)
+                #expect(await attempt(store, good) == nil, "\(form)")
+            }
+        }
+    }
+}

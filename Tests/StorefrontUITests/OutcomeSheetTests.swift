@@ -14,7 +14,7 @@ struct OutcomeSheetTests {
     }
 
     func outcome(_ state: State) -> PurchaseChoice?? {
-        guard case .confirm(let productID, let outcome) = state.sheet, productID == swiftShopping else { return .none }
+        guard case .confirm(let productID, let outcome, _) = state.sheet, productID == swiftShopping else { return .none }
         return .some(outcome)
     }
 

@@ -14,6 +14,8 @@ private func managerState(_ store: Store, columns: Int = 100, rows: Int = 30, gl
     let effects = EngineEffects(store: store, latency: .zero)
     var state = State(size: Size(columns: columns, rows: rows), glyphs: glyphs, account: store.account,
                       storePath: "/tmp/store.sqlite", paywall: demoCatalog.paywall)
+    // The billing problem's message would open its sheet over the paywall: this app shows it later.
+    state.messages.policy = .deferred
     let loaded = await effects.perform(.load)
     _ = update(&state, try #require(loaded))
     _ = update(&state, .key(.character("t")))

@@ -43,6 +43,12 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var conditions = PurchaseConditions()
     /// For products of a group the account is subscribed to: the change of plan buying one would make.
     public var plannedChanges: [String: PlannedChange] = [:]
+    /// The App Store's messages to the app not displayed yet (pending or deferred), oldest first.
+    public var messages: [StoreMessage] = []
+    /// The account's refund requests made from the app, by transaction id.
+    public var refundRequests: [Int64: RefundRequest] = [:]
+    /// The price increases the account's subscriptions wait for, with the renewal that takes each.
+    public var priceIncreases: [PriceIncrease] = []
 
     public init(storefront: Storefront, products: [Product], owned: [String: Transaction], entitled: Set<String>,
                 balances: [String: Int], unverified: [String: String] = [:], canMakePayments: Bool,
@@ -72,6 +78,8 @@ extension Store {
         let version = try dataVersion()
         let delivery = try deliverUnfinished(holding: held)
         try await simulateConditions(errorSetting: .loadProductsError)
+        // The app reads its messages with everything else: a win-back offer it became eligible for is queued now.
+        try queueWinBackMessages(at: try currentTime())
         return try ledger.db.read {
             let date = try currentTime()
             let storefront = try storefront()
@@ -91,6 +99,10 @@ extension Store {
             snapshot.left = delivery.left
             snapshot.currentAccount = try ledger.setting(Self.currentAccountSetting, account: "")
             snapshot.revoked = delivery.revoked.map(\.productID)
+            snapshot.messages = try ledger.messages(account: account).filter { $0.state != .displayed }
+            snapshot.refundRequests = Dictionary(try ledger.refundRequests(account: account).map { ($0.transactionID, $0) },
+                                                 uniquingKeysWith: { _, newer in newer })
+            snapshot.priceIncreases = try ledger.priceIncreases(account: account).map(withEffectiveDate)
             // Shown only once the store's time is its own: running fast, or moved ahead.
             snapshot.timeRate = rate
             snapshot.storeTime = date

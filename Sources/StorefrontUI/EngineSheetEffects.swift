@@ -1,0 +1,83 @@
+import Foundation
+import StoreEngine
+
+// The engine work of the sheets beside the purchase sheet: signing a promotional offer as the app's
+// server would, redeeming an offer code, a refund request, the answer to a price increase.
+
+/// What a purchase passes for its offer: a promotional offer with its signature, or a win-back offer.
+struct OfferOptions {
+    var offerID: String?
+    var signature: PromotionalOfferSignature?
+    var winBackOfferID: String?
+}
+
+extension EngineEffects {
+    /// The purchase options for an offer. A promotional offer is signed with the store's first offer key
+    /// that can sign (with the fault the tester chose); without one, why, and the command that makes one.
+    func offerOptions(_ offer: PurchaseOffer?, productID: String, _ store: Store) async throws -> Result<OfferOptions, CommandFailure> {
+        switch offer {
+        case nil:
+            return .success(OfferOptions())
+        case .winBack(let id)?:
+            return .success(OfferOptions(winBackOfferID: id))
+        case .promotional(let id, let flaw)?:
+            guard let key = try await store.appStore.offerKeys().first(where: \.canSign) else {
+                return .failure(CommandFailure("No offer key to sign the promotional offer \(id) with: `storefront offer-keys create` "
+                                               + "makes one (App Store Connect's In-App Purchase key)"))
+            }
+            let signature = try await store.appStore.signPromotionalOffer(productID: productID, offerID: id, keyID: key.keyID, flaw: flaw)
+            return .success(OfferOptions(offerID: id, signature: signature))
+        }
+    }
+
+    /// Redeems an offer code: what it gave, or StoreKit's error in words.
+    func redeem(_ code: String, _ store: Store) async -> Action {
+        do {
+            let outcome = try await whenBusyRetry { try await store.appStore.redeemOfferCode(code) }
+            let (transaction, startsAt): (Transaction?, Date?) = switch outcome {
+            case .changeScheduled(let change): (change.current, change.effectiveDate)
+            default: (outcome.transaction, nil)
+            }
+            guard let transaction else { return .redeemed(code: code, .failure(CommandFailure("The code \(code) redeemed nothing"))) }
+            let offerID: String? = if case .changeScheduled(let change) = outcome { change.offerID ?? transaction.offerID } else { transaction.offerID }
+            return .redeemed(code: code, .success(Redemption(
+                code: code, productID: transaction.productID, offerID: offerID,
+                terms: try await codeOfferTerms(offerID, productID: transaction.productID, store),
+                transactionID: startsAt == nil ? transaction.id : nil, startsAt: startsAt)))
+        } catch let error as StoreError {
+            return .redeemed(code: code, .failure(CommandFailure("\(error.domain.map { $0 + "." } ?? "")\(error.name): \(error.message)")))
+        } catch {
+            return .redeemed(code: code, .failure(CommandFailure(describe(error))))
+        }
+    }
+
+    /// "3 months free, then $39.99/year": the code offer's terms in the storefront, from the catalog.
+    private func codeOfferTerms(_ offerID: String?, productID: String, _ store: Store) async throws -> String? {
+        guard let terms = store.catalog.product(id: productID)?.subscription,
+              let offer = terms.offers.first(where: { $0.kind == .code && $0.codeOfferID == offerID }),
+              let product = try await store.app.product(id: productID) else { return nil }
+        let storefront = try await store.app.storefront()
+        return ProductStatus.introText(store.catalog.productOffer(offer, of: terms, in: storefront), product)
+    }
+
+    /// The app's refund request, and what the App Store did with it: waiting, or decided at once by the setting.
+    func requestRefund(_ id: Int64, reason: RefundRequestReason, _ store: Store) async throws -> String {
+        let request = try await store.app.beginRefundRequest(transactionID: id, reason: reason)
+        let product = try await name(try await store.app.transaction(id: id), store)
+        return switch request.status {
+        case .pending: "Refund requested for \(product) (\(reason.rawValue)); the App Store decides"
+        case .approved: "Refund granted at once for \(product) (refundRequestOutcome approve)"
+        case .declined: "Refund request for \(product) declined at once (refundRequestOutcome decline)"
+        }
+    }
+
+    /// The customer agrees to a price increase: from when the subscription renews at the new price.
+    func consent(_ productID: String, _ store: Store) async throws -> String {
+        let increase = try await store.appStore.consentToPriceIncrease(productID)
+        let storefront = try await store.app.storefront()
+        let product = try await store.app.product(id: productID)
+        let price = ProductStatus.pricePerPeriod(storefront.displayPrice(increase.newPrice), product?.subscription?.subscriptionPeriod)
+        return "Agreed: \(product?.displayName ?? productID) renews at \(price) from "
+            + ProductStatus.shortDate(increase.effectiveDate ?? increase.noticeEnds)
+    }
+}

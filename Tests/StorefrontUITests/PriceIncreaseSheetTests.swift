@@ -1,0 +1,89 @@
+import Foundation
+@testable import StoreEngine
+import Testing
+@testable import StorefrontUI
+
+/// The price increase consent sheet: shown when its message arrives (or from m while the increase
+/// waits), old → new price and from when; Agree consents, Cancel Subscription declines, Not Now waits.
+@Suite("price increase consent sheet")
+struct PriceIncreaseSheetTests {
+    static let renewal = Date(timeIntervalSince1970: 1_799_366_400)  // 2027-01-08
+
+    /// A subscriber of the monthly plan with an increase to $9.99 that needs consent, and its message.
+    func waiting(message: Bool = true) -> StoreSnapshot {
+        var waiting = snapshot(owned: [purchase(monthly, expires: Self.renewal)])
+        waiting.priceIncreases = [PriceIncrease(
+            account: Store.defaultAccount, groupID: "premium", originalTransactionID: 2_000_000_001, changeID: 1, productID: monthly,
+            storefront: "USA", oldPrice: Decimal(string: "4.99")!, newPrice: Decimal(string: "9.99")!, requiresConsent: true,
+            notified: fixedDate, noticeEnds: fixedDate.addingTimeInterval(27 * 86_400), status: .pending, effectiveDate: Self.renewal)]
+        if message {
+            waiting.messages = [StoreMessage(id: 7, account: Store.defaultAccount, reason: .priceIncreaseConsent, productID: monthly,
+                                             offerID: nil, created: fixedDate, state: .pending)]
+        }
+        return waiting
+    }
+
+    @Test("its message arriving opens the consent sheet and marks the message shown; the row says consent is needed")
+    func arrives() {
+        var state = loadedState()
+        #expect(update(&state, .loaded(waiting())) == [.displayMessage(7)])
+        #expect(state.sheet == .priceIncrease(productID: monthly))
+        let text = sheetText(state)
+        #expect(sheetTitle(state) == "Subscription Price Increase")
+        #expect(text.contains("$4.99/month → $9.99/month"), "\(text)")
+        #expect(text.contains("from Jan 8, 2027, the first renewal at the new price"))
+        #expect(text.contains("If you do not agree by then, the subscription ends on that date."))
+        #expect(text.contains("[ Agree ⏎ ]   [ Not Now esc ]   [ Cancel Subscription x ]"))
+        #expect(statusText(state.products[index(of: monthly)], state).contains("New price needs consent (m)"))
+        #expect(update(&state, .loaded(waiting())).isEmpty, "handled once: the next load does not show it again")
+    }
+
+    @Test("Agree consents, x (or its button) cancels the subscription, Not Now leaves it waiting for m")
+    func answers() {
+        var state = loadedState(snapshot: waiting())
+        #expect(update(&state, .key(.enter)) == [.run(.consentToPriceIncrease(productID: monthly))])
+        #expect(state.sheet == nil && state.busy == .working("Agreeing to the new price…"))
+
+        state = loadedState(snapshot: waiting())
+        #expect(update(&state, .click(.sheetKey("x"))) == [.run(.declinePriceIncrease(productID: monthly))])
+
+        state = loadedState(snapshot: waiting())
+        #expect(update(&state, .key(.escape)).isEmpty)
+        #expect(state.sheet == nil)
+        #expect(state.flash == "The new price of Monthly Subscription still waits for consent: m shows it again")
+        var shown = waiting(message: false)
+        shown.messages = []
+        _ = update(&state, .loaded(shown))
+        _ = update(&state, .key(.character("m")))
+        #expect(sheetText(state).contains("price increase · Monthly Subscription · waits for consent"))
+        #expect(update(&state, .key(.enter)).isEmpty)
+        #expect(state.sheet == .priceIncrease(productID: monthly))
+    }
+
+    @Test("at 60×16 the three buttons take two lines and the prices stay; in the C locale it is ASCII")
+    func small() {
+        var state = loadedState(columns: 60, rows: 16, snapshot: waiting())
+        let lines = sheetLines(state)
+        #expect(lines.contains("$4.99/month → $9.99/month"))
+        #expect(lines.contains("[ Agree ⏎ ]   [ Not Now esc ]") && lines.contains("[ Cancel Subscription x ]"), "\(lines)")
+        state.glyphs = .ascii
+        #expect(sheetLines(state).contains("$4.99/month -> $9.99/month"))
+        #expect(render(state).lines.allSatisfy { $0.unicodeScalars.allSatisfy(\.isASCII) })
+    }
+
+    @Test("on the engine: the message of a consent-required increase opens the sheet; Agree makes it agreed")
+    func onTheEngine() async throws {
+        try await withDemoStore { store, clock in
+            _ = try await store.app.buy(monthly)
+            clock.set(fixedDate.addingTimeInterval(8 * 86_400))  // a paid month since Dec 8
+            _ = try await store.appStore.processRenewals()
+            _ = try await store.appStore.changePrice(monthly, to: Decimal(string: "9.99")!, requireConsent: true)
+            var (state, engine) = try await enginePaywall(store)
+            #expect(state.sheet == .priceIncrease(productID: monthly))
+            #expect(try await store.app.messages().allSatisfy { $0.state == .displayed }, "shown, so not shown again")
+            await settle(&state, update(&state, .key(.enter)), on: engine)
+            #expect(state.flash?.hasPrefix("Agreed: Monthly Subscription renews at $9.99/month from") == true, "\(state.flash ?? "")")
+            #expect(try await store.app.renewalInfo()["premium"]?.priceIncreaseStatus == .agreed)
+        }
+    }
+}

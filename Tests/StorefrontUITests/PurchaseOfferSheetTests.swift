@@ -1,0 +1,129 @@
+import Foundation
+@testable import StoreEngine
+import Testing
+@testable import StorefrontUI
+
+/// The App Store sheet's offers: a promotional offer signed by the paywall (or badly, on purpose),
+/// a win-back offer chosen already for a lapsed subscriber who may take it.
+@Suite("App Store sheet offers")
+struct PurchaseOfferSheetTests {
+    /// A snapshot where the account lapsed from the monthly plan and may take its win-back offer.
+    func lapsed() -> StoreSnapshot {
+        var lapsed = snapshot()
+        let ended = purchase(monthly, expires: fixedDate)
+        var info = renewalInfo(monthly)
+        info.willAutoRenew = false
+        info.eligibleWinBackOfferIDs = ["monthly_winback"]
+        lapsed.subscriptions["premium"] = SubscriptionStatus(groupID: "premium", state: .expired, transaction: ended, renewalInfo: info)
+        return lapsed
+    }
+
+    @Test("a product without offers keeps its sheet: no Offer line, ← → the outcome, ↑ ↓ nothing")
+    func noOffers() {
+        var state = loadedState()
+        state.selection = index(of: monthly)
+        _ = update(&state, .key(.enter))
+        #expect(state.sheet == .confirm(productID: monthly))
+        #expect(!sheetText(state).contains("Offer:"))
+        #expect(update(&state, .key(.up)).isEmpty)
+        _ = update(&state, .key(.right))
+        #expect(state.sheet == .confirm(productID: monthly, outcome: .succeed))
+    }
+
+    @Test("a promotional offer: ↑ to the Offer line, → chooses it, ↓ the signature's faults; ⏎ buys with both")
+    func promotional() {
+        var state = loadedState()
+        state.selection = index(of: yearly)
+        _ = update(&state, .key(.enter))
+        #expect(sheetLines(state).contains("Offer: ‹ none ›"))
+        #expect(sheetLines(state).contains("▸ Outcome: ‹ as the settings say ›"))
+        _ = update(&state, .key(.up))
+        _ = update(&state, .key(.right))
+        let chosen = OfferSelection(offer: .promotional(id: "annual_comeback"), focus: .offer)
+        #expect(state.sheet == .confirm(productID: yearly, offer: chosen))
+        #expect(sheetText(state).contains("Promotional offer: $29.99 for 1 year, then $39.99/year"))
+        #expect(sheetLines(state).contains("Signature: ‹ valid ›"))
+        _ = update(&state, .key(.down))
+        for _ in 0..<2 { _ = update(&state, .key(.right)) }
+        #expect(sheetLines(state).contains("▸ Signature: ‹ stale (made 25 hours ago) ›"))
+        // ← → on the outcome still choose the outcome.
+        _ = update(&state, .key(.down))
+        _ = update(&state, .key(.right))
+        #expect(update(&state, .key(.enter)) == [.purchase(productID: yearly, outcome: .succeed, offer: .promotional(id: "annual_comeback", flaw: .stale))])
+        #expect(state.busy == .purchasing(productID: yearly))
+    }
+
+    @Test("the offers cycle round: none, each promotional offer, back to none; the signature line goes with it")
+    func cycling() {
+        var state = loadedState()
+        state.selection = index(of: yearly)
+        _ = update(&state, .key(.enter))
+        _ = update(&state, .key(.up))
+        _ = update(&state, .key(.left))
+        guard case .confirm(_, _, let selection)? = state.sheet else { Issue.record("no sheet"); return }
+        #expect(selection.offer == .promotional(id: "annual_comeback"), "← from none wraps to the last offer")
+        _ = update(&state, .key(.right))
+        #expect(!sheetText(state).contains("Signature"))
+        #expect(update(&state, .key(.enter)) == [.purchase(productID: yearly, offer: nil)])
+    }
+
+    @Test("a lapsed subscriber's Buy offers the win-back offer, chosen; Esc is still userCancelled without it")
+    func winBack() {
+        var state = loadedState(snapshot: lapsed())
+        state.selection = index(of: monthly)
+        _ = update(&state, .key(.enter))
+        #expect(state.sheet == .confirm(productID: monthly, offer: OfferSelection(offer: .winBack(id: "monthly_winback"), focus: .offer)))
+        #expect(sheetLines(state).contains("▸ Offer: ‹ win-back monthly_winback ›"))
+        #expect(sheetText(state).contains("Win-back offer: $1.99/month for 3 months, then $4.99/month"))
+        #expect(update(&state, .key(.enter)) == [.purchase(productID: monthly, offer: .winBack(id: "monthly_winback"))])
+        state.busy = nil
+        _ = update(&state, .key(.enter))
+        _ = update(&state, .key(.right))
+        #expect(update(&state, .key(.enter)) == [.purchase(productID: monthly, offer: nil)], "the tester chose none")
+        state.busy = nil
+        _ = update(&state, .key(.enter))
+        #expect(update(&state, .key(.escape)) == [.purchase(productID: monthly, outcome: .cancel)])
+    }
+
+    @Test("drawn at 80×24 with every line: offer, signature, outcome and conditions inside the sheet; ASCII")
+    func drawnSmall() {
+        for glyphs in [Glyphs.unicode, .ascii] {
+            var state = loadedState(columns: 80, rows: 24)
+            state.glyphs = glyphs
+            state.selection = index(of: yearly)
+            _ = update(&state, .key(.enter))
+            _ = update(&state, .key(.up))
+            _ = update(&state, .key(.right))
+            let text = sheetText(state)
+            #expect(text.contains("Offer: \(glyphs.left) promotional annual_comeback \(glyphs.right)"), "\(text)")
+            #expect(text.contains("Signature: \(glyphs.left) valid \(glyphs.right)"))
+            #expect(text.contains("Outcome:") && text.contains("[ Confirm \(glyphs.enter) ]"))
+            if glyphs == .ascii { #expect(render(state).lines.allSatisfy { $0.unicodeScalars.allSatisfy(\.isASCII) }) }
+        }
+    }
+
+    @Test("on the engine: signed with the store's key it is bought at the offer's price; each fault is invalidOfferSignature; no key says how to make one")
+    func onTheEngine() async throws {
+        try await withDemoStore { store, _ in
+            _ = try await store.app.buy(monthly)
+            try await store.appStore.expireSubscription(groupID: "premium")
+            var (state, engine) = try await enginePaywall(store)
+            func buy(_ flaw: PromotionalOfferSignature.Flaw?) async -> Sheet? {
+                state.sheet = .confirm(productID: yearly, offer: OfferSelection(offer: .promotional(id: "annual_comeback", flaw: flaw)))
+                await settle(&state, update(&state, .key(.enter)), on: engine)
+                return state.sheet
+            }
+            guard case .alert("Cannot Sign the Offer", let message)? = await buy(nil) else { Issue.record("signed without a key"); return }
+            #expect(message.contains("`storefront offer-keys create` makes one"))
+            _ = try await store.appStore.createOfferKey(keyID: "OFFERKEY")
+            for flaw in PromotionalOfferSignature.Flaw.allCases {
+                guard case .alert("Purchase Failed", let failure)? = await buy(flaw) else { Issue.record("\(flaw) bought"); continue }
+                #expect(failure.hasPrefix("Product.PurchaseError.invalidOfferSignature:"), "\(flaw): \(failure)")
+                state.sheet = nil
+            }
+            #expect(await buy(nil) == nil)
+            #expect(state.snapshot?.owned[yearly]?.offerType == .promotional)
+            #expect(state.snapshot?.owned[yearly]?.price == Decimal(string: "29.99"))
+        }
+    }
+}
