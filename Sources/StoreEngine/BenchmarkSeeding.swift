@@ -81,23 +81,12 @@ extension Ledger {
     /// Signs each transaction's payload as ``sign(_:bundleID:)`` would, on every core.
     func signInParallel(_ transactions: [Transaction], signedDate: Date) throws -> [String] {
         let key = self.key!, bundleID = self.bundleID
-        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<String, VerificationFailure>?>
-            .allocate(capacity: transactions.count)
-        results.initialize(repeating: nil)
-        defer {
-            _ = results.deinitialize()
-            results.deallocate()
-        }
-        let chunk = 256
-        // Each iteration writes its own slots only; the key is only read (see SigningKey).
-        DispatchQueue.concurrentPerform(iterations: (transactions.count + chunk - 1) / chunk) { part in
-            for index in part * chunk..<min(transactions.count, (part + 1) * chunk) {
-                results[index] = Result { () throws(VerificationFailure) in
-                    try key.sign(transactions[index].signedPayload(bundleID: bundleID, signedDate: signedDate))
-                }
+        // The key is only read (see SigningKey).
+        return try parallelMap(count: transactions.count, chunk: 256) { index in
+            Result { () throws(VerificationFailure) in
+                try key.sign(transactions[index].signedPayload(bundleID: bundleID, signedDate: signedDate))
             }
-        }
-        return try results.map { try $0!.get() }
+        }.map { try $0.get() }
     }
 
     /// Folds the seals of rows inserted by ``insertRow(_:jws:seals:)`` into the sealed head.

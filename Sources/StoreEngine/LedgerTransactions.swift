@@ -97,17 +97,9 @@ extension Ledger {
         // One is checked where it is read (and cached there).
         guard unchecked.count > 1 else { return unchecked }
         let key = self.key!
-        // Each iteration writes its own slot only, so sharing the buffer is safe.
-        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<JSON, VerificationFailure>?>
-            .allocate(capacity: unchecked.count)
-        results.initialize(repeating: nil)
-        defer {
-            _ = results.deinitialize()
-            results.deallocate()
-        }
         // The key is only read (safe to share, see SigningKey).
-        DispatchQueue.concurrentPerform(iterations: unchecked.count) { index in
-            results[index] = Result { () throws(VerificationFailure) in try key.verifySignature(unchecked[index]).payload }
+        let results = parallelMap(count: unchecked.count) { index in
+            Result { () throws(VerificationFailure) in try key.verifySignature(unchecked[index]).payload }
         }
         for (jws, result) in zip(unchecked, results) {
             verifiedSignatures[jws] = result

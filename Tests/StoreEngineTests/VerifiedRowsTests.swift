@@ -6,10 +6,8 @@ import Testing
 /// new process need not check each signature again, and refuses exactly what it refused before.
 @Suite("verified rows: marks bound to seals")
 struct VerifiedRowsTests {
-    func edit(_ path: String, _ sql: String) throws {
-        let db = try SQLiteDatabase(path: path, create: false)
-        try db.execute(sql)
-    }
+    /// Edits the store file as a person with `sqlite3` would: a plain connection, no engine.
+    func edit(_ path: String, _ sql: String) throws { try SQLiteDatabase(path: path, create: false).execute(sql) }
 
     func seal(_ path: String, _ id: Int64) throws -> String {
         let db = try SQLiteDatabase(path: path, create: false)
