@@ -267,9 +267,12 @@ extension Store {
     }
 
     /// The oldest notification `url` still waits for, and whether its next attempt is due at the store's time now.
-    func nextNotification(for url: String) throws -> (notification: ServerNotification, due: Bool)? {
+    func nextNotification(for url: String, kept: Bool = false) throws -> (notification: ServerNotification, due: Bool)? {
         // A receiver kept in the store gets what was recorded after it was added; a --notify URL all it has not had.
-        let after = try ledger.receivers().first { $0.url == url }?.afterNotificationID ?? 0
+        let receiver = try ledger.receivers().first { $0.url == url }
+        // One removed since the sender read the list gets nothing more (not everything from the start).
+        if kept, receiver == nil { return nil }
+        let after = receiver?.afterNotificationID ?? 0
         guard let next = try ledger.nextUndelivered(to: url, after: after, maxAttempts: notificationRetryDelays.count + 1)
         else { return nil }
         guard let last = next.attempts.last else { return (next, true) }

@@ -49,7 +49,7 @@ final class NotificationSender: @unchecked Sendable {
                     _ = try? await face.processRenewals()
                 }
                 let targets = urls.isEmpty ? ((try? await face.receivers())?.map(\.url) ?? []) : urls
-                for url in targets { await deliver(to: url) }
+                for url in targets { await deliver(to: url, kept: urls.isEmpty) }
             }
             guard let watcher else {
                 try? await Task.sleep(for: wake)
@@ -67,9 +67,10 @@ final class NotificationSender: @unchecked Sendable {
     static let afterWrite: Duration = .milliseconds(5)
     static let closely: Duration = .microseconds(100)
 
-    /// Sends every notification due for `url`, oldest first, stopping at the first failure.
-    func deliver(to url: String) async {
-        while !Task.isCancelled, let (notification, due) = try? await face.nextNotification(for: url), due {
+    /// Sends every notification due for `url`, oldest first, stopping at the first failure;
+    /// `kept`: a receiver kept in the store, which may have been removed since it was listed.
+    func deliver(to url: String, kept: Bool = false) async {
+        while !Task.isCancelled, let (notification, due) = try? await face.nextNotification(for: url, kept: kept), due {
             let result = await post(notification.signedPayload, to: url)
             do {
                 try await face.recordAttempt(notificationID: notification.id, url: url, result: result)
