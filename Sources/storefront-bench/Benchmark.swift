@@ -29,7 +29,7 @@ enum Benchmark {
             return
         }
         if !settings.profile.isEmpty {
-            try await Profile.run(settings.profile, work: work)
+            try await Profile.run(settings.profile, binary: binary, work: work, runs: runs)
             return
         }
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -53,7 +53,6 @@ enum Benchmark {
         // The 1,000,000-transaction file is about 3.5 GB: removed when the run ends.
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(stores.last!.path + suffix) } }
         let (history10k, history100k) = (stores[0].path, stores[1].path)
-        var figures: [Figure] = []
 
         // MARK: 1, 2. First paint and a key press, beside dialog
         progress("1, 2. first paint and cursor-down on a 100×30 pseudo-terminal, storefront and dialog, \(runs) runs each")
@@ -61,16 +60,8 @@ enum Benchmark {
         for suffix in ["", "-wal", "-shm"] { unlink(paintStore + suffix) }
         let paywall = PaintBenchmark.storefront(binary: binary, catalog: large, catalogPath: largePath, storePath: paintStore)
         let dialog = PaintBenchmark.dialog(catalog: large)
-        var ours: [PaintRun] = [], theirs: [PaintRun] = []
-        for _ in 0..<runs {
-            // Alternating, so both see the same moments of a noisy machine.
-            ours.append(try PaintBenchmark.run(paywall, home: work, presses: 5, quitKeys: Array("q".utf8)))
-            theirs.append(try PaintBenchmark.run(dialog, home: work, presses: 5, quitKeys: [0x1B]))
-        }
-        let paintOurs = median(ours.map(\.firstPaint)), paintTheirs = median(theirs.map(\.firstPaint))
-        figures.append(Figure(number: "1", measure: "First complete paint, 10,000 products, from process start",
-                              value: milliseconds(paintOurs), baseline: "dialog --menu " + milliseconds(paintTheirs),
-                              ratio: paintOurs / paintTheirs, goal: "≤ 1.00", met: paintOurs <= paintTheirs))
+        let paint = try PaintBenchmark.compare(paywall, dialog, home: work, runs: runs)
+        let paintTheirs = median(paint.theirs.map(\.firstPaint))
         progress("1a, 5. the paywall with 10,000 products and 100,000 transactions, \(runs) runs")
         let heavy = PaintBenchmark.storefront(binary: binary, catalog: large, catalogPath: largePath, storePath: history100k)
         var heavyRuns: [PaintRun] = []
@@ -78,16 +69,11 @@ enum Benchmark {
             heavyRuns.append(try PaintBenchmark.run(heavy, home: work, presses: 1, quitKeys: Array("q".utf8)))
         }
         let heavyPaint = median(heavyRuns.map(\.firstPaint))
-        figures.append(Figure(number: "1a", measure: "First complete paint, 10,000 products + 100,000 transactions",
-                              value: milliseconds(heavyPaint), baseline: "dialog --menu " + milliseconds(paintTheirs),
-                              ratio: heavyPaint / paintTheirs, goal: "≤ 1.20", met: heavyPaint / paintTheirs <= 1.2))
-        let bytesOurs = median(ours.flatMap(\.keyBytes)), bytesTheirs = median(theirs.flatMap(\.keyBytes))
-        figures.append(Figure(number: "2", measure: "Bytes written for one cursor-down", value: "\(bytesOurs) B",
-                              baseline: "dialog \(bytesTheirs) B", ratio: Double(bytesOurs) / Double(bytesTheirs),
-                              goal: "≤ 1.00", met: bytesOurs <= bytesTheirs))
-        let keyOurs = median(ours.flatMap(\.keySettle)), keyTheirs = median(theirs.flatMap(\.keySettle))
-        figures.append(Figure(number: "2a", measure: "Cursor-down until the screen has settled", value: milliseconds(keyOurs),
-                              baseline: "dialog " + milliseconds(keyTheirs), ratio: keyOurs / keyTheirs, goal: ""))
+        var figures = [paint.figures[0],
+                   Figure(number: "1a", measure: "First complete paint, 10,000 products + 100,000 transactions",
+                          value: milliseconds(heavyPaint), baseline: "dialog --menu " + milliseconds(paintTheirs),
+                          ratio: heavyPaint / paintTheirs, goal: "≤ 1.20", met: heavyPaint / paintTheirs <= 1.2)]
+            + paint.figures.dropFirst()
 
         // MARK: 3. Durable purchases
         progress("3. durable purchases against fdatasync, 3 rounds of 2 s each")
