@@ -214,6 +214,14 @@ public struct Catalog: Sendable, Equatable {
 
     public init(paywall: Paywall, defaultStorefront: String, storefronts: [Storefront],
                 products: consuming [CatalogProduct], subscriptionGroups: [SubscriptionGroup]) {
+        self.init(paywall: paywall, defaultStorefront: defaultStorefront, storefronts: storefronts,
+                  products: products, subscriptionGroups: subscriptionGroups, fileOrderIndex: nil)
+    }
+
+    /// `fileOrderIndex`: each product's offset in `products` by id, when the reader has it (its ids
+    /// hashed once already): the index is made from it without hashing every id again.
+    init(paywall: Paywall, defaultStorefront: String, storefronts: [Storefront],
+         products: consuming [CatalogProduct], subscriptionGroups: [SubscriptionGroup], fileOrderIndex: [String: Int]?) {
         self.paywall = paywall
         self.defaultStorefront = defaultStorefront
         self.storefronts = storefronts
@@ -230,13 +238,15 @@ public struct Catalog: Sendable, Equatable {
         // File order breaks ties, so the order is total and stable inside each kind. Each key is
         // made once and indices are sorted, not products: with 10,000 products the keys' group
         // lookups and the moves of whole products in every comparison were a fifth of a load.
-        let keys = products.enumerated().map { offset, product in
-            (rank(product), groupOrder[product.subscription?.groupID ?? ""] ?? 0, product.subscription?.level ?? 0, offset)
+        // By index, not enumerated: that would copy each product (retaining all of its fields).
+        let keys = products.indices.map { offset in
+            let terms = products[offset].subscription
+            return (rank(products[offset]), groupOrder[terms?.groupID ?? ""] ?? 0, terms?.level ?? 0, offset)
         }
         // Swapped into place along the permutation's cycles, not copied: a copy of a product
         // retains each of its strings and tables (the array is the caller's, handed over).
         let order = keys.indices.sorted { keys[$0] < keys[$1] }
-        var sorted = products
+        var sorted = consume products
         var placed = [Bool](repeating: false, count: order.count)
         for start in order.indices where !placed[start] {
             var current = start
@@ -248,7 +258,13 @@ public struct Catalog: Sendable, Equatable {
             }
         }
         self.products = sorted
-        self.index = Dictionary(self.products.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        if let fileOrderIndex {
+            var position = [Int](repeating: 0, count: order.count)
+            for (new, old) in order.enumerated() { position[old] = new }
+            self.index = fileOrderIndex.mapValues { position[$0] }
+        } else {
+            self.index = Dictionary(self.products.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
     }
 
     /// The product with this id, if the catalog has it.

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// Why a catalog could not be used. Its description names the file, the place
 /// (line and column, or a JSON path such as `products[3].price`) and the fault.
@@ -35,29 +36,106 @@ extension Catalog {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CatalogError(file: path, kind: .missing, reason: "no such file")
         }
-        guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
+        guard !isDirectory.boolValue, let bytes = contents(of: path) else {
             throw CatalogError(file: path, kind: .unreadable,
                                reason: isDirectory.boolValue ? "is a folder, not a catalog file" : "cannot be read")
         }
-        return try parse([UInt8](data), file: path)
+        return try parse(bytes, file: path)
+    }
+
+    /// The file's bytes, read straight into the array (not into `Data` and copied again).
+    private static func contents(of path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return nil }
+        let capacity = max(Int(status.st_size), 0) + 1
+        var failed = false
+        // Read into the array's uninitialized room: not zeroed first, so each page is touched once.
+        var bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            while count < buffer.count {
+                let read = Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+                if read == 0 { return }
+                if read < 0 {
+                    if errno == EINTR { continue }
+                    failed = true
+                    return
+                }
+                count += read
+            }
+        }
+        // Grown since its size was taken, or not a regular file: the rest, to its end.
+        if !failed && bytes.count == capacity {
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let read = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+                if read == 0 { break }
+                if read < 0 {
+                    if errno == EINTR { continue }
+                    failed = true
+                    break
+                }
+                bytes += chunk[..<read]
+            }
+        }
+        return failed ? nil : bytes
     }
 
     /// Parses and validates catalog text (products.json or `.storekit`); `file` names it in errors.
     public static func parse(_ bytes: [UInt8], file: String) throws(CatalogError) -> Catalog {
-        let json: JSON
+        let catalog = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(CatalogError) in try read(buffer, file: file) }
+        }
+        return try catalog.get()
+    }
+
+    /// Checks the whole document first (so a syntax error anywhere is reported before any
+    /// fault in its content, as it always was), then reads the catalog from its bytes.
+    private static func read(_ buffer: UnsafeBufferPointer<UInt8>, file: String) throws(CatalogError) -> Catalog {
+        var checker = JSONReader(buffer)
+        let root: Int
+        var topLevel: [(key: JSONReader.Key, start: Int, end: Int)]?  // listed as they are checked
         do {
-            json = try JSON.parse(bytes)
+            root = try checker.document { reader throws(JSONSyntaxError) in
+                let start = reader.index
+                guard try reader.kind() == .object else {
+                    try reader.skipValue()
+                    return start
+                }
+                var members: [(key: JSONReader.Key, start: Int, end: Int)] = []
+                try reader.object { reader, key throws(JSONSyntaxError) in
+                    let start = reader.index
+                    try reader.skipValue()
+                    members.append((key, start, reader.index))
+                }
+                topLevel = members
+                return start
+            }
         } catch {
             throw CatalogError(file: file, kind: .malformed(line: error.line, column: error.column), reason: error.reason)
         }
         do {
             var catalog: Catalog
-            if StoreKitConfiguration.recognizes(json) {
-                var reader = StoreKitReader(root: Node(json, ""))
-                catalog = try reader.catalog()
+            let node = Node(buffer, root: root)
+            let fields = topLevel.map { Node.Fields(node, members: $0) }
+            // Told apart by content. Telling needs a look at every product, so products.json is read
+            // first, noting any product with Xcode's keys: a look at them all again only then, or on an error.
+            func readStoreKit() throws -> Catalog {
+                var reader = StoreKitReader(root: node)
+                return try reader.catalog()
+            }
+            if let fields, StoreKitConfiguration.namesXcodeKeys(fields) {
+                catalog = try readStoreKit()
             } else {
-                var reader = CatalogReader(root: Node(json, ""))
-                catalog = try reader.catalog()
+                var reader = CatalogReader(root: node, fields: fields)
+                do {
+                    catalog = try reader.catalog()
+                    if reader.sawXcodeProductKeys, StoreKitConfiguration.recognizes(node) { catalog = try readStoreKit() }
+                } catch {
+                    guard StoreKitConfiguration.recognizes(node) else { throw error }
+                    catalog = try readStoreKit()
+                }
             }
             // Notes name the file, as errors do.
             catalog.notes = catalog.notes.map { "\(file): \($0)" }
@@ -67,166 +145,5 @@ extension Catalog {
         } catch {
             throw CatalogError(file: file, kind: .invalid(path: ""), reason: "\(error)")
         }
-    }
-}
-
-// MARK: - Reading with paths
-
-/// A JSON value and where it sits, so every complaint can name its place.
-struct Node {
-    struct Failure: Error {
-        var path: String
-        var reason: String
-    }
-
-    let value: JSON
-    private let location: Location
-
-    /// Where a node sits. Its text is built only when asked for (an error, a duplicate
-    /// id's first place): building it for every node was most of a large catalog's load.
-    private indirect enum Location {
-        case root(String)
-        /// A field read by name: `key` at the top level, `parent.key` below it.
-        case field(Location, String)
-        /// A member of an object listed whole: always `parent.key`.
-        case member(Location, String)
-        case element(Location, Int)
-
-        var path: String {
-            switch self {
-            case .root(let path): path
-            case .field(let parent, let key):
-                parent.path.isEmpty ? key : "\(parent.path).\(key)"
-            case .member(let parent, let key): "\(parent.path).\(key)"
-            case .element(let parent, let index): "\(parent.path)[\(index)]"
-            }
-        }
-    }
-
-    /// The JSON path of this node, such as `products[3].price`.
-    var path: String { location.path }
-
-    init(_ value: JSON, _ path: String) {
-        self.value = value
-        self.location = .root(path)
-    }
-
-    private init(_ value: JSON, at location: Location) {
-        self.value = value
-        self.location = location
-    }
-
-    func fail(_ reason: String) -> Failure { Failure(path: path, reason: reason) }
-
-    func child(_ key: String) -> Node? {
-        value[key].map { Node($0, at: .field(location, key)) }
-    }
-
-    func required(_ key: String) throws -> Node {
-        guard let node = child(key), node.value != .null else { throw fail("missing required field \"\(key)\"") }
-        return node
-    }
-
-    var kindName: String {
-        switch value {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
-
-    /// Fails unless this is an object (without listing its members, as ``members()`` would).
-    func object() throws {
-        guard case .object = value else { throw fail("expected an object, found \(kindName)") }
-    }
-
-    func members() throws -> [(key: String, node: Node)] {
-        guard case .object(let members) = value else { throw fail("expected an object, found \(kindName)") }
-        return members.map { ($0.key, Node($0.value, at: .member(location, $0.key))) }
-    }
-
-    func elements() throws -> [Node] {
-        guard case .array(let elements) = value else { throw fail("expected an array, found \(kindName)") }
-        return elements.enumerated().map { Node($1, at: .element(location, $0)) }
-    }
-
-    func string() throws -> String {
-        guard case .string(let text) = value else { throw fail("expected a string, found \(kindName)") }
-        return text
-    }
-
-    func nonEmptyString() throws -> String {
-        let text = try string()
-        // Blank when every scalar is whitespace (as trimming would leave nothing), without Foundation's
-        // trimming, which copied every name of a large catalog; a real name stops at its first letter.
-        guard !text.unicodeScalars.allSatisfy(CharacterSet.whitespaces.contains) else { throw fail("must not be empty") }
-        return text
-    }
-
-    /// An id: text without NUL or other control characters (C0, DEL, C1), which would cut it
-    /// short or pass for another id in a C string, a terminal or a log.
-    func identifier() throws -> String {
-        let text = try nonEmptyString()
-        if let bad = text.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
-            let name = bad.value == 0 ? "NUL" : "U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4))"
-            throw fail("an id must not contain control characters (\(name) found)")
-        }
-        return text
-    }
-
-    func bool() throws -> Bool {
-        guard case .bool(let flag) = value else { throw fail("expected true or false, found \(kindName)") }
-        return flag
-    }
-
-    func integer() throws -> Int {
-        guard case .number(let text) = value, let number = Int(text) else {
-            throw fail("expected a whole number, found \(describe())")
-        }
-        return number
-    }
-
-    /// A price: a decimal string such as "0.99" (or a number literal, read from its exact text), not negative.
-    func price() throws -> Decimal {
-        let text: String
-        switch value {
-        case .string(let string): text = string
-        case .number(let literal): text = literal
-        default: throw fail("expected a price as a decimal string such as \"0.99\", found \(kindName)")
-        }
-        guard let price = DecimalText.parse(text) else {
-            throw fail("\(describe()) is not a decimal price such as \"0.99\"")
-        }
-        guard price >= 0 else { throw fail("price \(describe()) is negative") }
-        return price
-    }
-
-    func duration() throws -> ISODuration {
-        let text = try string()
-        guard let duration = ISODuration(text), duration != ISODuration() else {
-            throw fail("\(describe()) is not an ISO-8601 duration such as \"P1M\", \"P1W\" or \"P3M\"")
-        }
-        return duration
-    }
-
-    /// A setting's value as text: a string as it is, `true`/`false`, a number's
-    /// literal, a list or object as compact JSON; nil for null.
-    func settingText() -> String? {
-        switch value {
-        case .null: nil
-        case .string(let text): text
-        case .bool(let flag): flag ? "true" : "false"
-        case .number(let literal): literal
-        case .array, .object: value.serialized(pretty: false)
-        }
-    }
-
-    /// The value for an error message: short, quoted, with control characters escaped.
-    func describe() -> String {
-        if case .string(let raw) = value { return JSON.string(String(raw.prefix(60))).serialized(pretty: false) }
-        return String(value.serialized(pretty: false).prefix(60))
     }
 }

@@ -3,12 +3,19 @@ import Foundation
 /// Turns a parsed products.json into a validated `Catalog`.
 struct CatalogReader {
     let root: Node
-    var seenIDs: [String: Node] = [:]  // product id -> its node where first declared (the path is made only for an error)
+    /// The top level's members when the caller has listed them already.
+    let fields: Node.Fields?
+    /// Product id -> where it was first declared (the path is made only for an error) and its place in file order,
+    /// which becomes the catalog's index (the ids hashed once).
+    var seenIDs: [String: (idStart: Int, offset: Int)] = [:]
+    /// Whether a product carries a `.storekit` file's `productID` or `referenceName`
+    /// (then the file was a `.storekit` one: see `StoreKitConfiguration.recognizes`).
+    private(set) var sawXcodeProductKeys = false
 
-    init(root: Node) { self.root = root }
+    init(root: Node, fields: Node.Fields? = nil) { (self.root, self.fields) = (root, fields) }
 
     mutating func catalog() throws -> Catalog {
-        try root.object()
+        let root = try fields ?? self.root.object()
         let paywall = try root.child("paywall").map(readPaywall) ?? Paywall()
         let storefronts = try root.child("storefronts").map(readStorefronts) ?? [.unitedStates]
         var defaultStorefront = storefronts[0].countryCode
@@ -21,10 +28,16 @@ struct CatalogReader {
         let knownStorefronts = Set(storefronts.map(\.countryCode))
 
         var products: [CatalogProduct] = []
-        if let list = root.child("products") {
-            for node in try list.elements() {
-                products.append(try readProduct(node, storefronts: knownStorefronts, group: nil))
-            }
+        let productNodes = try root.child("products")?.elements() ?? []
+        // Room for every product and subscription (those counted ahead, their faults reported in turn
+        // below): a growing array moved every product it held each time it grew.
+        let groupNodes = (try? root.child("subscriptionGroups")?.elements()) ?? []
+        let expected = productNodes.count
+            + groupNodes.reduce(0) { $0 + ((try? $1.child("subscriptions")?.elements().count) ?? 0) }
+        products.reserveCapacity(expected)
+        seenIDs.reserveCapacity(expected)
+        for node in productNodes {
+            products.append(try readProduct(node, storefronts: knownStorefronts, group: nil, offset: products.count))
         }
         var groups: [SubscriptionGroup] = []
         if let list = root.child("subscriptionGroups") {
@@ -37,7 +50,8 @@ struct CatalogReader {
                 // Plans may share a level, as in App Store Connect: a change between them is a crossgrade.
                 var levels: [(level: Int, id: String)] = []
                 for subscriptionNode in try node.required("subscriptions").elements() {
-                    let subscription = try readProduct(subscriptionNode, storefronts: knownStorefronts, group: id)
+                    let subscription = try readProduct(subscriptionNode, storefronts: knownStorefronts, group: id,
+                                                       offset: products.count)
                     levels.append((subscription.subscription!.level, subscription.id))
                     products.append(subscription)
                 }
@@ -47,7 +61,8 @@ struct CatalogReader {
             }
         }
         var catalog = Catalog(paywall: paywall, defaultStorefront: defaultStorefront, storefronts: storefronts,
-                              products: consume products, subscriptionGroups: groups)
+                              products: consume products, subscriptionGroups: groups,
+                              fileOrderIndex: seenIDs.mapValues(\.offset))
         if let bundle = root.child("bundleID") { catalog.bundleID = try bundle.nonEmptyString() }
         if let settings = root.child("startingSettings") {
             for (name, node) in try settings.members() {
@@ -75,7 +90,7 @@ struct CatalogReader {
         guard !members.isEmpty else { throw node.fail("must name at least one storefront") }
         return try members.map { code, entry in
             guard code.count == 3, code.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
-                throw entry.fail("storefront code \(Node(.string(code), "").describe()) is not an ISO 3166-1 alpha-3 code such as \"USA\"")
+                throw entry.fail("storefront code \(Node.describe(.string(code))) is not an ISO 3166-1 alpha-3 code such as \"USA\"")
             }
             guard let currencyNode = entry.child("currency") else {
                 throw entry.fail("storefront \"\(code)\" has no currency (an ISO 4217 code such as \"USD\")")
@@ -89,23 +104,24 @@ struct CatalogReader {
         }
     }
 
-    mutating func readProduct(_ node: Node, storefronts: Set<String>, group: String?) throws -> CatalogProduct {
-        try node.object()
-        let idNode = try node.required("id")
+    mutating func readProduct(_ node: Node, storefronts: Set<String>, group: String?, offset: Int) throws -> CatalogProduct {
+        let fields = try node.object()
+        if fields.has("productID") || fields.has("referenceName") { sawXcodeProductKeys = true }
+        let idNode = try fields.required("id")
         let id = try idNode.identifier()
         if let earlier = seenIDs[id] {
-            throw idNode.fail("duplicate product id \"\(id)\" (first declared at \(earlier.path))")
+            throw idNode.fail("duplicate product id \"\(id)\" (first declared at \(root.node(at: earlier.idStart).path))")
         }
-        seenIDs[id] = idNode
+        seenIDs[id] = (idNode.start, offset)
 
         let type: ProductType
         if group != nil {
             type = .autoRenewable
-            if let typeNode = node.child("type"), try typeNode.string() != ProductType.autoRenewable.rawValue {
+            if let typeNode = fields.child("type"), try typeNode.string() != ProductType.autoRenewable.rawValue {
                 throw typeNode.fail("a subscription in a group must be of type \"autoRenewable\"")
             }
         } else {
-            let typeNode = try node.required("type")
+            let typeNode = try fields.required("type")
             let name = try typeNode.string()
             guard let known = ProductType(rawValue: name) else {
                 throw typeNode.fail("unknown product type \(typeNode.describe()); expected \"consumable\", \"nonConsumable\" or \"nonRenewable\" (auto-renewable subscriptions go in \"subscriptionGroups\")")
@@ -117,7 +133,7 @@ struct CatalogReader {
         }
 
         var prices: [String: Decimal] = [:]
-        if let pricesNode = node.child("prices") {
+        if let pricesNode = fields.child("prices") {
             for (code, priceNode) in try pricesNode.members() {
                 guard storefronts.contains(code) else {
                     throw priceNode.fail("no storefront \"\(code)\" in \"storefronts\"")
@@ -126,7 +142,7 @@ struct CatalogReader {
             }
         }
         var localizations: [String: Localization] = [:]
-        if let localizationsNode = node.child("localizations") {
+        if let localizationsNode = fields.child("localizations") {
             for (locale, entry) in try localizationsNode.members() {
                 try entry.object()
                 localizations[locale] = Localization(
@@ -137,25 +153,25 @@ struct CatalogReader {
 
         var duration: ISODuration?
         if type == .nonRenewable {
-            duration = try node.required("duration").duration()
-        } else if let durationNode = node.child("duration") {
+            duration = try fields.required("duration").duration()
+        } else if let durationNode = fields.child("duration") {
             throw durationNode.fail("only a nonRenewable product has a \"duration\"")
         }
 
         var terms: SubscriptionTerms?
         if let group {
-            let levelNode = try node.required("level")
+            let levelNode = try fields.required("level")
             let level = try levelNode.integer()
             guard level >= 1 else { throw levelNode.fail("level must be 1 or more (1 is the highest tier)") }
-            terms = SubscriptionTerms(groupID: group, period: try node.required("period").duration(), level: level,
-                                      introductoryOffer: try node.child("introductoryOffer").map(readOffer),
-                                      offers: try node.child("offers")?.elements().map(readSubscriptionOffer) ?? [])
-        } else if let offersNode = node.child("offers") {
+            terms = SubscriptionTerms(groupID: group, period: try fields.required("period").duration(), level: level,
+                                      introductoryOffer: try fields.child("introductoryOffer").map(readOffer),
+                                      offers: try fields.child("offers")?.elements().map(readSubscriptionOffer) ?? [])
+        } else if let offersNode = fields.child("offers") {
             throw offersNode.fail("only a subscription in \"subscriptionGroups\" has \"offers\"")
         }
 
         var availability: [String]?
-        if let availabilityNode = node.child("availability") {
+        if let availabilityNode = fields.child("availability") {
             let elements = try availabilityNode.elements()
             guard !elements.isEmpty else {
                 throw availabilityNode.fail("availability lists the storefronts that offer the product; it may not be empty (leave it out for all)")
@@ -169,11 +185,11 @@ struct CatalogReader {
 
         return CatalogProduct(
             id: id, type: type,
-            displayName: try node.required("displayName").nonEmptyString(),
-            description: try node.child("description")?.string() ?? "",
-            price: try node.required("price").price(),
+            displayName: try fields.required("displayName").nonEmptyString(),
+            description: try fields.child("description")?.string() ?? "",
+            price: try fields.required("price").price(),
             prices: prices, localizations: localizations, duration: duration, subscription: terms,
-            familyShareable: try node.child("familyShareable")?.bool() ?? false,
+            familyShareable: try fields.child("familyShareable")?.bool() ?? false,
             availableStorefronts: availability)
     }
 

@@ -37,18 +37,29 @@ public enum StoreKitConfiguration {
     /// `nonRenewingSubscriptions`, or whose products or subscriptions carry
     /// `productID` or `referenceName`.
     public static func recognizes(_ document: JSON) -> Bool {
-        guard case .object(let members) = document else { return false }
-        let keys = Set(members.map(\.key))
-        if !keys.isDisjoint(with: ["identifier", "version", "settings", "nonRenewingSubscriptions"]) { return true }
-        func carriesXcodeKeys(_ list: JSON?) -> Bool {
-            guard case .array(let items)? = list else { return false }
-            return items.contains { $0["productID"] != nil || $0["referenceName"] != nil }
+        document.serializedBytes(pretty: false).withUnsafeBufferPointer { recognizes(Node($0, root: 0)) }
+    }
+
+    static func recognizes(_ document: Node) -> Bool {
+        guard let root = try? document.object() else { return false }
+        if namesXcodeKeys(root) { return true }
+        func carriesXcodeKeys(_ list: Node?) -> Bool {
+            guard let items = try? list?.elements() else { return false }
+            return items.contains { item in
+                guard let fields = try? item.object() else { return false }
+                return fields.has("productID") || fields.has("referenceName")
+            }
         }
-        if carriesXcodeKeys(document["products"]) { return true }
-        if case .array(let groups)? = document["subscriptionGroups"] {
-            return groups.contains { carriesXcodeKeys($0["subscriptions"]) }
+        if carriesXcodeKeys(root.child("products")) { return true }
+        if let groups = try? root.child("subscriptionGroups")?.elements() {
+            return groups.contains { carriesXcodeKeys($0.child("subscriptions")) }
         }
         return false
+    }
+
+    /// Whether the top level has a key only a `.storekit` file has (the first of ``recognizes(_:)``'s tests).
+    static func namesXcodeKeys(_ root: Node.Fields) -> Bool {
+        ["identifier", "version", "settings", "nonRenewingSubscriptions"].contains { root.child(named: $0) != nil }
     }
 
     /// Xcode's product `type` names.
@@ -68,7 +79,15 @@ public enum StoreKitConfiguration {
 extension Node {
     /// The child at `key` unless it is absent or `null` (Xcode writes `"introductoryOffer": null`).
     fileprivate func present(_ key: String) -> Node? {
-        guard let node = child(key), node.value != .null else { return nil }
+        guard let node = child(key), !node.isNull else { return nil }
+        return node
+    }
+}
+
+extension Node.Fields {
+    /// The member `key` unless it is absent or `null`.
+    fileprivate func present(_ key: String) -> Node? {
+        guard let node = child(named: key), !node.isNull else { return nil }
         return node
     }
 }
@@ -83,9 +102,9 @@ struct StoreKitReader {
     init(root: Node) { self.root = root }
 
     mutating func catalog() throws -> Catalog {
-        try root.object()
-        let (major, minor) = try readVersion()
-        let (storefronts, startingSettings) = try readSettings()
+        let root = try self.root.object()
+        let (major, minor) = try readVersion(root.present("version"))
+        let (storefronts, startingSettings) = try readSettings(root.present("settings"))
 
         var products: [CatalogProduct] = []
         if let list = root.present("products") {
@@ -117,8 +136,8 @@ struct StoreKitReader {
 
     // MARK: Version and settings
 
-    mutating func readVersion() throws -> (major: Int, minor: Int) {
-        guard let version = root.present("version") else { return (1, 0) }
+    mutating func readVersion(_ version: Node?) throws -> (major: Int, minor: Int) {
+        guard let version else { return (1, 0) }
         try version.object()
         let majorNode = try version.required("major")
         let major = try majorNode.integer()
@@ -133,8 +152,7 @@ struct StoreKitReader {
     }
 
     /// The storefronts (the file's own first) and the starting settings.
-    mutating func readSettings() throws -> ([Storefront], [String: String]) {
-        let settings = root.present("settings")
+    mutating func readSettings(_ settings: Node?) throws -> ([Storefront], [String: String]) {
         if let settings { try settings.object() }
 
         var home = AppStoreStorefront.named("USA")!

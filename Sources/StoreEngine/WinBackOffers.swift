@@ -36,7 +36,7 @@ extension Node {
     /// A win-back offer's rules, from App Store Connect's attribute names; nil when it carries none.
     /// `null` counts as absent (Xcode writes nulls for unset fields).
     func winBackRules() throws -> WinBackRules? {
-        let present = WinBackRules.keys.compactMap { key in child(key).flatMap { $0.value == .null ? nil : ($0, key) } }
+        let present = WinBackRules.keys.compactMap { key in child(key).flatMap { $0.isNull ? nil : ($0, key) } }
         guard !present.isEmpty else { return nil }
         var rules = WinBackRules()
         for (node, key) in present {
@@ -47,10 +47,10 @@ extension Node {
                 rules.waitBetweenOffersInMonths = try node.months()
             case "customerEligibilityTimeSinceLastSubscribedInMonths":
                 _ = try node.members()
-                if let minimum = node.child("minimum"), minimum.value != .null {
+                if let minimum = node.child("minimum"), !minimum.isNull {
                     rules.minimumMonthsSinceLastSubscribed = try minimum.months()
                 }
-                if let maximum = node.child("maximum"), maximum.value != .null {
+                if let maximum = node.child("maximum"), !maximum.isNull {
                     let months = try maximum.months()
                     guard months >= rules.minimumMonthsSinceLastSubscribed else {
                         throw maximum.fail("maximum \(months) is below the minimum \(rules.minimumMonthsSinceLastSubscribed)")

@@ -321,4 +321,50 @@ struct CatalogErrorTests {
         #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 })
         #expect(error.reason.contains(#"\u001b"#))
     }
+
+    // The catalog is read from the document's bytes, not from a tree of it: these hold what a tree gave for free.
+
+    @Test("a syntax error anywhere wins over a fault in the content before it")
+    func syntaxBeforeContent() throws {
+        // products[0] has no price, and the file is cut short after it: still malformed, at the end.
+        let error = try #require(catalogError(oneProduct(#""id": "a", "type": "consumable", "displayName": "A""#) + "\n,"))
+        #expect(error.kind == .malformed(line: 2, column: 1))
+    }
+
+    @Test("a duplicate key inside a product is malformed JSON, at the repeated key")
+    func duplicateKeyInProduct() throws {
+        let error = try #require(catalogError(oneProduct(#""id": "a", "type": "consumable", "id": "b""#)))
+        #expect(error.reason.contains("duplicate key \"id\""))
+        guard case .malformed(1, let column) = error.kind else { Issue.record("\(error.kind)"); return }
+        // Just past what comes before it (the one-product text without its closing "}]}").
+        #expect(column == oneProduct(#""id": "a", "type": "consumable", "#).count - 3 + 1)
+    }
+
+    @Test("keys written with escapes are the keys they spell")
+    func escapedKeys() throws {
+        let catalog = try Catalog.parse(Array(oneProduct(#""\u0069d": "a", "typ\u0065": "consumable", "displayName": "A", "price": "1""#).utf8),
+                                        file: "x.json")
+        #expect(catalog.product(id: "a")?.type == .consumable)
+        // And a duplicate spelled differently is still a duplicate.
+        let error = try #require(catalogError(oneProduct(#""id": "a", "\u0069d": "b""#)))
+        #expect(error.reason.contains("duplicate key \"id\""))
+    }
+
+    @Test("a later product with Xcode's keys makes the file a .storekit one, as before")
+    func storeKitKeysLater() throws {
+        let text = #"{"products": [{"id": "a", "type": "consumable", "displayName": "A", "price": "1"}, "#
+            + #"{"id": "b", "type": "consumable", "displayName": "B", "price": "1", "referenceName": "B"}]}"#
+        // Read as .storekit: the first product has no productID.
+        let error = try #require(catalogError(text))
+        #expect(error.kind == .invalid(path: "products[0]"))
+        #expect(error.reason.contains("productID"))
+    }
+
+    @Test("the place of a fault after escaped text and many products is exact")
+    func deepPath() {
+        let products = (0..<50).map { #"{"id": "p\#($0)", "type": "consumable", "displayName": "\u00c9 \"\#($0)\"", "price": "1"}"# }
+        let text = #"{"products": ["# + products.joined(separator: ",")
+            + #", {"id": "x", "type": "consumable", "displayName": "X", "price": "1", "localizations": {"d\u0065": {"displayName": 3}}}]}"#
+        expectInvalid(text, at: "products[50].localizations.de.displayName", saying: ["expected a string", "a number"])
+    }
 }
