@@ -87,13 +87,15 @@ private struct Summary {
         var introductory = 0
         var byKind: [SubscriptionOffer.Kind: Int] = [:]
         var locales: Set<String> = []
-        for product in catalog.products {
-            byType[product.type, default: 0] += 1
-            if let terms = product.subscription {
+        // By index: `for product in` would copy each one (retaining every field) to read three.
+        let products = catalog.products
+        for index in products.indices {
+            byType[products[index].type, default: 0] += 1
+            if let terms = products[index].subscription {
                 if terms.introductoryOffer != nil { introductory += 1 }
                 for offer in terms.offers { byKind[offer.kind, default: 0] += 1 }
             }
-            locales.formUnion(product.localizations.keys)
+            if !products[index].localizations.isEmpty { locales.formUnion(products[index].localizations.keys) }
         }
         counts = ProductType.allCases.map { ($0, byType[$0] ?? 0) }
         offers = [("introductory", introductory)] + SubscriptionOffer.Kind.allCases.map { ($0.rawValue, byKind[$0] ?? 0) }
