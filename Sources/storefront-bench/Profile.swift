@@ -13,6 +13,11 @@ enum Profile {
         switch part {
         case "load":
             _ = try Catalog.load(contentsOf: catalogPath)
+        case "load-times":
+            // Figure 6a alone: the median of ten loads in this process.
+            let times = try EngineBenchmarks.catalogLoad(catalogPath, runs: 10).sorted()
+            print("catalog load, 10,000 products: median " + milliseconds(times[times.count / 2])
+                  + ", fastest " + milliseconds(times[0]))
         case "seed":
             // STOREFRONT_BENCH_SEED=N seeds N (the growth section's sizes, timed), 2,000 by default.
             let count = ProcessInfo.processInfo.environment["STOREFRONT_BENCH_SEED"].flatMap { Int($0) } ?? 2_000
@@ -71,7 +76,7 @@ enum Profile {
             }
             print(Report.table(paint.figures))
         default:
-            throw PseudoTerminal.Failure(description: "unknown part \(part); known: load, seed, restore, purchase, snapshot, paint, keypress")
+            throw PseudoTerminal.Failure(description: "unknown part \(part); known: load, load-times, seed, restore, purchase, snapshot, paint, keypress")
         }
     }
 }
