@@ -33,6 +33,8 @@ let package = Package(
 
         /// The commit `storefront --version` names, from a header `make` writes.
         .target(name: "CBuildInfo"),
+        /// libcurl for serve's notification POSTs, loaded with dlopen when the first is sent.
+        .target(name: "CCurl"),
 
         // MARK: - Layers
         /// The store: catalog, money, ledger (SQLite store file), engine. No terminal code.
@@ -47,7 +49,7 @@ let package = Package(
         .target(name: "StorefrontUI", dependencies: ["StoreEngine", "TerminalCore"]),
         /// `storefront serve`: the App Store Server API and Server Notifications V2 over HTTP,
         /// on the engine's App Store face. The only target that speaks HTTP.
-        .target(name: "StorefrontServer", dependencies: ["StoreEngine", "CMicroHTTPD"]),
+        .target(name: "StorefrontServer", dependencies: ["StoreEngine", "CMicroHTTPD", "CCurl"]),
         /// Argument parsing and the scriptable subcommands.
         .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "CBuildInfo"]),
         /// The real terminal: Canvas → ncurses, keys/mouse/resize → events.
