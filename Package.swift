@@ -24,12 +24,9 @@ let package = Package(
         // No pkgConfig: SwiftPM would warn about the .pc file's -D flags on every
         // build; the shim defines what is needed, and Debian's libncursesw.so pulls in tinfo.
         .systemLibrary(name: "CNcursesw"),
-        /// The App Store Server API's HTTP server.
-        .systemLibrary(
-            name: "CMicroHTTPD",
-            pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
-        ),
+        /// The App Store Server API's HTTP server (libmicrohttpd-dev's header), loaded with
+        /// dlopen when serve starts.
+        .target(name: "CMicroHTTPD"),
 
         /// The commit `storefront --version` names, from a header `make` writes.
         .target(name: "CBuildInfo"),

@@ -2,8 +2,8 @@
 # `make deb`: builds .build/deb/storefront_VERSION_ARCH.deb with dpkg-deb from the
 # release binary. The layout is scripts/install.sh's with PREFIX=/usr; Depends
 # names the Debian package of every library the binary and the shipped Swift
-# runtime link (found with `dpkg -S` on what `ldd` resolves) and of libcurl, which
-# serve loads when it first sends a notification, at least the version
+# runtime link (found with `dpkg -S` on what `ldd` resolves) and of libmicrohttpd and
+# libcurl, which serve loads when it starts and sends, at least the version
 # built against.
 # Usage: build-deb.sh [BINARY]   (default .build/release/storefront)
 set -euo pipefail
@@ -26,9 +26,13 @@ owner() {
   done
   return 1
 }
-# Loaded at run time, not linked (so not in ldd): libcurl, for serve's notification POSTs (CCurl).
-dlopened=$(ldconfig -p | awk '$1 == "libcurl.so.4" { print $NF; exit }')
-[ -n "$dlopened" ] || { echo "build-deb.sh: libcurl.so.4 is not installed (apt install libcurl4)" >&2; exit 1; }
+# Loaded by serve at run time, not linked (so not in ldd): libmicrohttpd (CMicroHTTPD) and
+# libcurl, for the notification POSTs (CCurl).
+dlopened=$(for name in libmicrohttpd.so.12 libcurl.so.4; do
+  path=$(ldconfig -p | awk -v name="$name" '$1 == name { print $NF; exit }')
+  [ -n "$path" ] || { echo "build-deb.sh: $name is not installed" >&2; exit 1; }
+  echo "$path"
+done)
 depends=$(
   { for elf in "$root/usr/bin/storefront" "$root"/usr/lib/storefront/*.so*; do
       [ -e "$elf" ] || continue  # no Swift runtime shipped when it is linked into the binary
