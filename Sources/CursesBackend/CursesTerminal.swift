@@ -63,6 +63,8 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
         keypad(window, true)
         set_escdelay(25)
         curs_set(0)
+        // The cursor is hidden, so where it rests does not matter: no move back to it after each update.
+        leaveok(window, true)
         mouseinterval(0)
         // The release is asked for too, and then ignored: an event outside the mask makes ncurses
         // wait for the next one without the timeout, so a click would stall the loop until a key.

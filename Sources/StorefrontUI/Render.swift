@@ -238,35 +238,35 @@ private func drawProduct(_ index: Int, _ snapshot: StoreSnapshot, _ state: State
     let product = snapshot.products[index]
     let selected = index == state.selection
     let owned = product.type != .consumable && snapshot.owned[product.id] != nil
-    let base = selected ? Style(reverse: true) : .plain
-    if selected { highlight(row: row, pointerAt: 1, state, into: &canvas) }
-    var check = base
-    check.bold = true
-    if owned { check.color = .green }
+    // The row's head (pointer, checkmark, name) is the highlight; kind, price and status keep their look.
+    let head = selected ? Style(reverse: true) : .plain
+    if selected { highlight(row: row, pointerAt: 1, through: columns.name + columns.nameWidth, state, into: &canvas) }
+    var check = head
+    if owned { (check.bold, check.color) = (true, .green) }
     canvas.put(owned ? state.glyphs.check : state.glyphs.noCheck, x: columns.check, y: row, style: check)
-    canvas.put(TerminalText.truncated(product.displayName, to: columns.nameWidth), x: columns.name, y: row, style: base)
+    canvas.put(TerminalText.truncated(product.displayName, to: columns.nameWidth), x: columns.name, y: row, style: head)
     if columns.kindWidth > 0 {
-        canvas.put(TerminalText.truncated(product.kindLabel, to: columns.kindWidth), x: columns.kind, y: row, style: base)
+        canvas.put(TerminalText.truncated(product.kindLabel, to: columns.kindWidth), x: columns.kind, y: row)
     }
     let price = snapshot.canMakePayments ? product.displayPrice : "Not available"
-    var priceStyle = base
-    if !snapshot.canMakePayments { priceStyle.dim = true }
-    canvas.put(price, x: columns.price, y: row, limit: columns.priceWidth, style: priceStyle)
-    var statusStyle = base
+    canvas.put(price, x: columns.price, y: row, limit: columns.priceWidth, style: snapshot.canMakePayments ? .plain : dim)
+    var statusStyle = Style.plain
     if snapshot.unverified[product.id] != nil, !owned { (statusStyle.bold, statusStyle.color) = (true, .red) }
     canvas.put(TerminalText.truncated(statusText(product, state), to: columns.statusWidth), x: columns.status, y: row,
                style: statusStyle)
     canvas.addHotspot(x: 0, y: row, width: canvas.width, target: .product(index))
     if selected, let buy = columns.buy {
-        canvas.put(Columns.buyLabel, x: buy, y: row, style: Style(bold: true, reverse: false, color: .green))
+        canvas.put(Columns.buyLabel, x: buy, y: row, style: Style(bold: true, color: .green))
         canvas.addHotspot(x: buy, y: row, width: Columns.buyLabel.count, target: .buy(index))
     }
 }
 
-/// The selected row: reversed across the screen, with the pointer at `x`.
-func highlight(row: Int, pointerAt x: Int, _ state: State, into canvas: inout Canvas) {
-    canvas.put(String(repeating: " ", count: canvas.width), x: 0, y: row, style: Style(reverse: true))
-    canvas.put(state.glyphs.pointer, x: x, y: row, style: Style(bold: true, reverse: true))
+/// The selected row of a list: its head, from the left edge through column `end` (what names the
+/// row), in reverse video with the pointer at `x`. Not the whole width: a cursor move then rewrites
+/// two short runs of cells rather than two rows (issue 21: 280 bytes a key press with whole rows).
+func highlight(row: Int, pointerAt x: Int, through end: Int, _ state: State, into canvas: inout Canvas) {
+    canvas.put(String(repeating: " ", count: min(end, canvas.width - 1) + 1), x: 0, y: row, style: Style(reverse: true))
+    canvas.put(state.glyphs.pointer, x: x, y: row, style: Style(reverse: true))
 }
 
 func spinner(_ state: State) -> String {

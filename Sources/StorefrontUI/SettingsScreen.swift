@@ -121,30 +121,30 @@ func drawSettings(_ state: State, into canvas: inout Canvas) {
         let index = max(0, scroll) + offset
         let row = top + offset
         let selected = index == selection
-        let base = selected ? Style(reverse: true) : .plain
-        if selected { highlight(row: row, pointerAt: 1, state, into: &canvas) }
-        var accent = base
-        accent.bold = true
+        // The line's head (pointer and name) is the highlight, as on the paywall; the value stays bold.
+        let head = selected ? Style(reverse: true) : .plain
+        if selected { highlight(row: row, pointerAt: 1, through: 4 + nameWidth - 2, state, into: &canvas) }
+        let accent = Style(bold: true)
         let hint = TerminalText.truncated(settingsDescription(line, state).summary, to: columnWidth)
         switch line {
         case .setting(let i):
             let setting = rows[i]
-            canvas.put(setting.value.name, x: 4, y: row, style: base)
+            canvas.put(setting.value.name, x: 4, y: row, style: head)
             var value = setting.value.value + (setting.value.once ? " (once)" : "")
             if selected { value = "\(g.left) \(value) \(g.right)" }
             var valueStyle = accent
             if !setting.value.isDefault { valueStyle.color = .yellow }
             canvas.put(value, x: 4 + nameWidth, y: row, limit: valueWidth, style: valueStyle)
             canvas.put(setting.value.scope == .account ? "account" : "store", x: 4 + nameWidth + valueWidth + 1, y: row,
-                       style: selected ? base : dim)
+                       style: selected ? .plain : dim)
         case .account:
-            canvas.put("Sandbox tester", x: 4, y: row, style: base)
+            canvas.put("Sandbox tester", x: 4, y: row, style: head)
             canvas.put(selected ? "\(g.left) \(state.account) \(g.right)" : state.account, x: 4 + nameWidth, y: row,
                        limit: canvas.width - 5 - nameWidth, style: accent)
         case .newTester, .reset:
-            canvas.put(actionLabel(line), x: 4, y: row, style: accent)
+            canvas.put(actionLabel(line), x: 4, y: row, style: Style(bold: true, reverse: selected))
         }
-        canvas.put(hint, x: summaryX, y: row, style: selected ? base : dim)
+        canvas.put(hint, x: summaryX, y: row, style: selected ? .plain : dim)
         canvas.addHotspot(x: 0, y: row, width: canvas.width, target: .row(index))
     }
     if !panel.isEmpty {

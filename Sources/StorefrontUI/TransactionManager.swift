@@ -204,13 +204,14 @@ private func drawList(_ state: State, _ transactions: [Transaction], layout: Man
         let transaction = transactions[index]
         let row = layout.listTop + offset
         let selected = index == state.manager.selection
-        let base = selected ? Style(reverse: true) : .plain
-        if selected { highlight(row: row, pointerAt: 0, state, into: &canvas) }
+        // The row's head (pointer, id, product) is the highlight, as on the paywall.
+        let head = selected ? Style(reverse: true) : .plain
+        if selected { highlight(row: row, pointerAt: 0, through: productX + productWidth, state, into: &canvas) }
         let name = state.products.first { $0.id == transaction.productID }?.displayName ?? transaction.productID
-        canvas.put(String(transaction.id), x: idX, y: row, style: base)
-        canvas.put(TerminalText.truncated(name, to: productWidth), x: productX, y: row, style: base)
-        if showPurchased { canvas.put(shortDate(transaction.purchaseDate, timeZone), x: purchasedX, y: row, style: base) }
-        var stateStyle = base
+        canvas.put(String(transaction.id), x: idX, y: row, style: head)
+        canvas.put(TerminalText.truncated(name, to: productWidth), x: productX, y: row, style: head)
+        if showPurchased { canvas.put(shortDate(transaction.purchaseDate, timeZone), x: purchasedX, y: row) }
+        var stateStyle = Style.plain
         // A purchase the app asked a refund for says so until the App Store decides (declined stays said).
         let plain = transaction.managerState(at: state.snapshot?.storeTime)
         let requested = plain.hasPrefix("purchased") ? state.snapshot.flatMap { refundRequestMark(transaction, $0) }?.lowercased() : nil
@@ -224,7 +225,7 @@ private func drawList(_ state: State, _ transactions: [Transaction], layout: Man
         }
         canvas.put(stateText, x: stateX, y: row, limit: stateWidth, style: stateStyle)
         if showExpires, let expiration = transaction.expirationDate {
-            canvas.put(shortDate(expiration, timeZone), x: expiresX, y: row, style: base)
+            canvas.put(shortDate(expiration, timeZone), x: expiresX, y: row)
         }
         canvas.addHotspot(x: 0, y: row, width: canvas.width, target: .row(index))
     }

@@ -41,7 +41,7 @@ enum Benchmark {
             return
         }
         if !settings.profile.isEmpty {
-            try await Profile.run(settings.profile, work: work)
+            try await Profile.run(settings.profile, binary: binary, work: work, runs: runs)
             return
         }
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -65,12 +65,11 @@ enum Benchmark {
         // The 1,000,000-transaction file is about 3.5 GB: removed when the run ends.
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(stores.last!.path + suffix) } }
         let (history10k, history100k) = (stores[0].path, stores[1].path)
-        var figures: [Figure] = []
 
         // MARK: 1, 2. First paint and a key press, beside dialog; 5, the paywall's peak memory (shown after 4)
         let paint = try PaintFigures.measure(binary: binary, catalog: large, catalogPath: largePath, history100k: history100k,
                                             work: work, runs: runs, progress: progress)
-        figures += paint.terminal
+        var figures = paint.terminal
 
         // MARK: 3. Durable purchases
         progress("3. durable purchases against fdatasync, 3 rounds of 2 s each")

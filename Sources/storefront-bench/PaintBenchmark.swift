@@ -16,8 +16,9 @@ struct ListProgram {
 /// What one run of a program on the pseudo-terminal measured.
 struct PaintRun {
     var firstPaint: Duration
-    /// Bytes written to the terminal for each cursor-down key press.
-    var keyBytes: [Int]
+    /// What the program wrote to the terminal for each cursor-down key press.
+    var keyOutputs: [[UInt8]]
+    var keyBytes: [Int] { keyOutputs.map(\.count) }
     /// From each key press to the screen showing the moved highlight.
     var keySettle: [Duration]
     /// Peak resident memory in kilobytes, after the first paint and the key presses.
@@ -43,7 +44,7 @@ enum PaintBenchmark {
         let painted = try session.wait(for: "\(program.name)'s first complete paint") { screen in
             program.paintedWhenShowing.allSatisfy(screen.contains)
         }
-        var run = PaintRun(firstPaint: painted - session.terminal.started, keyBytes: [], keySettle: [],
+        var run = PaintRun(firstPaint: painted - session.terminal.started, keyOutputs: [], keySettle: [],
                            paintCPU: session.terminal.cpuTime())
         session.settle()
         for press in 0..<presses {
@@ -65,7 +66,7 @@ enum PaintBenchmark {
             }
             session.settle()
             run.keySettle.append(moved - pressed)
-            run.keyBytes.append(session.bytesRead - before)
+            run.keyOutputs.append(Array(session.transcript[before...]))
         }
         run.peakKilobytes = session.terminal.peakResidentKilobytes()
         session.terminal.type(quitKeys)
@@ -73,6 +74,38 @@ enum PaintBenchmark {
             throw TerminalSession.Timeout(what: "\(program.name) to quit", screen: session.screen.lines)
         }
         return run
+    }
+
+    /// Figures 1 and 2: `runs` alternating runs of the paywall and of `dialog`, five key presses each.
+    static func compare(_ paywall: ListProgram, _ dialog: ListProgram, home: String,
+                        runs: Int) throws -> (ours: [PaintRun], theirs: [PaintRun], figures: [Figure]) {
+        var ours: [PaintRun] = [], theirs: [PaintRun] = []
+        for _ in 0..<runs {
+            // Alternating, so both see the same moments of a noisy machine.
+            ours.append(try run(paywall, home: home, presses: 5, quitKeys: Array("q".utf8)))
+            theirs.append(try run(dialog, home: home, presses: 5, quitKeys: [0x1B]))
+        }
+        let paintOurs = median(ours.map(\.firstPaint)), paintTheirs = median(theirs.map(\.firstPaint))
+        let bytesOurs = median(ours.flatMap(\.keyBytes)), bytesTheirs = median(theirs.flatMap(\.keyBytes))
+        let keyOurs = median(ours.flatMap(\.keySettle)), keyTheirs = median(theirs.flatMap(\.keySettle))
+        let figures = [
+            Figure(number: "1", measure: "First complete paint, 10,000 products, from process start",
+                   value: milliseconds(paintOurs), baseline: "dialog --menu " + milliseconds(paintTheirs),
+                   ratio: paintOurs / paintTheirs, goal: "≤ 1.00", met: paintOurs <= paintTheirs),
+            Figure(number: "2", measure: "Bytes written for one cursor-down", value: "\(bytesOurs) B",
+                   baseline: "dialog \(bytesTheirs) B", ratio: Double(bytesOurs) / Double(bytesTheirs),
+                   goal: "≤ 1.00", met: bytesOurs <= bytesTheirs),
+            Figure(number: "2a", measure: "Cursor-down until the screen has settled", value: milliseconds(keyOurs),
+                   baseline: "dialog " + milliseconds(keyTheirs), ratio: keyOurs / keyTheirs, goal: ""),
+        ]
+        return (ours, theirs, figures)
+    }
+
+    /// A key press's output with its escapes readable: ESC as `␛`, other controls as `^X`.
+    static func readable(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes, as: UTF8.self).unicodeScalars.map { scalar in
+            scalar == "\u{1B}" ? "␛" : scalar.value < 0x20 ? "^" + String(UnicodeScalar(scalar.value + 0x40)!) : String(scalar)
+        }.joined()
     }
 
     /// The paywall on a catalog and store file.

@@ -6,7 +6,7 @@ import StorefrontUI
 /// One part of the benchmark, run once and small enough for `valgrind --tool=callgrind`,
 /// which counts instructions repeatably where wall-clock times are noisy.
 enum Profile {
-    static func run(_ part: String, work: String) async throws {
+    static func run(_ part: String, binary: String, work: String, runs: Int) async throws {
         let catalogPath = work + "/profile-catalog.json"
         let catalog = try SyntheticData.writeCatalog(products: 10_000, to: catalogPath)
         let storePath = work + "/profile.sqlite"
@@ -58,8 +58,20 @@ enum Profile {
                 _ = update(&state, .key(.down))
                 _ = render(state)
             }
+        case "keypress":
+            // Figures 1, 2 and 2a alone (the release binary on a pseudo-terminal, beside dialog), and what one
+            // cursor-down wrote, escapes shown: where a key press's bytes go.
+            for suffix in ["", "-wal", "-shm"] { unlink(storePath + suffix) }
+            let paywall = PaintBenchmark.storefront(binary: binary, catalog: catalog, catalogPath: catalogPath, storePath: storePath)
+            let paint = try PaintBenchmark.compare(paywall, PaintBenchmark.dialog(catalog: catalog), home: work, runs: runs)
+            for (name, runs) in [("storefront", paint.ours), ("dialog", paint.theirs)] {
+                print("\(name), bytes of each cursor-down: " + runs.map { $0.keyBytes.map(String.init).joined(separator: " ") }
+                    .joined(separator: ", "))
+                print("  the second: " + PaintBenchmark.readable(runs[0].keyOutputs[1]))
+            }
+            print(Report.table(paint.figures))
         default:
-            throw PseudoTerminal.Failure(description: "unknown part \(part); known: load, seed, restore, purchase, snapshot, paint")
+            throw PseudoTerminal.Failure(description: "unknown part \(part); known: load, seed, restore, purchase, snapshot, paint, keypress")
         }
     }
 }

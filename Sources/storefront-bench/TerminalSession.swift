@@ -5,8 +5,9 @@ import Glibc
 final class TerminalSession {
     let terminal: PseudoTerminal
     private(set) var screen: Screen
-    /// Every byte read from the program so far.
-    private(set) var bytesRead = 0
+    /// Every byte read from the program so far, in order (a key press's output is a slice of it).
+    private(set) var transcript: [UInt8] = []
+    var bytesRead: Int { transcript.count }
 
     struct Timeout: Error, CustomStringConvertible {
         var what: String
@@ -29,7 +30,7 @@ final class TerminalSession {
         while ContinuousClock.now < deadline {
             guard let (bytes, at) = terminal.read(timeout: .milliseconds(200)) else { continue }
             guard !bytes.isEmpty else { break }
-            bytesRead += bytes.count
+            transcript += bytes
             screen.feed(bytes)
             if condition(screen) { return at }
         }
@@ -39,7 +40,7 @@ final class TerminalSession {
     /// Reads and draws output until none has come for `quiet`: the screen has settled.
     func settle(quiet: Duration = .milliseconds(300)) {
         while let (bytes, _) = terminal.read(timeout: quiet), !bytes.isEmpty {
-            bytesRead += bytes.count
+            transcript += bytes
             screen.feed(bytes)
         }
     }

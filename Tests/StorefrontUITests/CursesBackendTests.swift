@@ -1,4 +1,5 @@
 import CursesBackend
+import Foundation
 import Glibc
 import Testing
 @testable import StorefrontUI
@@ -47,6 +48,37 @@ struct CursesBackendTests {
         let small = render(state)
         terminal.draw(small)
         #expect((0..<16).map(terminal.line) == small.lines)
+    }
+
+    @Test("a cursor-down on the 100×30 paywall writes well under dialog --menu's 201 bytes to an xterm")
+    func keyPressBytes() throws {
+        setlocale(LC_ALL, "C.UTF-8")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("curses-\(getpid()).out").path
+        defer { unlink(path) }
+        let output = try #require(fopen(path, "w"))
+        let terminal = try CursesTerminal<ClickTarget>(term: "xterm-256color", input: fopen("/dev/null", "r"), output: output,
+                                                       ownsFiles: true)
+        defer { terminal.end() }
+        terminal.resize(to: Size(columns: 100, rows: 30))
+        /// What ncurses has written to the file so far.
+        func written() -> Int {
+            fflush(output)
+            var status = stat()
+            return fstat(fileno(output), &status) == 0 ? Int(status.st_size) : -1
+        }
+        var state = loadedState(columns: 100, rows: 30, snapshot: snapshot(owned: [purchase(swiftShopping)]))
+        state.selection = index(of: swiftShopping)
+        terminal.draw(render(state))
+        var bytes: [Int] = []
+        for _ in 0..<3 {
+            let before = written()
+            #expect(update(&state, .key(.down)).isEmpty)
+            terminal.draw(render(state))
+            bytes.append(written() - before)
+        }
+        // Rows reversed across the screen wrote 260–270 a key (issue 21); the row's head and [ Buy ] 150–180
+        // (the most when the row left has a green checkmark to draw again).
+        #expect(bytes.allSatisfy { $0 > 0 && $0 <= 180 }, "\(bytes)")
     }
 
     @Test("an unknown terminal type is a clear error, not an abort")

@@ -54,7 +54,7 @@ struct RenderTests {
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
-        // The selected row is highlighted across the screen; others are not.
+        // The selected row's head is highlighted (HighlightTests has the rest); others are not.
         #expect(canvas[10, 11].style.reverse)
         #expect(!canvas[10, 10].style.reverse)
     }

@@ -343,11 +343,12 @@ struct SettingsScreenTests {
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
-        // Values changed from their defaults stand out; the selected line is in reverse video.
+        // Values changed from their defaults stand out; the selected line's name is in reverse video, its value bold.
         #expect(canvas[33, 4].style.color == .yellow)
         #expect(canvas[33, 3].style.color == nil)
-        #expect(canvas[47, 9].style.reverse)
-        #expect(!canvas[47, 8].style.reverse)
+        #expect(canvas[10, 9].style.reverse)
+        #expect(!canvas[10, 8].style.reverse)
+        #expect(canvas[47, 9].style == Style(bold: true, color: .yellow))
         // The screen's tab is the one not in reverse video.
         #expect(!canvas[canvas.lines[0].distance(of: "s Settings"), 0].style.reverse)
     }

@@ -291,9 +291,10 @@ struct TransactionManagerTests {
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
-        // The selected row is highlighted across the screen; states are colored by what they mean.
-        #expect(canvas[50, 5].style.reverse)
-        #expect(!canvas[50, 4].style.reverse)
+        // The selected row's id and product are highlighted; states are colored by what they mean.
+        #expect(canvas[20, 5].style.reverse)
+        #expect(!canvas[20, 4].style.reverse)
+        #expect(!canvas[50, 5].style.reverse)
         #expect(canvas[60, 4].style.color == .yellow)
         #expect(canvas[60, 7].style.color == .red)
         #expect(canvas[60, 8].style.color == .red)
