@@ -31,11 +31,15 @@ build: deps commit
 commit:
 	@./scripts/commit-header.sh
 
+# The Swift runtime and Foundation linked into the binary, not loaded from ~20 shared libraries:
+# a process starts in 8 ms of CPU where it took 13, and touches 7 MB less (README: Performance).
+STATIC = --static-swift-stdlib
+
 ## The release binary that install and deb ship.
 release: deps commit
-	$(SWIFT) build -c release --product storefront
+	$(SWIFT) build -c release --product storefront $(STATIC)
 
-## Install the release build: PREFIX/bin, its Swift runtime in PREFIX/lib/storefront, man page, completions.
+## Install the release build: PREFIX/bin (the Swift runtime linked in), man page, completions.
 install: release
 	@./scripts/install-deps.sh package
 	./scripts/install.sh .build/release/storefront "$(DESTDIR)" "$(PREFIX)"
@@ -66,7 +70,7 @@ fuzz-build: deps
 ## A release build, synthetic data made on the spot, dialog as the terminal baseline.
 bench: deps commit
 	@./scripts/install-deps.sh bench
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(STATIC)
 	./.build/release/storefront-bench --storefront .build/release/storefront --work .build/bench
 
 ## Install the Debian packages the project needs, when missing.

@@ -24,15 +24,14 @@ let package = Package(
         // No pkgConfig: SwiftPM would warn about the .pc file's -D flags on every
         // build; the shim defines what is needed, and Debian's libncursesw.so pulls in tinfo.
         .systemLibrary(name: "CNcursesw"),
-        /// The App Store Server API's HTTP server.
-        .systemLibrary(
-            name: "CMicroHTTPD",
-            pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
-        ),
+        /// The App Store Server API's HTTP server (libmicrohttpd-dev's header), loaded with
+        /// dlopen when serve starts.
+        .target(name: "CMicroHTTPD"),
 
         /// The commit `storefront --version` names, from a header `make` writes.
         .target(name: "CBuildInfo"),
+        /// libcurl for serve's notification POSTs, loaded with dlopen when the first is sent.
+        .target(name: "CCurl"),
 
         // MARK: - Layers
         /// The store: catalog, money, ledger (SQLite store file), engine. No terminal code.
@@ -47,7 +46,7 @@ let package = Package(
         .target(name: "StorefrontUI", dependencies: ["StoreEngine", "TerminalCore"]),
         /// `storefront serve`: the App Store Server API and Server Notifications V2 over HTTP,
         /// on the engine's App Store face. The only target that speaks HTTP.
-        .target(name: "StorefrontServer", dependencies: ["StoreEngine", "CMicroHTTPD"]),
+        .target(name: "StorefrontServer", dependencies: ["StoreEngine", "CMicroHTTPD", "CCurl"]),
         /// Argument parsing and the scriptable subcommands.
         .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "CBuildInfo"]),
         /// The real terminal: Canvas → ncurses, keys/mouse/resize → events.

@@ -2,7 +2,8 @@
 # `make deb`: builds .build/deb/storefront_VERSION_ARCH.deb with dpkg-deb from the
 # release binary. The layout is scripts/install.sh's with PREFIX=/usr; Depends
 # names the Debian package of every library the binary and the shipped Swift
-# runtime link (found with `dpkg -S` on what `ldd` resolves), at least the version
+# runtime link (found with `dpkg -S` on what `ldd` resolves) and of libmicrohttpd and
+# libcurl, which serve loads when it starts and sends, at least the version
 # built against.
 # Usage: build-deb.sh [BINARY]   (default .build/release/storefront)
 set -euo pipefail
@@ -25,10 +26,18 @@ owner() {
   done
   return 1
 }
+# Loaded by serve at run time, not linked (so not in ldd): libmicrohttpd (CMicroHTTPD) and
+# libcurl, for the notification POSTs (CCurl).
+dlopened=$(for name in libmicrohttpd.so.12 libcurl.so.4; do
+  path=$(ldconfig -p | awk -v name="$name" '$1 == name { print $NF; exit }')
+  [ -n "$path" ] || { echo "build-deb.sh: $name is not installed" >&2; exit 1; }
+  echo "$path"
+done)
 depends=$(
-  for elf in "$root/usr/bin/storefront" "$root"/usr/lib/storefront/*.so*; do
-    LD_LIBRARY_PATH="$root/usr/lib/storefront" ldd "$elf" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
-  done | grep -v "^$root/" | sort -u | while read -r lib; do
+  { for elf in "$root/usr/bin/storefront" "$root"/usr/lib/storefront/*.so*; do
+      [ -e "$elf" ] || continue  # no Swift runtime shipped when it is linked into the binary
+      LD_LIBRARY_PATH="$root/usr/lib/storefront" ldd "$elf" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
+    done; echo "$dlopened"; } | grep -v "^$root/" | sort -u | while read -r lib; do
     package=$(owner "$lib") || { echo "build-deb.sh: no Debian package owns $lib" >&2; exit 1; }
     upstream=$(dpkg-query -W -f '${Version}' "$package" | sed -E 's/-[^-]*$//')
     echo "$package (>= $upstream)"
@@ -51,15 +60,17 @@ Description: StoreKit simulator for Linux terminals
  Ask to Buy, interrupted purchases, refunds, renewals) against a SQLite store
  file; a scriptable command line (--json) runs the same flows in CI.
  .
- The Swift runtime libraries it needs are shipped in /usr/lib/storefront.
+ The Swift runtime it needs is in the binary (or, from a build that links it
+ dynamically, shipped in /usr/lib/storefront).
 CONTROL
 
 mkdir -p "$root/usr/share/doc/storefront"
 cat > "$root/usr/share/doc/storefront/copyright" <<'COPYRIGHT'
 Storefront, a StoreKit simulator for Linux terminals.
-/usr/lib/storefront holds the Swift runtime libraries of the Swift toolchain
-it was built with (Apache License 2.0 with Runtime Library Exception; ICU's
-data under the Unicode license).
+/usr/bin/storefront holds the Swift runtime and Foundation of the Swift
+toolchain it was built with (or /usr/lib/storefront does, from a dynamically
+linked build): Apache License 2.0 with Runtime Library Exception; ICU's data
+under the Unicode license.
 COPYRIGHT
 
 deb="$out/storefront_${version}_${arch}.deb"

@@ -32,7 +32,8 @@ packages=(
   libsqlite3-dev  # the store file
   libncurses-dev  # the paywall (ncursesw)
   libssl-dev      # libcrypto: transaction signatures
-  libmicrohttpd-dev  # storefront serve: the App Store Server API's HTTP server
+  libmicrohttpd-dev  # storefront serve: the App Store Server API's HTTP server (its header; loaded at run time)
+  libcurl4        # storefront serve: notifications POSTed through libcurl (loaded at run time)
   tmux            # end-to-end tests of the paywall
   openssl         # an independent verifier of the signatures, in tests
   sqlite3         # tests edit store files by hand, as a tamperer would
@@ -40,7 +41,7 @@ packages=(
 )
 case "${1:-}" in
   bench) packages+=(dialog jq time) ;;   # baselines (paint and key press; catalog check) and peak memory of a process
-  package) packages+=(patchelf) ;;       # points the installed binary at its private Swift runtime
+  package) packages+=(patchelf) ;;       # sets (or, the runtime linked in, removes) the installed binary's RUNPATH
   check-deb) packages+=(debootstrap) ;;  # a fresh Debian to install the package in
 esac
 if [ "${1:-}" = oracle ]; then

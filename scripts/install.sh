@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs (or with --uninstall removes) storefront under DESTDIR + PREFIX, as
 # `make install`, `make uninstall` and `make deb` do:
-#   PREFIX/bin/storefront                       RUNPATH PREFIX/lib/storefront, nothing else
-#   PREFIX/lib/storefront/                      the Swift runtime libraries it links (no Debian package has them)
+#   PREFIX/bin/storefront                       RUNPATH PREFIX/lib/storefront, nothing else (none when static)
+#   PREFIX/lib/storefront/                      the Swift runtime libraries it links, if any (no Debian package
+#                                               has them; `make release` links them into the binary instead)
 #   PREFIX/share/man/man1/storefront.1.gz       `storefront man`
 #   PREFIX/share/bash-completion/completions/storefront, zsh's _storefront, fish's storefront.fish
 #   PREFIX/share/doc/storefront/examples/products.json
@@ -44,11 +45,18 @@ if ldd "$binary" | grep -q 'not found'; then
   exit 1
 fi
 
-install -d "$root/bin" "$root/lib/storefront" "$root/share/man/man1" "$root/share/bash-completion/completions" \
+private=$(private_libs)
+install -d "$root/bin" "$root/share/man/man1" "$root/share/bash-completion/completions" \
   "$root/$zsh_dir" "$root/share/fish/vendor_completions.d" "$root/share/doc/storefront/examples"
 install -m 0755 "$binary" "$root/bin/storefront"
-patchelf --set-rpath "$prefix/lib/storefront" "$root/bin/storefront"
-for lib in $(private_libs); do
+if [ -n "$private" ]; then
+  install -d "$root/lib/storefront"
+  patchelf --set-rpath "$prefix/lib/storefront" "$root/bin/storefront"
+else
+  # The runtime is in the binary: it looks in no folder of its own (nor the toolchain's).
+  patchelf --remove-rpath "$root/bin/storefront"
+fi
+for lib in $private; do
   # Their own RUNPATH is $ORIGIN: they find each other beside themselves.
   install -m 0644 "$(readlink -f "$lib")" "$root/lib/storefront/$(basename "$lib")"
 done
@@ -61,4 +69,8 @@ chmod 0644 "$root/share/man/man1/storefront.1.gz"
 install -m 0644 products.json "$root/share/doc/storefront/examples/products.json"
 chmod 0644 "$root/share/bash-completion/completions/storefront" "$root/$zsh_dir/_storefront" \
   "$root/share/fish/vendor_completions.d/storefront.fish"
-echo "Installed storefront in $root ($(ls "$root/lib/storefront" | wc -l) Swift runtime libraries in $prefix/lib/storefront)"
+if [ -n "$private" ]; then
+  echo "Installed storefront in $root ($(ls "$root/lib/storefront" | wc -l) Swift runtime libraries in $prefix/lib/storefront)"
+else
+  echo "Installed storefront in $root (the Swift runtime linked in)"
+fi

@@ -49,18 +49,34 @@ extension Ledger {
     private func readVerifiedTransactions(_ sql: String, _ parameters: [any SQLBindable]) throws(SQLiteError) -> [Transaction] {
         var transactions: [Transaction] = []
         var checks: [Check] = []
+        // A row another read verified while the table is unchanged is taken as it was: not read
+        // past its id (its JWS is a few overflow pages), nor hashed again.
+        let state = ReadCache.State(dataVersion: try dataVersion(), generation: db.transactionsGeneration)
+        var read: [Int] = []
         try db.query(sql, parameters) { row in
+            if let kept = readCache.row(row.int64(0), state) {
+                transactions.append(kept)
+                checks.append(.kept)
+                return
+            }
             let (transaction, check) = pending(row)
+            read.append(transactions.count)
             transactions.append(transaction)
             checks.append(check)
         }
-        return settle(&transactions, checks, caching: true)
+        let settled = settle(&transactions, checks, caching: true)
+        readCache.keep(rows: read.map { settled[$0] }, state)
+        return settled
     }
 
     /// What a row read with ``verifiedColumns`` still needs: its signature checked (or not, when
     /// marked), and whether its seal failed.
     enum Check {
         case marked, sealed, unsealed
+        /// Verified by an earlier read (``ReadCache``): settled already.
+        case kept
+
+        var isSettled: Bool { self == .marked || self == .kept }
     }
 
     /// A row as a transaction not yet verified, and what its verification needs.
@@ -74,9 +90,9 @@ extension Ledger {
     /// `caching` keeps the verdicts for this ledger's life (a paywall reading the same rows again);
     /// a listing of the whole history does not, so its memory does not grow with it.
     func settle(_ transactions: inout [Transaction], _ checks: [Check], caching: Bool) -> [Transaction] {
-        let signatures = transactions.indices.compactMap { checks[$0] == .marked ? nil : transactions[$0].jwsRepresentation }
+        let signatures = transactions.indices.compactMap { checks[$0].isSettled ? nil : transactions[$0].jwsRepresentation }
         let added = checkSignatures(signatures)
-        for index in transactions.indices where checks[index] != .marked {
+        for index in transactions.indices where !checks[index].isSettled {
             // What the JWS does not cover (status, finished) the row's seal does.
             transactions[index].verification = verify(transactions[index])
             if checks[index] == .unsealed, transactions[index].verification.isVerified {

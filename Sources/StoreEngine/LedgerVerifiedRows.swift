@@ -81,6 +81,8 @@ extension Ledger {
 /// The last few verified reads of the `transactions` table, kept while the table is unchanged:
 /// no other connection has committed (`PRAGMA data_version`) and this one has changed no row
 /// of it (``SQLiteDatabase/transactionsGeneration``). Small results only, a few of them.
+/// And the rows those reads verified, by id, for other reads of the same rows meanwhile (the
+/// paywall's owned products and the account's entitlements are mostly the same transactions).
 struct ReadCache {
     struct State: Equatable {
         var dataVersion: Int64
@@ -89,6 +91,7 @@ struct ReadCache {
 
     private var state: State?
     private var reads: [String: [Transaction]] = [:]
+    private var rows: [Int64: Transaction] = [:]
     static let maximumRows = 5_000
     static let maximumReads = 16
 
@@ -108,11 +111,27 @@ struct ReadCache {
     }
 
     mutating func keep(_ read: [Transaction], for key: String, _ now: State) {
-        if state != now {
-            reads = [:]
-            state = now
-        }
+        moveOn(to: now)
         guard read.count <= Self.maximumRows, reads.count < Self.maximumReads else { return }
         reads[key] = read
+    }
+
+    /// Row `id` as a read verified it, while the table is as it was then.
+    func row(_ id: Int64, _ now: State) -> Transaction? {
+        state == now ? rows[id] : nil
+    }
+
+    /// Keeps verified rows by id (up to ``maximumRows`` in all).
+    mutating func keep(rows read: [Transaction], _ now: State) {
+        moveOn(to: now)
+        guard rows.count + read.count <= Self.maximumRows else { return }
+        for transaction in read { rows[transaction.id] = transaction }
+    }
+
+    private mutating func moveOn(to now: State) {
+        guard state != now else { return }
+        reads = [:]
+        rows = [:]
+        state = now
     }
 }

@@ -72,9 +72,15 @@ extension Catalog {
             displayPrices[price] = text
             return text
         }
-        // Lazily filtered: a filtered array would be a copy of every catalog product first.
-        return products.lazy.filter { $0.isAvailable(in: storefront.countryCode) }
-            .map { product(from: $0, in: storefront, displayPrice: format) }
+        // One pass into storage reserved for all of them: a lazy filter-map grew the array
+        // as it went (copies and page faults of 10,000 products), and a filtered array
+        // would be a copy of every catalog product first.
+        var priced: [Product] = []
+        priced.reserveCapacity(products.count)
+        for item in products where item.isAvailable(in: storefront.countryCode) {
+            priced.append(product(from: item, in: storefront, displayPrice: format))
+        }
+        return priced
     }
 
     /// One catalog product as seen in `storefront`.

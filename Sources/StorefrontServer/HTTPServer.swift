@@ -104,6 +104,7 @@ public final class HTTPServer: @unchecked Sendable {
             }
         }
         guard let started else {
+            guard cmhd_available() != 0 else { throw ServerError("cannot serve: libmicrohttpd (libmicrohttpd.so.12) is not installed") }
             throw ServerError("cannot listen on \(address) (the port is in use, or the address is not this machine's)")
         }
         lock.withLock { daemon = started }
@@ -116,7 +117,7 @@ public final class HTTPServer: @unchecked Sendable {
             defer { daemon = nil }
             return daemon
         }
-        if let running { MHD_stop_daemon(running) }
+        if let running { cmhd_stop(running) }
     }
 
     deinit { stop() }
@@ -188,9 +189,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     }
     let made = response.body.withUnsafeBytes { cmhd_response($0.count, $0.baseAddress) }
     guard let made else { return cmhd_no() }
-    defer { MHD_destroy_response(made) }
-    for (name, value) in response.headers { _ = MHD_add_response_header(made, name, value) }
-    return MHD_queue_response(connection, UInt32(response.status), made)
+    defer { cmhd_destroy_response(made) }
+    for (name, value) in response.headers { _ = cmhd_add_header(made, name, value) }
+    return cmhd_queue(connection, UInt32(response.status), made)
 }
 
 private let completedHandler: MHD_RequestCompletedCallback = { _, _, state, _ in

@@ -1,29 +1,41 @@
+import CCurl
+import Dispatch
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import StoreEngine
+import Synchronization
 
 /// Delivers the store's notifications to each receiver URL, as the App Store does: a
 /// `responseBodyV2` POSTed, a 2xx (200–206) ends it, anything else is retried 1, 12, 24, 48
 /// and 72 hours after the previous attempt (store time). Each URL gets them in the order
 /// they were made: a later one waits while an earlier one is being retried.
+///
+/// The POSTs are libcurl's, loaded when the first is sent (CCurl): not URLSession, whose
+/// FoundationNetworking links curl and ~25 libraries into every start of the executable
+/// (8 ms and 7 MB of the paywall's first paint, which never sends anything).
 final class NotificationSender: @unchecked Sendable {
-    // Immutable after init; URLSession is thread-safe.
+    // Immutable after init; the idle curl handles are behind their mutex.
     let face: AppStoreFace
     /// The `--notify` URLs; when empty, the receivers kept in the store, read again each round.
     let urls: [String]
-    let session: URLSession
+    let timeout: TimeInterval
     let log: @Sendable (String) -> Void
+    /// Easy handles between POSTs, which keep their connections to the receivers open.
+    private let idle = Mutex<[CurlHandle]>([])
+
+    /// A curl easy handle: used by one thread at a time, kept in `idle` between uses.
+    private struct CurlHandle: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
+    }
 
     init(face: AppStoreFace, urls: [String], timeout: TimeInterval = 10, log: @escaping @Sendable (String) -> Void) {
         self.face = face
         self.urls = urls
+        self.timeout = timeout
         self.log = log
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        session = URLSession(configuration: configuration)
+    }
+
+    deinit {
+        for handle in idle.withLock({ $0 }) { storefront_curl_release(handle.pointer) }
     }
 
     /// Makes what the clock has made due and sends what waits, until cancelled: a round every
@@ -86,28 +98,39 @@ final class NotificationSender: @unchecked Sendable {
 
     /// One POST of `{"signedPayload": …}`; its outcome as Apple's `sendAttemptResult`.
     func post(_ signedPayload: String, to url: String) async -> SendAttemptResult {
-        guard let target = URL(string: url) else { return .other }
-        var request = URLRequest(url: target)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(JSON.object(["signedPayload": .string(signedPayload)]).serialized(pretty: false).utf8)
-        do {
-            let (_, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else { return .invalidResponse }
-            return (200...206).contains(http.statusCode) ? .success : .unsuccessfulHTTPResponseCode
-        } catch let error as URLError {
-            switch error.code {
-            case .timedOut: return .timedOut
-            case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet: return .noResponse
-            case .networkConnectionLost: return .prematureClose
-            case .httpTooManyRedirects, .redirectToNonExistentLocation: return .circularRedirect
-            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot: return .tlsIssue
-            case .badServerResponse, .cannotParseResponse: return .invalidResponse
-            default: return .socketIssue
+        guard URL(string: url) != nil else { return .other }
+        let body = JSON.object(["signedPayload": .string(signedPayload)]).serialized(pretty: false)
+        let timeout = Int(max(1, (self.timeout * 1000).rounded()))
+        // curl blocks while it sends and waits: on a thread of its own, off Swift's pool.
+        return await withCheckedContinuation { done in
+            DispatchQueue.global().async { [self] in
+                guard let handle = idle.withLock({ $0.popLast() }) ?? storefront_curl_handle().map(CurlHandle.init) else {
+                    log("storefront serve: cannot send notifications: libcurl (libcurl.so.4) is not installed")
+                    done.resume(returning: .other)
+                    return
+                }
+                var status = 0
+                var text = body
+                let code = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { storefront_curl_post_json(handle.pointer, url, $0.baseAddress, $0.count, timeout, &status) }
+                }
+                idle.withLock { $0.append(handle) }
+                done.resume(returning: code == 0 ? ((200...206).contains(status) ? .success : .unsuccessfulHTTPResponseCode)
+                                                 : Self.result(ofCurlCode: code))
             }
-        } catch {
-            return .other
+        }
+    }
+
+    /// A curl error (curl.h's `CURLcode`) as Apple's `sendAttemptResult`.
+    static func result(ofCurlCode code: Int32) -> SendAttemptResult {
+        switch code {
+        case 28: .timedOut  // CURLE_OPERATION_TIMEDOUT
+        case 5, 6, 7: .noResponse  // couldn't resolve proxy or host, couldn't connect
+        case 18, 52, 56: .prematureClose  // partial file, got nothing, receive error
+        case 47: .circularRedirect  // too many redirects
+        case 35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91: .tlsIssue  // SSL_* and peer verification
+        case 8: .invalidResponse  // weird server reply
+        default: .socketIssue
         }
     }
 }

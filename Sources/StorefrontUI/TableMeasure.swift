@@ -57,9 +57,15 @@ struct ContentWidths: Sendable {
         // Without UTF-8 the texts are drawn transliterated ("39,99 EUR"), and measured so.
         let ascii = state.glyphs == .ascii
         let width = { (text: String) in TerminalText.width(ascii ? TerminalText.ascii(text) : text) }
-        kind = products.map { width($0.kindLabel) }.max()
-        price = products.map { width($0.displayPrice) }.max()
-        name = products.map { width($0.displayName) }.max()
-        status = products.map { width(statusText($0, state)) }.max()
+        guard !products.isEmpty else { return }
+        // One pass (four maps copied each of 10,000 products four times).
+        var widest = (kind: 0, price: 0, name: 0, status: 0)
+        for product in products {
+            widest.kind = max(widest.kind, width(product.kindLabel))
+            widest.price = max(widest.price, width(product.displayPrice))
+            widest.name = max(widest.name, width(product.displayName))
+            widest.status = max(widest.status, width(statusText(product, state)))
+        }
+        (kind, price, name, status) = (widest.kind, widest.price, widest.name, widest.status)
     }
 }

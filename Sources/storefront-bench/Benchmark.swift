@@ -28,6 +28,18 @@ enum Benchmark {
                 catalogPath: path, work: work, rounds: 1, progress: progress)))
             return
         }
+        if settings.profile == "first-paint" {
+            // Figures 1, 1a, 2, 2a and 5 alone (the 100,000-transaction store is seeded once and kept in the work folder).
+            let path = work + "/catalog-10000.json", history = work + "/first-paint-100000.sqlite"
+            let catalog = try SyntheticData.writeCatalog(products: 10_000, to: path)
+            if !FileManager.default.fileExists(atPath: history) {
+                _ = try await SyntheticData.seedStore(catalog, transactions: 100_000, at: history)
+            }
+            let paint = try PaintFigures.measure(binary: binary, catalog: catalog, catalogPath: path, history100k: history,
+                                                 work: work, runs: settings.runs, progress: progress)
+            print(Report.table(paint.terminal + [paint.memory]))
+            return
+        }
         if !settings.profile.isEmpty {
             try await Profile.run(settings.profile, binary: binary, work: work, runs: runs)
             return
@@ -54,26 +66,10 @@ enum Benchmark {
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(stores.last!.path + suffix) } }
         let (history10k, history100k) = (stores[0].path, stores[1].path)
 
-        // MARK: 1, 2. First paint and a key press, beside dialog
-        progress("1, 2. first paint and cursor-down on a 100×30 pseudo-terminal, storefront and dialog, \(runs) runs each")
-        let paintStore = work + "/paint.sqlite"
-        for suffix in ["", "-wal", "-shm"] { unlink(paintStore + suffix) }
-        let paywall = PaintBenchmark.storefront(binary: binary, catalog: large, catalogPath: largePath, storePath: paintStore)
-        let dialog = PaintBenchmark.dialog(catalog: large)
-        let paint = try PaintBenchmark.compare(paywall, dialog, home: work, runs: runs)
-        let paintTheirs = median(paint.theirs.map(\.firstPaint))
-        progress("1a, 5. the paywall with 10,000 products and 100,000 transactions, \(runs) runs")
-        let heavy = PaintBenchmark.storefront(binary: binary, catalog: large, catalogPath: largePath, storePath: history100k)
-        var heavyRuns: [PaintRun] = []
-        for _ in 0..<runs {
-            heavyRuns.append(try PaintBenchmark.run(heavy, home: work, presses: 1, quitKeys: Array("q".utf8)))
-        }
-        let heavyPaint = median(heavyRuns.map(\.firstPaint))
-        var figures = [paint.figures[0],
-                   Figure(number: "1a", measure: "First complete paint, 10,000 products + 100,000 transactions",
-                          value: milliseconds(heavyPaint), baseline: "dialog --menu " + milliseconds(paintTheirs),
-                          ratio: heavyPaint / paintTheirs, goal: "≤ 1.20", met: heavyPaint / paintTheirs <= 1.2)]
-            + paint.figures.dropFirst()
+        // MARK: 1, 2. First paint and a key press, beside dialog; 5, the paywall's peak memory (shown after 4)
+        let paint = try PaintFigures.measure(binary: binary, catalog: large, catalogPath: largePath, history100k: history100k,
+                                            work: work, runs: runs, progress: progress)
+        var figures = paint.terminal
 
         // MARK: 3. Durable purchases
         progress("3. durable purchases against fdatasync, 3 rounds of 2 s each")
@@ -105,14 +101,7 @@ enum Benchmark {
         figures.append(Figure(number: "4a", measure: "Restore + current entitlements, 10,000 transactions",
                               value: milliseconds(median(restore10k)), baseline: "", goal: ""))
 
-        // MARK: 5. Peak memory (the runs of 1a)
-        guard heavyRuns.allSatisfy({ $0.peakKilobytes != nil }) else {
-            throw PseudoTerminal.Failure(description: "cannot read the paywall's peak memory from /proc")
-        }
-        let peak = Double(median(heavyRuns.compactMap(\.peakKilobytes))) / 1024
-        figures.append(Figure(number: "5", measure: "Peak resident memory, paywall, 10,000 products + 100,000 transactions",
-                              value: String(format: "%.1f MB", peak), baseline: "limit 40 MB", ratio: peak / 40,
-                              goal: "≤ 1.00", met: peak <= 40))
+        figures.append(paint.memory)
 
         // MARK: 6. Catalog check beside jq
         progress("6. catalog check of 10,000 products beside jq empty, \(runs * 2) runs each")

@@ -23,6 +23,8 @@ struct PaintRun {
     var keySettle: [Duration]
     /// Peak resident memory in kilobytes, after the first paint and the key presses.
     var peakKilobytes: Int?
+    /// CPU time the program used until its first complete paint.
+    var paintCPU: Duration?
 }
 
 /// Time to first complete paint, and the cost of a key press, on a pseudo-terminal.
@@ -42,7 +44,8 @@ enum PaintBenchmark {
         let painted = try session.wait(for: "\(program.name)'s first complete paint") { screen in
             program.paintedWhenShowing.allSatisfy(screen.contains)
         }
-        var run = PaintRun(firstPaint: painted - session.terminal.started, keyOutputs: [], keySettle: [])
+        var run = PaintRun(firstPaint: painted - session.terminal.started, keyOutputs: [], keySettle: [],
+                           paintCPU: session.terminal.cpuTime())
         session.settle()
         for press in 0..<presses {
             let (from, to) = (program.rows[press] + " ", program.rows[press + 1] + " ")

@@ -36,4 +36,26 @@ struct ReadCacheTests {
             #expect(try ids() == [])
         }
     }
+
+    @Test("a row verified by one read is taken by another only while unchanged: an edit by another process is refused")
+    func keptRowsFollowTheTable() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let pro = try await buy(store, "pro")
+            let ledger = try Ledger(path: fixture.path, bundleID: fixture.catalog.bundleID)
+            let account = Store.defaultAccount
+            #expect(try ledger.latestRestorableTransactions(account: account).map(\.id) == [pro.id])
+            // Another query of the same row (not the same read, which is kept whole).
+            let same = try ledger.transactions(account: account, productID: "pro")
+            #expect(same.map(\.id) == [pro.id])
+            #expect(same.first?.verification.isVerified == true, "the row as the restorable read verified it")
+
+            // Another connection edits the row under its seal: the next read checks it afresh.
+            try SQLiteDatabase(path: fixture.path, create: false).run("UPDATE transactions SET quantity = 7 WHERE id = ?", pro.id)
+            let edited = try ledger.transactions(account: account, productID: "pro")
+            #expect(edited.first?.purchasedQuantity == 7)
+            #expect(edited.first?.verification.isVerified == false, "an edited row is not the one kept")
+            #expect(try ledger.latestRestorableTransactions(account: account).first?.verification.isVerified == false)
+        }
+    }
 }

@@ -1,0 +1,19 @@
+#ifndef STOREFRONT_CURL_LOADER_H
+#define STOREFRONT_CURL_LOADER_H
+#include <stddef.h>
+
+/// libcurl, loaded when `serve` first POSTs a notification (dlopen of libcurl.so.4), not
+/// linked: every other command, the paywall first, starts without curl and the ~25 libraries
+/// it pulls in (TLS, Kerberos, LDAP, …).
+
+/// Whether libcurl.so.4 could be loaded (it is, once, on the first call).
+int storefront_curl_available(void);
+/// A new easy handle, or NULL (libcurl missing, or out of memory).
+void *storefront_curl_handle(void);
+void storefront_curl_release(void *handle);
+/// POSTs `body` as application/json to `url` (http or https, redirects followed) within
+/// `timeout_ms`. Returns curl's result code (0 when a response came), the HTTP status in `*status`.
+int storefront_curl_post_json(void *handle, const char *url, const char *body, size_t length,
+                              long timeout_ms, long *status);
+
+#endif

@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+@testable import StorefrontUI
+
+@Suite("ProductStatus")
+struct ProductStatusTests {
+    @Test("shortDate says what Foundation's en_US abbreviated UTC date says, day by day")
+    func shortDateMatchesFoundation() {
+        // Every day from 1899 to 2101 (leap days, 1900 and 2100 not leap, 2000 leap), on odd
+        // days at an hour that walks round the clock, on even days the last moment before midnight.
+        let start = utcDate(1899, 1, 1).timeIntervalSince1970
+        for day in 0..<(202 * 366) {
+            let offset = day.isMultiple(of: 2) ? 86_399.75 : Double(day % 24) * 3_600 + 0.5
+            let date = Date(timeIntervalSince1970: start + Double(day) * 86_400 + offset)
+            #expect(ProductStatus.shortDate(date) == ProductStatus.formattedShortDate(date), "\(date)")
+        }
+    }
+
+    @Test("shortDate of known dates, and before the Gregorian reform (Foundation's Julian days)")
+    func shortDateKnownDates() {
+        #expect(ProductStatus.shortDate(utcDate(2027, 10, 12, 23)) == "Oct 12, 2027")
+        #expect(ProductStatus.shortDate(utcDate(2028, 2, 29)) == "Feb 29, 2028")
+        #expect(ProductStatus.shortDate(Date(timeIntervalSince1970: -1)) == "Dec 31, 1969")
+        let early = Date(timeIntervalSince1970: -14_000_000_000)
+        #expect(ProductStatus.shortDate(early) == ProductStatus.formattedShortDate(early))
+    }
+}
