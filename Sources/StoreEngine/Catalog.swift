@@ -135,8 +135,8 @@ public struct CatalogProduct: Sendable, Hashable {
     /// Text per locale identifier (`de_DE`) or language (`de`).
     public var localizations: [String: Localization]
     /// How long a non-renewing subscription lasts.
-    public var duration: ISODuration?
-    public var subscription: SubscriptionTerms?
+    @OutOfLine public var duration: ISODuration? = nil
+    @OutOfLine public var subscription: SubscriptionTerms? = nil
     public var familyShareable: Bool
     /// The storefronts (country codes) that offer the product; nil means every storefront.
     public var availableStorefronts: [String]? = nil

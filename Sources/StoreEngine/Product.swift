@@ -11,9 +11,9 @@ public struct Product: Sendable, Hashable, Identifiable {
     /// The price as the storefront writes it: "$0.99", "0,99 €".
     public var displayPrice: String
     public var currencyCode: String
-    public var subscription: SubscriptionInfo?
+    @OutOfLine public var subscription: SubscriptionInfo? = nil
     /// How long a non-renewing subscription lasts.
-    public var nonRenewingDuration: ISODuration?
+    @OutOfLine public var nonRenewingDuration: ISODuration? = nil
     public var isFamilyShareable: Bool
 
     /// Subscription details, as StoreKit's `Product.SubscriptionInfo`.
