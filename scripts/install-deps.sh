@@ -33,7 +33,7 @@ packages=(
   libncurses-dev  # the paywall (ncursesw)
   libssl-dev      # libcrypto: transaction signatures
   libmicrohttpd-dev  # storefront serve: the App Store Server API's HTTP server (its header; loaded at run time)
-  libcurl4        # storefront serve: notifications POSTed through libcurl (loaded at run time)
+  libcurl4-openssl-dev  # storefront serve: notifications POSTed through libcurl (its header; loaded at run time)
   tmux            # end-to-end tests of the paywall
   openssl         # an independent verifier of the signatures, in tests
   sqlite3         # tests edit store files by hand, as a tamperer would

@@ -1,28 +1,20 @@
-// libcurl through dlopen (see curl_loader.h). The option and info numbers are curl.h's: part
-// of libcurl.so.4's ABI, which curl keeps stable; written here so the build needs no curl headers.
+// libcurl through dlopen (see curl_loader.h): curl.h gives the types and option names, the
+// functions are looked up in libcurl.so.4 when the first notification is sent.
 #include "curl_loader.h"
+#include <curl/curl.h>
 #include <dlfcn.h>
 #include <pthread.h>
 
-enum {
-    OPT_URL = 10002, OPT_POSTFIELDS = 10015, OPT_HTTPHEADER = 10023, OPT_WRITEFUNCTION = 20011,
-    OPT_POSTFIELDSIZE_LARGE = 30120, OPT_FOLLOWLOCATION = 52, OPT_MAXREDIRS = 68, OPT_NOSIGNAL = 99,
-    OPT_TIMEOUT_MS = 155, OPT_PROTOCOLS = 181, OPT_REDIR_PROTOCOLS = 182,
-    INFO_RESPONSE_CODE = 0x200002, PROTO_HTTP = 1, PROTO_HTTPS = 2, GLOBAL_DEFAULT = 3,
-    E_FAILED_INIT = 2, E_OUT_OF_MEMORY = 27
-};
-
-struct slist;
 static struct {
-    int (*global_init)(long);
-    void *(*easy_init)(void);
-    int (*easy_setopt)(void *, int, ...);
-    int (*easy_perform)(void *);
-    int (*easy_getinfo)(void *, int, ...);
-    void (*easy_reset)(void *);
-    void (*easy_cleanup)(void *);
-    struct slist *(*slist_append)(struct slist *, const char *);
-    void (*slist_free_all)(struct slist *);
+    __typeof__(curl_global_init) *global_init;
+    __typeof__(curl_easy_init) *easy_init;
+    __typeof__(curl_easy_setopt) *easy_setopt;
+    __typeof__(curl_easy_perform) *easy_perform;
+    __typeof__(curl_easy_getinfo) *easy_getinfo;
+    __typeof__(curl_easy_reset) *easy_reset;
+    __typeof__(curl_easy_cleanup) *easy_cleanup;
+    __typeof__(curl_slist_append) *slist_append;
+    __typeof__(curl_slist_free_all) *slist_free_all;
 } curl;
 static int loaded;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -42,7 +34,7 @@ static void load(void) {
     FIND(slist_free_all, "curl_slist_free_all")
 #undef FIND
     // Once, before any handle: curl's global setup is not safe to race.
-    loaded = curl.global_init(GLOBAL_DEFAULT) == 0;
+    loaded = curl.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
 }
 
 int storefront_curl_available(void) {
@@ -67,24 +59,24 @@ static size_t discard(char *data, size_t size, size_t count, void *context) {
 int storefront_curl_post_json(void *handle, const char *url, const char *body, size_t length,
                               long timeout_ms, long *status) {
     *status = 0;
-    if (!handle) return E_FAILED_INIT;
+    if (!handle) return CURLE_FAILED_INIT;
     // Reset keeps the handle's connections: the next POST to the receiver reuses one.
     curl.easy_reset(handle);
-    struct slist *headers = curl.slist_append(NULL, "Content-Type: application/json");
-    if (!headers) return E_OUT_OF_MEMORY;
-    curl.easy_setopt(handle, OPT_URL, url);
-    curl.easy_setopt(handle, OPT_PROTOCOLS, (long)(PROTO_HTTP | PROTO_HTTPS));
-    curl.easy_setopt(handle, OPT_REDIR_PROTOCOLS, (long)(PROTO_HTTP | PROTO_HTTPS));
-    curl.easy_setopt(handle, OPT_FOLLOWLOCATION, 1L);
-    curl.easy_setopt(handle, OPT_MAXREDIRS, 16L);
-    curl.easy_setopt(handle, OPT_NOSIGNAL, 1L);
-    curl.easy_setopt(handle, OPT_TIMEOUT_MS, timeout_ms);
-    curl.easy_setopt(handle, OPT_HTTPHEADER, headers);
-    curl.easy_setopt(handle, OPT_POSTFIELDS, body);
-    curl.easy_setopt(handle, OPT_POSTFIELDSIZE_LARGE, (long long)length);
-    curl.easy_setopt(handle, OPT_WRITEFUNCTION, discard);
-    int result = curl.easy_perform(handle);
-    if (result == 0) curl.easy_getinfo(handle, INFO_RESPONSE_CODE, status);
+    struct curl_slist *headers = curl.slist_append(NULL, "Content-Type: application/json");
+    if (!headers) return CURLE_OUT_OF_MEMORY;
+    curl.easy_setopt(handle, CURLOPT_URL, url);
+    curl.easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl.easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl.easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 1L);
+    curl.easy_setopt(handle, CURLOPT_MAXREDIRS, 16L);
+    curl.easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+    curl.easy_setopt(handle, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl.easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
+    curl.easy_setopt(handle, CURLOPT_POSTFIELDS, body);
+    curl.easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)length);
+    curl.easy_setopt(handle, CURLOPT_WRITEFUNCTION, discard);
+    CURLcode result = curl.easy_perform(handle);
+    if (result == CURLE_OK) curl.easy_getinfo(handle, CURLINFO_RESPONSE_CODE, status);
     curl.slist_free_all(headers);
-    return result;
+    return (int)result;
 }

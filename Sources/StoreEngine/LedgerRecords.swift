@@ -72,14 +72,39 @@ extension Ledger {
                     originalID, as: transaction).first
     }
 
-    /// The newest transaction of a subscription, its dates only (no signature checked): whether
-    /// a renewal is due.
-    func latestTerm(originalID: Int64) throws(SQLiteError) -> (revocationDate: Date?, expirationDate: Date?)? {
-        try db.rows("""
-            SELECT revocation_date, expiration_date FROM transactions
-            WHERE original_id = ? AND status = 'purchased' ORDER BY id DESC LIMIT 1
-            """, originalID) { ($0.optionalInt64(0).map(Date.init(milliseconds:)), $0.optionalInt64(1).map(Date.init(milliseconds:))) }
-            .first
+    /// The newest transaction of each subscription, by original id, read and verified in one go
+    /// (rows another read verified meanwhile taken as they were, ``ReadCache``): the paywall's
+    /// statuses read a hundred subscriptions' rows again, one query each, with their JWS.
+    func latestTransactions(originalIDs: [Int64]) throws(SQLiteError) -> [Int64: Transaction] {
+        var latest: [Int64: Transaction] = [:]
+        // A few hundred values a statement: well under any build's limit of variables.
+        for start in stride(from: 0, to: originalIDs.count, by: 500) {
+            let chunk = Array(originalIDs[start..<min(start + 500, originalIDs.count)])
+            let values = Array(repeating: "(?)", count: chunk.count).joined(separator: ", ")
+            let read = try verifiedTransactions("""
+                WITH wanted(original_id) AS (VALUES \(values))
+                SELECT \(Self.verifiedColumns) FROM transactions
+                WHERE id IN (SELECT (SELECT id FROM transactions l WHERE l.original_id = wanted.original_id AND l.status = 'purchased'
+                                     ORDER BY l.id DESC LIMIT 1) FROM wanted)
+                """, chunk)
+            for transaction in read { latest[transaction.originalID] = transaction }
+        }
+        return latest
+    }
+
+    /// The newest transaction of each of the account's subscriptions, its dates only (no signature
+    /// checked), by original id: whether a renewal is due, asked at every read, in one query.
+    func latestTerms(account: String) throws(SQLiteError) -> [Int64: (revocationDate: Date?, expirationDate: Date?)] {
+        var terms: [Int64: (revocationDate: Date?, expirationDate: Date?)] = [:]
+        try db.query("""
+            SELECT t.original_id, t.revocation_date, t.expiration_date FROM subscriptions s
+            JOIN transactions t ON t.id = (SELECT id FROM transactions l WHERE l.original_id = s.original_id
+                                           AND l.status = 'purchased' ORDER BY l.id DESC LIMIT 1)
+            WHERE s.account = ?
+            """, [account]) { row in
+            terms[row.int64(0)] = (row.optionalInt64(1).map(Date.init(milliseconds:)), row.optionalInt64(2).map(Date.init(milliseconds:)))
+        }
+        return terms
     }
 
     /// The newest `limit` periods of a subscription, newest first, without their signatures:

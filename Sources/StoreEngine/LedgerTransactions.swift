@@ -35,15 +35,35 @@ extension Ledger {
     /// With `reusable` (a query of the `transactions` table alone), the read is kept while that
     /// table is as it was (no commit by another process, no change by this one): a restore
     /// followed by `currentEntitlements`, or a paywall looking again, verifies the same rows once.
-    func verifiedTransactions(_ sql: String, _ parameters: [any SQLBindable], reusable: Bool = false) throws(SQLiteError)
-        -> [Transaction] {
+    ///
+    /// `ids`: the same query's ids alone, in its order, answered from an index without the table:
+    /// when every row it names was verified by another read meanwhile (``ReadCache``), those are
+    /// the answer, and no row of the table is read (each a page of its own, often out of SQLite's cache).
+    func verifiedTransactions(_ sql: String, _ parameters: [any SQLBindable], reusable: Bool = false,
+                              ids: String? = nil) throws(SQLiteError) -> [Transaction] {
         guard reusable else { return try readVerifiedTransactions(sql, parameters) }
         let state = ReadCache.State(dataVersion: try dataVersion(), generation: db.transactionsGeneration)
         let key = ReadCache.key(sql, parameters)
         if let kept = readCache.lookup(key, state) { return kept }
+        if let ids, let kept = try keptRows(ids, parameters, state) {
+            readCache.keep(kept, for: key, state)
+            return kept
+        }
         let read = try readVerifiedTransactions(sql, parameters)
         readCache.keep(read, for: key, state)
         return read
+    }
+
+    /// The rows a query of ids names, when each was verified by another read while the table is unchanged; else nil.
+    private func keptRows(_ sql: String, _ parameters: [any SQLBindable], _ state: ReadCache.State) throws(SQLiteError)
+        -> [Transaction]? {
+        var kept: [Transaction] = []
+        var missing = false
+        try db.query(sql, parameters) { row in
+            guard !missing else { return }
+            if let transaction = readCache.row(row.int64(0), state) { kept.append(transaction) } else { missing = true }
+        }
+        return missing ? nil : kept
     }
 
     private func readVerifiedTransactions(_ sql: String, _ parameters: [any SQLBindable]) throws(SQLiteError) -> [Transaction] {
@@ -224,8 +244,11 @@ extension Ledger {
 
     /// Transactions the App Store still holds for the app: purchased, not finished.
     func unfinishedTransactions(account: String) throws(SQLiteError) -> [Transaction] {
+        // By its own index, named: SQLite would otherwise take transactions_app_history (whose WHERE
+        // `finished = 0` implies too) and read every non-consumable's row to find none unfinished.
+        // (Every index is made when a ledger opens the file.)
         try verifiedTransactions("""
-            SELECT \(Self.verifiedColumns) FROM transactions
+            SELECT \(Self.verifiedColumns) FROM transactions INDEXED BY transactions_unfinished
             WHERE account = ? AND status = 'purchased' AND finished = 0 ORDER BY id
             """, [account], reusable: true)
     }
@@ -233,14 +256,15 @@ extension Ledger {
     /// The newest transaction of each product that is not a consumable, for
     /// entitlements and restore.
     func latestRestorableTransactions(account: String) throws(SQLiteError) -> [Transaction] {
-        try verifiedTransactions("""
-            SELECT \(Self.verifiedColumns) FROM transactions
-            WHERE id IN (SELECT max(id) FROM transactions
-                         WHERE account = ? AND status = 'purchased' AND product_type != 'consumable'
-                           AND revocation_date IS NULL AND is_upgraded = 0
-                         GROUP BY product_id)
-            ORDER BY id
-            """, [account], reusable: true)
+        let newest = """
+            SELECT max(id) AS id FROM transactions
+            WHERE account = ? AND status = 'purchased' AND product_type != 'consumable'
+              AND revocation_date IS NULL AND is_upgraded = 0
+            GROUP BY product_id
+            """
+        // The ids come from the index transactions_restorable alone: after the paywall's owned read, no row is read again.
+        return try verifiedTransactions("SELECT \(Self.verifiedColumns) FROM transactions WHERE id IN (\(newest)) ORDER BY id",
+                                        [account], reusable: true, ids: "SELECT id FROM (\(newest)) ORDER BY id")
     }
 
     /// The transactions that granted the app's owned products (any account's ids the

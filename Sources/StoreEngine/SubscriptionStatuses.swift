@@ -17,16 +17,22 @@ extension Store {
     /// what the next renewal charges, an offer still running or scheduled included.
     /// Of this store's account, or another's (the server answers for every account): its own
     /// subscriptions first, then those its family shares with it (a group may have both, as Apple's).
-    func statuses(at date: Date, account: String? = nil) throws -> [SubscriptionStatus] {
+    /// `signed` false leaves the renewal info's `jwsRepresentation` nil (a P-256 signature each): for
+    /// a reader that never shows or hands it on (the paywall's snapshot).
+    func statuses(at date: Date, account: String? = nil, signed: Bool = true) throws -> [SubscriptionStatus] {
         let account = account ?? self.account
-        return try (ledger.subscriptionStates(account: account) + sharedRecords(account: account)).compactMap { record -> SubscriptionStatus? in
-            guard let latest = try ledger.latestTransaction(originalID: record.originalID) else { return nil }
-            return try status(of: record, latest: latest, account: account, at: date)
+        let records = try ledger.subscriptionStates(account: account) + sharedRecords(account: account)
+        let latest = try ledger.latestTransactions(originalIDs: records.map(\.originalID))
+        return try records.compactMap { record -> SubscriptionStatus? in
+            guard let latest = latest[record.originalID] else { return nil }
+            return try status(of: record, latest: latest, account: account, at: date, signed: signed)
         }
     }
 
-    /// One subscription's status at `date`, its renewal info signed (also for the notifications' `signedRenewalInfo`).
-    func status(of record: SubscriptionRecord, latest: Transaction, account: String, at date: Date) throws -> SubscriptionStatus {
+    /// One subscription's status at `date`, its renewal info signed (also for the notifications' `signedRenewalInfo`)
+    /// unless `signed` is false.
+    func status(of record: SubscriptionRecord, latest: Transaction, account: String, at date: Date,
+                signed: Bool = true) throws -> SubscriptionStatus {
             let storefront = try storefront()
             let state: RenewalState
             if latest.revocationDate != nil {
@@ -63,7 +69,7 @@ extension Store {
             }
             info.appAccountToken = latest.appAccountToken
             info.appTransactionID = AppTransactionID.make(account: account, bundleID: catalog.bundleID)
-            info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date))
+            if signed { info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date)) }
             return SubscriptionStatus(groupID: record.groupID, state: state, transaction: latest, renewalInfo: info)
     }
 }

@@ -123,9 +123,10 @@ extension Store {
 
     /// The account's subscriptions that need a renewal, a billing step or an expiry at `date`.
     func dueRecords(_ account: String, at date: Date, _ billingIssues: Bool) throws -> [SubscriptionRecord] {
-        try ledger.subscriptionStates(account: account).filter { record in
+        let terms = try ledger.latestTerms(account: account)
+        return try ledger.subscriptionStates(account: account).filter { record in
             // Two dates decide: not the signature, which every purchase and restore would check here otherwise.
-            guard record.expirationReason == nil, let latest = try ledger.latestTerm(originalID: record.originalID),
+            guard record.expirationReason == nil, let latest = terms[record.originalID],
                   latest.revocationDate == nil, let expiration = latest.expirationDate else { return false }
             if let since = record.billingRetrySince {
                 if let grace = record.graceUntil, grace <= date, billingIssues,

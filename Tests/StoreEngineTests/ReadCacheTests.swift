@@ -58,4 +58,32 @@ struct ReadCacheTests {
             #expect(try ledger.latestRestorableTransactions(account: account).first?.verification.isVerified == false)
         }
     }
+    @Test("restorable rows taken from another read's verified rows are the ones a fresh read verifies, and only while unchanged")
+    func restorableFromKeptRows() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            _ = try await buy(store, "pro")
+            _ = try await buy(store, "faces")
+            _ = try await store.sync()  // the app owns both: the owned read names them
+            let account = Store.defaultAccount
+            let ledger = try Ledger(path: fixture.path, bundleID: fixture.catalog.bundleID)
+            func fresh() throws -> [Transaction] {
+                try Ledger(path: fixture.path, bundleID: fixture.catalog.bundleID).latestRestorableTransactions(account: account)
+            }
+            #expect(try ledger.ownedProductTransactions(account: account).count == 2)
+            let kept = try ledger.latestRestorableTransactions(account: account)
+            #expect(kept.count == 2)
+            #expect(kept == (try fresh()))
+            #expect(kept.allSatisfy { $0.verification.isVerified })
+
+            // Another process edits one row: the next read is not answered from the kept rows.
+            try SQLiteDatabase(path: fixture.path, create: false).run("UPDATE transactions SET quantity = 3 WHERE id = ?", kept[0].id)
+            _ = try ledger.ownedProductTransactions(account: account)
+            let edited = try ledger.latestRestorableTransactions(account: account)
+            #expect(edited.map(\.id) == kept.map(\.id))
+            #expect(edited[0].verification.isVerified == false, "the edited row is checked afresh and refused")
+            #expect(edited[1].verification.isVerified)
+            #expect(edited == (try fresh()))
+        }
+    }
 }

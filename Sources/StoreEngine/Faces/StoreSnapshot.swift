@@ -22,7 +22,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var arrived: [String] = []
     /// Products whose refunds (revoked transactions) arrived as updates during this load.
     public var revoked: [String] = []
-    /// Each subscription group's status, by group id.
+    /// Each subscription group's status, by group id. Its renewal info is not signed
+    /// (`jwsRepresentation` nil): the screen never shows it; `subscriptionStatuses()` signs.
     public var subscriptions: [String: SubscriptionStatus] = [:]
     /// The groups whose introductory offer the account may take.
     public var introEligibleGroups: Set<String> = []
@@ -89,7 +90,7 @@ extension Store {
                 entitled: Set(try entitlements(at: date).map(\.productID)), balances: try balances(),
                 unverified: try unverifiedProducts(), canMakePayments: try value(.canMakePayments),
                 events: try events(limit: 200), dataVersion: version, arrived: delivery.finished.map(\.productID))
-            let statuses = try statuses(at: date)
+            let statuses = try statuses(at: date, signed: false)
             // The account's own subscription of a group before one its family shares (statuses lists it first).
             snapshot.subscriptions = Dictionary(statuses.map { ($0.groupID, $0) }, uniquingKeysWith: { own, _ in own })
             snapshot.plannedChanges = plannedChanges(statuses)
