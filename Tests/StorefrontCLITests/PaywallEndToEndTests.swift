@@ -2,6 +2,11 @@ import Foundation
 import Glibc
 import Testing
 
+/// How long an end-to-end wait may take before it fails: as ProgramTests' `patience`, a ceiling
+/// that a loaded machine (load average 5–12 on two cores) never reaches and a working program
+/// never needs; a wait that succeeds returns as soon as the screen shows what it waits for.
+let patience = Duration.seconds(120)
+
 /// A detached tmux session of a fixed size running the built binary: the real
 /// terminal path, read back with `capture-pane` as a user would see it.
 final class TmuxSession {
@@ -54,8 +59,10 @@ final class TmuxSession {
     }
 
     /// Waits until the screen satisfies `condition`; records the last screen when it never does.
+    /// Wait for what lasts (a row's status, a setting's value, the footer), not for a status-line
+    /// note: a note goes after six seconds, and a loaded machine can capture the screen later than that.
     @discardableResult
-    func waitFor(_ what: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+    func waitFor(_ what: String, timeout: Duration = patience, sourceLocation: SourceLocation = #_sourceLocation,
                  _ condition: ([String]) -> Bool) async throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         var lines = try await screen()
