@@ -41,15 +41,15 @@ extension Ledger {
     /// the answer, and no row of the table is read (each a page of its own, often out of SQLite's cache).
     func verifiedTransactions(_ sql: String, _ parameters: [any SQLBindable], reusable: Bool = false,
                               ids: String? = nil) throws(SQLiteError) -> [Transaction] {
-        guard reusable else { return try readVerifiedTransactions(sql, parameters) }
         let state = ReadCache.State(dataVersion: try dataVersion(), generation: db.transactionsGeneration)
+        guard reusable else { return try readVerifiedTransactions(sql, parameters, state) }
         let key = ReadCache.key(sql, parameters)
         if let kept = readCache.lookup(key, state) { return kept }
         if let ids, let kept = try keptRows(ids, parameters, state) {
             readCache.keep(kept, for: key, state)
             return kept
         }
-        let read = try readVerifiedTransactions(sql, parameters)
+        let read = try readVerifiedTransactions(sql, parameters, state)
         readCache.keep(read, for: key, state)
         return read
     }
@@ -66,12 +66,13 @@ extension Ledger {
         return missing ? nil : kept
     }
 
-    private func readVerifiedTransactions(_ sql: String, _ parameters: [any SQLBindable]) throws(SQLiteError) -> [Transaction] {
+    /// `state`: the table's state for ``ReadCache`` (one `PRAGMA data_version` a read, taken by the caller).
+    private func readVerifiedTransactions(_ sql: String, _ parameters: [any SQLBindable], _ state: ReadCache.State)
+        throws(SQLiteError) -> [Transaction] {
         var transactions: [Transaction] = []
         var checks: [Check] = []
         // A row another read verified while the table is unchanged is taken as it was: not read
         // past its id (its JWS is a few overflow pages), nor hashed again.
-        let state = ReadCache.State(dataVersion: try dataVersion(), generation: db.transactionsGeneration)
         var read: [Int] = []
         try db.query(sql, parameters) { row in
             if let kept = readCache.row(row.int64(0), state) {
