@@ -80,3 +80,21 @@ int storefront_curl_post_json(void *handle, const char *url, const char *body, s
     curl.slist_free_all(headers);
     return (int)result;
 }
+
+storefront_curl_failure storefront_curl_failure_kind(int code) {
+    switch ((CURLcode)code) {
+    case CURLE_OPERATION_TIMEDOUT: return storefront_curl_timed_out;
+    case CURLE_COULDNT_RESOLVE_PROXY: case CURLE_COULDNT_RESOLVE_HOST: case CURLE_COULDNT_CONNECT:
+        return storefront_curl_no_response;
+    case CURLE_PARTIAL_FILE: case CURLE_GOT_NOTHING: case CURLE_RECV_ERROR: return storefront_curl_premature_close;
+    case CURLE_TOO_MANY_REDIRECTS: return storefront_curl_circular_redirect;
+    case CURLE_SSL_CONNECT_ERROR: case CURLE_SSL_ENGINE_NOTFOUND: case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_CERTPROBLEM: case CURLE_SSL_CIPHER: case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_ENGINE_INITFAILED: case CURLE_SSL_CACERT_BADFILE: case CURLE_SSL_SHUTDOWN_FAILED:
+    case CURLE_SSL_CRL_BADFILE: case CURLE_SSL_ISSUER_ERROR: case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS: case CURLE_SSL_CLIENTCERT:
+        return storefront_curl_tls_issue;
+    case CURLE_WEIRD_SERVER_REPLY: return storefront_curl_invalid_response;
+    default: return storefront_curl_socket_issue;
+    }
+}

@@ -121,15 +121,15 @@ final class NotificationSender: @unchecked Sendable {
         }
     }
 
-    /// A curl error (curl.h's `CURLcode`) as Apple's `sendAttemptResult`.
+    /// A curl error (curl.h's `CURLcode`, classified by the loader) as Apple's `sendAttemptResult`.
     static func result(ofCurlCode code: Int32) -> SendAttemptResult {
-        switch code {
-        case 28: .timedOut  // CURLE_OPERATION_TIMEDOUT
-        case 5, 6, 7: .noResponse  // couldn't resolve proxy or host, couldn't connect
-        case 18, 52, 56: .prematureClose  // partial file, got nothing, receive error
-        case 47: .circularRedirect  // too many redirects
-        case 35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91: .tlsIssue  // SSL_* and peer verification
-        case 8: .invalidResponse  // weird server reply
+        switch storefront_curl_failure_kind(code) {
+        case storefront_curl_timed_out: .timedOut
+        case storefront_curl_no_response: .noResponse
+        case storefront_curl_premature_close: .prematureClose
+        case storefront_curl_circular_redirect: .circularRedirect
+        case storefront_curl_tls_issue: .tlsIssue
+        case storefront_curl_invalid_response: .invalidResponse
         default: .socketIssue
         }
     }

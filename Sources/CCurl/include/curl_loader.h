@@ -16,4 +16,18 @@ void storefront_curl_release(void *handle);
 int storefront_curl_post_json(void *handle, const char *url, const char *body, size_t length,
                               long timeout_ms, long *status);
 
+/// How a POST that got no response failed, in the terms of Apple's `sendAttemptResult`.
+typedef enum {
+    storefront_curl_timed_out,
+    storefront_curl_no_response,
+    storefront_curl_premature_close,
+    storefront_curl_circular_redirect,
+    storefront_curl_tls_issue,
+    storefront_curl_invalid_response,
+    storefront_curl_socket_issue
+} storefront_curl_failure;
+
+/// The kind of failure of a nonzero result of `storefront_curl_post_json` (a CURLcode).
+storefront_curl_failure storefront_curl_failure_kind(int code);
+
 #endif
