@@ -34,8 +34,17 @@ let package = Package(
         .target(name: "CCurl"),
 
         // MARK: - Layers
-        /// The store: catalog, money, ledger (SQLite store file), engine. No terminal code.
-        .target(name: "StoreEngine", dependencies: ["CSQLite", "COpenSSL"]),
+        /// The catalog: the JSON reader, products.json and `.storekit` readers, catalog values,
+        /// money and storefronts. No SQLite, no OpenSSL.
+        .target(name: "StoreCatalog"),
+        /// Keys, the store's certificate authority, JWS and the seals' HMAC: the only target on libcrypto.
+        .target(name: "StoreSigning", dependencies: ["StoreCatalog", "COpenSSL"]),
+        /// The store file: SQLite, every SQL statement, schema and migrations, and the records
+        /// the ledger keeps. The only target on SQLite.
+        .target(name: "StoreLedger", dependencies: ["StoreCatalog", "StoreSigning", "CSQLite"]),
+        /// The store actor, its rules and its three faces; re-exports the targets below it.
+        /// No terminal code.
+        .target(name: "StoreEngine", dependencies: ["StoreCatalog", "StoreSigning", "StoreLedger"]),
         /// The terminal core: a cell canvas, styles, keys, the terminal protocol, text sanitising. No ncurses, no engine.
         .target(name: "TerminalCore"),
         /// StoreKit 2's API (Product, Transaction, AppStore, …) on the engine's app face.
@@ -58,6 +67,9 @@ let package = Package(
         .executableTarget(name: "storefront-bench", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "StorefrontKit"]),
 
         // MARK: - Tests
+        .testTarget(name: "StoreCatalogTests", dependencies: ["StoreCatalog"]),
+        .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning"]),
+        .testTarget(name: "StoreLedgerTests", dependencies: ["StoreLedger"]),
         .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine"]),
         .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend"]),
         .testTarget(name: "StorefrontKitTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "storefront"]),

@@ -117,78 +117,8 @@ struct StoreFileTests {
         }
     }
 
-    @Test("a file of random bytes is refused and left untouched")
-    func randomBytes() async throws {
-        try await withTemporaryFolder { folder in
-            let path = folder + "/garbage.sqlite"
-            var generator = SystemRandomNumberGenerator()
-            var bytes = (0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            bytes[0] = 0x00  // never the SQLite magic by chance
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            try expectRefused(path, in: folder, saying: ["not a store file"])
-        }
-    }
 
-    @Test("a text file is refused and left untouched")
-    func textFile() async throws {
-        try await withTemporaryFolder { folder in
-            let short = folder + "/notes.txt"
-            try Data("hello\nthis is not a database\n".utf8).write(to: URL(fileURLWithPath: short))
-            try expectRefused(short, in: folder, saying: ["not a store file"])
-            // The catalog passed as the store file by mistake.
-            let catalog = folder + "/products.json"
-            try Data(fixtureCatalogText.utf8).write(to: URL(fileURLWithPath: catalog))
-            try expectRefused(catalog, in: folder, saying: ["not a store file"])
-        }
-    }
 
-    @Test("a zero-byte file is refused and left in place")
-    func zeroBytes() async throws {
-        try await withTemporaryFolder { folder in
-            let path = folder + "/empty.sqlite"
-            #expect(FileManager.default.createFile(atPath: path, contents: Data()))
-            try expectRefused(path, in: folder, saying: ["empty"])
-            #expect(try fileBytes(path).isEmpty)
-        }
-    }
-
-    @Test("another application's SQLite database is refused and left untouched")
-    func foreignDatabase() async throws {
-        try await withTemporaryFolder { folder in
-            let notes = folder + "/notes.db"
-            try makeDatabase(notes, """
-                CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
-                INSERT INTO notes (body) VALUES ('buy milk'), ('call mum');
-                """)
-            try expectRefused(notes, in: folder, saying: ["another application"])
-            #expect(try textValue(notes, "SELECT body FROM notes ORDER BY id") == ["buy milk", "call mum"])
-
-            // Marked with another application id, even without tables.
-            let marked = folder + "/marked.db"
-            try makeDatabase(marked, "PRAGMA application_id = 1234;")
-            try expectRefused(marked, in: folder, saying: ["another application"])
-
-            // An application id of ours is not enough when the schema is not.
-            let withTables = folder + "/other-wal.db"
-            try makeDatabase(withTables, """
-                PRAGMA journal_mode = WAL;
-                CREATE TABLE t (x);
-                INSERT INTO t VALUES (1);
-                """)
-            try expectRefused(withTables, in: folder, saying: ["another application"])
-        }
-    }
-
-    @Test("a blank database that another application has versioned is refused and left untouched")
-    func versionedBlankDatabase() async throws {
-        try await withTemporaryFolder { folder in
-            // No tables and no application id, but a schema version of its own: not ours to take.
-            let path = folder + "/versioned.db"
-            try makeDatabase(path, "PRAGMA user_version = 7;")
-            try expectRefused(path, in: folder, saying: ["another application"])
-            #expect(try textValue(path, "PRAGMA user_version") == ["7"])
-        }
-    }
 
     @Test("a blank SQLite database (no id, no version, no tables) becomes a working store file")
     func blankDatabaseAdopted() async throws {
@@ -260,17 +190,6 @@ struct StoreFileTests {
         }
     }
 
-    @Test("a folder is refused and left alone")
-    func folder() async throws {
-        try await withTemporaryFolder { folder in
-            let path = folder + "/store.sqlite"
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-            try Data("keep".utf8).write(to: URL(fileURLWithPath: path + "/inside.txt"))
-            try expectRefused(path, in: folder, saying: ["folder"])
-            #expect(try folderContents(path) == ["inside.txt"])
-        }
-    }
-
     @Test("a missing parent folder is an error unless createFolder is set")
     func missingFolder() async throws {
         try await withTemporaryFolder { folder in
@@ -290,27 +209,5 @@ struct StoreFileTests {
             #expect(FileManager.default.fileExists(atPath: path))
             #expect(try await Store(catalog: catalog, path: path).transactions().count == 1)
         }
-    }
-}
-
-@Suite("Store file opening failures")
-struct StoreFileOpeningFailureTests {
-    @Test("a lock held past the timeout while the key loads or the schema migrates is busy, not damage",
-          arguments: ["has an unusable signing key", "cannot be upgraded to the schema", "cannot be used"])
-    func busyAtEveryStep(step: String) {
-        let locked = SQLiteError(code: 5 /* SQLITE_BUSY */, message: "database is locked")
-        let failure = Ledger.openingFailure(of: "/tmp/store.sqlite", step, locked)
-        #expect(failure.isBusy)
-        #expect(failure.reason == "is busy: database is locked")
-        let sharedCache = SQLiteError(code: 6 /* SQLITE_LOCKED */, message: "database table is locked")
-        #expect(Ledger.openingFailure(of: "/tmp/store.sqlite", step, sharedCache).isBusy)
-    }
-
-    @Test("any other failure keeps its step and is not busy")
-    func otherFailures() {
-        let damaged = SQLiteError(code: 11 /* SQLITE_CORRUPT */, message: "database disk image is malformed")
-        let failure = Ledger.openingFailure(of: "/tmp/store.sqlite", "has an unusable signing key", damaged)
-        #expect(!failure.isBusy)
-        #expect(failure.reason == "has an unusable signing key: database disk image is malformed")
     }
 }

@@ -1,5 +1,5 @@
 import Glibc
-import StoreEngine
+import StoreCatalog
 
 /// One fuzz input: any bytes as a catalog file. A bad catalog must be an error,
 /// never a crash or a hang; a good one must price every product in every

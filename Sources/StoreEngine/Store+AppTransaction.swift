@@ -1,0 +1,19 @@
+import Foundation
+
+extension Store {
+    /// The account's app transaction (`AppTransaction.shared`), signed now (store time).
+    func appTransaction() throws -> AppTransaction {
+        let date = try currentTime()
+        let created = try ledger.db.transaction {
+            try ledger.ensureAccount(account, at: date)
+            return try ledger.accountCreated(account) ?? date
+        }
+        var result = AppTransaction(
+            bundleID: catalog.bundleID, appVersion: AppTransaction.sandboxVersion,
+            originalAppVersion: AppTransaction.sandboxVersion, originalPurchaseDate: created,
+            appTransactionID: AppTransactionID.make(account: account, bundleID: catalog.bundleID),
+            environment: try value(.environment), signedDate: date)
+        result.jwsRepresentation = try ledger.key.sign(result.signedPayload())
+        return result
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+extension Store {
+    // MARK: - Keys
+
+    func offerKeys() throws -> [OfferKey] { try ledger.offerKeys() }
+
+    /// Registers a key: a PKCS#8 private key (the `.p8` App Store Connect gives; the store
+    /// may then sign with it) or a public key (verification only).
+    func addOfferKey(keyID: String, pem: String, issuerID: String?) throws -> OfferKey {
+        let key = try SigningKey(pem: pem)
+        let record = OfferKey(keyID: keyID, issuerID: issuerID, publicKeyPEM: key.publicKeyPEM,
+                              canSign: pem.contains("PRIVATE KEY"), created: try currentTime())
+        try ledger.db.transaction {
+            try ledger.saveOfferKey(record, privateKeyPEM: record.canSign ? key.privateKeyPEM : nil)
+        }
+        return record
+    }
+
+    /// Makes a new key the store keeps; returns it and its private half (to show once).
+    func createOfferKey(keyID: String?, issuerID: String?) throws -> (key: OfferKey, privateKeyPEM: String) {
+        let key = try SigningKey.generate()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        let id = keyID ?? String((0..<10).map { _ in alphabet.randomElement()! })
+        return (try addOfferKey(keyID: id, pem: key.privateKeyPEM, issuerID: issuerID), key.privateKeyPEM)
+    }
+
+    /// Forgets a key (`offer-keys remove`): signatures made with it are refused from now on.
+    func removeOfferKey(_ keyID: String) throws -> Bool {
+        try ledger.db.transaction { try ledger.removeOfferKey(keyID) }
+    }
+
+    // MARK: - Signing, as the developer's server does
+
+    /// A fresh signature for this account, as the app's server would make it, with a key the
+    /// store holds privately (the only one, or `keyID`); timestamp and `iat` are store time.
+    /// `flaw`: a fault put in on purpose (a tester's), which the purchase's check refuses.
+    func signPromotionalOffer(productID: String, offerID: String, keyID: String?, appAccountToken: UUID?,
+                              form: PromotionalOfferSignature.Form,
+                              flaw: PromotionalOfferSignature.Flaw? = nil) throws -> PromotionalOfferSignature {
+        let keys = try ledger.offerKeys().filter(\.canSign)
+        let chosen: OfferKey
+        if let keyID {
+            guard let key = keys.first(where: { $0.keyID == keyID }) else {
+                throw OfferKeyError(description: "no offer key \(keyID) whose private key the store holds (offer-keys)")
+            }
+            chosen = key
+        } else {
+            guard let key = keys.first else {
+                throw OfferKeyError(description: "no offer key to sign with: `storefront offer-keys create` makes one")
+            }
+            guard keys.count == 1 else {
+                throw OfferKeyError(description: "several offer keys: choose one with --key (\(keys.map(\.keyID).joined(separator: ", ")))")
+            }
+            chosen = key
+        }
+        guard let pem = try ledger.offerPrivateKey(chosen.keyID) else {
+            throw OfferKeyError(description: "offer key \(chosen.keyID) has no private key here")
+        }
+        let key = flaw == .wrongKey ? try SigningKey.generate() : try SigningKey(pem: pem)
+        let now = try currentTime()
+        let date = flaw == .stale ? now.addingTimeInterval(-PromotionalOfferSignature.lifetime - 3600) : now
+        let nonce = UUID()
+        if flaw == .reusedNonce {
+            _ = try ledger.db.transaction { try ledger.useOfferNonce(nonce.uuidString.lowercased(), account: account, at: now) }
+        }
+        switch form {
+        case .legacy:
+            let timestamp = date.milliseconds
+            let message = PromotionalOfferSignature.legacyMessage(
+                bundleID: catalog.bundleID, keyID: chosen.keyID, productID: productID, offerID: offerID,
+                appAccountToken: appAccountToken, nonce: nonce, timestamp: timestamp)
+            let der = try key.signDER(Array(message.utf8))
+            return .legacy(keyID: chosen.keyID, nonce: nonce, timestamp: timestamp,
+                           signature: Data(der).base64EncodedString())
+        case .compactJWS:
+            let header = JSON.object(["alg": .string("ES256"), "kid": .string(chosen.keyID), "typ": .string("JWT")])
+            let claims = JSON.object([
+                "productId": .string(productID), "offerIdentifier": .string(offerID),
+                "transactionId": .string(AppTransactionID.make(account: account, bundleID: catalog.bundleID)),
+                "bid": .string(catalog.bundleID), "iss": .string(chosen.issuerID ?? "storefront"),
+                "aud": .string(PromotionalOfferSignature.audience),
+                "iat": .integer(Int64(date.timeIntervalSince1970)), "nonce": .string(nonce.uuidString.lowercased()),
+            ])
+            return .compactJWS(try key.sign(claims, encodedHeader: Base64URL.encode(Array(header.serialized(pretty: false).utf8))))
+        }
+    }
+
+    // MARK: - Verifying, as the App Store does at purchase
+
+    /// Checks a promotional offer's signature for this purchase and uses up its nonce.
+    /// Run inside the purchase's write transaction. Returns why it fails, or nil.
+    func offerSignatureFault(_ signature: PromotionalOfferSignature, productID: String, offerID: String,
+                             appAccountToken: UUID?, at date: Date) throws -> String? {
+        let nonce: String
+        let signedAt: Date
+        switch signature {
+        case .legacy(let keyID, let uuid, let timestamp, let encoded):
+            guard let record = try ledger.offerKeys().first(where: { $0.keyID == keyID }) else {
+                return "no offer key \"\(keyID)\" is registered (offer-keys)"
+            }
+            let message = PromotionalOfferSignature.legacyMessage(
+                bundleID: catalog.bundleID, keyID: keyID, productID: productID, offerID: offerID,
+                appAccountToken: appAccountToken, nonce: uuid, timestamp: timestamp)
+            guard let der = Data(base64Encoded: encoded),
+                  try SigningKey(pem: record.publicKeyPEM).verifyDER(Array(message.utf8), signature: [UInt8](der)) else {
+                return "the signature does not match key \(keyID) over this bundle id, product, offer, appAccountToken, nonce and timestamp"
+            }
+            (nonce, signedAt) = (uuid.uuidString.lowercased(), Date(milliseconds: timestamp))
+        case .compactJWS(let jws):
+            let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let header = try? JSON.parse(headerBytes),
+                  case .string(let keyID)? = header["kid"] else {
+                return "not a compact JWS with a kid header"
+            }
+            guard let record = try ledger.offerKeys().first(where: { $0.keyID == keyID }) else {
+                return "no offer key \"\(keyID)\" is registered (offer-keys)"
+            }
+            let claims: JSON
+            do { claims = try SigningKey(pem: record.publicKeyPEM).verify(jws).payload } catch {
+                return "the JWS does not verify with key \(keyID): \(error)"
+            }
+            func text(_ name: String) -> String? {
+                if case .string(let value)? = claims[name] { return value }
+                return nil
+            }
+            if text("aud") != PromotionalOfferSignature.audience { return "aud is not \"promotional-offer\"" }
+            if text("bid") != catalog.bundleID { return "bid is not the app's bundle id \(catalog.bundleID)" }
+            if text("productId") != productID { return "productId is not \(productID)" }
+            if text("offerIdentifier") != offerID { return "offerIdentifier is not \(offerID)" }
+            guard let issuer = text("iss"), !issuer.isEmpty, record.issuerID == nil || record.issuerID == issuer else {
+                return "iss is not the key's issuer \(record.issuerID ?? "(any, but present)")"
+            }
+            if let transactionID = text("transactionId"), try !belongsToAccount(transactionID) {
+                return "transactionId \(transactionID) is not this customer's (appTransactionId or a transaction id)"
+            }
+            guard case .number(let iat)? = claims["iat"], let seconds = Double(iat) else { return "no iat" }
+            guard let value = text("nonce"), let uuid = UUID(uuidString: value) else { return "no nonce (a UUID)" }
+            (nonce, signedAt) = (uuid.uuidString.lowercased(), Date(timeIntervalSince1970: seconds))
+        }
+        if date.timeIntervalSince(signedAt) > PromotionalOfferSignature.lifetime {
+            return "the signature is stale: made \(signedAt.formatted(.iso8601)), more than 24 hours before \(date.formatted(.iso8601))"
+        }
+        if signedAt.timeIntervalSince(date) > PromotionalOfferSignature.allowedSkew {
+            return "the signature's time \(signedAt.formatted(.iso8601)) is in the future (store time \(date.formatted(.iso8601)))"
+        }
+        guard try ledger.useOfferNonce(nonce, account: account, at: date) else {
+            return "the nonce \(nonce) was used already: a signature is good for one purchase"
+        }
+        return nil
+    }
+
+    /// Whether `id` is the account's `appTransactionId` or one of its transactions' ids.
+    private func belongsToAccount(_ id: String) throws -> Bool {
+        if id == AppTransactionID.make(account: account, bundleID: catalog.bundleID) { return true }
+        guard let number = Int64(id), let transaction = try ledger.transaction(id: number) else { return false }
+        return transaction.account == account
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+// MARK: - Recording
+
+extension Store {
+    /// Records the notification Apple would send for an event, inside the write that makes it.
+    /// `record` is the subscription as it stands after the event (for `signedRenewalInfo` and `status`).
+    /// `extra`: members of `data` some types carry (CONSUMPTION_REQUEST's `consumptionRequestReason`).
+    func notify(_ type: String, _ subtype: String? = nil, transaction: Transaction?, record: SubscriptionRecord? = nil,
+                account: String, at date: Date, testToken: String? = nil, summary: [JSON.Member]? = nil,
+                extra: [JSON.Member] = []) throws {
+        var data: [JSON.Member] = [
+            JSON.Member("bundleId", .string(catalog.bundleID)),
+            JSON.Member("bundleVersion", .string("1")),
+            JSON.Member("environment", .string(try ledger.environment().appStoreName)),
+        ] + extra
+        if let jws = transaction?.jwsRepresentation { data.append(JSON.Member("signedTransactionInfo", .string(jws))) }
+        if let record, let latest = try ledger.latestTransaction(originalID: record.originalID) ?? transaction {
+            let status = try status(of: record, latest: latest, account: account, at: date)
+            if let renewal = status.renewalInfo.jwsRepresentation { data.append(JSON.Member("signedRenewalInfo", .string(renewal))) }
+            data.append(JSON.Member("status", .integer(status.state.appStoreStatus)))
+        }
+        let uuid = UUID().uuidString.lowercased()
+        let payload = JSON.object([
+            "notificationType": .string(type),
+            "subtype": subtype.map { .string($0) },
+            "notificationUUID": .string(uuid),
+            // A mass extension's RENEWAL_EXTENSION SUMMARY carries `summary` in place of `data`.
+            "data": summary == nil ? .object(data) : nil,
+            "summary": summary.map { .object($0) },
+            "version": .string("2.0"),
+            "signedDate": .integer(date.milliseconds),
+        ])
+        let notification = ServerNotification(
+            id: 0, uuid: uuid, account: account, type: type, subtype: subtype, transactionID: transaction?.id,
+            originalTransactionID: record?.originalID ?? transaction?.originalID, signedDate: date,
+            signedPayload: try ledger.key.sign(payload), testNotificationToken: testToken)
+        _ = try ledger.insertNotification(notification)
+        // A family-shared purchase's notification reaches each member too, about the member's own
+        // transaction (PURCHASED for the purchaser, FAMILY_SHARED for the members, as Apple sends
+        // them); a refund reaches members as REVOKE instead (``revokeShares``).
+        if let transaction, transaction.ownershipType == .purchased, !Self.purchaserOnly.contains(type),
+           catalog.product(id: transaction.productID)?.familyShareable == true {
+            for copy in try ledger.shares(of: transaction.id) where copy.revocationDate == nil {
+                let shared = record.map { record -> SubscriptionRecord in
+                    var seen = record
+                    seen.originalID = copy.originalID
+                    return seen
+                }
+                try notify(type, subtype, transaction: copy, record: shared, account: copy.account, at: date)
+            }
+        }
+    }
+
+    /// Notifications about what only the purchaser does or pays: a refund and its requests (members get REVOKE
+    /// instead), a price increase (the purchaser is told and agrees; members renew with the purchaser).
+    static let purchaserOnly: Set<String> = ["REFUND", "REFUND_DECLINED", "REFUND_REVERSED", "CONSUMPTION_REQUEST", "REVOKE", "PRICE_INCREASE"]
+
+    /// Whether a notification of `type` about the subscription was recorded at or after `since`.
+    func hasNotification(_ type: String, originalID: Int64, since: Date) throws -> Bool {
+        var filter = NotificationFilter(startDate: since, type: type)
+        filter.originalTransactionID = originalID
+        return try !ledger.notifications(filter, after: nil, limit: 1).isEmpty
+    }
+}
+
+// MARK: - The Server API's reads and writes
+
+extension Store {
+    /// The account a transaction (or original transaction) id belongs to.
+    func account(owning id: Int64) throws -> String? { try ledger.account(owning: id) }
+
+    /// One page of the history of the customer who made transaction `id`.
+    func history(of id: Int64, query: HistoryQuery, after: Int64?, pageSize: Int) throws -> HistoryPage? {
+        try processRenewals()
+        guard let owner = try ledger.account(owning: id) else { return nil }
+        var page = try ledger.historyPage(account: owner, query: query, after: after, limit: pageSize)
+        let hasMore = page.count > pageSize
+        if hasMore { page.removeLast() }
+        return HistoryPage(transactions: page, hasMore: hasMore, lastID: page.last?.id ?? after)
+    }
+
+    /// Every subscription status of the customer who made transaction `id`.
+    func statuses(ofCustomerWith id: Int64) throws -> [SubscriptionStatus]? {
+        try processRenewals()
+        guard let owner = try ledger.account(owning: id) else { return nil }
+        return try statuses(at: try currentTime(), account: owner)
+    }
+
+    /// Lengthens the subscription's current period by `days` (at most 90), as the renewal-date
+    /// extension endpoints do, and records RENEWAL_EXTENDED.
+    func extendSubscription(originalID: Int64, days: Int) throws -> RenewalExtension? {
+        try processRenewals()
+        let date = try currentTime()
+        return try ledger.db.transaction { () throws -> RenewalExtension? in
+            guard let owner = try ledger.account(owning: originalID),
+                  let record = try ledger.subscriptionStates(account: owner).first(where: { $0.originalID == originalID }),
+                  var latest = try ledger.latestTransaction(originalID: record.originalID) else { return nil }
+            guard latest.revocationDate == nil, record.billingRetrySince == nil, let expiration = latest.expirationDate,
+                  expiration > date else { throw ExtensionError.ineligible }
+            latest.expirationDate = expiration.addingTimeInterval(TimeInterval(days) * 86_400)
+            latest = try ledger.update(latest)
+            try mirrorToFamily(latest.id)
+            try notify("RENEWAL_EXTENDED", transaction: latest, record: record, account: owner, at: date)
+            return RenewalExtension(originalTransactionID: originalID, webOrderLineItemID: latest.webOrderLineItemID,
+                                    effectiveDate: latest.expirationDate!)
+        }
+    }
+
+    /// Records a TEST notification; returns its token.
+    func requestTestNotification() throws -> String {
+        let date = try currentTime()
+        let token = UUID().uuidString.lowercased() + "_" + String(date.milliseconds)
+        try ledger.db.transaction { try notify("TEST", transaction: nil, account: "", at: date, testToken: token) }
+        return token
+    }
+
+    func testNotification(token: String) throws -> ServerNotification? { try ledger.notification(testToken: token) }
+
+    func notifications(_ filter: NotificationFilter, after: Int64?, limit: Int) throws -> [ServerNotification] {
+        try ledger.notifications(filter, after: after, limit: limit)
+    }
+
+    /// The oldest notification `url` still waits for, and whether its next attempt is due at the store's time now.
+    func nextNotification(for url: String, kept: Bool = false) throws -> (notification: ServerNotification, due: Bool)? {
+        // A receiver kept in the store gets what was recorded after it was added; a --notify URL all it has not had.
+        let receiver = try ledger.receivers().first { $0.url == url }
+        // One removed since the sender read the list gets nothing more (not everything from the start).
+        if kept, receiver == nil { return nil }
+        let after = receiver?.afterNotificationID ?? 0
+        guard let next = try ledger.nextUndelivered(to: url, after: after, maxAttempts: notificationRetryDelays.count + 1)
+        else { return nil }
+        guard let last = next.attempts.last else { return (next, true) }
+        let due = last.date.addingTimeInterval(notificationRetryDelays[next.attempts.count - 1])
+        return (next, due <= (try currentTime()))
+    }
+
+    /// Keeps one delivery attempt, dated by the store's clock.
+    func recordAttempt(notificationID: Int64, url: String, result: SendAttemptResult) throws {
+        let attempt = NotificationAttempt(url: url, date: try currentTime(), result: result)
+        // Not synced: the next notification is not held up by a disk flush. A record lost to a power
+        // cut means that notification is sent again: at least once, as Apple's (notificationUUID tells).
+        try ledger.db.transaction(durable: false) { try ledger.recordAttempt(notificationID: notificationID, attempt) }
+    }
+
+    func apiKeys() throws -> [APIKey] { try ledger.apiKeys() }
+
+    func addAPIKey(keyID: String, issuerID: String, publicKeyPEM: String) throws -> APIKey {
+        let key = APIKey(keyID: keyID, issuerID: issuerID, publicKeyPEM: publicKeyPEM, created: now())
+        try ledger.db.transaction { try ledger.saveAPIKey(key) }
+        return key
+    }
+
+    func removeAPIKey(_ keyID: String) throws -> Bool {
+        try ledger.db.transaction { try ledger.removeAPIKey(keyID) }
+    }
+
+    /// The store's time now (for the server's checks of its clock).
+    func storeTime() throws -> Date { try currentTime() }
+
+    /// The `environment` new transactions and notifications carry.
+    func appStoreEnvironment() throws -> String { try ledger.environment().appStoreName }
+}
+
+extension Store {
+    /// A transaction of any account (the server answers for all of them).
+    func anyTransaction(id: Int64) throws -> Transaction? { try ledger.transaction(id: id) }
+}

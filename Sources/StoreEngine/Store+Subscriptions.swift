@@ -1,0 +1,305 @@
+import Foundation
+
+/// How long the App Store keeps retrying a failed renewal.
+let billingRetryLength = ISODuration(days: 60)
+
+extension Store {
+    // MARK: - Renewals
+
+    /// Makes every renewal (and billing failure, and expiry) due by the store's time now,
+    /// in order, for every account: what happened while no storefront process ran is
+    /// caught up at the next open. Renewals arrive unfinished, as updates. Returns how many were made.
+    ///
+    /// Made in batches of at most ``renewalBatch``, each its own short write transaction: no
+    /// write holds the lock for long, other processes' purchases go between two batches, and
+    /// each batch commits its progress (a process killed meanwhile leaves nothing to redo).
+    /// With `limit`, stops after about that many (``renewalsDue()`` says whether more wait).
+    @discardableResult
+    func processRenewals(limit: Int? = nil, onlyAccount: String? = nil) throws -> Int {
+        // Without a catalog no plan is known: renewing (or expiring as unavailable) is left to a run with one.
+        if catalog.isAbsent { return 0 }
+        // A subscription price that changed in the catalog since the last run is a price change, made once.
+        try noticeCatalogPriceChanges()
+        let date = try currentTime()
+        let billingIssues = try value(.billingIssues)
+        var made = 0
+        var idleBatches = 0
+        // An account's family too: a subscription shared with it renews with its purchaser.
+        let scope = try onlyAccount.map { Set([$0] + (try ledger.family(of: $0)?.members ?? [])) }
+        // Cheap check first: most calls find nothing due and take no write lock.
+        while try dueAnywhere(at: date, billingIssues, scope: scope), limit.map({ made < $0 }) ?? true {
+            let budget = min(Self.renewalBatch, limit.map { $0 - made } ?? Self.renewalBatch)
+            let batch = try ledger.db.transaction {
+                var batch = 0
+                for account in try ledger.subscribedAccounts() where batch < budget && scope?.contains(account) ?? true {
+                    for record in try dueRecords(account, at: date, billingIssues) where batch < budget {
+                        batch += try catchUp(record, account: account, at: date, billingIssues: billingIssues,
+                                             limit: budget - batch)
+                    }
+                }
+                return batch
+            }
+            made += batch
+            // A batch of expiries and billing steps makes no renewal but leaves less due; two in a
+            // row that made none mean nothing more will come of this call.
+            idleBatches = batch == 0 ? idleBatches + 1 : 0
+            if idleBatches > 1 { break }
+            // A pause longer than SQLite's longest busy-wait step (100 ms), so that a process
+            // waiting for the lock gets it between two batches instead of starving.
+            if batch == Self.renewalBatch { usleep(110_000) }
+        }
+        return made
+    }
+
+    /// At most this many renewals per write transaction: a few tens of milliseconds.
+    static let renewalBatch = 500
+
+    /// Whether renewals (or billing steps) are due by the store's time now.
+    func renewalsDue() throws -> Bool {
+        try dueAnywhere(at: try currentTime(), try value(.billingIssues))
+    }
+
+    func dueAnywhere(at date: Date, _ billingIssues: Bool, scope: Set<String>? = nil) throws -> Bool {
+        try ledger.subscribedAccounts().contains(where: { account in
+            guard scope?.contains(account) ?? true else { return false }
+            return try !dueRecords(account, at: date, billingIssues).isEmpty
+        })
+    }
+
+    /// The account's subscriptions that need a renewal, a billing step or an expiry at `date`.
+    func dueRecords(_ account: String, at date: Date, _ billingIssues: Bool) throws -> [SubscriptionRecord] {
+        let terms = try ledger.latestTerms(account: account)
+        return try ledger.subscriptionStates(account: account).filter { record in
+            // Two dates decide: not the signature, which every purchase and restore would check here otherwise.
+            guard record.expirationReason == nil, let latest = terms[record.originalID],
+                  latest.revocationDate == nil, let expiration = latest.expirationDate else { return false }
+            if let since = record.billingRetrySince {
+                if let grace = record.graceUntil, grace <= date, billingIssues,
+                   try !hasNotification("GRACE_PERIOD_EXPIRED", originalID: record.originalID, since: since) { return true }
+                return !billingIssues || billingRetryLength.after(since) <= date
+            }
+            return expiration <= date
+        }
+    }
+
+    /// Walks one subscription forward to `date`: renewal after renewal, or into billing
+    /// retry, or to its expiry.
+    func catchUp(_ start: SubscriptionRecord, account: String, at date: Date, billingIssues: Bool,
+                 limit: Int = renewalBatch) throws -> Int {
+        var record = start
+        var made = 0
+        defer { try? ledger.saveSubscription(record, account: account) }
+        // Bounded: the rest follows in the next batch.
+        while made < limit, let latest = try ledger.latestTransaction(originalID: record.originalID),
+              latest.revocationDate == nil, let expiration = latest.expirationDate {
+            if let since = record.billingRetrySince {
+                if !billingIssues {
+                    // Billing fixed: renewed now, or from the lapsed period's end while still in grace.
+                    let renewedAt = record.graceUntil.map { $0 > date } == true ? since : date
+                    (record.billingRetrySince, record.graceUntil) = (nil, nil)
+                    try renew(latest, &record, account: account, at: renewedAt, detail: "renewal after a billing issue was resolved",
+                              subtype: "BILLING_RECOVERY")
+                    made += 1
+                    continue
+                }
+                if let grace = record.graceUntil, grace <= date,
+                   try !hasNotification("GRACE_PERIOD_EXPIRED", originalID: record.originalID, since: since) {
+                    try notify("GRACE_PERIOD_EXPIRED", transaction: latest, record: record, account: account, at: grace)
+                }
+                if billingRetryLength.after(since) <= date {
+                    (record.expirationReason, record.billingRetrySince, record.graceUntil) = (ExpirationReason.billingError.rawValue, nil, nil)
+                    try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
+                                   detail: "expired: billing retry ended without payment (billingError)", at: billingRetryLength.after(since))
+                    try notify("EXPIRED", "BILLING_RETRY", transaction: latest, record: record, account: account,
+                               at: billingRetryLength.after(since))
+                }
+                break
+            }
+            guard expiration <= date else { break }
+            guard record.willAutoRenew else {
+                record.expirationReason = ExpirationReason.autoRenewDisabled.rawValue
+                try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
+                               detail: "expired: auto-renew was off (autoRenewDisabled)", at: expiration)
+                try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: expiration)
+                break
+            }
+            guard catalog.product(id: record.autoRenewProductID)?.subscription != nil else {
+                record.expirationReason = ExpirationReason.productUnavailable.rawValue
+                try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
+                               detail: "expired: \(record.autoRenewProductID) is no longer offered (productUnavailable)", at: expiration)
+                try notify("EXPIRED", "PRODUCT_NOT_FOR_SALE", transaction: latest, record: record, account: account, at: expiration)
+                break
+            }
+            // A price increase the subscriber had to agree to, and did not, ends it here.
+            if try priceIncreaseEnds(&record, latest: latest, account: account, at: expiration) { break }
+            if billingIssues {
+                record.billingRetrySince = expiration
+                if try value(.gracePeriod), let period = catalog.product(id: latest.productID)?.subscription?.period {
+                    record.graceUntil = gracePeriod(for: period).after(expiration)
+                }
+                try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
+                               detail: record.graceUntil == nil ? "renewal failed: billing retry (billingError)"
+                                   : "renewal failed: grace period until \(record.graceUntil!.formatted(.iso8601))", at: expiration)
+                try notify("DID_FAIL_TO_RENEW", record.graceUntil == nil ? nil : "GRACE_PERIOD", transaction: latest, record: record,
+                           account: account, at: expiration)
+                // StoreKit's Billing Problem message, once per failed renewal.
+                try ledger.queueMessage(account: account, reason: .billingIssue, productID: latest.productID,
+                                        key: "billingIssue:\(record.originalID):\(expiration.milliseconds)", at: expiration)
+                continue
+            }
+            try renew(latest, &record, account: account, at: expiration, detail: "renewal")
+            made += 1
+        }
+        return made
+    }
+
+    /// Apple's billing grace period: 6 days for weekly subscriptions, 16 for longer ones.
+    func gracePeriod(for period: ISODuration) -> ISODuration {
+        let reference = Date(timeIntervalSince1970: 0)
+        return period.after(reference) <= ISODuration(weeks: 1).after(reference) ? ISODuration(days: 6) : ISODuration(days: 16)
+    }
+
+    /// Adds the renewal transaction that starts at `start`.
+    func renew(_ latest: Transaction, _ record: inout SubscriptionRecord, account: String, at start: Date,
+                       detail: String, subtype: String? = nil) throws {
+        guard let item = catalog.product(id: record.autoRenewProductID), let terms = item.subscription else { return }
+        let storefront = try storefront()
+        var transaction = latest
+        (transaction.id, transaction.productID, transaction.purchaseDate) = (0, item.id, start)
+        (transaction.reason, transaction.isFinished, transaction.isUpgraded) = (.renewal, false, false)
+        (transaction.storefront, transaction.currency) = (storefront.countryCode, storefront.currency)
+        (transaction.revocationDate, transaction.revocationReason) = (nil, nil)
+        transaction.price = try renewalBasePrice(item, groupID: record.groupID, account: account, at: start, in: storefront)
+        transaction.expirationDate = try renewalEnd(after: start, period: terms.period, latest: latest)
+        (transaction.offerType, transaction.offerID) = (nil, nil)
+        transaction.applyOffer(mode: nil, period: nil, count: 0)
+        // A pay-as-you-go offer goes on at its price for its number of periods; a promotional
+        // offer bought during the subscription starts now.
+        if let offer = try renewalOffer(after: latest, record: record) {
+            (transaction.offerType, transaction.offerID, transaction.price) = (offer.type, offer.id, offer.price)
+            transaction.applyOffer(mode: offer.mode, period: offer.period, count: offer.count)
+            transaction.expirationDate = try renewalEnd(after: start, period: offer.period, latest: latest)
+            if offer.scheduled { record.renewalOfferID = nil }
+        }
+        let stored = try ledger.insert(transaction)
+        try shareWithFamily(stored, at: start)
+        let change = item.id == latest.productID ? "" : " (now \(item.id): the change waited for this renewal)"
+        let offer = stored.offerType.map { "; \($0.rawValue) offer\(stored.offerID.map { " \($0)" } ?? "")" } ?? ""
+        try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id,
+                       detail: detail + change + offer, at: start)
+        try notify("DID_RENEW", subtype, transaction: stored, record: record, account: account, at: start)
+    }
+
+    // MARK: - The tester's controls
+
+    /// Turns auto-renew on or off (`willAutoRenew`): off, the subscription expires at the period's end.
+    func setAutoRenew(groupID: String, _ on: Bool) throws {
+        // What fell due before the change happens first, as it would have on time.
+        try processRenewals()
+        let date = try currentTime()
+        try ledger.db.transaction {
+            var record = try subscriptionRecord(groupID)
+            let changed = record.willAutoRenew != on
+            record.willAutoRenew = on
+            if on, record.expirationReason == ExpirationReason.autoRenewDisabled.rawValue,
+               let latest = try ledger.latestTransaction(originalID: record.originalID),
+               latest.expirationDate.map({ $0 > date }) == true {
+                record.expirationReason = nil
+            }
+            try ledger.saveSubscription(record, account: account)
+            if changed, record.expirationReason == nil, let latest = try ledger.latestTransaction(originalID: record.originalID) {
+                try notify("DID_CHANGE_RENEWAL_STATUS", on ? "AUTO_RENEW_ENABLED" : "AUTO_RENEW_DISABLED", transaction: latest,
+                           record: record, account: account, at: date)
+            }
+        }
+    }
+
+    /// Ends the subscription now: the current period is cut short and it does not renew.
+    func expireSubscription(groupID: String) throws {
+        // What fell due before the change happens first, as it would have on time.
+        try processRenewals()
+        let date = try currentTime()
+        try ledger.db.transaction {
+            var record = try subscriptionRecord(groupID)
+            let newest = try ledger.latestTransaction(originalID: record.originalID)
+            // The error names the subscription's newest transaction, the row a tester has in view.
+            guard var latest = newest, latest.revocationDate == nil,
+                  latest.expirationDate.map({ $0 > date }) == true || record.billingRetrySince != nil
+            else {
+                throw StoreError.invalidTransactionState(id: newest?.id ?? record.originalID, action: "expire",
+                                                         state: newest?.revocationDate != nil ? "refunded" : "not active (expired already)")
+            }
+            if latest.expirationDate.map({ $0 > date }) == true {
+                latest.expirationDate = date
+                latest = try ledger.update(latest)
+                try mirrorToFamily(latest.id)
+            }
+            (record.willAutoRenew, record.expirationReason) = (false, ExpirationReason.autoRenewDisabled.rawValue)
+            (record.billingRetrySince, record.graceUntil) = (nil, nil)
+            try ledger.saveSubscription(record, account: account)
+            try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
+                           detail: "expired now by the tester", at: date)
+            try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: date)
+        }
+    }
+
+    /// Renews the subscription now, without waiting for the period's end.
+    func renewSubscription(groupID: String) throws {
+        // What fell due before the change happens first, as it would have on time.
+        try processRenewals()
+        let date = try currentTime()
+        try ledger.db.transaction {
+            var record = try subscriptionRecord(groupID)
+            guard var latest = try ledger.latestTransaction(originalID: record.originalID), latest.revocationDate == nil else {
+                throw StoreError.invalidTransactionState(id: record.originalID, action: "renew", state: "revoked")
+            }
+            // A paid offer's period (a promotional year bought at $29.99) is not cut short and charged
+            // again at the full price: its end is the renewal. A free trial may end now.
+            if latest.offerType != nil, latest.price > 0, let end = latest.expirationDate, end > date {
+                throw StoreError.invalidTransactionState(
+                    id: latest.id, action: "renew now",
+                    state: "in a paid \(latest.offerType!.rawValue) offer's period until \(String(end.formatted(.iso8601).prefix(10))); "
+                        + "advance the clock to renew it at its end")
+            }
+            if latest.expirationDate.map({ $0 > date }) == true {
+                latest.expirationDate = date
+                latest = try ledger.update(latest)
+                try mirrorToFamily(latest.id)
+            }
+            (record.willAutoRenew, record.expirationReason) = (true, nil)
+            (record.billingRetrySince, record.graceUntil) = (nil, nil)
+            try renew(latest, &record, account: account, at: date, detail: "renewal forced by the tester")
+            try ledger.saveSubscription(record, account: account)
+        }
+    }
+
+    func subscriptionRecord(_ groupID: String) throws -> SubscriptionRecord {
+        let groupID = catalog.product(id: groupID)?.subscription?.groupID ?? groupID
+        guard let record = try ledger.subscriptionStates(account: account).first(where: { $0.groupID == groupID }) else {
+            throw StoreError.noSubscription(groupID: groupID)
+        }
+        return record
+    }
+
+    /// The newest transaction of each subscription in its billing grace period: still entitled though
+    /// its period ended. Of this store's account or `account`; its family's shared subscriptions too.
+    func transactionsInGrace(at date: Date, account: String? = nil) throws -> [Transaction] {
+        let account = account ?? self.account
+        return try (ledger.subscriptionStates(account: account) + sharedRecords(account: account)).compactMap { record -> Transaction? in
+            guard record.billingRetrySince != nil, let grace = record.graceUntil, grace > date else { return nil }
+            return try ledger.latestTransaction(originalID: record.originalID).flatMap {
+                $0.revocationDate == nil && $0.verification.isVerified ? $0 : nil
+            }
+        }
+    }
+
+    /// Whether the account may take the group's introductory offer: it has never subscribed in the group.
+    func isEligibleForIntroOffer(groupID: String) throws -> Bool {
+        try !ledger.hasPurchase(account: account, groupID: groupID)
+    }
+
+    /// The catalog's subscription groups whose introductory offer the account may take.
+    func introOfferEligibleGroups() throws -> Set<String> {
+        Set(try catalog.subscriptionGroups.map(\.id).filter { try isEligibleForIntroOffer(groupID: $0) })
+    }
+}

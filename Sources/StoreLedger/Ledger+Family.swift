@@ -1,0 +1,140 @@
+import Foundation
+import StoreCatalog
+import StoreSigning
+
+/// What schema 8 keeps: families and the link from each family-shared transaction to
+/// the purchase it shares (FamilySharing), and refund requests (RefundRequests).
+extension Ledger {
+    // MARK: - Families
+
+    /// Every family, by name, each with its members (the organizer first, then as they joined).
+    package func families() throws(SQLiteError) -> [Family] {
+        var families = try db.rows("SELECT name, organizer, created FROM families ORDER BY created, name") { row in
+            Family(name: row.text(0), organizer: row.text(1), members: [], created: Date(milliseconds: row.int64(2)))
+        }
+        for index in families.indices {
+            let members = try db.rows("SELECT account FROM family_members WHERE family = ? ORDER BY joined, account",
+                                      families[index].name) { $0.text(0) }
+            families[index].members = [families[index].organizer].filter(members.contains)
+                + members.filter { $0 != families[index].organizer }
+        }
+        return families
+    }
+
+    /// The family `account` belongs to, if any.
+    package func family(of account: String) throws(SQLiteError) -> Family? {
+        guard let name = try db.rows("SELECT family FROM family_members WHERE account = ?", account, as: { $0.text(0) }).first
+        else { return nil }
+        return try families().first { $0.name == name }
+    }
+
+    package func insertFamily(_ name: String, organizer: String, at date: Date) throws(SQLiteError) {
+        try db.run("INSERT INTO families (name, organizer, created) VALUES (?, ?, ?)", name, organizer, date.milliseconds)
+        try insertMember(organizer, family: name, at: date)
+    }
+
+    package func insertMember(_ account: String, family: String, at date: Date) throws(SQLiteError) {
+        try db.run("INSERT INTO family_members (account, family, joined) VALUES (?, ?, ?)", account, family, date.milliseconds)
+    }
+
+    package func deleteMember(_ account: String) throws(SQLiteError) {
+        try db.run("DELETE FROM family_members WHERE account = ?", account)
+    }
+
+    package func deleteFamily(_ name: String) throws(SQLiteError) {
+        try db.run("DELETE FROM family_members WHERE family = ?", name)
+        try db.run("DELETE FROM families WHERE name = ?", name)
+    }
+
+    // MARK: - Shared transactions
+
+    /// Records that `transactionID` (a member's) shares the purchaser's `purchaseID`.
+    package func saveShare(_ transactionID: Int64, purchase purchaseID: Int64) throws(SQLiteError) {
+        try db.run("INSERT OR REPLACE INTO family_shares (transaction_id, purchase_id) VALUES (?, ?)", transactionID, purchaseID)
+    }
+
+    /// The members' transactions that share the purchaser's transaction `purchaseID`.
+    package func shares(of purchaseID: Int64) throws(SQLiteError) -> [Transaction] {
+        try verifiedTransactions("""
+            SELECT \(Self.verifiedColumns) FROM transactions
+            WHERE id IN (SELECT transaction_id FROM family_shares WHERE purchase_id = ?) ORDER BY id
+            """, [purchaseID])
+    }
+
+    /// The purchaser's transaction a member's shared transaction shares.
+    package func sharedPurchase(of transactionID: Int64) throws(SQLiteError) -> Transaction? {
+        guard let id = try db.rows("SELECT purchase_id FROM family_shares WHERE transaction_id = ?", transactionID,
+                                   as: { $0.int64(0) }).first else { return nil }
+        return try transaction(id: id)
+    }
+
+    /// Where `account`'s shares of the purchaser's subscription `originalID` began: the original
+    /// id and purchase date of the member's own chain, when it has shared that subscription before.
+    package func sharedChain(account: String, purchaseOriginalID originalID: Int64) throws(SQLiteError) -> (id: Int64, date: Date)? {
+        try db.rows("""
+            SELECT t.original_id, t.original_purchase_date FROM transactions t
+            JOIN family_shares s ON s.transaction_id = t.id JOIN transactions p ON p.id = s.purchase_id
+            WHERE t.account = ? AND p.original_id = ? ORDER BY t.id LIMIT 1
+            """, account, originalID) { ($0.int64(0), Date(milliseconds: $0.int64(1))) }.first
+    }
+
+    /// The newest transaction of each of `account`'s shared subscriptions (one per chain).
+    package func latestSharedSubscriptions(account: String) throws(SQLiteError) -> [Transaction] {
+        try verifiedTransactions("""
+            SELECT \(Self.verifiedColumns) FROM transactions
+            WHERE id IN (SELECT max(id) FROM transactions
+                         WHERE account = ? AND ownership_type = 'familyShared' AND product_type = 'autoRenewable'
+                           AND status = 'purchased'
+                         GROUP BY original_id)
+            ORDER BY id
+            """, [account], reusable: true)
+    }
+
+    /// `account`'s shared transactions that still grant something: not revoked, not upgraded away.
+    package func unrevokedShares(account: String) throws(SQLiteError) -> [Transaction] {
+        try verifiedTransactions("""
+            SELECT \(Self.verifiedColumns) FROM transactions
+            WHERE account = ? AND ownership_type = 'familyShared' AND status = 'purchased'
+              AND revocation_date IS NULL AND is_upgraded = 0
+            ORDER BY id
+            """, [account], reusable: true)
+    }
+
+    // MARK: - Refund requests
+
+    package static let refundRequestColumns = "transaction_id, account, reason, requested, status, decided"
+
+    package func refundRequest(_ row: SQLiteDatabase.Row) -> RefundRequest {
+        RefundRequest(transactionID: row.int64(0), account: row.text(1),
+                      reason: RefundRequestReason(appStoreName: row.text(2)) ?? .other,
+                      requestDate: Date(milliseconds: row.int64(3)),
+                      status: RefundRequest.Status(rawValue: row.text(4)) ?? .pending,
+                      decisionDate: row.optionalInt64(5).map(Date.init(milliseconds:)))
+    }
+
+    package func refundRequest(transactionID: Int64) throws(SQLiteError) -> RefundRequest? {
+        try db.rows("SELECT \(Self.refundRequestColumns) FROM refund_requests WHERE transaction_id = ?", transactionID,
+                    as: refundRequest).first
+    }
+
+    /// Every refund request, oldest first; only those of `status` when given.
+    package func refundRequests(status: RefundRequest.Status? = nil) throws(SQLiteError) -> [RefundRequest] {
+        try db.rows("""
+            SELECT \(Self.refundRequestColumns) FROM refund_requests WHERE ? IS NULL OR status = ? ORDER BY requested, transaction_id
+            """, status?.rawValue, status?.rawValue, as: refundRequest)
+    }
+
+    /// The refund requests of one account, oldest first.
+    package func refundRequests(account: String) throws(SQLiteError) -> [RefundRequest] {
+        try db.rows("SELECT \(Self.refundRequestColumns) FROM refund_requests WHERE account = ? ORDER BY requested, transaction_id",
+                    account, as: refundRequest)
+    }
+
+    package func saveRefundRequest(_ request: RefundRequest) throws(SQLiteError) {
+        try db.run("""
+            INSERT OR REPLACE INTO refund_requests (transaction_id, account, reason, requested, status, decided)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """, request.transactionID, request.account, request.reason.appStoreName, request.requestDate.milliseconds,
+            request.status.rawValue, request.decisionDate?.milliseconds)
+    }
+}

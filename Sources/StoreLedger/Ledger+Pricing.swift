@@ -1,0 +1,176 @@
+import CSQLite
+import Foundation
+import StoreCatalog
+import StoreSigning
+
+/// Schema 8's SQL: price changes, subscribers' price increases, the catalog prices seen last,
+/// the App Store's messages, and the reads win-back eligibility needs.
+extension Ledger {
+    // MARK: - Price changes
+
+    package func insertPriceChange(productID: String, storefront: String, old: Decimal, new: Decimal, consentRequired: Bool,
+                           at date: Date, source: String) throws(SQLiteError) -> Int64 {
+        try db.run("""
+            INSERT INTO price_changes (product_id, storefront, old_price, new_price, consent_required, date, source)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, productID, storefront, DecimalText.format(old), DecimalText.format(new), consentRequired, date.milliseconds, source)
+        return try db.scalar("SELECT last_insert_rowid()") ?? 0
+    }
+
+    /// Each product's price in a storefront as the newest change set it (the catalog's otherwise).
+    package func changedPrices(storefront: String) throws(SQLiteError) -> [String: Decimal] {
+        var prices: [String: Decimal] = [:]
+        try db.query("""
+            SELECT product_id, new_price FROM price_changes WHERE id IN
+              (SELECT max(id) FROM price_changes WHERE storefront = ? GROUP BY product_id)
+            """, [storefront]) { row in prices[row.text(0)] = DecimalText.parse(row.text(1)) }
+        return prices
+    }
+
+    /// Every price change, oldest first.
+    package func priceChanges() throws(SQLiteError) -> [PriceChange] {
+        try db.rows("""
+            SELECT id, product_id, storefront, old_price, new_price, consent_required, date, source FROM price_changes ORDER BY id
+            """) { row in
+            PriceChange(id: row.int64(0), productID: row.text(1), storefront: row.text(2),
+                        oldPrice: DecimalText.parse(row.text(3)) ?? 0, newPrice: DecimalText.parse(row.text(4)) ?? 0,
+                        requiresConsent: row.bool(5), date: Date(milliseconds: row.int64(6)), source: row.text(7))
+        }
+    }
+
+    /// When the product's price last rose in the storefront without asking for consent (Apple allows that once a year).
+    package func lastIncreaseWithoutConsent(productID: String, storefront: String) throws(SQLiteError) -> Date? {
+        try db.rows("""
+            SELECT date FROM price_changes WHERE product_id = ? AND storefront = ? AND consent_required = 0
+              AND CAST(new_price AS REAL) > CAST(old_price AS REAL) ORDER BY id DESC LIMIT 1
+            """, productID, storefront) { Date(milliseconds: $0.int64(0)) }.first
+    }
+
+    // MARK: - Subscribers' price increases
+
+    private static let increaseColumns = """
+        account, group_id, original_id, change_id, product_id, storefront, old_price, new_price, consent_required,
+        notified, notice_ends, status
+        """
+
+    private func increase(_ row: SQLiteDatabase.Row) -> PriceIncrease {
+        PriceIncrease(account: row.text(0), groupID: row.text(1), originalTransactionID: row.int64(2), changeID: row.int64(3),
+                      productID: row.text(4), storefront: row.text(5), oldPrice: DecimalText.parse(row.text(6)) ?? 0,
+                      newPrice: DecimalText.parse(row.text(7)) ?? 0, requiresConsent: row.bool(8),
+                      notified: Date(milliseconds: row.int64(9)), noticeEnds: Date(milliseconds: row.int64(10)),
+                      status: PriceIncreaseStatus(rawValue: row.text(11)) ?? .pending)
+    }
+
+    /// The price increase a subscription of the account waits for, if any.
+    package func priceIncrease(account: String, groupID: String) throws(SQLiteError) -> PriceIncrease? {
+        try db.rows("SELECT \(Self.increaseColumns) FROM price_increases WHERE account = ? AND group_id = ?",
+                    account, groupID, as: increase).first
+    }
+
+    /// The price increases subscribers wait for: of one account, or all.
+    package func priceIncreases(account: String? = nil) throws(SQLiteError) -> [PriceIncrease] {
+        if let account {
+            return try db.rows("SELECT \(Self.increaseColumns) FROM price_increases WHERE account = ? ORDER BY group_id",
+                               account, as: increase)
+        }
+        return try db.rows("SELECT \(Self.increaseColumns) FROM price_increases ORDER BY account, group_id", as: increase)
+    }
+
+    package func savePriceIncrease(_ increase: PriceIncrease) throws(SQLiteError) {
+        try db.run("""
+            INSERT OR REPLACE INTO price_increases (\(Self.increaseColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, increase.account, increase.groupID, increase.originalTransactionID, increase.changeID, increase.productID,
+            increase.storefront, DecimalText.format(increase.oldPrice), DecimalText.format(increase.newPrice),
+            increase.requiresConsent, increase.notified.milliseconds, increase.noticeEnds.milliseconds, increase.status.rawValue)
+    }
+
+    package func deletePriceIncrease(account: String, groupID: String) throws(SQLiteError) {
+        try db.run("DELETE FROM price_increases WHERE account = ? AND group_id = ?", account, groupID)
+    }
+
+    /// Forgets every waiting increase of a product in a storefront (its price came down again).
+    package func deletePriceIncreases(productID: String, storefront: String) throws(SQLiteError) {
+        try db.run("DELETE FROM price_increases WHERE product_id = ? AND storefront = ?", productID, storefront)
+    }
+
+    // MARK: - Catalog prices seen
+
+    package func catalogPrices(storefront: String) throws(SQLiteError) -> [String: Decimal] {
+        var prices: [String: Decimal] = [:]
+        try db.query("SELECT product_id, price FROM catalog_prices WHERE storefront = ?", [storefront]) { row in
+            prices[row.text(0)] = DecimalText.parse(row.text(1))
+        }
+        return prices
+    }
+
+    package func saveCatalogPrice(productID: String, storefront: String, price: Decimal) throws(SQLiteError) {
+        try db.run("INSERT OR REPLACE INTO catalog_prices (product_id, storefront, price) VALUES (?, ?, ?)",
+                   productID, storefront, DecimalText.format(price))
+    }
+
+    // MARK: - Messages
+
+    private static let messageColumns = "id, account, reason, product_id, offer_id, created, state"
+
+    private func message(_ row: SQLiteDatabase.Row) -> StoreMessage {
+        StoreMessage(id: row.int64(0), account: row.text(1), reason: MessageReason(rawValue: row.text(2)) ?? .generic,
+                     productID: row.optionalText(3), offerID: row.optionalText(4), created: Date(milliseconds: row.int64(5)),
+                     state: StoreMessage.State(rawValue: row.text(6)) ?? .pending)
+    }
+
+    /// Queues a message; one with a `key` is queued once (a second one for the same event is ignored).
+    @discardableResult
+    package func queueMessage(account: String, reason: MessageReason, productID: String? = nil, offerID: String? = nil,
+                      key: String? = nil, at date: Date) throws(SQLiteError) -> Int64? {
+        try db.run("""
+            INSERT OR IGNORE INTO messages (account, reason, product_id, offer_id, key, created, state) VALUES (?, ?, ?, ?, ?, ?, 'pending')
+            """, account, reason.rawValue, productID, offerID, key, date.milliseconds)
+        return db.changes == 0 ? nil : try db.scalar("SELECT last_insert_rowid()")
+    }
+
+    /// Whether the account has a message queued for the event `key`.
+    package func hasMessage(account: String, key: String) throws(SQLiteError) -> Bool {
+        try db.scalar("SELECT count(*) FROM messages WHERE account = ? AND key = ?", account, key) ?? 0 > 0
+    }
+
+    /// The account's messages, oldest first.
+    package func messages(account: String) throws(SQLiteError) -> [StoreMessage] {
+        try db.rows("SELECT \(Self.messageColumns) FROM messages WHERE account = ? ORDER BY id", account, as: message)
+    }
+
+    package func message(id: Int64, account: String) throws(SQLiteError) -> StoreMessage? {
+        try db.rows("SELECT \(Self.messageColumns) FROM messages WHERE id = ? AND account = ?", id, account, as: message).first
+    }
+
+    package func setMessageState(id: Int64, _ state: StoreMessage.State) throws(SQLiteError) {
+        try db.run("UPDATE messages SET state = ? WHERE id = ?", state.rawValue, id)
+    }
+
+    /// Marks the account's waiting messages of a reason (about a product) as displayed: what they asked was answered.
+    package func settleMessages(account: String, reason: MessageReason, productID: String) throws(SQLiteError) {
+        try db.run("""
+            UPDATE messages SET state = 'displayed' WHERE account = ? AND reason = ? AND product_id = ? AND state != 'displayed'
+            """, account, reason.rawValue, productID)
+    }
+
+    // MARK: - What win-back eligibility reads
+
+    /// The paid periods of a subscription (not free, not revoked), as start and end.
+    package func paidPeriods(originalID: Int64) throws(SQLiteError) -> [(start: Date, end: Date)] {
+        try db.rows("""
+            SELECT purchase_date, coalesce(min(expiration_date, coalesce(revocation_date, expiration_date)), purchase_date), price
+            FROM transactions WHERE original_id = ? AND status = 'purchased' ORDER BY id
+            """, originalID) { row in
+            (DecimalText.parse(row.text(2)) ?? 0) > 0
+                ? (Date(milliseconds: row.int64(0)), Date(milliseconds: max(row.int64(0), row.int64(1)))) : nil
+        }.compactMap { $0 }
+    }
+
+    /// When the account last bought a subscription of the group with an offer of this type.
+    package func latestOfferPurchase(account: String, groupID: String, offerType: Transaction.OfferType) throws(SQLiteError) -> Date? {
+        try db.rows("""
+            SELECT purchase_date FROM transactions WHERE account = ? AND subscription_group_id = ? AND offer_type = ?
+              AND status = 'purchased' AND reason != ? ORDER BY id DESC LIMIT 1
+            """, account, groupID, offerType.rawValue, Self.renewalReason) { Date(milliseconds: $0.int64(0)) }.first
+    }
+}

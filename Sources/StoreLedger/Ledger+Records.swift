@@ -1,0 +1,250 @@
+import CSQLite
+import Dispatch
+import Foundation
+import StoreCatalog
+import StoreSigning
+
+/// Everything else the store file keeps: accounts, subscription records, the app's side, settings, the event log, resets.
+extension Ledger {
+    // MARK: - Accounts
+
+    package func ensureAccount(_ name: String, at date: Date) throws(SQLiteError) {
+        try db.run("INSERT OR IGNORE INTO accounts (name, created) VALUES (?, ?)", name, date.milliseconds)
+    }
+
+    /// When the account first used the store; nil when it never has.
+    package func accountCreated(_ name: String) throws(SQLiteError) -> Date? {
+        try db.rows("SELECT created FROM accounts WHERE name = ?", name) { Date(milliseconds: $0.int64(0)) }.first
+    }
+
+    package func accounts() throws(SQLiteError) -> [String] {
+        try db.rows("SELECT name FROM accounts ORDER BY created, name") { $0.text(0) }
+    }
+
+    // MARK: - Subscriptions
+
+    /// Each subscription group's renewal state for an account, with the promotional offer
+    /// waiting for its next renewal (kept beside the account's settings, under ``renewalOfferPrefix``).
+    package func subscriptionStates(account: String) throws(SQLiteError) -> [SubscriptionRecord] {
+        try db.rows("""
+            SELECT s.group_id, s.original_id, s.will_auto_renew, s.auto_renew_product_id, s.expiration_reason,
+                   s.billing_retry_since, s.grace_until, o.value AS renewal_offer
+            FROM subscriptions s LEFT JOIN settings o ON o.account = s.account AND o.name = ? || s.group_id
+            WHERE s.account = ? ORDER BY s.group_id
+            """, Self.renewalOfferPrefix, account) { row in
+            SubscriptionRecord(
+                groupID: row.text(0), originalID: row.int64(1), willAutoRenew: row.bool(2),
+                autoRenewProductID: row.text(3), expirationReason: row.optionalText(4),
+                billingRetrySince: row.optionalInt64(5).map(Date.init(milliseconds:)),
+                graceUntil: row.optionalInt64(6).map(Date.init(milliseconds:)), renewalOfferID: row.optionalText(7))
+        }
+    }
+
+    /// Where a subscription's promotional offer for the next renewal is kept: a row of the
+    /// account's settings named this and the group id (no schema change; reset with the account).
+    package static let renewalOfferPrefix = "subscription.renewalOffer."
+
+    /// Every account with a subscription, for renewals made across the store.
+    package func subscribedAccounts() throws(SQLiteError) -> [String] {
+        try db.rows("SELECT DISTINCT account FROM subscriptions ORDER BY account") { $0.text(0) }
+    }
+
+    package func saveSubscription(_ record: SubscriptionRecord, account: String) throws(SQLiteError) {
+        try db.run("""
+            INSERT OR REPLACE INTO subscriptions (account, group_id, original_id, will_auto_renew, auto_renew_product_id,
+                expiration_reason, billing_retry_since, grace_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, account, record.groupID, record.originalID, record.willAutoRenew, record.autoRenewProductID,
+            record.expirationReason, record.billingRetrySince?.milliseconds, record.graceUntil?.milliseconds)
+        if let offer = record.renewalOfferID {
+            try setSetting(Self.renewalOfferPrefix + record.groupID, account: account, value: offer)
+        } else {
+            try removeSetting(Self.renewalOfferPrefix + record.groupID, account: account)
+        }
+    }
+
+    /// Forgets a subscription group's record (its last transaction was deleted).
+    package func deleteSubscription(account: String, groupID: String) throws(SQLiteError) {
+        try db.run("DELETE FROM subscriptions WHERE account = ? AND group_id = ?", account, groupID)
+        try removeSetting(Self.renewalOfferPrefix + groupID, account: account)
+    }
+
+    /// The newest transaction of a subscription (renewals included).
+    package func latestTransaction(originalID: Int64) throws(SQLiteError) -> Transaction? {
+        try db.rows("SELECT \(Self.verifiedColumns) FROM transactions WHERE original_id = ? AND status = 'purchased' ORDER BY id DESC LIMIT 1",
+                    originalID, as: transaction).first
+    }
+
+    /// The newest transaction of each subscription, by original id, read and verified in one go
+    /// (rows another read verified meanwhile taken as they were, ``ReadCache``): the paywall's
+    /// statuses read a hundred subscriptions' rows again, one query each, with their JWS.
+    package func latestTransactions(originalIDs: [Int64]) throws(SQLiteError) -> [Int64: Transaction] {
+        var latest: [Int64: Transaction] = [:]
+        // A few hundred values a statement: well under any build's limit of variables.
+        for start in stride(from: 0, to: originalIDs.count, by: 500) {
+            let chunk = Array(originalIDs[start..<min(start + 500, originalIDs.count)])
+            let values = Array(repeating: "(?)", count: chunk.count).joined(separator: ", ")
+            let read = try verifiedTransactions("""
+                WITH wanted(original_id) AS (VALUES \(values))
+                SELECT \(Self.verifiedColumns) FROM transactions
+                WHERE id IN (SELECT (SELECT id FROM transactions l WHERE l.original_id = wanted.original_id AND l.status = 'purchased'
+                                     ORDER BY l.id DESC LIMIT 1) FROM wanted)
+                """, chunk)
+            for transaction in read { latest[transaction.originalID] = transaction }
+        }
+        return latest
+    }
+
+    /// The newest transaction of each of the account's subscriptions, its dates only (no signature
+    /// checked), by original id: whether a renewal is due, asked at every read, in one query.
+    package func latestTerms(account: String) throws(SQLiteError) -> [Int64: (revocationDate: Date?, expirationDate: Date?)] {
+        var terms: [Int64: (revocationDate: Date?, expirationDate: Date?)] = [:]
+        try db.query("""
+            SELECT t.original_id, t.revocation_date, t.expiration_date FROM subscriptions s
+            JOIN transactions t ON t.id = (SELECT id FROM transactions l WHERE l.original_id = s.original_id
+                                           AND l.status = 'purchased' ORDER BY l.id DESC LIMIT 1)
+            WHERE s.account = ?
+            """, [account]) { row in
+            terms[row.int64(0)] = (row.optionalInt64(1).map(Date.init(milliseconds:)), row.optionalInt64(2).map(Date.init(milliseconds:)))
+        }
+        return terms
+    }
+
+    /// The newest `limit` periods of a subscription, newest first, without their signatures:
+    /// what the day of the month and a running offer are worked out from.
+    package func subscriptionLinks(originalID: Int64, limit: Int) throws(SQLiteError) -> [SubscriptionLink] {
+        try db.rows("""
+            SELECT product_id, reason, offer_type, offer_id, purchase_date, expiration_date FROM transactions
+            WHERE original_id = ? AND status = 'purchased' ORDER BY id DESC LIMIT ?
+            """, originalID, limit) { row in
+            SubscriptionLink(
+                productID: row.text(0), isPurchase: row.text(1) != Self.renewalReason,
+                offerType: row.optionalText(2).flatMap(Transaction.OfferType.init(rawValue:)), offerID: row.optionalText(3),
+                purchaseDate: Date(milliseconds: row.int64(4)), expirationDate: row.optionalInt64(5).map(Date.init(milliseconds:)))
+        }
+    }
+
+    /// `recentSubscriptionStartDate`: the start of the subscription's newest run of service
+    /// with no lapse longer than 60 days. An upgrade starts within the period it replaces,
+    /// so it continues the run; a period ends at its expiry, or at its refund when earlier.
+    package func recentSubscriptionStart(originalID: Int64) throws(SQLiteError) -> Date? {
+        try db.rows("""
+            SELECT purchase_date FROM (
+                SELECT id, purchase_date, max(CASE WHEN revocation_date < expiration_date THEN revocation_date
+                                                   ELSE coalesce(expiration_date, purchase_date) END)
+                           OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS covered_until
+                FROM transactions WHERE original_id = ? AND status = 'purchased')
+            WHERE covered_until IS NULL OR purchase_date - covered_until > ?
+            ORDER BY id DESC LIMIT 1
+            """, originalID, Int64(60 * 86_400_000)) { Date(milliseconds: $0.int64(0)) }.first
+    }
+
+    // MARK: - App side
+
+    package func recordOwned(account: String, productID: String, transactionID: Int64) throws(SQLiteError) {
+        // Unchanged rows are not written again: a restore of what the app has already writes its log only.
+        try db.run("""
+            INSERT INTO app_owned (account, product_id, transaction_id) VALUES (?, ?, ?)
+            ON CONFLICT (account, product_id) DO UPDATE SET transaction_id = excluded.transaction_id
+            WHERE transaction_id != excluded.transaction_id
+            """, account, productID, transactionID)
+    }
+
+    /// The app forgets what a revoked transaction granted (it arrived as an update).
+    package func forgetOwned(transactionID: Int64) throws(SQLiteError) {
+        try db.run("DELETE FROM app_owned WHERE transaction_id = ?", transactionID)
+    }
+
+    /// The app's cache of owned products: product id → the transaction that granted it.
+    package func owned(account: String) throws(SQLiteError) -> [String: Int64] {
+        var owned: [String: Int64] = [:]
+        try db.query("SELECT product_id, transaction_id FROM app_owned WHERE account = ?", [account]) { row in
+            owned[row.text(0)] = row.int64(1)
+        }
+        return owned
+    }
+
+    package func balances(account: String) throws(SQLiteError) -> [String: Int] {
+        var balances: [String: Int] = [:]
+        try db.query("SELECT product_id, balance FROM app_balances WHERE account = ?", [account]) { row in
+            balances[row.text(0)] = row.int(1)
+        }
+        return balances
+    }
+
+    package func addToBalance(account: String, productID: String, amount: Int) throws(SQLiteError) {
+        try db.run("""
+            INSERT INTO app_balances (account, product_id, balance) VALUES (?, ?, ?)
+            ON CONFLICT (account, product_id) DO UPDATE SET balance = balance + excluded.balance
+            """, account, productID, amount)
+    }
+
+    // MARK: - Settings
+
+    package func setting(_ name: String, account: String) throws(SQLiteError) -> String? {
+        try db.rows("SELECT value FROM settings WHERE account = ? AND name = ?", account, name) { $0.text(0) }.first
+    }
+
+    package func setSetting(_ name: String, account: String, value: String) throws(SQLiteError) {
+        try db.run("INSERT OR REPLACE INTO settings (account, name, value) VALUES (?, ?, ?)", account, name, value)
+    }
+
+    package func removeSetting(_ name: String, account: String) throws(SQLiteError) {
+        try db.run("DELETE FROM settings WHERE account = ? AND name = ?", account, name)
+    }
+
+    // MARK: - Events
+
+    package func log(_ state: TransactionEvent.State, account: String, productID: String, transactionID: Int64? = nil,
+             detail: String = "", at date: Date) throws(SQLiteError) {
+        try db.run("INSERT INTO events (date, account, state, product_id, transaction_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
+                   date.milliseconds, account, state.rawValue, productID, transactionID, detail)
+    }
+
+    /// The account's newest events, oldest first.
+    package func events(account: String, limit: Int) throws(SQLiteError) -> [TransactionEvent] {
+        try db.rows("""
+            SELECT id, date, account, state, product_id, transaction_id, detail FROM
+              (SELECT * FROM events WHERE account = ? ORDER BY id DESC LIMIT ?) ORDER BY id
+            """, account, limit) { row in
+            TransactionEvent(id: row.int64(0), date: Date(milliseconds: row.int64(1)), account: row.text(2),
+                             state: TransactionEvent.State(rawValue: row.text(3)) ?? .failed,
+                             productID: row.text(4), transactionID: row.optionalInt64(5), detail: row.text(6))
+        }
+    }
+
+    // MARK: - Resets
+
+    package func reset(_ scope: ResetScope, account: String) throws(SQLiteError) {
+        switch scope {
+        case .app:
+            // Deleting the app wipes what the device knows, for every account signed in on it.
+            try db.execute("DELETE FROM app_owned; DELETE FROM app_balances;")
+        case .account:
+            for table in ["transactions", "settings", "events", "app_owned", "app_balances", "subscriptions",
+                          "price_increases", "messages"] {
+                try db.run("DELETE FROM \(table) WHERE account = ?", account)
+            }
+            try db.run("DELETE FROM accounts WHERE name = ?", account)
+            // A new tester: out of its family (its members keep what it shared; a refund can no longer reach them).
+            try db.run("DELETE FROM family_members WHERE account = ?", account)
+            try db.run("DELETE FROM refund_requests WHERE account = ?", account)
+            try db.execute("""
+                DELETE FROM families WHERE name NOT IN (SELECT family FROM family_members);
+                DELETE FROM family_shares WHERE transaction_id NOT IN (SELECT id FROM transactions);
+                """)
+        case .all:
+            // The id sequence is kept, so no transaction id is ever handed out twice.
+            try db.execute("""
+                DELETE FROM transactions; DELETE FROM settings; DELETE FROM events; DELETE FROM subscriptions;
+                DELETE FROM app_owned; DELETE FROM app_balances; DELETE FROM accounts;
+                DELETE FROM families; DELETE FROM family_members; DELETE FROM family_shares; DELETE FROM refund_requests;
+                DELETE FROM price_changes; DELETE FROM price_increases; DELETE FROM catalog_prices; DELETE FROM messages;
+                """)
+        }
+        // The sealed head is folded again from the rows that are left.
+        if scope != .app {
+            try refoldHead()
+            try forgetStaleMarks()
+        }
+    }
+}

@@ -1,0 +1,247 @@
+import CSQLite
+import Foundation
+import StoreCatalog
+import StoreSigning
+
+/// What the App Store Server API and Server Notifications read and write: the customer's
+/// history page by page, refunds, notifications with their delivery attempts, API keys.
+extension Ledger {
+    // MARK: - History
+
+    /// The account that made transaction `id` (or whose subscription has it as original id).
+    package func account(owning id: Int64) throws(SQLiteError) -> String? {
+        try db.rows("SELECT account FROM transactions WHERE id = ? OR original_id = ? LIMIT 1", id, id) { $0.text(0) }.first
+    }
+
+    /// One page of an account's completed transactions, in id order (`ascending` or not),
+    /// after `after` (an id, exclusive), filtered as the history query asks. Fetches one
+    /// more than `limit`, so the caller knows whether there is more.
+    package func historyPage(account: String, query: HistoryQuery, after: Int64?, limit: Int) throws(SQLiteError) -> [Transaction] {
+        var terms = ["account = ?", "status = 'purchased'", "jws IS NOT NULL"]
+        var parameters: [any SQLBindable] = [account]
+        if let after {
+            terms.append(query.ascending ? "id > ?" : "id < ?")
+            parameters.append(after)
+        }
+        if let start = query.startDate {
+            terms.append("purchase_date >= ?")
+            parameters.append(start.milliseconds)
+        }
+        if let end = query.endDate {
+            terms.append("purchase_date < ?")
+            parameters.append(end.milliseconds)
+        }
+        // Placeholders only: the values are bound, never spliced into the SQL.
+        func oneOf(_ column: String, _ values: [String]) {
+            guard !values.isEmpty else { return }
+            terms.append("\(column) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))")
+            parameters.append(contentsOf: values as [any SQLBindable])
+        }
+        oneOf("product_id", query.productIDs)
+        oneOf("product_type", query.productTypes.map(\.rawValue))
+        oneOf("subscription_group_id", query.subscriptionGroupIDs)
+        if let ownership = query.ownershipType {
+            terms.append("ownership_type = ?")
+            parameters.append(ownership)
+        }
+        if query.excludesFinishedConsumables {
+            terms.append("NOT (product_type = 'consumable' AND finished = 1 AND revocation_date IS NULL)")
+        }
+        if let revoked = query.revoked {
+            terms.append(revoked ? "revocation_date IS NOT NULL" : "revocation_date IS NULL")
+        }
+        parameters.append(limit + 1)
+        return try verifiedTransactions("""
+            SELECT \(Self.verifiedColumns) FROM transactions WHERE \(terms.joined(separator: " AND "))
+            ORDER BY id \(query.ascending ? "ASC" : "DESC") LIMIT ?
+            """, parameters, reusable: true)
+    }
+
+    // MARK: - Notifications
+
+    package static let notificationColumns = "id, uuid, account, type, subtype, transaction_id, original_id, signed_date, signed_payload, test_token"
+
+    package func notification(_ row: SQLiteDatabase.Row) -> ServerNotification {
+        ServerNotification(
+            id: row.int64(0), uuid: row.text(1), account: row.text(2), type: row.text(3), subtype: row.optionalText(4),
+            transactionID: row.optionalInt64(5), originalTransactionID: row.optionalInt64(6),
+            signedDate: Date(milliseconds: row.int64(7)), signedPayload: row.text(8), testNotificationToken: row.optionalText(9))
+    }
+
+    /// Records a notification: called inside the write that makes its event.
+    package func insertNotification(_ notification: ServerNotification) throws(SQLiteError) -> Int64 {
+        try db.run("""
+            INSERT INTO notifications (uuid, account, type, subtype, transaction_id, original_id, signed_date, signed_payload, test_token)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, notification.uuid, notification.account, notification.type, notification.subtype, notification.transactionID,
+            notification.originalTransactionID, notification.signedDate.milliseconds, notification.signedPayload,
+            notification.testNotificationToken)
+        return try db.scalar("SELECT last_insert_rowid()") ?? 0
+    }
+
+    /// Notifications in id order, with their attempts; filtered by what the history request names.
+    package func notifications(_ filter: NotificationFilter, after: Int64?, limit: Int) throws(SQLiteError) -> [ServerNotification] {
+        var terms = ["1"]
+        var parameters: [any SQLBindable] = []
+        if let after { terms.append("id > ?"); parameters.append(after) }
+        if let start = filter.startDate { terms.append("signed_date >= ?"); parameters.append(start.milliseconds) }
+        if let end = filter.endDate { terms.append("signed_date < ?"); parameters.append(end.milliseconds) }
+        if let type = filter.type { terms.append("type = ?"); parameters.append(type) }
+        if let subtype = filter.subtype { terms.append("subtype IS ?"); parameters.append(subtype) }
+        if let account = filter.account { terms.append("account = ?"); parameters.append(account) }
+        if let transaction = filter.originalTransactionID { terms.append("original_id = ?"); parameters.append(transaction) }
+        if let transaction = filter.transactionID {
+            terms.append("(transaction_id = ? OR original_id = ?)")
+            parameters.append(transaction)
+            parameters.append(transaction)
+        }
+        if filter.onlyFailures {
+            terms.append("""
+                EXISTS (SELECT 1 FROM notification_attempts WHERE notification_id = notifications.id AND result != 'SUCCESS')
+                """)
+        }
+        parameters.append(limit)
+        var found: [ServerNotification] = []
+        try db.query("""
+            SELECT \(Self.notificationColumns) FROM notifications WHERE \(terms.joined(separator: " AND ")) ORDER BY id LIMIT ?
+            """, parameters) { row in found.append(notification(row)) }
+        for index in found.indices { found[index].attempts = try attempts(of: found[index].id) }
+        return found
+    }
+
+    package func notification(testToken: String) throws(SQLiteError) -> ServerNotification? {
+        guard var found = try db.rows("SELECT \(Self.notificationColumns) FROM notifications WHERE test_token = ?", testToken,
+                                      as: notification).first else { return nil }
+        found.attempts = try attempts(of: found.id)
+        return found
+    }
+
+    package func attempts(of id: Int64) throws(SQLiteError) -> [NotificationAttempt] {
+        try db.rows("SELECT url, date, result FROM notification_attempts WHERE notification_id = ? ORDER BY rowid", id) { row in
+            NotificationAttempt(url: row.text(0), date: Date(milliseconds: row.int64(1)),
+                                result: SendAttemptResult(rawValue: row.text(2)) ?? .other)
+        }
+    }
+
+    /// The oldest notification `url` has not had yet: no successful attempt, and fewer than
+    /// `maxAttempts`. With its attempts to that URL so far.
+    /// Only notifications after the id `after` (a receiver kept in the store gets those recorded after it was added).
+    package func nextUndelivered(to url: String, after: Int64 = 0, maxAttempts: Int) throws(SQLiteError) -> ServerNotification? {
+        guard var found = try db.rows("""
+            SELECT \(Self.notificationColumns) FROM notifications n
+            WHERE n.id > ? AND NOT EXISTS (SELECT 1 FROM notification_attempts a WHERE a.notification_id = n.id AND a.url = ? AND a.result = 'SUCCESS')
+              AND (SELECT count(*) FROM notification_attempts a WHERE a.notification_id = n.id AND a.url = ?) < ?
+            ORDER BY n.id LIMIT 1
+            """, after, url, url, maxAttempts, as: notification).first else { return nil }
+        found.attempts = try attempts(of: found.id).filter { $0.url == url }
+        return found
+    }
+
+    package func recordAttempt(notificationID: Int64, _ attempt: NotificationAttempt) throws(SQLiteError) {
+        try db.run("INSERT INTO notification_attempts (notification_id, url, date, result) VALUES (?, ?, ?, ?)",
+                   notificationID, attempt.url, attempt.date.milliseconds, attempt.result.rawValue)
+    }
+
+    /// The newest notification's id (0 when none): a cheap look for the sender between its rounds.
+    package func newestNotificationID() throws(SQLiteError) -> Int64 {
+        try db.scalar("SELECT coalesce(max(id), 0) FROM notifications") ?? 0
+    }
+
+    // MARK: - Receivers kept in the store
+
+    package func receivers() throws(SQLiteError) -> [NotificationReceiver] {
+        try db.rows("SELECT url, added, after_id FROM notification_receivers ORDER BY added, url") { row in
+            NotificationReceiver(url: row.text(0), added: Date(milliseconds: row.int64(1)), afterNotificationID: row.int64(2))
+        }
+    }
+
+    /// Adds a receiver that gets the notifications recorded from now on (false when it was there already).
+    package func addReceiver(_ url: String, at date: Date) throws(SQLiteError) -> Bool {
+        try db.run("""
+            INSERT OR IGNORE INTO notification_receivers (url, added, after_id)
+            VALUES (?, ?, (SELECT coalesce(max(id), 0) FROM notifications))
+            """, url, date.milliseconds)
+        return (try db.scalar("SELECT changes()") ?? 0) > 0
+    }
+
+    package func removeReceiver(_ url: String) throws(SQLiteError) -> Bool {
+        try db.run("DELETE FROM notification_receivers WHERE url = ?", url)
+        return (try db.scalar("SELECT changes()") ?? 0) > 0
+    }
+
+    // MARK: - Mass extensions
+
+    package func massExtension(productID: String, requestID: String) throws(SQLiteError) -> MassExtension? {
+        try db.rows("""
+            SELECT product_id, request_id, extend_by_days, storefronts, complete_date, succeeded, failed
+            FROM mass_extensions WHERE product_id = ? AND request_id = ?
+            """, productID, requestID) { row in
+            MassExtension(productID: row.text(0), requestIdentifier: row.text(1), extendByDays: Int(row.int64(2)),
+                          storefrontCountryCodes: row.text(3).split(separator: ",").map(String.init),
+                          completeDate: Date(milliseconds: row.int64(4)), succeededCount: Int(row.int64(5)),
+                          failedCount: Int(row.int64(6)))
+        }.first
+    }
+
+    package func saveMassExtension(_ request: MassExtension) throws(SQLiteError) {
+        try db.run("""
+            INSERT INTO mass_extensions (product_id, request_id, extend_by_days, storefronts, complete_date, succeeded, failed)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, request.productID, request.requestIdentifier, request.extendByDays,
+            request.storefrontCountryCodes.joined(separator: ","), request.completeDate.milliseconds,
+            request.succeededCount, request.failedCount)
+    }
+
+    // MARK: - API keys
+
+    package func apiKeys() throws(SQLiteError) -> [APIKey] {
+        try db.rows("SELECT key_id, issuer_id, public_key, created FROM api_keys ORDER BY created, key_id") { row in
+            APIKey(keyID: row.text(0), issuerID: row.text(1), publicKeyPEM: row.text(2), created: Date(milliseconds: row.int64(3)))
+        }
+    }
+
+    package func saveAPIKey(_ key: APIKey) throws(SQLiteError) {
+        try db.run("INSERT OR REPLACE INTO api_keys (key_id, issuer_id, public_key, created) VALUES (?, ?, ?, ?)",
+                   key.keyID, key.issuerID, key.publicKeyPEM, key.created.milliseconds)
+    }
+
+    package func removeAPIKey(_ keyID: String) throws(SQLiteError) -> Bool {
+        try db.run("DELETE FROM api_keys WHERE key_id = ?", keyID)
+        return (try db.scalar("SELECT changes()") ?? 0) > 0
+    }
+}
+
+// MARK: - Promotional offer keys and nonces (schema 7)
+
+extension Ledger {
+    package func offerKeys() throws(SQLiteError) -> [OfferKey] {
+        try db.rows("""
+            SELECT key_id, issuer_id, public_key, private_key IS NOT NULL, created FROM offer_keys ORDER BY created, key_id
+            """) { row in
+            OfferKey(keyID: row.text(0), issuerID: row.optionalText(1), publicKeyPEM: row.text(2), canSign: row.bool(3),
+                     created: Date(milliseconds: row.int64(4)))
+        }
+    }
+
+    package func offerPrivateKey(_ keyID: String) throws(SQLiteError) -> String? {
+        try db.rows("SELECT private_key FROM offer_keys WHERE key_id = ?", keyID) { $0.optionalText(0) }.first ?? nil
+    }
+
+    package func saveOfferKey(_ key: OfferKey, privateKeyPEM: String?) throws(SQLiteError) {
+        try db.run("""
+            INSERT OR REPLACE INTO offer_keys (key_id, issuer_id, public_key, private_key, created) VALUES (?, ?, ?, ?, ?)
+            """, key.keyID, key.issuerID, key.publicKeyPEM, privateKeyPEM, key.created.milliseconds)
+    }
+
+    /// Forgets an offer key; false when there was none of that id.
+    package func removeOfferKey(_ keyID: String) throws(SQLiteError) -> Bool {
+        try db.run("DELETE FROM offer_keys WHERE key_id = ?", keyID)
+        return db.changes > 0
+    }
+
+    /// Records a signature's nonce; false when it was used before.
+    package func useOfferNonce(_ nonce: String, account: String, at date: Date) throws(SQLiteError) -> Bool {
+        try db.run("INSERT OR IGNORE INTO offer_nonces (nonce, account, used) VALUES (?, ?, ?)", nonce, account, date.milliseconds)
+        return (try db.scalar("SELECT changes()") ?? 0) > 0
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import StoreCatalog
+import StoreSigning
+
+/// The ledger's signing: the key and its certificate chain in the store file, the
+/// migration of older files to schema 5, and signing each transaction on the store's clock.
+extension Ledger {
+    // MARK: - Key and certificate chain
+
+    /// Stores a new key with its chain, issued at `date` (store time).
+    package static func insertSigningKey(_ key: SigningKey, at date: Date, into db: SQLiteDatabase) throws {
+        let chain = try CertificateChain.issue(for: key, at: date)
+        try db.run("""
+            INSERT INTO signing_key (id, private_key, leaf_certificate, intermediate_certificate, root_certificate)
+            VALUES (1, ?, ?, ?, ?)
+            """, key.privateKeyPEM, chain.leaf.pem, chain.intermediate.pem, chain.root.pem)
+    }
+
+    /// The signing key stored in the file; made, with its chain, on first use.
+    package func loadKey() throws -> SigningKey {
+        if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first {
+            return try SigningKey(pem: pem)
+        }
+        return try db.transaction {
+            if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first {
+                return try SigningKey(pem: pem)
+            }
+            let key = try SigningKey.generate()
+            try Self.insertSigningKey(key, at: try signingTime(), into: db)
+            return key
+        }
+    }
+
+    /// The key with the chain stored beside it (schema 5 has one in every file).
+    package func loadIdentity(_ key: SigningKey) throws -> SigningIdentity {
+        let certificates = try db.rows("""
+            SELECT leaf_certificate, intermediate_certificate, root_certificate FROM signing_key WHERE id = 1
+            """) { [$0.optionalText(0), $0.optionalText(1), $0.optionalText(2)] }.first ?? []
+        let pems = certificates.compactMap { $0 }
+        guard pems.count == 3 else { throw VerificationFailure(description: "the certificate chain is missing") }
+        let chain = CertificateChain(leaf: try Certificate(pem: pems[0]), intermediate: try Certificate(pem: pems[1]),
+                                     root: try Certificate(pem: pems[2]))
+        return try SigningIdentity(key: key, chain: chain)
+    }
+
+    // MARK: - Schema 5
+
+    /// Schema ≤ 4 → 5, in one write transaction: the offer columns, a certificate chain
+    /// for the existing key (issued now, store time), and every transaction that verifies
+    /// as the older schemas signed it (without or with its account, `kid` header) signed
+    /// again with `x5c` and today's fields. One that does not verify is left as it is:
+    /// unverified, as before.
+    package func migrate(_ signingKey: SigningKey) throws {
+        guard try db.scalar("PRAGMA user_version") ?? 0 < Self.schemaVersion else { return }
+        try db.transaction {
+            // Checked again under the write lock: another process may have done it meanwhile.
+            let version = try db.scalar("PRAGMA user_version") ?? 0
+            guard version < Self.schemaVersion else { return }
+            // Schema 5's columns, then schema 6's seal per row and sealed head (before the re-signing, which reseals).
+            if version < 5 {
+                for column in ["offer_discount_type", "offer_period"]
+                where try db.scalar("SELECT count(*) FROM pragma_table_info('transactions') WHERE name = ?", column) == 0 {
+                    try db.execute("ALTER TABLE transactions ADD COLUMN \(column) TEXT")
+                }
+            }
+            if try db.scalar("SELECT count(*) FROM pragma_table_info('transactions') WHERE name = 'seal'") == 0 {
+                try db.execute("ALTER TABLE transactions ADD COLUMN seal TEXT")
+            }
+            try db.execute(Self.sealHeadTable)
+            if version < 5 { try migrate4to5(signingKey) }
+            // Every row sealed as it stands: edits made before schema 6 cannot be told any more.
+            // Schemas 7 and 8 add tables only: their rows keep their seals (resealing would hide an edit).
+            if version < 6 { try resealAll() }
+            try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
+        }
+    }
+
+    private func migrate4to5(_ signingKey: SigningKey) throws {
+        do {
+            for (table, column) in [("transactions", "offer_discount_type"), ("transactions", "offer_period"),
+                                    ("signing_key", "leaf_certificate"), ("signing_key", "intermediate_certificate"),
+                                    ("signing_key", "root_certificate")] {
+                let exists = try db.scalar("SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", table, column) == 1
+                if !exists { try db.execute("ALTER TABLE \(table) ADD COLUMN \(column) TEXT") }
+            }
+            let date = try signingTime()
+            let chain = try CertificateChain.issue(for: signingKey, at: date)
+            try db.run("UPDATE signing_key SET leaf_certificate = ?, intermediate_certificate = ?, root_certificate = ? WHERE id = 1",
+                       chain.leaf.pem, chain.intermediate.pem, chain.root.pem)
+            key = try SigningIdentity(key: signingKey, chain: chain)
+            let rows = try db.rows("SELECT \(Self.columns) FROM transactions WHERE jws IS NOT NULL ORDER BY id") { row in
+                (Self.unverifiedTransaction(row), row.text(23))
+            }
+            for (transaction, jws) in rows {
+                guard let payload = try? signingKey.verify(jws).payload,
+                      [PayloadRule.withoutAccount, .withAccount].contains(where: {
+                          Self.payload(payload, signs: transaction, bundleID: nil, rule: $0)
+                      }),
+                      case .string(let bundle)? = payload["bundleId"] else { continue }
+                try sign(transaction.id, bundleID: bundle)
+            }
+        }
+    }
+
+    /// The `SELECT` list of ``columns`` for a file of an older schema, read as it is
+    /// (the doctor changes nothing): columns it does not have yet read as NULL.
+    package static func columns(forSchema version: Int64) -> String {
+        var list = columns
+        if version < 6 { list = list.replacingOccurrences(of: ", seal", with: ", NULL") }
+        if version < 5 { list = list.replacingOccurrences(of: "offer_discount_type, offer_period", with: "NULL, NULL") }
+        if version < 3 { list = list.replacingOccurrences(of: "offer_id", with: "NULL") }
+        if version < 2 { list = list.replacingOccurrences(of: "pending_reason", with: "NULL") }
+        return list
+    }
+
+    // MARK: - Signing
+
+    /// Signs (or re-signs, after a change) a transaction as it now stands, as the
+    /// App Store re-signs a transaction when it is upgraded or revoked; `signedDate`
+    /// is the store's time.
+    package func sign(_ id: Int64, bundleID: String? = nil) throws(SQLiteError) {
+        guard let row = try db.rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", id,
+                                    as: Self.unverifiedTransaction).first else { return }
+        do {
+            let payload = row.signedPayload(bundleID: bundleID ?? self.bundleID, signedDate: try signingTime())
+            let bytes = payload.serializedBytes(pretty: false)
+            let jws = try key.sign(payloadBytes: bytes)
+            try db.run("UPDATE transactions SET jws = ? WHERE id = ?", jws, id)
+            // Signed here, for the bundle id reads check against: marked verified as it stands.
+            try reseal(id, verified: (bundleID ?? self.bundleID) == self.bundleID)
+            // Signed here, with this store's private key: its check would pass, so the read-back
+            // need not repeat it (a P-256 check was half of a purchase's CPU). Cached as a check
+            // returns it: the payload decoded from the very text the JWS carries. The read-back
+            // still compares that payload with the row as stored.
+            if let signed = try? JSON.parse(bytes) {
+                verifiedSignatures[jws] = .success(signed)
+            }
+        } catch let error as SQLiteError {
+            throw error
+        } catch {
+            throw SQLiteError(code: 1, message: "signing transaction \(id) failed: \(error)")
+        }
+    }
+
+    /// The store's `environment` setting: what new transactions (and so their payloads) say.
+    package func environment() throws(SQLiteError) -> Transaction.AppStoreEnvironment {
+        try setting("environment", account: "").flatMap(Transaction.AppStoreEnvironment.init(appStoreName:)) ?? .xcode
+    }
+
+    // MARK: - The clock, while opening
+
+    /// The store's time from the clock settings as they stand (anchors and rate), for
+    /// what is signed while the file is opened, before the store's own clock is set.
+    package func storeTimeFromSettings() throws -> Date {
+        let real = now()
+        guard let anchorReal = try setting("clock.anchorReal", account: "").flatMap(Int64.init),
+              let anchorStore = try setting("clock.anchorStore", account: "").flatMap(Int64.init) else { return real }
+        let rate = try setting("timeRate", account: "").flatMap(TimeRate.init(rawValue:)) ?? .realTime
+        return VirtualClock(anchorReal: Date(milliseconds: anchorReal), anchorStore: Date(milliseconds: anchorStore),
+                            speed: rate.speed(shortestPeriod: nil)).storeTime(at: real)
+    }
+}

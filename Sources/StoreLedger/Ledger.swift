@@ -1,0 +1,232 @@
+import CSQLite
+import Dispatch
+import Foundation
+import StoreCatalog
+import StoreSigning
+
+/// The store file: one SQLite database with what the App Store knows
+/// (accounts, every transaction, settings, the event log) and what the app on
+/// the device knows (its cache of owned products, consumable balances) in
+/// separate tables, so deleting the app and resetting an account differ as on a device.
+///
+/// A file that is not a store file is refused before anything is written to it.
+package final class Ledger {
+    /// `PRAGMA application_id` of every store file: "SFRT".
+    package static let applicationID: Int32 = 0x5346_5254
+    /// The newest schema this build reads and writes. 2: why a pending transaction waits;
+    /// 3: promotional offers and subscription renewal state; 4: transactions are signed
+    /// with their account (`sandboxAccount`); 5: a certificate chain beside the key, every
+    /// JWS with `x5c` and Apple's later payload fields; 6: a seal per row over every column
+    /// and a sealed head over all rows (LedgerSeals), server notifications, their delivery
+    /// attempts and the Server API's keys (LedgerServer); 7: promotional offer keys, nonces and
+    /// redeemed offer codes; 8: Family Sharing and refund requests (``familyTables``,
+    /// ``refundRequestTables``), price changes, price increases and messages (``pricingTables``),
+    /// tables only. Older files are re-signed on open.
+    package static let schemaVersion: Int64 = 8
+    /// Transaction ids start above this, like the long ids Apple hands out.
+    package static let firstTransactionID: Int64 = 2_000_000_000
+
+    package let path: String
+    /// The file itself: `path`, or where its symbolic link leads.
+    package let file: String
+    /// What was repaired on opening (a file others could read), for the user to hear.
+    package var warnings: [String] = []
+    package let db: SQLiteDatabase
+    /// The store's signing key and its certificate chain, kept inside the store file
+    /// (see README: one file to share).
+    package var key: SigningIdentity!
+    /// Real time, as the store's clock reads it (tests pass their own).
+    package let now: @Sendable () -> Date
+    /// The store's time, for `signedDate`: the store sets its own clock here; until
+    /// then (while opening) the clock settings are read as they stand.
+    package var signingTime: () throws -> Date = { Date() }
+    /// The app's bundle id, for signed payloads (without a catalog, the file's own: ``adoptSignedBundleID()``).
+    package var bundleID: String
+    /// Verified reads of the `transactions` table, while it is unchanged (LedgerTransactions).
+    package var readCache = ReadCache()
+    /// JWS strings already checked, so a long-running paywall verifies each once.
+    package var verifiedSignatures: [String: Result<JSON, VerificationFailure>] = [:]
+    /// The key of the rows' seals, derived from the signing key (LedgerSeals).
+    package private(set) var sealKey: [UInt8] = []
+    /// HMAC-SHA256 under ``sealKey``, keyed once: seals and marks (LedgerSeals, LedgerVerifiedRows).
+    package private(set) var sealHasher = SealHasher(key: [])
+
+    /// Opens the store file at `path`, creating it (and, with `createFolder`,
+    /// its folder) when there is none.
+    package init(path: String, bundleID: String = Catalog.defaultBundleID, createFolder: Bool = false,
+         now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
+        self.path = path
+        self.bundleID = bundleID
+        self.now = now
+        // One rule for every check, here and in the doctor: a symbolic link is followed, and
+        // the file it leads to is checked, opened and repaired (StoreFileLocation).
+        let location = try StoreFileLocation(path)
+        let file = location.file
+        self.file = file
+        let fileManager = FileManager.default
+        var createInPlace = false
+        if let info = location.info {
+            guard info.st_mode & S_IFMT != S_IFDIR else { throw StoreFileError(path: path, reason: "is a folder, not a store file") }
+            guard access(file, R_OK) == 0 else {
+                throw StoreFileError(path: path, reason: "cannot be read (permission denied)")
+            }
+            guard info.st_size > 0 else {
+                throw StoreFileError(path: path, reason: "is empty (0 bytes), not a store file; delete it to start a new store")
+            }
+            guard access(file, W_OK) == 0 else {
+                throw StoreFileError(path: path, reason: "is read-only; the store file must be writable")
+            }
+            // SQLite opens a file cut short inside its last page as if whole, and would write to it.
+            if let truncation = StoreFileHeader.truncation(at: file) {
+                throw StoreFileError(path: path, reason: "\(truncation): damaged; `storefront doctor` tells more")
+            }
+            // It holds the private key: owner only. Repaired, with a warning, when others may read it.
+            warnings += try location.repairModes(path: path)
+            // Drafts of a creation that died (killed, or the disk full) go at the next open.
+            Self.removeAbandonedDrafts(of: file)
+        } else {
+            let folder = (file as NSString).deletingLastPathComponent
+            if !folder.isEmpty, !fileManager.fileExists(atPath: folder) {
+                guard createFolder else {
+                    throw StoreFileError(path: path, reason: "the folder \(folder) does not exist")
+                }
+                do {
+                    try StoreFileLocation.createPrivateFolder(folder)
+                } catch {
+                    throw StoreFileError(path: path, reason: "cannot create the folder \(folder): \(error.reason)")
+                }
+            }
+            createInPlace = !Self.createComplete(at: file, date: now())
+        }
+        let exists = location.info != nil
+        do {
+            db = try SQLiteDatabase(path: file, create: createInPlace)
+            if createInPlace { chmod(file, 0o600) }
+            // Waiting for another process is not an error: each write holds the lock for one
+            // fsync, but a queue of writers on a slow disk can take seconds to drain.
+            db.waitWhenBusy(milliseconds: 30_000)
+        } catch {
+            throw StoreFileError(path: path, reason: "cannot be opened: \(error.message)")
+        }
+        try checkAndPrepare(isNew: !exists)
+        signingTime = { [unowned self] in try self.storeTimeFromSettings() }
+        let signingKey: SigningKey
+        do {
+            signingKey = try loadKey()
+            sealKey = Self.sealKey(for: signingKey)
+            sealHasher = SealHasher(key: sealKey)
+        } catch {
+            throw Self.openingFailure(of: path, "has an unusable signing key", error)
+        }
+        do {
+            try migrate(signingKey)
+        } catch {
+            throw Self.openingFailure(of: path, "cannot be upgraded to schema \(Self.schemaVersion)", error)
+        }
+        do {
+            key = try loadIdentity(signingKey)
+        } catch {
+            throw Self.openingFailure(of: path, "has an unusable certificate chain", error)
+        }
+    }
+
+    /// Why a step of opening failed: busy (the file is fine, try again) when another process
+    /// held the lock past the busy timeout — at any step, loading the key and migrating included.
+    package static func openingFailure(of path: String, _ step: String, _ error: any Error) -> StoreFileError {
+        if let error = error as? SQLiteError, error.isBusy {
+            return StoreFileError(path: path, reason: "is busy: \(error.message)", isBusy: true)
+        }
+        return StoreFileError(path: path, reason: "\(step): \(error)")
+    }
+
+    /// Refuses foreign files, then switches on WAL and creates or migrates the schema.
+    package func checkAndPrepare(isNew: Bool) throws(StoreFileError) {
+        do {
+            // Reads only: nothing is written until the file is known to be ours. One read
+            // transaction, so all three come from one snapshot even while another process
+            // is creating the schema.
+            try db.execute("BEGIN")
+            let applicationID = try db.scalar("PRAGMA application_id") ?? 0
+            let version = try db.scalar("PRAGMA user_version") ?? 0
+            let objects = try db.scalar("SELECT count(*) FROM sqlite_master") ?? 0
+            try db.execute("COMMIT")
+            if applicationID != Int64(Self.applicationID) {
+                // A blank database (no id, no version, no tables) may become a store file; anything else is foreign.
+                guard applicationID == 0, version == 0, objects == 0 else {
+                    throw StoreFileError(path: path, reason: "is a SQLite database of another application, not a store file")
+                }
+            } else if version > Self.schemaVersion {
+                throw StoreFileError(
+                    path: path,
+                    reason: "was written by a newer storefront (schema version \(version); this one reads up to \(Self.schemaVersion))")
+            }
+            try db.execute("PRAGMA journal_mode = WAL")
+            try db.execute("PRAGMA synchronous = FULL")
+            try db.transaction {
+                // Checked again under the write lock: another process may have created it meanwhile.
+                let current = try db.scalar("PRAGMA user_version") ?? 0
+                if current < 1 { try createSchema() }
+                if current == 1 { try Self.migrate1to2(db) }
+                if (1...2).contains(current) { try Self.migrate2to3(db) }
+                if (1...5).contains(current) { try Self.migrate5to6(db, from: current) }
+                if (1...6).contains(current) { try Self.migrate6to7(db) }
+                if (1...7).contains(current) { try Self.migrate7to8(db) }
+                try db.execute(Self.indexes)
+                try db.execute(Self.serveTables)
+                try db.execute(Self.verifiedRowsTable)
+            }
+        } catch let error as StoreFileError {
+            throw error
+        } catch let error as SQLiteError where error.isNotADatabase {
+            throw StoreFileError(path: path, reason: "is not a store file (not a SQLite database, or a damaged one)")
+        } catch {
+            throw Self.openingFailure(of: path, "cannot be used", error)
+        }
+    }
+
+    /// Builds a new store file beside `path` and links it into place complete, so
+    /// that a second process starting at the same moment never finds a half-made
+    /// (empty) file there, which it would rightly refuse. Returns true when a store
+    /// file is now at `path`: this one, or another process's that got there first.
+    /// False when it could not be built so (the caller then creates it in place).
+    package static func createComplete(at path: String, date: Date) -> Bool {
+        removeAbandonedDrafts(of: path)
+        let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { unlink(temporary) }
+        do {
+            let db = try SQLiteDatabase(path: temporary, create: true)
+            // Purchases and the signing key are the owner's alone (SQLite gives -wal and -shm the same mode).
+            chmod(temporary, 0o600)
+            // The key too: a store linked into place is complete, even if its creator dies at once.
+            try db.transaction {
+                try createSchema(in: db)
+                try insertSigningKey(SigningKey.generate(), at: date, into: db)
+            }
+        } catch {
+            return false
+        }
+        return link(temporary, path) == 0 || errno == EEXIST
+    }
+
+    /// The tables of schema version 1, which the doctor expects to find.
+    package static let tables = ["accounts", "transactions", "signing_key", "settings", "events", "app_owned", "app_balances"]
+
+    /// Removes half-made store files (`PATH.new-PID-N` and their journals) that a
+    /// process killed while creating the store left behind, once that process is gone.
+    package static func removeAbandonedDrafts(of path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let prefix = (path as NSString).lastPathComponent + ".new-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }),
+                  kill(pid, 0) == -1, errno == ESRCH else { continue }
+            unlink(folder.isEmpty ? name : folder + "/" + name)
+        }
+    }
+
+    /// Changes whenever another connection commits: cheap to poll.
+    package func dataVersion() throws(SQLiteError) -> Int64 {
+        try db.scalar("PRAGMA data_version") ?? 0
+    }
+
+}

@@ -1,0 +1,264 @@
+import CSQLite
+import Foundation
+import Glibc
+import StoreCatalog
+import StoreSigning
+
+/// An error from SQLite, with its result code.
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    public var code: Int32
+    public var message: String
+    public var description: String { message }
+
+    /// The file is not a database (garbage, encrypted, truncated header).
+    public var isNotADatabase: Bool { code & 0xFF == SQLITE_NOTADB || code & 0xFF == SQLITE_CORRUPT }
+    /// Another connection holds the lock longer than the busy timeout.
+    public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
+}
+
+/// A value bound to a statement parameter.
+package enum SQLValue {
+    case null
+    case integer(Int64)
+    case text(String)
+    case real(Double)
+}
+
+/// Something that can be bound as a parameter: never SQL built from strings.
+package protocol SQLBindable {
+    var sqlValue: SQLValue { get }
+}
+
+extension Int: SQLBindable { package var sqlValue: SQLValue { .integer(Int64(self)) } }
+extension Int64: SQLBindable { package var sqlValue: SQLValue { .integer(self) } }
+extension Bool: SQLBindable { package var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
+extension String: SQLBindable { package var sqlValue: SQLValue { .text(self) } }
+extension Optional: SQLBindable where Wrapped: SQLBindable {
+    package var sqlValue: SQLValue { self?.sqlValue ?? .null }
+}
+
+/// One SQLite connection, with prepared statements cached by their SQL text.
+/// Not thread-safe: each owner (an actor) keeps its own.
+package final class SQLiteDatabase {
+    private var handle: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    /// Changes this connection made to rows of `transactions`, and rollbacks (SQLite's update and
+    /// rollback hooks count them; ``execute(_:)`` adds one for any statement naming the table or
+    /// rolling back to a savepoint, which the hooks do not see).
+    private let transactionChanges = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
+    /// ``waitWhenBusy(milliseconds:)``'s limit, read by the busy handler.
+    private let busyLimit = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
+    /// A zero-length C string, bound for an empty Swift string.
+    nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar> = UnsafePointer(strdup("")!)
+
+    /// Opens (and with `create`, creates) the database at `path`; with `uri`,
+    /// `path` is a `file:` URI whose parameters (`mode=ro`, `immutable=1`) apply.
+    package init(path: String, create: Bool, readOnly: Bool = false, uri: Bool = false) throws(SQLiteError) {
+        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create { flags |= SQLITE_OPEN_CREATE }
+        if uri { flags |= SQLITE_OPEN_URI }
+        flags |= SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK else {
+            let error = Self.error(status, handle)
+            sqlite3_close_v2(handle)
+            handle = nil
+            throw error
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        transactionChanges.initialize(to: 0)
+        csqlite_count_changes_to_transactions(handle, transactionChanges)
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+        transactionChanges.deallocate()
+        busyLimit.deallocate()
+    }
+
+    /// Waits up to `milliseconds` for a lock another connection holds, as `PRAGMA busy_timeout`
+    /// does, but looking again every 100 µs at first (a purchase's commit holds it for well under
+    /// a millisecond, and SQLite's own handler slept a whole one before looking again).
+    package func waitWhenBusy(milliseconds: Int64) {
+        busyLimit.pointee = milliseconds
+        csqlite_busy_timeout(handle, busyLimit)
+    }
+
+    /// Changes with every change this connection makes to the `transactions` table: with
+    /// `PRAGMA data_version` (other connections' commits), whether a read of it may be reused.
+    package var transactionsGeneration: Int64 { transactionChanges.pointee }
+
+    private func error(_ status: Int32) -> SQLiteError {
+        Self.error(status, handle)
+    }
+
+    /// SQLite's message, with the system's reason when a file operation failed:
+    /// "disk I/O error" alone does not say that the disk is full.
+    private static func error(_ status: Int32, _ handle: OpaquePointer?) -> SQLiteError {
+        var message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+        let primary = status & 0xFF
+        if let handle, [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_READONLY].contains(primary) {
+            let systemError = sqlite3_system_errno(handle)
+            let reason = systemError != 0 ? systemError : likelyWriteFailure(status, handle)
+            if reason != 0 { message += " (\(String(cString: strerror(reason))))" }
+        }
+        return SQLiteError(code: status, message: message)
+    }
+
+    /// The system's reason for a failed write when SQLite kept none (it reads `errno` after
+    /// it has changed): `EFBIG` under a file-size limit (`ulimit -f`), `ENOSPC` on a full disk.
+    private static func likelyWriteFailure(_ status: Int32, _ handle: OpaquePointer) -> Int32 {
+        guard status & 0xFF == SQLITE_FULL || status & 0xFF == SQLITE_IOERR else { return 0 }
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max { return EFBIG }
+        if let name = sqlite3_db_filename(handle, "main") {
+            var info = statvfs()
+            let folder = (String(cString: name) as NSString).deletingLastPathComponent
+            if statvfs(folder.isEmpty ? "." : folder, &info) == 0, UInt64(info.f_bavail) * UInt64(info.f_frsize) < 1 << 20 {
+                return ENOSPC
+            }
+        }
+        return status & 0xFF == SQLITE_FULL ? ENOSPC : 0
+    }
+
+    /// Runs one or more statements that take no parameters.
+    package func execute(_ sql: String) throws(SQLiteError) {
+        // `DELETE FROM transactions` without a WHERE is SQLite's truncate, which the update hook does not see.
+        if sql.contains("transactions") || sql.contains("ROLLBACK") { transactionChanges.pointee += 1 }
+        let status = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard status == SQLITE_OK else { throw error(status) }
+    }
+
+    /// Runs a statement for its effect.
+    package func run(_ sql: String, _ parameters: any SQLBindable...) throws(SQLiteError) {
+        try query(sql, parameters) { _ in }
+    }
+
+    /// Runs a query and hands each row to `body`.
+    package func query(_ sql: String, _ parameters: [any SQLBindable], _ body: (Row) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (offset, parameter) in parameters.enumerated() {
+            let position = Int32(offset + 1)
+            let status: Int32
+            switch parameter.sqlValue {
+            case .null: status = sqlite3_bind_null(statement, position)
+            case .integer(let value): status = sqlite3_bind_int64(statement, position, value)
+            case .real(let value): status = sqlite3_bind_double(statement, position, value)
+            case .text(let value):
+                // By byte length: text is bound whole, never cut at a NUL.
+                var value = value
+                status = value.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { chars in
+                        // An empty buffer may have no address; SQLite needs one for text (not NULL).
+                        sqlite3_bind_text(statement, position, chars.baseAddress ?? Self.emptyText, Int32(chars.count),
+                                          csqlite_transient())
+                    }
+                }
+            }
+            guard status == SQLITE_OK else { throw error(status) }
+        }
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { return }
+            guard status == SQLITE_ROW else { throw error(status) }
+            try body(Row(statement: statement!))
+        }
+    }
+
+    /// The rows of a query, each mapped by `transform`.
+    package func rows<T>(_ sql: String, _ parameters: any SQLBindable..., as transform: (Row) -> T) throws(SQLiteError) -> [T] {
+        var result: [T] = []
+        try query(sql, parameters) { row in result.append(transform(row)) }
+        return result
+    }
+
+    /// The first column of the first row, as an integer.
+    package func scalar(_ sql: String, _ parameters: any SQLBindable...) throws(SQLiteError) -> Int64? {
+        var value: Int64?
+        try query(sql, parameters) { row in if value == nil, !row.isNull(0) { value = row.int64(0) } }
+        return value
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up
+    /// front, so two processes never deadlock upgrading a read to a write.
+    /// With `durable` false (a record that may be made again, never a purchase), the commit is not
+    /// synced: a process killed loses nothing (the system has it), a power cut may lose it.
+    package func transaction<T>(durable: Bool = true, _ body: () throws -> T) throws -> T {
+        // Inside another transaction, a savepoint: the inner work joins the outer commit.
+        let nested = sqlite3_get_autocommit(handle) == 0
+        if !durable, !nested {
+            try execute("PRAGMA synchronous = NORMAL")
+            defer { try? execute("PRAGMA synchronous = FULL") }
+            return try transaction(body)
+        }
+        try execute(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute(nested ? "RELEASE nested" : "COMMIT")
+            return result
+        } catch {
+            try? execute(nested ? "ROLLBACK TO nested; RELEASE nested" : "ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a deferred `BEGIN … COMMIT`: every read in it sees one state of the
+    /// file, however other processes write meanwhile. Inside another transaction it just runs.
+    package func read<T>(_ body: () throws -> T) throws -> T {
+        guard sqlite3_get_autocommit(handle) != 0 else { return try body() }
+        try execute("BEGIN")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer? {
+        if let cached = statements[sql] { return cached }
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK else { throw error(status) }
+        statements[sql] = statement
+        return statement
+    }
+
+    /// A result row; valid only inside the query's row callback.
+    package struct Row {
+        package let statement: OpaquePointer
+        package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+        package func isInteger(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_INTEGER }
+        package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+        package func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
+        package func bool(_ column: Int32) -> Bool { sqlite3_column_int64(statement, column) != 0 }
+        package func text(_ column: Int32) -> String {
+            guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+            // By byte length, as bound: a NUL inside is kept, not an end.
+            let count = Int(sqlite3_column_bytes(statement, column))
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        }
+        package func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+        /// The column's text as UTF-8 bytes, as ``text(_:)`` decodes it, without making a String
+        /// when it is ASCII (a JWS, an id, a date): what a seal hashes.
+        package func withTextBytes<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+            guard let bytes = sqlite3_column_text(statement, column) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            let raw = UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column)))
+            if raw.allSatisfy({ $0 < 0x80 }) { return body(raw) }
+            // Not ASCII: as decoded, so that bytes that are not UTF-8 hash as text() reads them.
+            var decoded = self.text(column)
+            return decoded.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        }
+        package func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+        package var columnCount: Int32 { sqlite3_column_count(statement) }
+    }
+}

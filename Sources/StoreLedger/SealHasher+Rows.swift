@@ -1,0 +1,33 @@
+import CSQLite
+import StoreSigning
+import StoreCatalog
+
+extension SealHasher {
+    /// The seal's HMAC of a row's columns `columns`, in ``CanonicalBytes``' encoding.
+    package func mac(row: SQLiteDatabase.Row, columns: Range<Int32>) -> [UInt8] {
+        start()
+        for column in columns {
+            if row.isNull(column) {
+                pending += [UInt8(ascii: "n"), UInt8(ascii: ";")]
+            } else if row.isInteger(column) {
+                pending.append(UInt8(ascii: "i"))
+                pending += String(row.int64(column)).utf8
+                pending.append(UInt8(ascii: ";"))
+            } else {
+                row.withTextBytes(column) { text in
+                    pending.append(UInt8(ascii: "t"))
+                    pending += String(text.count).utf8
+                    pending.append(UInt8(ascii: ":"))
+                    if text.count > 256 {
+                        flush()
+                        update(text)  // a JWS: hashed where SQLite holds it, not copied
+                    } else {
+                        pending += text
+                    }
+                    pending.append(UInt8(ascii: ";"))
+                }
+            }
+        }
+        return finish()
+    }
+}

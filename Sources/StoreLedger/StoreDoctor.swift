@@ -1,0 +1,280 @@
+import CSQLite
+import Foundation
+import StoreCatalog
+import StoreSigning
+
+/// What `storefront doctor` found in a store file: whether it could be read at
+/// all, the problems that make it unusable or untrustworthy, and notes.
+public struct StoreCheckup: Sendable {
+    /// One finding: a short machine name (`"integrity"`, `"unverified"`), a
+    /// sentence for people, and the transactions it concerns.
+    public struct Finding: Sendable, Equatable {
+        public var check: String
+        public var message: String
+        public var transactionIDs: [Int64]
+
+        public init(check: String, message: String, transactionIDs: [Int64] = []) {
+            self.check = check
+            self.message = message
+            self.transactionIDs = transactionIDs
+        }
+    }
+
+    public var path: String
+    /// False when the file could not be read at all (missing, a folder, no permission).
+    public var readable = true
+    /// What passed, in the order checked.
+    public var passed: [String] = []
+    public var problems: [Finding] = []
+    public var notes: [Finding] = []
+    public var schemaVersion: Int64?
+    public var transactionCount: Int?
+    public var accountCount: Int?
+
+    /// Readable and without problems (notes are fine).
+    public var isHealthy: Bool { readable && problems.isEmpty }
+}
+
+/// Examines a store file without changing it: not one byte of it, and no
+/// `-wal`, `-shm` or journal file is created beside it.
+public enum StoreDoctor {
+    /// Checks the file at `path`: what it is, its SQLite integrity, its tables,
+    /// every transaction's signature, its permissions, unfinished transactions.
+    public static func examine(path: String) -> StoreCheckup {
+        var checkup = StoreCheckup(path: path)
+        func cannotRead(_ message: String) -> StoreCheckup {
+            checkup.readable = false
+            checkup.problems.append(.init(check: "readable", message: message))
+            return checkup
+        }
+        func problem(_ check: String, _ message: String, _ ids: [Int64] = []) {
+            checkup.problems.append(.init(check: check, message: message, transactionIDs: ids))
+        }
+
+        // The rule storefront opens it by: a symbolic link is followed, and its file examined.
+        let location: StoreFileLocation
+        do {
+            location = try StoreFileLocation(path)
+        } catch {
+            return cannotRead(error.reason)
+        }
+        guard let info = location.info else { return cannotRead("there is no file at this path") }
+        let path = location.file
+        if path != location.path { checkup.notes.append(.init(check: "link", message: "a symbolic link to \(path): that file is examined")) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return cannotRead("is not a regular file (a folder or a device)") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return cannotRead("cannot be read (permission denied)") }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        try? handle.close()
+
+        // Permissions first: they matter whatever the content.
+        for file in [path, path + "-wal", path + "-shm"] {
+            var fileInfo = stat()
+            guard stat(file, &fileInfo) == 0 else { continue }
+            let mode = fileInfo.st_mode & 0o777
+            if mode != 0o600 {
+                problem("mode", "\((file as NSString).lastPathComponent) has mode \(String(mode, radix: 8, uppercase: false).leftPadded(to: 4)); it should be 0600 (owner only: the file holds the signing key)")
+            }
+        }
+        if !checkup.problems.contains(where: { $0.check == "mode" }) { checkup.passed.append("mode 0600") }
+
+        guard info.st_size > 0 else {
+            problem("empty", "is empty (0 bytes), not a store file")
+            return checkup
+        }
+        guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else {
+            problem("format", "is not a SQLite database (no SQLite header)")
+            return checkup
+        }
+        if let truncation = StoreFileHeader.truncation(at: path) { problem("truncated", truncation) }
+        // A -wal file, even empty, means another connection may be writing: read through it.
+        // An empty one holds nothing (a full disk can leave one behind, with an empty -shm that
+        // a read-only connection cannot use): the main file is then the whole database.
+        let walExists = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size]) as? Int ?? 0) > 0
+        if let full = diskFull(beside: path) { problem("disk full", full) }
+
+        // Read-only; with no -wal file the main file is the whole database and is
+        // opened immutable, which creates no -wal or -shm beside it.
+        let uri = "file:" + uriEscaped(path) + (walExists ? "?mode=ro" : "?immutable=1")
+        let db: SQLiteDatabase
+        do {
+            db = try SQLiteDatabase(path: uri, create: false, readOnly: true, uri: true)
+            try db.execute("PRAGMA busy_timeout = 5000")
+        } catch {
+            return cannotRead("cannot be opened: \(error.message)")
+        }
+        do {
+            try examine(db, into: &checkup)
+        } catch {
+            problem("damaged", "is damaged: \(error.message)")
+        }
+        return checkup
+    }
+
+    /// "disk full: …" when the file system holding the store has no room left for a page:
+    /// then the store cannot be written, however healthy the file.
+    package static func diskFull(beside path: String) -> String? {
+        var info = statvfs()
+        let folder = (path as NSString).deletingLastPathComponent
+        guard statvfs(folder.isEmpty ? "." : folder, &info) == 0 else { return nil }
+        let free = UInt64(info.f_bavail) * UInt64(info.f_frsize)
+        guard free < 64 * 1024 else { return nil }
+        return "the disk is full: \(free) bytes free on the file system that holds the store, so nothing can be bought or changed until space is freed (the file itself may be fine)"
+    }
+
+    private static func examine(_ db: SQLiteDatabase, into checkup: inout StoreCheckup) throws(SQLiteError) {
+        func problem(_ check: String, _ message: String, _ ids: [Int64] = []) {
+            checkup.problems.append(.init(check: check, message: message, transactionIDs: ids))
+        }
+        let applicationID = try db.scalar("PRAGMA application_id") ?? 0
+        let version = try db.scalar("PRAGMA user_version") ?? 0
+        let tables = Set(try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'") { $0.text(0) })
+        guard applicationID == Int64(Ledger.applicationID) else {
+            problem("application", applicationID == 0 && version == 0 && tables.isEmpty
+                ? "is a blank SQLite database, not a store file yet"
+                : "is a SQLite database of another application (application_id \(applicationID)), not a store file")
+            return
+        }
+        checkup.schemaVersion = version
+        guard version <= Ledger.schemaVersion else {
+            problem("schema", "was written by a newer storefront (schema version \(version); this one reads up to \(Ledger.schemaVersion))")
+            return
+        }
+        checkup.passed.append("a store file, schema version \(version)")
+
+        let integrity = try db.rows("PRAGMA integrity_check(20)") { $0.text(0) }
+        if integrity == ["ok"] {
+            checkup.passed.append("integrity_check ok")
+        } else {
+            problem("integrity", "fails PRAGMA integrity_check: \(integrity.prefix(5).joined(separator: "; "))")
+        }
+
+        let expected = Ledger.tables + (version >= 3 ? ["subscriptions"] : [])  // schema 3 added it
+        let missing = expected.filter { !tables.contains($0) }
+        guard missing.isEmpty else {
+            problem("tables", "lacks the table\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))")
+            return
+        }
+        checkup.passed.append("all \(expected.count) tables present")
+        checkup.accountCount = Int(try db.scalar("SELECT count(*) FROM accounts") ?? 0)
+
+        let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first
+        let transactionCount = try db.scalar("SELECT count(*) FROM transactions") ?? 0
+        if pem == nil, transactionCount == 0 {
+            // A store whose creator stopped before its first key: the next open makes one.
+            checkup.transactionCount = 0
+            checkup.notes.append(.init(check: "key", message: "no signing key yet: made the next time storefront opens the store"))
+            return
+        }
+        guard let pem, let key = try? SigningKey(pem: pem) else {
+            problem("key", "has no usable signing key, so no transaction in it can be verified")
+            return
+        }
+        let rule = PayloadRule.forSchema(version)
+        let sealKey = Ledger.sealKey(for: key)
+        // Schema 5 signs with the chain's header (x5c); older schemas with the bare key (kid).
+        var identity: SigningIdentity?
+        if rule == .current {
+            do {
+                identity = try chainIdentity(db, key: key)
+                checkup.passed.append("certificate chain (root, intermediate, signing leaf) verified, with Apple's marker extensions")
+            } catch {
+                problem("chain", "has no valid certificate chain, so no transaction in it can be verified: \(error)")
+                return
+            }
+        }
+        let validity = identity.map { identity in
+            (start: [identity.chain.leaf, identity.chain.intermediate, identity.chain.root].compactMap(\.notBefore).max() ?? .distantPast,
+             end: [identity.chain.leaf, identity.chain.intermediate, identity.chain.root].compactMap(\.notAfter).min() ?? .distantFuture)
+        }
+
+        var unverified: [(id: Int64, reason: String)] = []
+        var unfinished: [Int64] = []
+        var count = 0
+        try db.query("SELECT \(Ledger.columns(forSchema: version)) FROM transactions ORDER BY id", []) { row in
+            count += 1
+            var transaction = Ledger.unverifiedTransaction(row)
+            if transaction.status == .purchased, !transaction.isFinished { unfinished.append(transaction.id) }
+            // Schema 6 seals every column, status and finished too, which no JWS covers (judged
+            // after the signature, whose reason says more).
+            let sealed = version < 6 || row.optionalText(Int32(Ledger.sealColumn)) == Ledger.seal(of: row, key: sealKey)
+            let before = unverified.count
+            defer { if !sealed, unverified.count == before { unverified.append((transaction.id, Ledger.brokenSealReason)) } }
+            guard let jws = row.optionalText(23) else {
+                if transaction.status == .purchased { unverified.append((transaction.id, "not signed")) }
+                return
+            }
+            transaction.jwsRepresentation = jws
+            do {
+                let payload = try identity?.verifySignature(jws).payload ?? key.verify(jws).payload
+                if !Ledger.payload(payload, signs: transaction, bundleID: nil, rule: rule) {
+                    unverified.append((transaction.id, Ledger.editedDataReason))
+                } else if let validity, case .number(let text)? = payload["signedDate"], let milliseconds = Int64(text),
+                          !(validity.start...validity.end).contains(Date(milliseconds: milliseconds)) {
+                    unverified.append((transaction.id, "signed at a date outside the certificate chain's validity"))
+                }
+            } catch {
+                unverified.append((transaction.id, String(describing: error)))
+            }
+        }
+        checkup.transactionCount = count
+        if version >= 6 {
+            if let head = try Ledger.headProblem(db, key: sealKey) {
+                problem("head", head)
+            } else {
+                checkup.passed.append("every row sealed, and the rows add up to the sealed head")
+            }
+        }
+        if unverified.isEmpty {
+            checkup.passed.append("\(count) transaction\(count == 1 ? "" : "s"), every one verified")
+        } else {
+            let reasons = Dictionary(grouping: unverified, by: \.reason)
+                .sorted { $0.key < $1.key }
+                .map { "\($0.key): \($0.value.map { String($0.id) }.joined(separator: ", "))" }
+            problem("unverified", "\(unverified.count) of \(count) transactions fail verification (tampered): \(reasons.joined(separator: "; "))",
+                    unverified.map(\.id))
+        }
+        if version == 6 || version == 7 {
+            let tables = [(7, "schema 7's tables (offer keys, used nonces, redeemed offer codes)"),
+                          (8, "schema 8's (price changes, price increases, messages, families, family-shared transactions, refund requests)")]
+                .filter { $0.0 > version }.map(\.1)
+            checkup.notes.append(.init(check: "schema", message: "schema version \(version): the next time storefront opens it, it gets \(tables.joined(separator: " and ")); its transactions stay as they are"))
+        } else if version < Ledger.schemaVersion {
+            checkup.notes.append(.init(check: "schema", message: "schema version \(version): the next time storefront opens it, it gets a certificate chain and its transactions are signed again (with their account, x5c and today's fields)"))
+        }
+        if !unfinished.isEmpty {
+            checkup.notes.append(.init(
+                check: "unfinished",
+                message: "\(unfinished.count) unfinished transaction\(unfinished.count == 1 ? "" : "s") (\(unfinished.map(String.init).joined(separator: ", "))): delivered and finished the next time storefront opens the store",
+                transactionIDs: unfinished))
+        }
+    }
+
+    /// The chain stored beside the key (schema 5), checked now: it verifies against its
+    /// own root, carries the markers, and its leaf certifies the key.
+    private static func chainIdentity(_ db: SQLiteDatabase, key: SigningKey) throws -> SigningIdentity {
+        let pems = try db.rows("""
+            SELECT leaf_certificate, intermediate_certificate, root_certificate FROM signing_key WHERE id = 1
+            """) { [$0.optionalText(0), $0.optionalText(1), $0.optionalText(2)] }.first?.compactMap { $0 } ?? []
+        guard pems.count == 3 else { throw VerificationFailure(description: "the certificates are missing") }
+        let identity = try SigningIdentity(
+            key: key, chain: CertificateChain(leaf: try Certificate(pem: pems[0]), intermediate: try Certificate(pem: pems[1]),
+                                              root: try Certificate(pem: pems[2])))
+        let start = identity.chain.leaf.notBefore ?? Date()
+        try identity.checkChain(at: max(start, Date()))
+        return identity
+    }
+
+    /// A path as the path part of a `file:` URI: `%`, `?` and `#` would otherwise end or change it.
+    private static func uriEscaped(_ path: String) -> String {
+        var escaped = ""
+        for character in path {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3f"
+            case "#": escaped += "%23"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+}
