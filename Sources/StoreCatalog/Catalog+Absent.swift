@@ -8,7 +8,7 @@ import Foundation
 
 extension Catalog {
     /// The bundle id that marks a catalog standing in for none.
-    package static let absentMarker = "\u{0}absent"
+    static let absentMarker = "\u{0}absent"
 
     /// A catalog with no products, for commands run without a catalog file: the United States
     /// storefront, and the bundle id of the store file's own transactions (see ``Store``).

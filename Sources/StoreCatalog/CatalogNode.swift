@@ -28,7 +28,7 @@ package struct Node {
     }
 
     /// The node at `start` (to `end`, if known) in the same document.
-    package func node(at start: Int, end: Int = 0) -> Node { Node(self, at: start, end: end) }
+    func node(at start: Int, end: Int = 0) -> Node { Node(self, at: start, end: end) }
 
     package func fail(_ reason: String) -> Failure { Failure(path: path, reason: reason) }
 
@@ -50,7 +50,7 @@ package struct Node {
 
     /// An object's members, listed once, for reading several by name.
     package struct Fields {
-        package let node: Node
+        let node: Node
         fileprivate let members: [(key: JSONReader.Key, start: Int, end: Int)]
 
         /// The members listed when the document was checked (the top level's, read with no pass of their own).
@@ -119,7 +119,7 @@ package struct Node {
         return fields.members.map { (reader.text(of: $0.key), node(at: $0.start, end: $0.end)) }
     }
 
-    package func elements() throws -> [Node] {
+    func elements() throws -> [Node] {
         guard kind == .array else { throw fail("expected an array, found \(kindName)") }
         var elements: [Node] = []
         try read { reader throws(JSONSyntaxError) in
@@ -134,7 +134,7 @@ package struct Node {
 
     // MARK: Scalars
 
-    package var kindName: String {
+    var kindName: String {
         switch kind {
         case .null: "null"
         case .bool: "a boolean"
@@ -157,7 +157,7 @@ package struct Node {
         return try read { reader throws(JSONSyntaxError) in try reader.string() }
     }
 
-    package func nonEmptyString() throws -> String {
+    func nonEmptyString() throws -> String {
         let text = try string()
         // Blank when every scalar is whitespace (as trimming would leave nothing), without Foundation's
         // trimming, which copied every name of a large catalog; a real name stops at its first letter.
@@ -224,7 +224,7 @@ package struct Node {
 
     /// A setting's value as text: a string as it is, `true`/`false`, a number's
     /// literal, a list or object as compact JSON; nil for null.
-    package func settingText() -> String? {
+    func settingText() -> String? {
         switch value {
         case .null: nil
         case .string(let text): text

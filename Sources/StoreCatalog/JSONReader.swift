@@ -8,15 +8,15 @@ package struct JSONReader {
     package var index: Int
     private var depth = 0
     /// Off for a document already checked whole: its objects are read without looking for duplicates again.
-    package var checksDuplicateKeys = true
+    var checksDuplicateKeys = true
 
     /// A string token: its text between the quotes, as written.
     package struct Key {
         package var start: Int
         package var end: Int
         /// No escapes and no byte above ASCII: the bytes are the text, and equal texts are equal bytes.
-        package var isPlainASCII: Bool
-        package var hasEscapes: Bool
+        var isPlainASCII: Bool
+        var hasEscapes: Bool
     }
 
     /// A reader at `index` (a value's first byte, or 0 for a whole document).
@@ -61,7 +61,7 @@ package struct JSONReader {
     }
 
     /// Passes over the value here, checking all of it (duplicate keys included), building nothing.
-    package mutating func skipValue() throws(JSONSyntaxError) {
+    mutating func skipValue() throws(JSONSyntaxError) {
         switch try kind() {
         case .object: try object { reader, _ throws(JSONSyntaxError) in try reader.skipValue() }
         case .array: try array { reader, _ throws(JSONSyntaxError) in try reader.skipValue() }
@@ -72,7 +72,7 @@ package struct JSONReader {
     }
 
     /// Passes over the value here in a document already checked, without checking it again.
-    package mutating func skipChecked() {
+    mutating func skipChecked() {
         var depth = 0
         repeat {
             switch bytes[index] {
@@ -120,7 +120,7 @@ package struct JSONReader {
     }
 
     /// What the value here is, in a document already checked.
-    package var kindOfChecked: Kind {
+    var kindOfChecked: Kind {
         switch bytes[index] {
         case UInt8(ascii: "{"): .object
         case UInt8(ascii: "["): .array
@@ -292,7 +292,7 @@ package struct JSONReader {
 
     private func peek(_ byte: UInt8) -> Bool { index < bytes.count && bytes[index] == byte }
 
-    package mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -302,7 +302,7 @@ package struct JSONReader {
     }
 
     /// Names the byte at the current position for an error message, never echoing a control character.
-    package func describeHere() -> String {
+    func describeHere() -> String {
         guard index < bytes.count else { return "end of file" }
         let byte = bytes[index]
         if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }

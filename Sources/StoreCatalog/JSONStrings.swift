@@ -31,7 +31,7 @@ extension JSONReader {
     }
 
     /// Passes over the string here, checking its escapes, control characters and UTF-8.
-    package mutating func stringToken() throws(JSONSyntaxError) -> Key {
+    mutating func stringToken() throws(JSONSyntaxError) -> Key {
         let start = index
         index += 1
         var isPlainASCII = true

@@ -7,10 +7,10 @@ package struct CatalogReader {
     package let fields: Node.Fields?
     /// Product id -> where it was first declared (the path is made only for an error) and its place in file order,
     /// which becomes the catalog's index (the ids hashed once).
-    package var seenIDs: [String: (idStart: Int, offset: Int)] = [:]
+    var seenIDs: [String: (idStart: Int, offset: Int)] = [:]
     /// Whether a product carries a `.storekit` file's `productID` or `referenceName`
     /// (then the file was a `.storekit` one: see `StoreKitConfiguration.recognizes`).
-    package private(set) var sawXcodeProductKeys = false
+    private(set) var sawXcodeProductKeys = false
 
     package init(root: Node, fields: Node.Fields? = nil) { (self.root, self.fields) = (root, fields) }
 
@@ -77,7 +77,7 @@ package struct CatalogReader {
         return catalog
     }
 
-    package func readPaywall(_ node: Node) throws -> Paywall {
+    func readPaywall(_ node: Node) throws -> Paywall {
         try node.object()
         return Paywall(
             title: try node.child("title")?.string() ?? "Storefront",
@@ -85,7 +85,7 @@ package struct CatalogReader {
             features: try node.child("features")?.elements().map { try $0.string() } ?? [])
     }
 
-    package func readStorefronts(_ node: Node) throws -> [Storefront] {
+    func readStorefronts(_ node: Node) throws -> [Storefront] {
         let members = try node.members()
         guard !members.isEmpty else { throw node.fail("must name at least one storefront") }
         return try members.map { code, entry in
@@ -104,7 +104,7 @@ package struct CatalogReader {
         }
     }
 
-    package mutating func readProduct(_ node: Node, storefronts: Set<String>, group: String?, offset: Int) throws -> CatalogProduct {
+    mutating func readProduct(_ node: Node, storefronts: Set<String>, group: String?, offset: Int) throws -> CatalogProduct {
         let fields = try node.object()
         if fields.has("productID") || fields.has("referenceName") { sawXcodeProductKeys = true }
         let idNode = try fields.required("id")
@@ -193,7 +193,7 @@ package struct CatalogReader {
             availableStorefronts: availability)
     }
 
-    package func readOffer(_ node: Node) throws -> IntroductoryOffer {
+    func readOffer(_ node: Node) throws -> IntroductoryOffer {
         try node.object()
         let modeNode = try node.required("paymentMode")
         guard let mode = PaymentMode(rawValue: try modeNode.string()) else {
@@ -213,7 +213,7 @@ package struct CatalogReader {
     }
 
     /// One of `offers`: a promotional, offer-code or win-back offer.
-    package func readSubscriptionOffer(_ node: Node) throws -> SubscriptionOffer {
+    func readSubscriptionOffer(_ node: Node) throws -> SubscriptionOffer {
         try node.object()
         let typeNode = try node.required("type")
         guard let kind = SubscriptionOffer.Kind(rawValue: try typeNode.string()) else {
@@ -246,7 +246,7 @@ package struct CatalogReader {
 
     /// An offer code offer's `oneTimeCodes`, `customCodes`, `redemptionLimit`, `perCustomerLimit`,
     /// `eligibility` (of "new", "existing", "expired") and `expires` (ISO-8601).
-    package func readOfferCodes(_ node: Node) throws -> OfferCodes {
+    func readOfferCodes(_ node: Node) throws -> OfferCodes {
         var codes = OfferCodes()
         codes.oneTimeCodes = try node.child("oneTimeCodes")?.elements().map { try $0.identifier() } ?? []
         codes.customCodes = try node.child("customCodes")?.elements().map { try $0.identifier() } ?? []

@@ -34,7 +34,7 @@ extension StoreKitConfiguration {
     /// 1004, `OneRenewalEveryTwoSeconds` = 1005. The header names Apple's replacement for
     /// 4, 5 and 6 (`API_DEPRECATED_WITH_REPLACEMENT`), which is exact (30 one-minute days
     /// are 30 minutes); 1, 2 and 3 have none.
-    package static let xcodeTimeRates: [Int: TimeRate] = [
+    static let xcodeTimeRates: [Int: TimeRate] = [
         0: .realTime,
         4: .monthlyRenewalEveryThirtyMinutes, 5: .monthlyRenewalEveryFifteenMinutes, 6: .monthlyRenewalEveryThirtySeconds,
         10: .monthlyRenewalEveryHour, 11: .monthlyRenewalEveryThirtyMinutes, 12: .monthlyRenewalEveryFifteenMinutes,
@@ -44,7 +44,7 @@ extension StoreKitConfiguration {
     ]
 
     /// The deprecated day-based rates without a counterpart: a month in 30, 15 and 2.5 hours.
-    package static let daylongTimeRates = [1: "oneHourIsOneDay", 2: "thirtyMinutesIsOneDay", 3: "fiveMinutesIsOneDay"]
+    static let daylongTimeRates = [1: "oneHourIsOneDay", 2: "thirtyMinutesIsOneDay", 3: "fiveMinutesIsOneDay"]
 
     /// Xcode's `_storeKitErrors` entries name a StoreKit API (`"name"`) and, when one is
     /// chosen, the error (`"current": {"type": …, "index": …}`), switched on by `"enabled"`:
@@ -58,7 +58,7 @@ extension StoreKitConfiguration {
     /// documents no numbering for `index`: it is read as the position of the case in the
     /// error type's declaration in StoreKit, the order Xcode's menu lists them — an inference,
     /// so every error applied gets a note saying what it was read as.
-    package static let xcodeErrorAPIs: [String: (setting: String, types: Set<String>)] = [
+    static let xcodeErrorAPIs: [String: (setting: String, types: Set<String>)] = [
         "Load Products": ("loadProductsError", ["generic"]),
         "Purchase": ("purchaseError", ["generic", "purchase"]),
         "Verification": ("verificationError", ["verification"]),
@@ -66,7 +66,7 @@ extension StoreKitConfiguration {
     ]
 
     /// The error cases by `current.type`, in StoreKit's declaration order (nil: not simulated here).
-    package static let xcodeErrorCases: [String: [SimulatedError?]] = [
+    static let xcodeErrorCases: [String: [SimulatedError?]] = [
         // StoreKitError: unknown, userCancelled, networkError, systemError, notAvailableInStorefront,
         // notEntitled, unsupported (iOS 18.4).
         "generic": [.unknown, .userCancelled, .networkError, .systemError, .notAvailableInStorefront, .notEntitled, .unsupported],

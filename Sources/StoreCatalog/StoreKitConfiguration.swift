@@ -58,7 +58,7 @@ public enum StoreKitConfiguration {
     }
 
     /// Whether the top level has a key only a `.storekit` file has (the first of ``recognizes(_:)``'s tests).
-    package static func namesXcodeKeys(_ root: Node.Fields) -> Bool {
+    static func namesXcodeKeys(_ root: Node.Fields) -> Bool {
         ["identifier", "version", "settings", "nonRenewingSubscriptions"].contains { root.child(named: $0) != nil }
     }
 
@@ -69,7 +69,7 @@ public enum StoreKitConfiguration {
     ]
 
     /// Xcode's offer `paymentMode` names (and ours, so a hand-edited file may use either).
-    package static let paymentModes: [String: PaymentMode] = [
+    static let paymentModes: [String: PaymentMode] = [
         "free": .freeTrial, "freeTrial": .freeTrial, "payAsYouGo": .payAsYouGo, "payUpFront": .payUpFront,
     ]
 }
@@ -96,7 +96,7 @@ extension Node.Fields {
 /// kind of errors as products.json: a JSON path and a reason.
 package struct StoreKitReader {
     package let root: Node
-    package var seenIDs: [String: Node] = [:]  // product id -> its node where first declared (the path is made only for an error)
+    var seenIDs: [String: Node] = [:]  // product id -> its node where first declared (the path is made only for an error)
     package var notes: [String] = []
 
     package init(root: Node) { self.root = root }
@@ -136,7 +136,7 @@ package struct StoreKitReader {
 
     // MARK: Version and settings
 
-    package mutating func readVersion(_ version: Node?) throws -> (major: Int, minor: Int) {
+    mutating func readVersion(_ version: Node?) throws -> (major: Int, minor: Int) {
         guard let version else { return (1, 0) }
         try version.object()
         let majorNode = try version.required("major")
@@ -152,7 +152,7 @@ package struct StoreKitReader {
     }
 
     /// The storefronts (the file's own first) and the starting settings.
-    package mutating func readSettings(_ settings: Node?) throws -> ([Storefront], [String: String]) {
+    mutating func readSettings(_ settings: Node?) throws -> ([Storefront], [String: String]) {
         if let settings { try settings.object() }
 
         var home = AppStoreStorefront.named("USA")!
@@ -187,7 +187,7 @@ package struct StoreKitReader {
     /// One product of `products`, `nonRenewingSubscriptions`, or (with `group`) a
     /// group's `subscriptions`. `level` is the default level when `groupNumber` is absent;
     /// `groupInFile` is the group's id as the file writes it (`group` may be derived from it).
-    package mutating func readProduct(_ node: Node, in list: String, group: String? = nil, groupInFile: String? = nil,
+    mutating func readProduct(_ node: Node, in list: String, group: String? = nil, groupInFile: String? = nil,
                               level defaultLevel: Int = 1) throws -> CatalogProduct {
         try node.object()
         let idNode = try node.required("productID")
@@ -258,7 +258,7 @@ package struct StoreKitReader {
     }
 
     /// The product's `type`, which must suit the list it is in.
-    package func readType(_ node: Node, in list: String) throws -> ProductType {
+    func readType(_ node: Node, in list: String) throws -> ProductType {
         let expected: [ProductType] = switch list {
         case "products": [.consumable, .nonConsumable, .nonRenewable]
         case "nonRenewingSubscriptions": [.nonRenewable]
@@ -288,7 +288,7 @@ package struct StoreKitReader {
     }
 
     /// `introductoryOffer`, or the first of a newer file's `introductoryOffers`.
-    package mutating func readIntroductoryOffer(_ subscription: Node) throws -> IntroductoryOffer? {
+    mutating func readIntroductoryOffer(_ subscription: Node) throws -> IntroductoryOffer? {
         let node: Node
         if let single = subscription.present("introductoryOffer") {
             node = single
@@ -305,7 +305,7 @@ package struct StoreKitReader {
     }
 
     /// A promotional, offer-code or win-back offer: whatever of its fields is present must be valid.
-    package mutating func readOffer(_ node: Node, kind: SubscriptionOffer.Kind) throws -> SubscriptionOffer {
+    mutating func readOffer(_ node: Node, kind: SubscriptionOffer.Kind) throws -> SubscriptionOffer {
         try node.object()
         let mode = try node.present("paymentMode").map(paymentMode)
         // Xcode's code offers list who may redeem them, not codes: their offerID and referenceName redeem them.
@@ -327,7 +327,7 @@ package struct StoreKitReader {
     /// An offer's `displayPrice` as Xcode and hand edits leave it: a free trial costs 0,
     /// whatever price an earlier edit left behind; an empty (or, when `required`, missing)
     /// price of a paid offer is read as 0. Each repair gets a note.
-    package mutating func offerPrice(_ node: Node, mode: PaymentMode?, required: Bool) throws -> Decimal? {
+    mutating func offerPrice(_ node: Node, mode: PaymentMode?, required: Bool) throws -> Decimal? {
         let priceNode = node.present("displayPrice")
         let blank = if case .string(let text)? = priceNode?.value {
             text.unicodeScalars.allSatisfy(CharacterSet.whitespaces.contains)
@@ -363,7 +363,7 @@ package struct StoreKitReader {
 
     // MARK: Subscription groups
 
-    package mutating func readGroup(_ node: Node, existing: [SubscriptionGroup]) throws
+    mutating func readGroup(_ node: Node, existing: [SubscriptionGroup]) throws
         -> (group: SubscriptionGroup, subscriptions: [CatalogProduct]) {
         try node.object()
         let subscriptionNodes = try node.required("subscriptions").elements()

@@ -77,7 +77,7 @@ extension AppStoreStorefront {
     ]
 
     /// The storefronts by alpha-3 code.
-    package static let byCode = Dictionary(uniqueKeysWithValues: all.map { ($0.countryCode, $0) })
+    static let byCode = Dictionary(uniqueKeysWithValues: all.map { ($0.countryCode, $0) })
 
     /// The storefront with this alpha-3 code (`USA`, `PRT`), if the App Store has one.
     public static func named(_ countryCode: String) -> AppStoreStorefront? {

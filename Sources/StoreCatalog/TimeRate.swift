@@ -17,7 +17,7 @@ public enum TimeRate: String, Sendable, Hashable, CaseIterable {
 
     /// The real seconds one renewal takes: of a monthly subscription (`monthlyRenewalEvery…`),
     /// or of the catalog's shortest subscription period (`oneRenewalEvery…`); nil for real time.
-    package var realSecondsPerRenewal: Double? {
+    var realSecondsPerRenewal: Double? {
         switch self {
         case .realTime: nil
         case .monthlyRenewalEveryHour: 3600

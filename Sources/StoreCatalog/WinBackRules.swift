@@ -35,7 +35,7 @@ public struct WinBackRules: Sendable, Hashable {
 extension Node {
     /// A win-back offer's rules, from App Store Connect's attribute names; nil when it carries none.
     /// `null` counts as absent (Xcode writes nulls for unset fields).
-    package func winBackRules() throws -> WinBackRules? {
+    func winBackRules() throws -> WinBackRules? {
         let present = WinBackRules.keys.compactMap { key in child(key).flatMap { $0.isNull ? nil : ($0, key) } }
         guard !present.isEmpty else { return nil }
         var rules = WinBackRules()

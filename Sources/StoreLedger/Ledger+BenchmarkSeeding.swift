@@ -48,7 +48,7 @@ package struct SealAccumulator {
         for index in digest.indices where index < seal.count { digest[index] ^= seal[index] }
     }
 
-    package func fold(into other: inout [UInt8]) {
+    func fold(into other: inout [UInt8]) {
         for index in other.indices where index < digest.count { other[index] ^= digest[index] }
     }
 

@@ -102,7 +102,7 @@ extension Ledger {
 
     // MARK: - Refund requests
 
-    package static let refundRequestColumns = "transaction_id, account, reason, requested, status, decided"
+    static let refundRequestColumns = "transaction_id, account, reason, requested, status, decided"
 
     package func refundRequest(_ row: SQLiteDatabase.Row) -> RefundRequest {
         RefundRequest(transactionID: row.int64(0), account: row.text(1),

@@ -29,7 +29,7 @@ public enum HistoryRevision {
 extension Ledger {
     /// The query of `Transaction.all`: its terms match the partial index `transactions_app_history`
     /// exactly, so SQLite walks the index newest first instead of every row of the history.
-    package static func appHistoryQuery(account: String, includeFinishedConsumables: Bool, before: Int64?, since: Date?,
+    static func appHistoryQuery(account: String, includeFinishedConsumables: Bool, before: Int64?, since: Date?,
                                 limit: Int?) -> (sql: String, parameters: [any SQLBindable]) {
         // With consumables, nearly every row: the table newest first (`+account` keeps SQLite from
         // an index by account, through which it would sort the whole history before the first row).

@@ -49,7 +49,7 @@ extension Ledger {
     }
 
     /// The id the next transaction gets (AUTOINCREMENT's: never one used before, even if deleted).
-    package func nextTransactionID() throws(SQLiteError) -> Int64 {
+    func nextTransactionID() throws(SQLiteError) -> Int64 {
         try db.scalar("""
             SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'transactions'), 0),
                        coalesce((SELECT max(id) FROM transactions), 0)) + 1
@@ -58,7 +58,7 @@ extension Ledger {
 
     /// The transaction as reading its row gives it back: dates to the millisecond, the price
     /// through its decimal text, the token and the offer period through theirs.
-    package static func asStored(_ transaction: Transaction) -> Transaction {
+    static func asStored(_ transaction: Transaction) -> Transaction {
         var stored = transaction
         stored.purchaseDate = Date(milliseconds: transaction.purchaseDate.milliseconds)
         stored.originalPurchaseDate = Date(milliseconds: transaction.originalPurchaseDate.milliseconds)

@@ -42,7 +42,7 @@ extension Ledger {
 
     /// Where a subscription's promotional offer for the next renewal is kept: a row of the
     /// account's settings named this and the group id (no schema change; reset with the account).
-    package static let renewalOfferPrefix = "subscription.renewalOffer."
+    static let renewalOfferPrefix = "subscription.renewalOffer."
 
     /// Every account with a subscription, for renewals made across the store.
     package func subscribedAccounts() throws(SQLiteError) -> [String] {

@@ -14,7 +14,7 @@ extension Ledger {
     /// newest first (with consumables, the table itself: nearly every row is one). Each index's WHERE repeats its query's
     /// terms exactly, as SQLite requires to use it. Added to older files when opened:
     /// an index changes nothing an older build reads, so the schema version stays.
-    package static let indexes = """
+    static let indexes = """
         CREATE INDEX IF NOT EXISTS transactions_restorable ON transactions (account, product_id)
             WHERE status = 'purchased' AND product_type != 'consumable' AND revocation_date IS NULL AND is_upgraded = 0;
         CREATE INDEX IF NOT EXISTS transactions_unfinished ON transactions (account)
@@ -29,11 +29,11 @@ extension Ledger {
             WHERE ownership_type = 'familyShared';
         """
 
-    package func createSchema() throws(SQLiteError) {
+    func createSchema() throws(SQLiteError) {
         try Self.createSchema(in: db)
     }
 
-    package static func createSchema(in db: SQLiteDatabase) throws(SQLiteError) {
+    static func createSchema(in db: SQLiteDatabase) throws(SQLiteError) {
         try db.execute("""
             PRAGMA application_id = \(Self.applicationID);
             PRAGMA user_version = \(Self.schemaVersion);
@@ -123,7 +123,7 @@ extension Ledger {
     }
 
     /// Schema 2 adds why a pending transaction waits (Ask to Buy, interrupted purchases).
-    package static func migrate1to2(_ db: SQLiteDatabase) throws(SQLiteError) {
+    static func migrate1to2(_ db: SQLiteDatabase) throws(SQLiteError) {
         try db.execute("""
             ALTER TABLE transactions ADD COLUMN pending_reason TEXT;
             PRAGMA user_version = 2;
@@ -131,7 +131,7 @@ extension Ledger {
     }
 
     /// Schema 3 adds promotional offers and each subscription group's renewal state.
-    package static func migrate2to3(_ db: SQLiteDatabase) throws(SQLiteError) {
+    static func migrate2to3(_ db: SQLiteDatabase) throws(SQLiteError) {
         try db.execute("""
             ALTER TABLE transactions ADD COLUMN offer_id TEXT;
             \(subscriptionsTable)
@@ -142,13 +142,13 @@ extension Ledger {
     /// Schema 6 adds App Store Server Notifications (each recorded in the write that makes
     /// its event), every delivery attempt, and the API keys `storefront serve` accepts.
     /// The signing migration (LedgerSigning) then adds schema 6's seals and sets the version.
-    package static func migrate5to6(_ db: SQLiteDatabase, from current: Int64) throws(SQLiteError) {
+    static func migrate5to6(_ db: SQLiteDatabase, from current: Int64) throws(SQLiteError) {
         try db.execute(serverTables)
     }
 
     /// Schema 7 adds the promotional offer keys, the nonces their signatures used, and
     /// the offer codes redeemed. LedgerSigning's `migrate` then sets the version.
-    package static func migrate6to7(_ db: SQLiteDatabase) throws(SQLiteError) {
+    static func migrate6to7(_ db: SQLiteDatabase) throws(SQLiteError) {
         try db.execute(offerTables)
     }
 
@@ -156,7 +156,7 @@ extension Ledger {
     /// the purchase it shares), refund requests made from the app, and pricing (price changes and each
     /// subscriber's price increase, the catalog prices last seen, the App Store's messages to the app).
     /// Tables only, so no row is sealed again; LedgerSigning's `migrate` then sets the version.
-    package static func migrate7to8(_ db: SQLiteDatabase) throws(SQLiteError) {
+    static func migrate7to8(_ db: SQLiteDatabase) throws(SQLiteError) {
         try db.execute(familyTables)
         try db.execute(refundRequestTables)
         try db.execute(pricingTables)
@@ -165,7 +165,7 @@ extension Ledger {
     /// Families (`accounts family …`), one family per account as on Apple's, and the
     /// link from each family member's `familyShared` transaction to the purchase it shares
     /// (the purchaser's transaction: a refund of it revokes the shares). Idempotent.
-    package static let familyTables = """
+    static let familyTables = """
         CREATE TABLE IF NOT EXISTS families (
             name TEXT PRIMARY KEY,
             organizer TEXT NOT NULL,                 -- the account that made it
@@ -186,7 +186,7 @@ extension Ledger {
 
     /// Refund requests made from the app (`Transaction.beginRefundRequest`), waiting for
     /// the App Store's decision or decided. Idempotent.
-    package static let refundRequestTables = """
+    static let refundRequestTables = """
         CREATE TABLE IF NOT EXISTS refund_requests (
             transaction_id INTEGER PRIMARY KEY,      -- one request per transaction (a second is duplicateRequest)
             account TEXT NOT NULL,
@@ -200,7 +200,7 @@ extension Ledger {
     /// Price changes (`price-increase`, or the catalog's price changing between runs), each
     /// subscriber's notice and consent, the catalog prices seen last, and StoreKit's messages
     /// (`Message.messages`), kept here so every process and the paywall see them. Idempotent.
-    package static let pricingTables = """
+    static let pricingTables = """
         CREATE TABLE IF NOT EXISTS price_changes (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             product_id TEXT NOT NULL,
@@ -247,7 +247,7 @@ extension Ledger {
         """
 
     /// Offer keys (`offer-keys add`/`create`), used nonces, redeemed offer codes. Idempotent.
-    package static let offerTables = """
+    static let offerTables = """
         CREATE TABLE IF NOT EXISTS offer_keys (
             key_id TEXT PRIMARY KEY,
             issuer_id TEXT,                          -- the compact JWS form's iss, when known
@@ -272,7 +272,7 @@ extension Ledger {
 
     /// The notifications the App Store sends a backend, their delivery attempts, and the
     /// Server API's keys (`serve keys add`). Idempotent, so any older file can get them.
-    package static let serverTables = """
+    static let serverTables = """
         CREATE TABLE IF NOT EXISTS notifications (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             uuid TEXT NOT NULL UNIQUE,               -- notificationUUID
@@ -306,7 +306,7 @@ extension Ledger {
     /// reads, so, like the indexes, they are added to any file when opened and the schema
     /// version stays (6, or 7 with the offer tables): an older build opening the file works as before (it sends to
     /// `--notify` URLs only).
-    package static let serveTables = """
+    static let serveTables = """
         CREATE TABLE IF NOT EXISTS mass_extensions (
             product_id TEXT NOT NULL,
             request_id TEXT NOT NULL,                -- requestIdentifier
@@ -325,7 +325,7 @@ extension Ledger {
         """
 
     /// What the App Store knows of each subscription beyond its transactions.
-    package static let subscriptionsTable = """
+    static let subscriptionsTable = """
         CREATE TABLE subscriptions (
             account TEXT NOT NULL,
             group_id TEXT NOT NULL,

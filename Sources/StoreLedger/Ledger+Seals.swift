@@ -20,7 +20,7 @@ extension Ledger {
     }
 
     /// The position of `seal` in ``columns``.
-    package static let sealColumn = 28
+    static let sealColumn = 28
 
     /// The seal of a row read with ``columns``, by this ledger's keyed hasher.
     package func seal(of row: SQLiteDatabase.Row) -> String {
@@ -33,7 +33,7 @@ extension Ledger {
         return stored == seal(of: row)
     }
 
-    package static let brokenSealReason = "the stored record does not match its seal (edited data: status, finished or another column)"
+    static let brokenSealReason = "the stored record does not match its seal (edited data: status, finished or another column)"
 
     // MARK: - Writing
 
@@ -57,7 +57,7 @@ extension Ledger {
     }
 
     /// Takes row `id`'s seal out of the head, before the row is deleted.
-    package func unseal(_ id: Int64) throws(SQLiteError) {
+    func unseal(_ id: Int64) throws(SQLiteError) {
         guard let old = try db.rows("SELECT seal FROM transactions WHERE id = ?", id, as: { $0.optionalText(0) }).first ?? nil
         else { return }
         try forgetMark(id: id)
@@ -67,7 +67,7 @@ extension Ledger {
     }
 
     /// Seals every row and the head from scratch (schema 6 migration, resets).
-    package func resealAll() throws(SQLiteError) {
+    func resealAll() throws(SQLiteError) {
         let ids = try db.rows("SELECT id FROM transactions ORDER BY id") { $0.int64(0) }
         try db.run("UPDATE transactions SET seal = NULL")
         try saveHead([UInt8](repeating: 0, count: 32))
@@ -75,7 +75,7 @@ extension Ledger {
     }
 
     /// Folds the head again from the seals of the rows there are (after a reset deleted rows).
-    package func refoldHead() throws(SQLiteError) {
+    func refoldHead() throws(SQLiteError) {
         var digest = [UInt8](repeating: 0, count: 32)
         try db.query("SELECT seal FROM transactions WHERE seal IS NOT NULL", []) { row in
             xor(&digest, Self.bytes(hex: row.text(0)))
@@ -84,18 +84,18 @@ extension Ledger {
     }
 
     /// The head's digest: the XOR of every row's seal (all zero with no rows).
-    package func headDigest() throws(SQLiteError) -> [UInt8] {
+    func headDigest() throws(SQLiteError) -> [UInt8] {
         let stored = try db.rows("SELECT digest FROM seal_head WHERE id = 1") { $0.text(0) }.first
         return stored.map(Self.bytes(hex:)) ?? [UInt8](repeating: 0, count: 32)
     }
 
-    package func saveHead(_ digest: [UInt8]) throws(SQLiteError) {
+    func saveHead(_ digest: [UInt8]) throws(SQLiteError) {
         let text = Self.hex(digest)
         try db.run("INSERT OR REPLACE INTO seal_head (id, digest, seal) VALUES (1, ?, ?)",
                    text, Self.hex(Self.hmac(key: sealKey, Array("head\n\(text)".utf8))))
     }
 
-    package static let sealHeadTable = """
+    static let sealHeadTable = """
         CREATE TABLE IF NOT EXISTS seal_head (
             id INTEGER PRIMARY KEY CHECK (id = 1),
             digest TEXT NOT NULL,                    -- XOR of every transaction's seal
@@ -106,7 +106,7 @@ extension Ledger {
     // MARK: - Checking (the doctor)
 
     /// Why the head does not add up with the rows' seals, or nil. Reads only.
-    package static func headProblem(_ db: SQLiteDatabase, key: [UInt8]) throws(SQLiteError) -> String? {
+    static func headProblem(_ db: SQLiteDatabase, key: [UInt8]) throws(SQLiteError) -> String? {
         var digest = [UInt8](repeating: 0, count: 32)
         try db.query("SELECT seal FROM transactions WHERE seal IS NOT NULL", []) { row in
             xor(&digest, bytes(hex: row.text(0)))
@@ -170,7 +170,7 @@ private func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
 extension SQLiteDatabase.Row {
     /// The columns as stored, each tagged with its type and, for text and blobs, its byte
     /// length: two different rows never give the same bytes.
-    package func canonicalBytes(columns: Range<Int32>) -> [UInt8] {
+    func canonicalBytes(columns: Range<Int32>) -> [UInt8] {
         var bytes = CanonicalBytes()
         for column in columns {
             if isNull(column) {
@@ -189,7 +189,7 @@ extension Ledger {
     /// ``SQLiteDatabase/Row/canonicalBytes(columns:)`` of a row about to be written with these
     /// values: the same bytes, provided each value has its column's type (integers for
     /// INTEGER columns, text for TEXT ones), as SQLite then stores it unchanged.
-    package static func canonicalBytes(_ values: [any SQLBindable]) -> [UInt8] {
+    static func canonicalBytes(_ values: [any SQLBindable]) -> [UInt8] {
         var bytes = CanonicalBytes()
         for value in values {
             switch value.sqlValue {
@@ -210,7 +210,7 @@ package struct CanonicalBytes {
 
     package init() { bytes.reserveCapacity(4096) }
 
-    package mutating func appendNull() { bytes += [UInt8(ascii: "n"), UInt8(ascii: ";")] }
+    mutating func appendNull() { bytes += [UInt8(ascii: "n"), UInt8(ascii: ";")] }
 
     package mutating func append(_ number: Int64) {
         bytes.append(UInt8(ascii: "i"))
@@ -235,7 +235,7 @@ package struct CanonicalBytes {
         bytes.append(UInt8(ascii: ";"))
     }
 
-    package mutating func appendText(_ text: String) {
+    mutating func appendText(_ text: String) {
         var text = text
         text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }

@@ -59,7 +59,7 @@ extension Ledger {
 
     // MARK: - Notifications
 
-    package static let notificationColumns = "id, uuid, account, type, subtype, transaction_id, original_id, signed_date, signed_payload, test_token"
+    static let notificationColumns = "id, uuid, account, type, subtype, transaction_id, original_id, signed_date, signed_payload, test_token"
 
     package func notification(_ row: SQLiteDatabase.Row) -> ServerNotification {
         ServerNotification(

@@ -8,7 +8,7 @@ extension Ledger {
     // MARK: - Key and certificate chain
 
     /// Stores a new key with its chain, issued at `date` (store time).
-    package static func insertSigningKey(_ key: SigningKey, at date: Date, into db: SQLiteDatabase) throws {
+    static func insertSigningKey(_ key: SigningKey, at date: Date, into db: SQLiteDatabase) throws {
         let chain = try CertificateChain.issue(for: key, at: date)
         try db.run("""
             INSERT INTO signing_key (id, private_key, leaf_certificate, intermediate_certificate, root_certificate)
@@ -17,7 +17,7 @@ extension Ledger {
     }
 
     /// The signing key stored in the file; made, with its chain, on first use.
-    package func loadKey() throws -> SigningKey {
+    func loadKey() throws -> SigningKey {
         if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first {
             return try SigningKey(pem: pem)
         }
@@ -32,7 +32,7 @@ extension Ledger {
     }
 
     /// The key with the chain stored beside it (schema 5 has one in every file).
-    package func loadIdentity(_ key: SigningKey) throws -> SigningIdentity {
+    func loadIdentity(_ key: SigningKey) throws -> SigningIdentity {
         let certificates = try db.rows("""
             SELECT leaf_certificate, intermediate_certificate, root_certificate FROM signing_key WHERE id = 1
             """) { [$0.optionalText(0), $0.optionalText(1), $0.optionalText(2)] }.first ?? []
@@ -151,7 +151,7 @@ extension Ledger {
 
     /// The store's time from the clock settings as they stand (anchors and rate), for
     /// what is signed while the file is opened, before the store's own clock is set.
-    package func storeTimeFromSettings() throws -> Date {
+    func storeTimeFromSettings() throws -> Date {
         let real = now()
         guard let anchorReal = try setting("clock.anchorReal", account: "").flatMap(Int64.init),
               let anchorStore = try setting("clock.anchorStore", account: "").flatMap(Int64.init) else { return real }

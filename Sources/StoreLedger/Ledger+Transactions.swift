@@ -41,7 +41,7 @@ extension Ledger {
     /// `ids`: the same query's ids alone, in its order, answered from an index without the table:
     /// when every row it names was verified by another read meanwhile (``ReadCache``), those are
     /// the answer, and no row of the table is read (each a page of its own, often out of SQLite's cache).
-    package func verifiedTransactions(_ sql: String, _ parameters: [any SQLBindable], reusable: Bool = false,
+    func verifiedTransactions(_ sql: String, _ parameters: [any SQLBindable], reusable: Bool = false,
                               ids: String? = nil) throws(SQLiteError) -> [Transaction] {
         let state = ReadCache.State(dataVersion: try dataVersion(), generation: db.transactionsGeneration)
         guard reusable else { return try readVerifiedTransactions(sql, parameters, state) }
@@ -99,7 +99,7 @@ extension Ledger {
         /// Verified by an earlier read (``ReadCache``): settled already.
         case kept
 
-        package var isSettled: Bool { self == .marked || self == .kept }
+        var isSettled: Bool { self == .marked || self == .kept }
     }
 
     /// A row as a transaction not yet verified, and what its verification needs.
@@ -131,7 +131,7 @@ extension Ledger {
     /// Checks each signature not in the cache, in parallel, and caches the outcome. Returns the
     /// signatures it added to the cache.
     @discardableResult
-    package func checkSignatures(_ signatures: [String]) -> [String] {
+    func checkSignatures(_ signatures: [String]) -> [String] {
         let unchecked = Array(Set(signatures.filter { verifiedSignatures[$0] == nil }))
         // One is checked where it is read (and cached there).
         guard unchecked.count > 1 else { return unchecked }
@@ -166,9 +166,9 @@ extension Ledger {
 
     /// How the `reason` column spells a renewal (StoreKit 2's `Transaction.Reason.renewal`);
     /// every store file since schema 1 says `renew`, and the queries compare with `'purchase'`.
-    package static let renewalReason = "renew"
+    static let renewalReason = "renew"
 
-    package static let editedDataReason = "the stored transaction does not match its signed payload (edited data)"
+    static let editedDataReason = "the stored transaction does not match its signed payload (edited data)"
 
     /// Whether a verified JWS payload says exactly what the stored row says.
     /// `bundleID` nil takes the payload's own (the doctor reads a file without its catalog);
@@ -188,7 +188,7 @@ extension Ledger {
                                                     rule: rule)
     }
 
-    package static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {
+    static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {
         Transaction(
             id: row.int64(0), originalID: row.int64(1), productID: row.text(3),
             productType: ProductType(rawValue: row.text(4)) ?? .nonConsumable,

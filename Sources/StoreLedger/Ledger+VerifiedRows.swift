@@ -17,7 +17,7 @@ import StoreSigning
 extension Ledger {
     /// New in the file like the indexes, without a schema change: an older build ignores it
     /// (a row it changes gets a new seal, which has no mark, and is checked in full).
-    package static let verifiedRowsTable = """
+    static let verifiedRowsTable = """
         CREATE TABLE IF NOT EXISTS verified_rows (
             transaction_id INTEGER PRIMARY KEY,      -- by id: a new purchase's mark goes on the last page
             row_seal TEXT NOT NULL,                  -- the row's seal when its JWS was verified or made
@@ -26,12 +26,12 @@ extension Ledger {
         """
 
     /// ``columns`` and the row's mark, if any (for the seal it has now): what verified reads select.
-    package static let verifiedColumns = columns + """
+    static let verifiedColumns = columns + """
         , (SELECT mark FROM verified_rows WHERE transaction_id = transactions.id AND row_seal = transactions.seal)
         """
 
     /// The position of the mark in ``verifiedColumns``.
-    package static let markColumn: Int32 = 29
+    static let markColumn: Int32 = 29
 
     /// The mark of a row whose seal is `seal`: HMAC of the verdict, the payload rule it was
     /// checked by (``verifiedMarkRule``), the bundle id the payload was checked against, and the seal.
@@ -47,7 +47,7 @@ extension Ledger {
     package static let verifiedMarkRule = "payload 5"
 
     /// Whether a row read with ``verifiedColumns`` whose seal was found good carries its mark.
-    package func hasMark(_ row: SQLiteDatabase.Row) -> Bool {
+    func hasMark(_ row: SQLiteDatabase.Row) -> Bool {
         guard row.columnCount > Self.markColumn, let stored = row.optionalText(Self.markColumn),
               let seal = row.optionalText(Int32(Self.sealColumn)) else { return false }
         return stored == mark(forSeal: seal)
@@ -62,7 +62,7 @@ extension Ledger {
     /// Whether row `id`, as stored now, is sealed and marked verified: read before a change the
     /// JWS does not cover (`finished`), so the changed row may keep the verdict. Never carried
     /// by the seal alone: a row edited under an old seal and mark must not have them renewed.
-    package func isMarkedAsStored(_ id: Int64) throws(SQLiteError) -> Bool {
+    func isMarkedAsStored(_ id: Int64) throws(SQLiteError) -> Bool {
         var marked = false
         try db.query("SELECT \(Self.verifiedColumns) FROM transactions WHERE id = ?", [id]) { row in
             marked = isSealed(row) && hasMark(row)
@@ -70,12 +70,12 @@ extension Ledger {
         return marked
     }
 
-    package func forgetMark(id: Int64) throws(SQLiteError) {
+    func forgetMark(id: Int64) throws(SQLiteError) {
         try db.run("DELETE FROM verified_rows WHERE transaction_id = ?", id)
     }
 
     /// Drops the marks of rows there are no more (after a reset deleted rows).
-    package func forgetStaleMarks() throws(SQLiteError) {
+    func forgetStaleMarks() throws(SQLiteError) {
         try db.run("DELETE FROM verified_rows WHERE transaction_id NOT IN (SELECT id FROM transactions)")
     }
 }
@@ -94,8 +94,8 @@ package struct ReadCache {
     private var state: State?
     private var reads: [String: [Transaction]] = [:]
     private var rows: [Int64: Transaction] = [:]
-    package static let maximumRows = 5_000
-    package static let maximumReads = 16
+    static let maximumRows = 5_000
+    static let maximumReads = 16
 
     package static func key(_ sql: String, _ parameters: [any SQLBindable]) -> String {
         parameters.reduce(sql) { key, parameter in

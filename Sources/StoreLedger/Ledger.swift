@@ -43,9 +43,9 @@ package final class Ledger {
     /// The app's bundle id, for signed payloads (without a catalog, the file's own: ``adoptSignedBundleID()``).
     package var bundleID: String
     /// Verified reads of the `transactions` table, while it is unchanged (LedgerTransactions).
-    package var readCache = ReadCache()
+    var readCache = ReadCache()
     /// JWS strings already checked, so a long-running paywall verifies each once.
-    package var verifiedSignatures: [String: Result<JSON, VerificationFailure>] = [:]
+    var verifiedSignatures: [String: Result<JSON, VerificationFailure>] = [:]
     /// The key of the rows' seals, derived from the signing key (LedgerSeals).
     package private(set) var sealKey: [UInt8] = []
     /// HMAC-SHA256 under ``sealKey``, keyed once: seals and marks (LedgerSeals, LedgerVerifiedRows).
@@ -140,7 +140,7 @@ package final class Ledger {
     }
 
     /// Refuses foreign files, then switches on WAL and creates or migrates the schema.
-    package func checkAndPrepare(isNew: Bool) throws(StoreFileError) {
+    func checkAndPrepare(isNew: Bool) throws(StoreFileError) {
         do {
             // Reads only: nothing is written until the file is known to be ours. One read
             // transaction, so all three come from one snapshot even while another process
@@ -189,7 +189,7 @@ package final class Ledger {
     /// (empty) file there, which it would rightly refuse. Returns true when a store
     /// file is now at `path`: this one, or another process's that got there first.
     /// False when it could not be built so (the caller then creates it in place).
-    package static func createComplete(at path: String, date: Date) -> Bool {
+    static func createComplete(at path: String, date: Date) -> Bool {
         removeAbandonedDrafts(of: path)
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(temporary) }
@@ -213,7 +213,7 @@ package final class Ledger {
 
     /// Removes half-made store files (`PATH.new-PID-N` and their journals) that a
     /// process killed while creating the store left behind, once that process is gone.
-    package static func removeAbandonedDrafts(of path: String) {
+    static func removeAbandonedDrafts(of path: String) {
         let folder = (path as NSString).deletingLastPathComponent
         let prefix = (path as NSString).lastPathComponent + ".new-"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []

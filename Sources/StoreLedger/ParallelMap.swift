@@ -5,7 +5,7 @@ import StoreSigning
 /// `transform` of each of `count` indices, worked out on every core in chunks of `chunk`
 /// (P-256 signing and checking: a fraction of a millisecond each, many at once). `transform`
 /// must be safe to call from several threads at once.
-package func parallelMap<T>(count: Int, chunk: Int = 1, _ transform: @Sendable (Int) -> T) -> [T] {
+func parallelMap<T>(count: Int, chunk: Int = 1, _ transform: @Sendable (Int) -> T) -> [T] {
     // Each iteration writes its own slots only, so sharing the buffer is safe.
     nonisolated(unsafe) let results = UnsafeMutableBufferPointer<T?>.allocate(capacity: count)
     results.initialize(repeating: nil)

@@ -80,14 +80,14 @@ package final class SQLiteDatabase {
     /// Waits up to `milliseconds` for a lock another connection holds, as `PRAGMA busy_timeout`
     /// does, but looking again every 100 µs at first (a purchase's commit holds it for well under
     /// a millisecond, and SQLite's own handler slept a whole one before looking again).
-    package func waitWhenBusy(milliseconds: Int64) {
+    func waitWhenBusy(milliseconds: Int64) {
         busyLimit.pointee = milliseconds
         csqlite_busy_timeout(handle, busyLimit)
     }
 
     /// Changes with every change this connection makes to the `transactions` table: with
     /// `PRAGMA data_version` (other connections' commits), whether a read of it may be reused.
-    package var transactionsGeneration: Int64 { transactionChanges.pointee }
+    var transactionsGeneration: Int64 { transactionChanges.pointee }
 
     private func error(_ status: Int32) -> SQLiteError {
         Self.error(status, handle)
@@ -237,8 +237,8 @@ package final class SQLiteDatabase {
     package struct Row {
         package let statement: OpaquePointer
         package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
-        package func isInteger(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_INTEGER }
-        package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+        func isInteger(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_INTEGER }
+        func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
         package func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
         package func bool(_ column: Int32) -> Bool { sqlite3_column_int64(statement, column) != 0 }
         package func text(_ column: Int32) -> String {
@@ -247,10 +247,10 @@ package final class SQLiteDatabase {
             let count = Int(sqlite3_column_bytes(statement, column))
             return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
-        package func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+        func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
         /// The column's text as UTF-8 bytes, as ``text(_:)`` decodes it, without making a String
         /// when it is ASCII (a JWS, an id, a date): what a seal hashes.
-        package func withTextBytes<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        func withTextBytes<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> R) -> R {
             guard let bytes = sqlite3_column_text(statement, column) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
             let raw = UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column)))
             if raw.allSatisfy({ $0 < 0x80 }) { return body(raw) }
@@ -258,7 +258,7 @@ package final class SQLiteDatabase {
             var decoded = self.text(column)
             return decoded.withUTF8 { body(UnsafeRawBufferPointer($0)) }
         }
-        package func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
-        package var columnCount: Int32 { sqlite3_column_count(statement) }
+        func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+        var columnCount: Int32 { sqlite3_column_count(statement) }
     }
 }

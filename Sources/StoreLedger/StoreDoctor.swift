@@ -112,7 +112,7 @@ public enum StoreDoctor {
 
     /// "disk full: …" when the file system holding the store has no room left for a page:
     /// then the store cannot be written, however healthy the file.
-    package static func diskFull(beside path: String) -> String? {
+    static func diskFull(beside path: String) -> String? {
         var info = statvfs()
         let folder = (path as NSString).deletingLastPathComponent
         guard statvfs(folder.isEmpty ? "." : folder, &info) == 0 else { return nil }

@@ -9,7 +9,7 @@ package struct StoreFileHeader {
     /// The file's page size in bytes.
     package let pageSize: Int
     /// The database size in pages the header records, when the header vouches for it.
-    package let pageCount: Int?
+    let pageCount: Int?
 
     /// Reads the header of the file at `path`; nil when it has no SQLite header.
     package init?(path: String) {
@@ -33,7 +33,7 @@ package struct StoreFileHeader {
 
     /// Why the file at `path` is shorter than its header says, or nil. With frames
     /// in a `-wal` file the main file may legitimately lag behind, so no verdict then.
-    package static func truncation(at path: String) -> String? {
+    static func truncation(at path: String) -> String? {
         // Another process's checkpoint can grow the file and remove its -wal between two of
         // the reads below; a truncated file is still truncated a moment later, a race is not.
         guard measuredTruncation(at: path) != nil else { return nil }

@@ -42,7 +42,7 @@ package struct StoreFileLocation {
     /// Sets the store file and its `-wal` and `-shm` to 0600 when group or others may
     /// read or write them (it holds the private key); returns a warning for each repaired.
     /// Refuses the file when its mode cannot be repaired (another user's file).
-    package func repairModes(path: String) throws(StoreFileError) -> [String] {
+    func repairModes(path: String) throws(StoreFileError) -> [String] {
         var warnings: [String] = []
         for name in [file, file + "-wal", file + "-shm"] {
             var status = stat()
@@ -57,7 +57,7 @@ package struct StoreFileLocation {
     }
 
     /// Creates `folder` and the missing folders above it, each 0700 whatever the umask.
-    package static func createPrivateFolder(_ folder: String) throws(StoreFileError) {
+    static func createPrivateFolder(_ folder: String) throws(StoreFileError) {
         var missing: [String] = []
         var current = folder
         while !current.isEmpty, current != "/", !FileManager.default.fileExists(atPath: current) {

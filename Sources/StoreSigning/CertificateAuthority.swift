@@ -107,10 +107,10 @@ public struct CertificateChain: Sendable {
     /// The extension Apple puts on its WWDR intermediate certificate.
     public static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
     /// How long before its creation a chain is valid: a margin for clocks a little behind.
-    package static let validBefore: TimeInterval = 86_400
+    static let validBefore: TimeInterval = 86_400
     /// The end of every certificate's validity: RFC 5280's "no well-defined expiration"
     /// (the store's clock may be advanced years ahead, and a signature must stay valid there).
-    package static let validUntil = Date(timeIntervalSince1970: 253_402_300_799)  // 9999-12-31T23:59:59Z
+    static let validUntil = Date(timeIntervalSince1970: 253_402_300_799)  // 9999-12-31T23:59:59Z
 
     public init(leaf: Certificate, intermediate: Certificate, root: Certificate) {
         (self.leaf, self.intermediate, self.root) = (leaf, intermediate, root)

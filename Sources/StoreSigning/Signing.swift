@@ -180,7 +180,7 @@ public final class SigningKey: @unchecked Sendable {
     }
 
     /// DER `ECDSA-Sig-Value` → the 64-byte r‖s that JWS requires.
-    package static func rawSignature(fromDER der: [UInt8]) throws(VerificationFailure) -> [UInt8] {
+    static func rawSignature(fromDER der: [UInt8]) throws(VerificationFailure) -> [UInt8] {
         var pointer: UnsafePointer<UInt8>? = nil
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             pointer = buffer.baseAddress
@@ -196,7 +196,7 @@ public final class SigningKey: @unchecked Sendable {
     }
 
     /// The 64-byte r‖s → DER, as EVP_DigestVerify expects.
-    package static func derSignature(fromRaw raw: [UInt8]) throws(VerificationFailure) -> [UInt8] {
+    static func derSignature(fromRaw raw: [UInt8]) throws(VerificationFailure) -> [UInt8] {
         guard let signature = ECDSA_SIG_new() else { throw opensslError("signature") }
         defer { ECDSA_SIG_free(signature) }
         let r = BN_bin2bn(raw, 32, nil)
@@ -213,7 +213,7 @@ public final class SigningKey: @unchecked Sendable {
         return Array(UnsafeBufferPointer(start: der, count: Int(length)))
     }
 
-    package static func opensslError(_ what: String) -> VerificationFailure {
+    static func opensslError(_ what: String) -> VerificationFailure {
         let code = ERR_get_error()
         var buffer = [CChar](repeating: 0, count: 256)
         ERR_error_string_n(code, &buffer, buffer.count)

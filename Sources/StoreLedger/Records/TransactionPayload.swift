@@ -66,7 +66,7 @@ extension Transaction {
     /// transaction's id; re-signing a transaction (a refund) keeps it.
     public var webOrderLineItemID: String { String(Self.webOrderLineItemBase + id) }
 
-    package static let webOrderLineItemBase: Int64 = 1_000_000_000_000_000
+    static let webOrderLineItemBase: Int64 = 1_000_000_000_000_000
 
     /// Records the offer a transaction uses (`offerDiscountType`, `offerPeriod`): its
     /// payment mode and whole length — `count` periods when paid as you go. Nil clears it.
