@@ -134,50 +134,45 @@ public enum Processes {
     /// small pool, one per core, starves every other test's tasks meanwhile), with stdout and
     /// stderr captured in files (no pipe can fill up and block it) and a time limit after which
     /// it is killed. With `mergeOutput`, stderr goes into stdout's file.
+    ///
+    /// Spawned by ``spawn(_:environment:stdout:stderr:)``, not Foundation's `Process`, whose
+    /// `run()` on Linux now and then crashes reading `/proc/self/fd` past its buffer
+    /// (swift-corelibs-foundation#5472), the likelier the more children run side by side.
     public static func launch(_ executable: URL, arguments: [String], environment: [String: String]? = nil,
                               directory: URL? = nil, timeout: Duration = .seconds(60),
                               mergeOutput: Bool = false) async throws -> ProcessOutcome {
         let outputs = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: outputs) }
-        let outURL = outputs.appendingPathComponent("stdout")
-        let errURL = outputs.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: outURL)
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? outHandle.close()
-            try? errHandle.close()
+        let out = outputs.appendingPathComponent("stdout").path
+        let err = mergeOutput ? out : outputs.appendingPathComponent("stderr").path
+        // env -C: the folder to run in (Glibc's posix_spawn_file_actions_addchdir_np does not import).
+        let command = directory.map { ["/usr/bin/env", "-C", $0.path, executable.path] } ?? [executable.path]
+        guard let pid = spawn(command + arguments, environment: environment, stdout: out, stderr: err) else {
+            throw POSIXError(.ENOENT)
         }
+        let ending = await exit(of: pid, timeout: timeout)
+        return ProcessOutcome(status: ending.status, signal: ending.signal,
+                              stdout: FileManager.default.contents(atPath: out) ?? Data(),
+                              stderr: mergeOutput ? Data() : FileManager.default.contents(atPath: err) ?? Data(),
+                              timedOut: ending.timedOut)
+    }
 
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        if let directory { process.currentDirectoryURL = directory }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = outHandle
-        process.standardError = mergeOutput ? outHandle : errHandle
-
-        let finished = AsyncStream<(Int32, Process.TerminationReason)>.makeStream()
-        process.terminationHandler = { process in
-            finished.continuation.yield((process.terminationStatus, process.terminationReason))
-            finished.continuation.finish()
+    /// Waits for `pid` by suspending between looks; SIGKILL after `timeout`. The status is 128 + the signal for a signal.
+    public static func exit(of pid: pid_t, timeout: Duration = .seconds(60)) async -> (status: Int32, signal: Int32?, timedOut: Bool) {
+        let deadline = ContinuousClock.now + timeout
+        var status: Int32 = 0
+        var timedOut = false
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped == -1 && errno != EINTR) { break }
+            if ContinuousClock.now > deadline, !timedOut {
+                timedOut = true
+                kill(pid, SIGKILL)
+            }
+            try? await Task.sleep(for: .milliseconds(2))
         }
-        try process.run()
-        let pid = process.processIdentifier
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            kill(pid, SIGKILL)
-            return true
-        }
-        var iterator = finished.stream.makeAsyncIterator()
-        let ending = await iterator.next()
-        watchdog.cancel()
-        let timedOut = (try? await watchdog.value) ?? false
-        let (status, reason) = ending ?? (-1, .uncaughtSignal)
-        return ProcessOutcome(status: status, signal: reason == .uncaughtSignal ? status : nil,
-                              stdout: try Data(contentsOf: outURL), stderr: try Data(contentsOf: errURL), timedOut: timedOut)
+        let signal = status & 0x7F
+        return signal == 0 ? ((status >> 8) & 0xFF, nil, timedOut) : (128 + signal, signal, timedOut)
     }
 }

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+import TestSupport
 
 /// SIGKILL in the middle of purchases and renewals loses no notification: each is recorded in
 /// the write that makes its event, so every committed transaction has exactly its one, and the
@@ -47,21 +48,16 @@ struct ServerCrashTests: ServerHarness {
         let count = { () throws -> Int in Int(try Self.rows(setup.sandbox.store, "SELECT count(*) FROM transactions")[0][0]) ?? 0 }
         for round in 0..<16 where round < 8 || killed == 0 {
             let before = try count()
-            let process = Process()
-            process.executableURL = binary
             let work = round % 2 == 0 ? ["clock", "advance", "P1Y"] : ["buy", "coins", "--account", accounts[round % accounts.count]]
-            process.arguments = ["--catalog", setup.catalog, "--store", setup.sandbox.store] + work
-            process.environment = ["PATH": "/usr/bin:/bin", "HOME": setup.sandbox.home]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let pid = try #require(Processes.spawn([binary.path, "--catalog", setup.catalog, "--store", setup.sandbox.store] + work,
+                                                   environment: ["PATH": "/usr/bin:/bin", "HOME": setup.sandbox.home],
+                                                   stdout: "/dev/null", stderr: "/dev/null"))
             try await Task.sleep(for: .milliseconds(round < 8 ? Int.random(in: 1...windows[round % 2]) : 2))
-            let wasRunning = process.isRunning
+            let wasRunning = Processes.isRunning(pid)
             if !wasRunning { windows[round % 2] = max(2, windows[round % 2] / 2) }
-            if wasRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            if wasRunning, process.terminationReason == .uncaughtSignal {
+            if wasRunning { kill(pid, SIGKILL) }
+            let ending = await Processes.exit(of: pid)
+            if wasRunning, ending.signal != nil {
                 killed += 1
                 // It had committed some of its work when it died.
                 if try count() > before { killedAfterCommitting += 1 }

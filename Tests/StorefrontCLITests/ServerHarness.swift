@@ -1,5 +1,7 @@
 import Foundation
+import Synchronization
 import Testing
+import TestSupport
 
 /// What the `storefront serve` suites share: the server on a port the system picks (port 0),
 /// with Apple's App Store Server Library for Python as the backend: its API client calls the
@@ -19,24 +21,21 @@ struct ServerSetup {
     let root: String
 }
 
-/// A process left running (the server, the receiver), stdout in a file, stopped with SIGTERM.
+/// A process left running (the server, the receiver), stdout and stderr in a file, stopped with
+/// SIGTERM. Spawned by TestSupport's `Processes` (not Foundation's `Process`, whose `run()` on
+/// Linux now and then crashes reading /proc/self/fd: swift-corelibs-foundation#5472).
 final class BackgroundProcess: @unchecked Sendable {
-    let process = Process()
+    let pid: pid_t
     let output: URL
 
     init(_ executable: URL, _ arguments: [String], in folder: URL, environment: [String: String] = ["PATH": "/usr/bin:/bin"]) throws {
         output = folder.appendingPathComponent("background-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = folder
-        process.standardInput = FileHandle.nullDevice
-        // One handle for both, so the two streams share its offset and neither overwrites the other.
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+        // One file for both streams, appended to, so neither overwrites the other.
+        guard let pid = Processes.spawn(["/usr/bin/env", "-C", folder.path, executable.path] + arguments,
+                                        environment: environment, stdout: output.path, stderr: output.path) else {
+            throw POSIXError(.ENOENT)
+        }
+        self.pid = pid
     }
 
     var text: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
@@ -55,12 +54,14 @@ final class BackgroundProcess: @unchecked Sendable {
     /// SIGTERM, then the exit status (SIGKILL after 10 s).
     @discardableResult
     func stop() async -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        return process.terminationStatus
+        if let known = ended.withLock({ $0 }) { return known }
+        kill(pid, SIGTERM)
+        let status = await Processes.exit(of: pid, timeout: .seconds(10)).status
+        ended.withLock { $0 = status }
+        return status
     }
+
+    private let ended = Mutex<Int32?>(nil)
 }
 
 struct Timeout: Error, CustomStringConvertible {
