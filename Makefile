@@ -17,11 +17,12 @@ run: build
 	@./.build/debug/storefront --catalog $(CATALOG)
 
 ## Build and run every test (the signed-data tests use Apple's library from .build/oracle),
-## then the Examples package's (StorefrontKit with SKTestSession).
+## then the Examples package's (StorefrontKit with SKTestSession). A build that prints a
+## warning fails (scripts/no-warnings.sh), its output shown all the same.
 test: deps oracle commit
-	$(SWIFT) build --build-tests
+	./scripts/no-warnings.sh $(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
-	$(SWIFT) build --package-path Examples --build-tests
+	./scripts/no-warnings.sh $(SWIFT) build --package-path Examples --build-tests
 	$(SWIFT) test --package-path Examples --skip-build
 
 build: deps commit

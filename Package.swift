@@ -61,22 +61,28 @@ let package = Package(
         /// The real terminal: Canvas → ncurses, keys/mouse/resize → events.
         .target(name: "CursesBackend", dependencies: ["TerminalCore", "CNcursesw"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "CursesBackend"]),
+        /// What the test targets, the stress suite and the bench share: a clock the test moves,
+        /// temporary folders, the built binaries and child processes, tmux sessions. No Testing:
+        /// the stress suite and the bench are executables.
+        .target(name: "TestSupport"),
         /// `make stress`: crash, concurrency, damaged-file, fuzz, hostile-text, terminal and tampering parts.
-        .executableTarget(name: "storefront-stress", dependencies: ["StoreEngine", "StorefrontCLI", "StorefrontUI"]),
+        .executableTarget(name: "storefront-stress", dependencies: ["StoreEngine", "StorefrontCLI", "StorefrontUI", "TestSupport"]),
         /// `make bench`: the measurements of the README's Performance section.
-        .executableTarget(name: "storefront-bench", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "StorefrontKit"]),
+        .executableTarget(name: "storefront-bench", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "StorefrontKit", "TestSupport"]),
 
         // MARK: - Tests
-        .testTarget(name: "StoreCatalogTests", dependencies: ["StoreCatalog"]),
-        .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning"]),
-        .testTarget(name: "StoreLedgerTests", dependencies: ["StoreLedger"]),
-        .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine"]),
-        .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend"]),
-        .testTarget(name: "StorefrontKitTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "storefront"]),
+        .testTarget(name: "StoreCatalogTests", dependencies: ["StoreCatalog", "TestSupport"]),
+        .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning", "TestSupport"]),
+        .testTarget(name: "StoreLedgerTests", dependencies: ["StoreLedger", "TestSupport"]),
+        .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "TestSupport"]),
+        .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend", "TestSupport"]),
+        .testTarget(name: "StorefrontKitTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "storefront", "TestSupport"]),
         .testTarget(
             name: "StorefrontCLITests",
-            dependencies: ["StorefrontCLI", "storefront"]
+            dependencies: ["StorefrontCLI", "storefront", "TestSupport"]
         ),
+        /// The server's API in process: a request routed, the answer read, no socket.
+        .testTarget(name: "StorefrontServerTests", dependencies: ["StorefrontServer", "StoreEngine", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

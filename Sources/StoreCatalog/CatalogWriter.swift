@@ -7,7 +7,7 @@ extension Catalog {
     /// (`storefront catalog convert`), and notes on anything products.json holds
     /// differently (none today: shared subscription levels are kept as they are).
     public func productsJSON() -> (document: JSON, notes: [String]) {
-        var notes: [String] = []
+        let notes: [String] = []
         var members: [JSON.Member] = []
         if bundleID != Catalog.defaultBundleID { members.append(JSON.Member("bundleID", .string(bundleID))) }
         if paywall != Paywall() {

@@ -163,7 +163,7 @@ public enum CLI {
             // The paywall does it itself, a batch at a time, showing how far it got.
             // The account's own: other accounts' renewals (a long catch-up) are made by `clock advance`
             // and when they are used, so a purchase never waits for them.
-            if invocation.command != .paywall || paywall == nil { try await store.appStore.processOwnRenewals() }
+            if invocation.command != .paywall || paywall == nil { _ = try await store.appStore.processOwnRenewals() }
             if invocation.command.actsAsTheApp { try await session.deliverUnfinished() }
             if invocation.command == .paywall {
                 if let paywall { return await paywall(store, invocation, console) }

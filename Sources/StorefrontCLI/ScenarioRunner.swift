@@ -85,7 +85,7 @@ final class ScenarioRun {
         let template = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-replay-XXXXXX").path
         var bytes = Array(template.utf8CString)
         guard mkdtemp(&bytes) != nil else { throw CocoaError(.fileWriteUnknown) }
-        folder = String(cString: bytes)
+        folder = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         storePath = folder + "/store.sqlite"
     }
 

@@ -60,7 +60,7 @@ struct Session {
             return nil
         case .exportRoot(let der):
             // The certificate a server trusts in place of Apple's root: PEM, or DER bytes.
-            let root = try await app.rootCertificate()
+            let root = await app.rootCertificate()
             if der { console.outData(Data(root.der)) } else { console.out(root.pem.trimmingCharacters(in: .newlines)) }
             return nil
         case .verify(let jws): return try await verify(jws)

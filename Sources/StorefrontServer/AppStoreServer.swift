@@ -7,6 +7,7 @@ import StoreEngine
 public final class AppStoreServer: @unchecked Sendable {
     // Set in start, read after; stop is called once.
     let store: Store
+    let api: ServerAPI
     let http: HTTPServer
     let sender: NotificationSender
     var delivery: Task<Void, Never>?
@@ -19,8 +20,16 @@ public final class AppStoreServer: @unchecked Sendable {
         let face = store.appStore
         let api = ServerAPI(face: face, auth: BearerAuthenticator(face: face, now: Date.init),
                             answers: AnswerCache(storePath: store.path))
+        self.api = api
         http = HTTPServer { request in api.cachedAnswer(request) ?? blocking { await api.respond(request) } }
         sender = NotificationSender(face: face, urls: notifyURLs, log: log)
+    }
+
+    /// Answers one request as the HTTP server does (the kept answers first, then the API),
+    /// without a socket: how tests route a request in process. Needs no ``start(listen:)``.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if let cached = api.cachedAnswer(request) { return cached }
+        return await api.respond(request)
     }
 
     /// Listens on `address` and starts delivering; returns the port (the system's choice for port 0).

@@ -13,6 +13,16 @@ public struct HTTPRequest: Sendable {
     public var headers: [String: String]
     public var body: [UInt8]
 
+    /// A request as libmicrohttpd would hand it over; header names are lower-cased here.
+    public init(method: String, path: String, query: [(name: String, value: String)] = [],
+                headers: [String: String] = [:], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }) { $1 }
+        self.body = body
+    }
+
     /// Every value of a query argument.
     public func values(_ name: String) -> [String] { query.filter { $0.name == name }.map(\.value) }
 }

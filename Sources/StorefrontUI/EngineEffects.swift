@@ -283,7 +283,6 @@ public final class EngineEffects: Sendable {
         if let error = error as? SQLiteError, error.isBusy {
             return "The store file is busy: another storefront process holds it (\(error.message)). Try again in a moment."
         }
-        return 
-        (error as? StoreError)?.description ?? "\(error)"
+        return (error as? StoreError)?.description ?? "\(error)"
     }
 }

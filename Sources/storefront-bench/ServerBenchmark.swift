@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TestSupport
 import Glibc
 import StoreEngine
 import StorefrontServer
@@ -209,30 +210,12 @@ enum ServerBenchmark {
         let port: UInt16
         private var running = true
 
-        /// Spawned with an empty signal mask and default actions: a child started from one of
-        /// Swift's pool threads (which block signals) would otherwise never see its SIGTERM.
+        /// Spawned by TestSupport's `Processes`, with an empty signal mask and default actions: a child
+        /// started from one of Swift's pool threads (which block signals) would otherwise never see its SIGTERM.
         init(_ executable: String, _ arguments: [String], pattern: String, work: String) throws {
             let output = work + "/server-\(UUID().uuidString).out"
             defer { unlink(output) }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var none = sigset_t(), all = sigset_t()
-            sigemptyset(&none)
-            sigfillset(&all)
-            posix_spawnattr_setsigmask(&attributes, &none)
-            posix_spawnattr_setsigdefault(&attributes, &all)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-            let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-            defer { argv.forEach { free($0) } }
-            var child: pid_t = 0
-            guard posix_spawn(&child, executable, &actions, &attributes, argv, environ) == 0 else {
+            guard let child = Processes.spawn([executable] + arguments, stdout: output, stderr: output) else {
                 throw PseudoTerminal.Failure(description: "cannot start \(executable)")
             }
             pid = child

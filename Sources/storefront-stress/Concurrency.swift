@@ -3,6 +3,7 @@ import Glibc
 import StoreEngine
 import StorefrontCLI
 import Synchronization
+import TestSupport
 
 /// Four processes run CLI commands on one store file at once while the paywall
 /// runs on it too: every transaction is stored once, ids are unique, the money
@@ -124,7 +125,7 @@ enum Concurrency {
             workers.append((pid, output))
         }
         usleep(1_500_000)
-        let tui = Tmux(command: paywallCommand(context, folder: folder, store: store), columns: 100, rows: 30)
+        let tui = Tmux(command: paywallCommand(context, folder: folder, store: store), columns: 100, rows: 30, session: "stress", socketPrefix: "storefront-stress")
         findings.check(tui != nil, "cannot start tmux for the paywall")
         _ = tui?.wait { $0.contains { $0.contains("Swift Shopping") } }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import StoreEngine
+import TestSupport
 
 /// A child process buys in a loop and is killed with SIGKILL at a random moment,
 /// again and again. After each kill the store file must open cleanly, hold every

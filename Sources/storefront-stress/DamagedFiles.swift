@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// Store files that cannot be used: each command gives a clear error and exit 74,
 /// the file stays byte for byte as it was, and `doctor` says what is wrong.

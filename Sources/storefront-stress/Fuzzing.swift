@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the libFuzzer build of the catalog readers (products.json and .storekit,
 /// `Fuzz/`) for a bounded time from the seed corpus in `Tests/Fuzz/corpus`: no

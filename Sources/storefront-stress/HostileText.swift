@@ -1,6 +1,7 @@
 import Foundation
 import StoreEngine
 import StorefrontUI
+import TestSupport
 
 /// A catalog written by an attacker: escape sequences, control characters,
 /// bidirectional overrides and very long strings in names and descriptions, and
@@ -90,7 +91,7 @@ enum HostileText {
         // The paywall: the layout holds at 80×24 and the title is not taken over.
         var screens = 0
         if let tui = Tmux(command: paywallCommand(context, folder: folder, store: store, catalog: catalogPath),
-                          columns: 80, rows: 24) {
+                          columns: 80, rows: 24, session: "stress", socketPrefix: "storefront-stress") {
             // Everything the paywall writes to the terminal, as raw bytes (from here on).
             let rawOutput = folder + "/terminal-output"
             tui.run("pipe-pane", "-t", "stress", "-o", "cat >> '\(rawOutput)'")

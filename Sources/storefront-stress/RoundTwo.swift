@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import StoreEngine
+import TestSupport
 
 /// The second round of attacks (issue 15): a full disk, huge clock advances, lock hogs.
 enum RoundTwo {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// The second round's attacks on files and text: NUL ids, symlinks, umask, escapes in
 /// arguments, column edits.
@@ -16,7 +17,7 @@ extension RoundTwo {
                 {"products": [{"id": "\(id)", "type": "nonConsumable", "displayName": "Basic", "price": "0.99"},
                               {"id": "pro", "type": "nonConsumable", "displayName": "Ultimate", "price": "99.99"}]}
                 """
-            FileManager.default.createFile(atPath: catalog, contents: Data(text.utf8))
+            _ = FileManager.default.createFile(atPath: catalog, contents: Data(text.utf8))
             let check = Processes.run([context.storefront, "catalog", "check", catalog])
             let buy = sf(context, folder + "/s.sqlite", ["buy", "pro"], catalog: catalog)
             if check.status == 65, buy.status == 65 { refused += 1 }
@@ -43,7 +44,7 @@ extension RoundTwo {
             findings.check(doctor.status == 0 && doctor.stdout.contains("Healthy"), "doctor through \(link): \(doctor.summary)")
         }
         findings.check(count(context, real) == 3, "purchases through the links not in the real file")
-        FileManager.default.createFile(atPath: folder + "/empty", contents: Data())
+        _ = FileManager.default.createFile(atPath: folder + "/empty", contents: Data())
         symlink(folder + "/empty", folder + "/to-empty.sqlite")
         symlink(folder + "/nowhere", folder + "/dangling.sqlite")
         var refused = 0

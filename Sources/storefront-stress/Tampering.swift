@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import StoreEngine
+import TestSupport
 
 /// Rows edited with the `sqlite3` command line never entitle anyone, and doctor
 /// names them; the store file and its -wal and -shm are the owner's alone (0600).

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Terminals that make curses programs fall over: resize storms, a 1×1 window,
 /// unknown and dumb terminal types, no terminal at all, a non-UTF-8 locale.
@@ -17,7 +18,7 @@ enum Terminals {
             sessions += 1
             guard let tui = Tmux(command: paywallCommand(context, folder: folder, store: folder + "/store.sqlite",
                                                          environment: environment),
-                                 columns: columns, rows: rows) else {
+                                 columns: columns, rows: rows, session: "stress", socketPrefix: "storefront-stress") else {
                 findings.fail("\(name): cannot start tmux")
                 return
             }

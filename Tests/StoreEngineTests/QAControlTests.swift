@@ -272,7 +272,7 @@ struct AskToBuyTests {
             let child = try fixture.open(account: "child@qa")
             try await child.setSetting("askToBuy", to: "true")
             let waiting = try await pendingTransaction(in: child, try await child.purchase("pro"))
-            let bought = try await transaction(of: try await child.purchase("coins", choice: .succeed))
+            let bought = try transaction(of: try await child.purchase("coins", choice: .succeed))
 
             let stranger = try fixture.open(account: "stranger@qa")
             for id in [waiting.id, bought.id, 9_999_999_999] {

@@ -1,39 +1,16 @@
 import Foundation
 import Synchronization
 import Testing
+// Every file of the test target sees TestSupport (clock, folders, processes, tmux).
+@_exported import TestSupport
 @testable import StoreEngine
 
-// MARK: - A clock the tests move
+// MARK: - A clock the tests move (TestSupport's `TestClock`)
 
-/// Test double for the store's clock: time stands still until the test moves it.
-final class TestClock: Sendable {
-    private let current: Mutex<Date>
-
-    init(_ start: Date) {
-        current = Mutex(start)
-    }
-
-    /// The time the store sees now.
-    var now: Date { current.withLock { $0 } }
-
-    /// Moves time forward (or back, with a negative interval).
-    func advance(by seconds: TimeInterval) {
-        current.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
-
+extension TestClock {
     /// Moves time forward by a calendar duration.
     func advance(_ duration: ISODuration) {
-        current.withLock { $0 = duration.after($0) }
-    }
-
-    /// Puts the clock at `date`.
-    func set(_ date: Date) {
-        current.withLock { $0 = date }
-    }
-
-    /// The closure to hand to `Store(now:)`.
-    var closure: @Sendable () -> Date {
-        { [self] in self.now }
+        set(duration.after(now))
     }
 }
 
@@ -53,15 +30,6 @@ func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int =
 
 // MARK: - Temporary folders and files
 
-/// Runs `body` with a fresh, empty folder of its own, removed afterwards.
-func withTemporaryFolder<T>(_ body: (String) async throws -> T) async throws -> T {
-    let folder = FileManager.default.temporaryDirectory
-        .appendingPathComponent("StoreEngineTests-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    return try await body(folder)
-}
-
 /// The bytes of a file, for before/after comparisons.
 func fileBytes(_ path: String) throws -> [UInt8] {
     [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -75,11 +43,7 @@ func folderContents(_ folder: String) throws -> [String] {
 // MARK: - Catalogs
 
 /// The bundled demo catalog at the package root.
-let bundledCatalogPath: String = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()  // StoreEngineTests
-    .deletingLastPathComponent()  // Tests
-    .deletingLastPathComponent()  // package root
-    .appendingPathComponent("products.json").path
+let bundledCatalogPath: String = Repository.catalog
 
 /// A small catalog with one product of each type, owned by the tests (so the
 /// demo catalog can change without breaking the engine tests).

@@ -1,61 +1,61 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// How long an end-to-end wait may take before it fails: as ProgramTests' `patience`, a ceiling
 /// that a loaded machine (load average 5–12 on two cores) never reaches and a working program
 /// never needs; a wait that succeeds returns as soon as the screen shows what it waits for.
 let patience = Duration.seconds(120)
 
-/// A detached tmux session of a fixed size running the built binary: the real
-/// terminal path, read back with `capture-pane` as a user would see it.
+/// A detached tmux session of a fixed size running the built binary (TestSupport's `Tmux`): the
+/// real terminal path, read back with `capture-pane` as a user would see it.
 final class TmuxSession {
-    private let socket = "storefront-e2e-\(UUID().uuidString.prefix(8))"
     let sandbox: Sandbox
+    let session: Tmux
 
-    /// Starts `storefront` on the sandbox's store in a `columns`×`rows` session.
-    init(_ sandbox: Sandbox) {
+    private init(_ sandbox: Sandbox, _ session: Tmux) {
         self.sandbox = sandbox
+        self.session = session
     }
 
+    /// Starts `storefront` on the sandbox's store in a `columns`×`rows` session.
     static func start(_ sandbox: Sandbox, columns: Int = 100, rows: Int = 30, environment: String = "LANG=C.UTF-8",
                       catalog: String = Binary.catalog, arguments: [String] = ["--latency", "50"]) async throws -> TmuxSession {
-        let session = TmuxSession(sandbox)
         let binary = try #require(Binary.url, "cannot find the storefront binary; set STOREFRONT_BIN")
         let quoted = ([binary.path, "--catalog", catalog, "--store", sandbox.store] + arguments)
             .map { "'" + $0 + "'" }.joined(separator: " ")
         // After the program ends the pane stays, showing its exit status.
         // `timeout`, so a paywall whose test was killed midway does not run on forever.
         let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' \(environment) timeout --foreground 120 \(quoted); echo EXIT=$?; sleep 60"
-        try await session.tmux("new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "paywall", command)
-        return session
+        let session = try #require(Tmux(command: command, columns: columns, rows: rows, session: "paywall",
+                                        socketPrefix: "storefront-e2e"), "tmux new-session failed")
+        return TmuxSession(sandbox, session)
     }
 
     /// Stops the session's tmux server and everything in it.
     func stop() async {
-        _ = try? await tmux("kill-server")
+        session.stop()
     }
 
     /// Runs a tmux command on this session's own server and returns what it printed.
     @discardableResult
     func tmux(_ arguments: String...) async throws -> String {
-        let output = sandbox.path("tmux-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        try spawnAndWait(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments, output: output)
-        return String(decoding: FileManager.default.contents(atPath: output) ?? Data(), as: UTF8.self)
+        let outcome = session.run(arguments)
+        return outcome.stdout + outcome.stderr
     }
 
     /// The screen as lines of text.
     func screen() async throws -> [String] {
-        try await tmux("capture-pane", "-p", "-t", "paywall").components(separatedBy: "\n")
+        session.screen()
     }
 
     func send(_ keys: String...) async throws {
-        for key in keys { try await tmux("send-keys", "-t", "paywall", key) }
+        for key in keys { session.send(key) }
     }
 
     func resize(columns: Int, rows: Int) async throws {
-        try await tmux("resize-window", "-t", "paywall", "-x", String(columns), "-y", String(rows))
+        session.resize(columns: columns, rows: rows)
     }
 
     /// Waits until the screen satisfies `condition`; records the last screen when it never does.
@@ -64,16 +64,10 @@ final class TmuxSession {
     @discardableResult
     func waitFor(_ what: String, timeout: Duration = patience, sourceLocation: SourceLocation = #_sourceLocation,
                  _ condition: ([String]) -> Bool) async throws -> [String] {
-        let deadline = ContinuousClock.now + timeout
-        var lines = try await screen()
-        while !condition(lines) {
-            if ContinuousClock.now > deadline {
-                Issue.record("timed out waiting for \(what); the screen was:\n\(lines.joined(separator: "\n"))",
-                             sourceLocation: sourceLocation)
-                return lines
-            }
-            try await Task.sleep(for: .milliseconds(50))
-            lines = try await screen()
+        let (lines, ok) = await session.waitFor(timeout: timeout, condition)
+        if !ok {
+            Issue.record("timed out waiting for \(what); the screen was:\n\(lines.joined(separator: "\n"))",
+                         sourceLocation: sourceLocation)
         }
         return lines
     }
@@ -82,42 +76,6 @@ final class TmuxSession {
     func row(_ text: String, in lines: [String]) -> String? {
         lines.first { $0.contains(text) }
     }
-}
-
-/// Runs a short command to its end with its output in a file. Unlike Foundation's
-/// `Process`, it closes every other descriptor in the child: the tmux server that
-/// `new-session` leaves behind would otherwise hold them, and with them the pipes
-/// by which `Process` notices that other test processes have ended.
-func spawnAndWait(_ arguments: [String], output: String) throws {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [])
-        .compactMap { Int32($0) }.filter { $0 > 2 }
-    for descriptor in open { posix_spawn_file_actions_addclose(&actions, descriptor) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    var argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    // The test process blocks and ignores signals on its threads; a tmux server started from here
-    // would keep that mask, never see SIGHUP, SIGTERM or SIGCHLD, and outlive `kill-server`.
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var unblocked = sigset_t()
-    sigemptyset(&unblocked)
-    posix_spawnattr_setsigmask(&attributes, &unblocked)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signal in [SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGCHLD] { sigaddset(&defaults, signal) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    var pid: pid_t = 0
-    let status = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ)
-    guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
-    var exitStatus: Int32 = 0
-    while waitpid(pid, &exitStatus, 0) == -1 && errno == EINTR {}
 }
 
 /// Runs `body` against a paywall in tmux, and stops the tmux server afterwards, also on failure.

@@ -1,19 +1,13 @@
 import Foundation
 import Testing
+// Every file of the test target sees TestSupport (clock, folders, processes, tmux).
+@_exported import TestSupport
 
-/// What one run of the `storefront` binary did.
-struct RunResult: Sendable, CustomStringConvertible {
-    var status: Int32
-    /// True when the process ended by a signal (a crash), not by `exit`.
-    var crashed: Bool
-    var stdout: String
-    var stderr: String
-    var stdoutBytes: Data
+/// What one run of the `storefront` binary did (TestSupport's `ProcessOutcome`), with the
+/// checks the CLI tests make on it.
+typealias RunResult = ProcessOutcome
 
-    var description: String {
-        "exit \(status)\(crashed ? " (signal)" : "")\n--- stdout ---\n\(stdout)--- stderr ---\n\(stderr)"
-    }
-
+extension ProcessOutcome {
     /// stdout parsed as one JSON object.
     func jsonObject(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
         let value = try JSONSerialization.jsonObject(with: stdoutBytes)
@@ -37,82 +31,50 @@ struct RunResult: Sendable, CustomStringConvertible {
     }
 }
 
-/// Where the built `storefront` executable and the repository's files are.
+/// Where the built `storefront` executable and the repository's files are (TestSupport's).
 enum Binary {
-    /// `STOREFRONT_BIN`, else the `storefront` executable in the build folder that
-    /// holds this test bundle (SwiftPM builds it: the test target depends on it).
-    static let url: URL? = {
-        if let override = ProcessInfo.processInfo.environment["STOREFRONT_BIN"], !override.isEmpty {
-            return URL(fileURLWithPath: override)
-        }
-        var starts = [URL(fileURLWithPath: CommandLine.arguments[0])]
-        if let executable = Bundle.main.executableURL { starts.append(executable) }
-        starts.append(Bundle.main.bundleURL)
-        for start in starts {
-            for base in [start, start.resolvingSymlinksInPath()] {
-                var folder = base.deletingLastPathComponent()
-                while folder.path != "/" {
-                    let candidate = folder.appendingPathComponent("storefront")
-                    var isDirectory: ObjCBool = false
-                    if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
-                       !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: candidate.path) {
-                        return candidate
-                    }
-                    folder = folder.deletingLastPathComponent()
-                }
-            }
-        }
-        return nil
-    }()
+    /// `STOREFRONT_BIN`, else the `storefront` executable SwiftPM built beside this test bundle.
+    static var url: URL? { BuiltProducts.storefront }
 
-    /// The repository's root folder, found from this file's path.
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // StorefrontCLITests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()
+    /// The repository's root folder.
+    static var repository: URL { Repository.root }
 
     /// The bundled demo catalog.
-    static let catalog = repository.appendingPathComponent("products.json").path
+    static var catalog: String { Repository.catalog }
 }
 
 /// A private temporary folder for one test, with a fresh store file path in it;
 /// removed when the sandbox goes away. Run the binary through the sandbox so it
 /// stays alive while its files are in use.
 final class Sandbox: Sendable {
-    let folder: URL
+    private let temporary: TemporaryFolder
+    var folder: URL { temporary.url }
     /// A store file path that does not exist yet.
     let store: String
     /// The fake home folder of every run.
     let home: String
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("storefront-cli-tests-\(UUID().uuidString)")
-        home = folder.appendingPathComponent("home").path
-        store = folder.appendingPathComponent("store.sqlite").path
+        temporary = try TemporaryFolder(prefix: "storefront-cli-tests")
+        home = temporary.path("home")
+        store = temporary.path("store.sqlite")
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: folder)
     }
 
     /// A path inside the sandbox.
     func path(_ name: String) -> String {
-        folder.appendingPathComponent(name).path
+        temporary.path(name)
     }
 
     /// Writes a file into the sandbox and returns its path.
     @discardableResult
     func write(_ name: String, _ text: String) throws -> String {
-        try write(name, Data(text.utf8))
+        try temporary.write(name, text)
     }
 
     @discardableResult
     func write(_ name: String, _ data: Data) throws -> String {
-        let path = path(name)
-        try data.write(to: URL(fileURLWithPath: path))
-        return path
+        try temporary.write(name, data)
     }
 
     /// `storefront --catalog <the repo's products.json> --store <this sandbox's store> ARGUMENTS`.
@@ -139,54 +101,10 @@ final class Sandbox: Sendable {
         return try await Self.launch(binary, arguments: arguments, environment: env, directory: folder)
     }
 
-    /// Runs a process to its end, with stdout and stderr captured in files (no pipe
-    /// can fill up and block it) and a time limit after which it is killed.
+    /// Runs a process to its end (TestSupport's `Processes.launch`: suspending, outputs in files, a time limit).
     static func launch(_ executable: URL, arguments: [String], environment: [String: String],
                        directory: URL, timeout: Duration = .seconds(60)) async throws -> RunResult {
-        let outputs = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: outputs) }
-        let outURL = outputs.appendingPathComponent("stdout")
-        let errURL = outputs.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: outURL)
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? outHandle.close()
-            try? errHandle.close()
-        }
-
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = directory
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-
-        let finished = AsyncStream<(Int32, Process.TerminationReason)>.makeStream()
-        process.terminationHandler = { process in
-            finished.continuation.yield((process.terminationStatus, process.terminationReason))
-            finished.continuation.finish()
-        }
-        try process.run()
-        let pid = process.processIdentifier
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            kill(pid, SIGKILL)
-        }
-        var iterator = finished.stream.makeAsyncIterator()
-        let ending = await iterator.next()
-        watchdog.cancel()
-        let (status, reason) = try #require(ending)
-
-        let outData = try Data(contentsOf: outURL)
-        let errData = try Data(contentsOf: errURL)
-        return RunResult(status: status, crashed: reason == .uncaughtSignal,
-                         stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self),
-                         stdoutBytes: outData)
+        try await Processes.launch(executable, arguments: arguments, environment: environment, directory: directory,
+                                   timeout: timeout)
     }
 }

@@ -7,7 +7,7 @@ import Testing
 
 /// `storefront serve` keeps a checked bearer token until it expires, and Get Transaction
 /// Info's answers while the store file is unchanged: neither outlives what it depends on.
-@Suite("serve: kept tokens and answers", .serialized)
+@Suite("serve: kept tokens and answers")
 struct ServerCacheTests {
     /// A bearer token for the Server API key `keyID`, signed with `key` (PKCS#8 PEM).
     func token(keyID: String, issuer: String, key pem: String, bundleID: String) throws -> String {
@@ -36,7 +36,7 @@ struct ServerCacheTests {
         let token = try token(keyID: keyID, issuer: "cache-test", key: try #require(created["privateKey"] as? String),
                               bundleID: try Catalog.load(contentsOf: Binary.catalog).bundleID)
         let binary = try #require(Binary.url)
-        let server = try ServerTests.Background(binary, ["--catalog", Binary.catalog, "--store", sandbox.store, "serve",
+        let server = try BackgroundProcess(binary, ["--catalog", Binary.catalog, "--store", sandbox.store, "serve",
                                                          "--listen", "127.0.0.1:0"],
                                                 in: sandbox.folder,
                                                 environment: ["PATH": "/usr/bin:/bin", "HOME": sandbox.home])

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Family Sharing and refund requests as a backend hears them, decoded by Apple's library.
-extension ServerTests {
+@Suite("storefront serve: Family Sharing and refund requests, seen by Apple's library")
+struct ServerFamilyTests: ServerHarness {
     @Test("Family Sharing and refund requests reach a receiver as Apple sends them: FAMILY_SHARED, REVOKE, CONSUMPTION_REQUEST, REFUND_DECLINED")
     func familyAndRefundRequests() async throws {
         let setup = try await setup()

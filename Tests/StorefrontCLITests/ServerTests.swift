@@ -1,142 +1,9 @@
 import Foundation
 import Testing
 
-/// `storefront serve` on a free loopback port, with Apple's App Store Server Library for
-/// Python as the backend: its API client calls the endpoints, its verifier checks every
-/// answer and every notification against the store's root (`scripts/server-client.py`).
-@Suite("storefront serve: the App Store Server API and notifications, seen by Apple's library", .serialized)
-struct ServerTests {
-    static let script = Binary.repository.appendingPathComponent("scripts/server-client.py").path
-    static let bundleID = AppleLibraryTests.bundleID
-
-    /// A store in Sandbox with a Server API key and the exported root.
-    struct Setup {
-        let sandbox: Sandbox
-        let catalog: String
-        let keyID: String
-        let issuer = "57246542-96fe-1a63-e053-0824d011072a"
-        let key: String
-        let root: String
-    }
-
-    func setup() async throws -> Setup {
-        try #require(FileManager.default.isExecutableFile(atPath: AppleLibraryTests.python.path),
-                     "Apple's App Store Server Library is not installed in .build/oracle: run `make oracle` (make test does)")
-        let sandbox = try Sandbox()
-        let catalog = try sandbox.write("catalog.json", AppleLibraryTests.catalog)
-        try await sandbox.storefront(["settings", "set", "environment", "Sandbox"], catalog: catalog).expect(exit: 0)
-        let created = try await sandbox.storefront(["serve", "keys", "create", "--issuer", "57246542-96fe-1a63-e053-0824d011072a", "--json"],
-                                                   catalog: catalog).jsonObject()
-        let keyID = try #require(created["keyId"] as? String)
-        let key = try sandbox.write("key.p8", try #require(created["privateKey"] as? String))
-        let root = try await sandbox.storefront(["key", "export", "--root", "--der"], catalog: catalog)
-        root.expect(exit: 0)
-        return Setup(sandbox: sandbox, catalog: catalog, keyID: keyID, key: key,
-                     root: try sandbox.write("root.der", root.stdoutBytes))
-    }
-
-    /// Runs the library's client against the server at `port`; one result per call.
-    func call(_ setup: Setup, port: Int, _ calls: [[String: Any]], sourceLocation: SourceLocation = #_sourceLocation)
-        async throws -> [[String: Any]] {
-        let file = try setup.sandbox.write("calls-\(UUID().uuidString).json", try JSONSerialization.data(withJSONObject: calls))
-        let result = try await Sandbox.launch(
-            AppleLibraryTests.python,
-            arguments: [Self.script, "call", "--port", String(port), "--key", setup.key, "--key-id", setup.keyID,
-                        "--issuer", setup.issuer, "--bundle-id", Self.bundleID, "--root", setup.root, "--calls", file],
-            environment: ["PATH": "/usr/bin:/bin"], directory: setup.sandbox.folder)
-        result.expect(exit: 0, sourceLocation: sourceLocation)
-        let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
-        return try #require(parsed, "\(result)", sourceLocation: sourceLocation)
-    }
-
-    // MARK: - Background processes
-
-    /// A process left running (the server, the receiver), stdout in a file, stopped with SIGTERM.
-    final class Background: @unchecked Sendable {
-        let process = Process()
-        let output: URL
-
-        init(_ executable: URL, _ arguments: [String], in folder: URL, environment: [String: String] = ["PATH": "/usr/bin:/bin"]) throws {
-            output = folder.appendingPathComponent("background-\(UUID().uuidString).out")
-            FileManager.default.createFile(atPath: output.path, contents: nil)
-            process.executableURL = executable
-            process.arguments = arguments
-            process.environment = environment
-            process.currentDirectoryURL = folder
-            process.standardInput = FileHandle.nullDevice
-            // One handle for both, so the two streams share its offset and neither overwrites the other.
-            let handle = try FileHandle(forWritingTo: output)
-            process.standardOutput = handle
-            process.standardError = handle
-            try process.run()
-        }
-
-        var text: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
-
-        /// Waits (at most `seconds`) for the output to match; returns the first capture.
-        func wait(for pattern: String, seconds: Double = 20) async throws -> String {
-            let regex = try Regex(pattern)
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if let match = text.firstMatch(of: regex), let capture = match.output[1].substring { return String(capture) }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            throw Timeout(what: "\(pattern) in: \(text)")
-        }
-
-        /// SIGTERM, then the exit status (SIGKILL after 10 s).
-        @discardableResult
-        func stop() async -> Int32 {
-            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-            return process.terminationStatus
-        }
-    }
-
-    struct Timeout: Error, CustomStringConvertible {
-        var what: String
-        var description: String { "timed out waiting for \(what)" }
-    }
-
-    func startServer(_ setup: Setup, notify: [String] = []) throws -> Background {
-        let binary = try #require(Binary.url)
-        return try Background(binary, ["--catalog", setup.catalog, "--store", setup.sandbox.store, "serve", "--listen", "127.0.0.1:0"]
-                              + notify.flatMap { ["--notify", $0] }, in: setup.sandbox.folder,
-                              environment: ["PATH": "/usr/bin:/bin", "HOME": setup.sandbox.home])
-    }
-
-    func port(of server: Background) async throws -> Int {
-        try #require(Int(try await server.wait(for: #"listening on http://127\.0\.0\.1:(\d+)"#)))
-    }
-
-    /// The library's receiver on a free loopback port: each notification decoded, one JSON line in `log`.
-    func startReceiver(_ setup: Setup, log: String, port: Int = 0, countOnly: Bool = false) throws -> Background {
-        try Background(AppleLibraryTests.python, [Self.script, "receive", "--bundle-id", Self.bundleID, "--root", setup.root,
-                                                  "--out", log, "--port", String(port)] + (countOnly ? ["--count-only"] : []),
-                       in: setup.sandbox.folder)
-    }
-
-    /// The receiver's decoded notifications, once there are `count` (waits at most `seconds`).
-    func received(_ log: String, count: Int, seconds: Double = 30) async throws -> [[String: Any]] {
-        let deadline = Date().addingTimeInterval(seconds)
-        var lines: [[String: Any]] = []
-        while Date() < deadline {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            lines = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-            if lines.count >= count { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return lines
-    }
-
-    static func pair(_ entry: [String: Any]) -> String {
-        [entry["type"] as? String ?? "refused: \(entry["refused"] ?? "?")", entry["subtype"] as? String].compactMap { $0 }.joined(separator: " ")
-    }
-
-    // MARK: - Tests
-
+/// `storefront serve`'s Server API over HTTP, called by Apple's App Store Server Library for Python.
+@Suite("storefront serve: the App Store Server API over HTTP, seen by Apple's library")
+struct ServerEndpointTests: ServerHarness {
     @Test("Transaction info, history with paging, statuses, refund lookup, test notification; Apple's errors")
     func endpoints() async throws {
         let setup = try await setup()
@@ -221,6 +88,21 @@ struct ServerTests {
         #expect((results[11]["result"] as? [String: Any])?["status"] as? Int == 401)
     }
 
+    @Test("serve refuses a non-loopback address without --allow-remote, and a bad --listen")
+    func listenChecks() async throws {
+        let sandbox = try Sandbox()
+        let remote = try await sandbox.storefront("serve", "--listen", "0.0.0.0:0")
+        remote.expect(exit: 64)
+        #expect(remote.stderr.contains("--allow-remote"))
+        try await sandbox.storefront("serve", "--listen", "nowhere").expect(exit: 64)
+        try await sandbox.storefront("serve", "keys", "add", "K").expect(exit: 64)
+        try await sandbox.storefront("serve", "--notify", "ftp://example.com/").expect(exit: 64)
+    }
+}
+
+/// `storefront serve`'s notifications, decoded by Apple's library in a receiver.
+@Suite("storefront serve: notifications, seen by Apple's library")
+struct ServerNotificationTests: ServerHarness {
     @Test("A scripted lifecycle reaches a receiver as Apple's exact (type, subtype) sequence")
     func lifecycle() async throws {
         let setup = try await setup()
@@ -277,50 +159,52 @@ struct ServerTests {
         let receiverPort = try await probe.wait(for: #"listening (\d+)"#)
         await probe.stop()
         let url = "http://127.0.0.1:\(receiverPort)/"
-        let server = try startServer(setup, notify: [url])
+        // A witness that is up, after the one that is down: the sender tries the URLs in turn, so
+        // what the witness has received, the down URL has had its turn at.
+        let witnessLog = setup.sandbox.path("witness.jsonl")
+        let witness = try startReceiver(setup, log: witnessLog)
+        let witnessURL = "http://127.0.0.1:\(try await witness.wait(for: #"listening (\d+)"#))/"
+        let server = try startServer(setup, notify: [url, witnessURL])
         _ = try await port(of: server)
         let store = { (arguments: [String]) async throws in
             try await setup.sandbox.storefront(arguments, catalog: setup.catalog).expect(exit: 0)
         }
         try await store(["buy", "pro"])
-        let failure = try await server.wait(for: #"notification 1 ONE_TIME_CHARGE → \S+: ([A-Z_]+)"#)
+        let failure = try await server.wait(for: #"notification 1 ONE_TIME_CHARGE → \S+:\#(receiverPort)/: ([A-Z_]+)"#)
         #expect(failure == "NO_RESPONSE")
         try await store(["buy", "monthly"])
         try await store(["buy", "coins"])
-        try await Task.sleep(for: .milliseconds(500))
-        var listed = try await setup.sandbox.storefront(["notifications", "--json"], catalog: setup.catalog).jsonObject()
-        var notifications = try #require(listed["notifications"] as? [[String: Any]])
+        #expect(try await received(witnessLog, count: 3).count == 3)
+        var notifications = try await recorded(setup)
         #expect(notifications.count == 3)
         // In order: the later ones wait while the first is retried; the retry waits an hour of store time.
-        #expect(notifications.map { ($0["sendAttempts"] as? [Any])?.count } == [1, 0, 0])
+        func attempts(to url: String) -> [Int] {
+            notifications.map { ($0["sendAttempts"] as? [[String: Any]] ?? []).filter { $0["url"] as? String ?? url == url }.count }
+        }
+        #expect(attempts(to: url) == [1, 0, 0], "\(notifications)")
 
         let log = setup.sandbox.path("received.jsonl")
         let receiver = try startReceiver(setup, log: log, port: Int(receiverPort)!)
         _ = try await receiver.wait(for: #"listening (\d+)"#)
-        try await Task.sleep(for: .milliseconds(500))
+        // The receiver is back; a fourth notification reaches the witness, so the sender has had
+        // its turn at the receiver since, and must not have retried before an hour of store time.
+        try await store(["buy", "coins"])
+        #expect(try await received(witnessLog, count: 4).count == 4)
         #expect(try await received(log, count: 0).isEmpty, "retried before an hour of store time")
         try await store(["clock", "advance", "PT1H"])
-        let got = try await received(log, count: 3)
-        try await Task.sleep(for: .seconds(1))
-        let again = try await received(log, count: 0)
-        #expect(got.map(Self.pair) == ["ONE_TIME_CHARGE", "SUBSCRIBED INITIAL_BUY", "ONE_TIME_CHARGE"])
-        #expect(again.count == 3, "a notification twice")
-        listed = try await setup.sandbox.storefront(["notifications", "--json"], catalog: setup.catalog).jsonObject()
-        notifications = try #require(listed["notifications"] as? [[String: Any]])
-        let results = notifications.map { ($0["sendAttempts"] as? [[String: Any]] ?? []).compactMap { $0["sendAttemptResult"] as? String } }
-        #expect(results == [[failure, "SUCCESS"], ["SUCCESS"], ["SUCCESS"]])
+        let got = try await received(log, count: 4)
+        #expect(got.map(Self.pair) == ["ONE_TIME_CHARGE", "SUBSCRIBED INITIAL_BUY", "ONE_TIME_CHARGE", "ONE_TIME_CHARGE"])
+        // One more after: once it is in, anything sent twice before it would be in too.
+        try await store(["buy", "coins"])
+        let again = try await received(log, count: 5)
+        #expect(again.count == 5)
+        #expect(Set(again.compactMap { $0["uuid"] as? String }).count == again.count, "a notification twice")
+        notifications = try await recorded(setup)
+        let results = notifications.map { ($0["sendAttempts"] as? [[String: Any]] ?? [])
+            .filter { $0["url"] as? String ?? url == url }.compactMap { $0["sendAttemptResult"] as? String } }
+        #expect(results == [[failure, "SUCCESS"], ["SUCCESS"], ["SUCCESS"], ["SUCCESS"], ["SUCCESS"]])
         await server.stop()
         await receiver.stop()
-    }
-
-    @Test("serve refuses a non-loopback address without --allow-remote, and a bad --listen")
-    func listenChecks() async throws {
-        let sandbox = try Sandbox()
-        let remote = try await sandbox.storefront("serve", "--listen", "0.0.0.0:0")
-        remote.expect(exit: 64)
-        #expect(remote.stderr.contains("--allow-remote"))
-        try await sandbox.storefront("serve", "--listen", "nowhere").expect(exit: 64)
-        try await sandbox.storefront("serve", "keys", "add", "K").expect(exit: 64)
-        try await sandbox.storefront("serve", "--notify", "ftp://example.com/").expect(exit: 64)
+        await witness.stop()
     }
 }

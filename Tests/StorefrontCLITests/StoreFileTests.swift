@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+import TestSupport
 
 /// Where the store file is, and what happens to files that are not store files.
 @Suite("Store file (process)")
@@ -231,7 +232,7 @@ struct StoreFileTests {
             chmod(sandbox.store, 0o400)
         }
         defer {
-            if mounted { _ = try? spawnAndWait(["/bin/umount", sandbox.folder.path], output: "/dev/null") }
+            if mounted { _ = Processes.run(["/bin/umount", sandbox.folder.path]) }
         }
         for arguments in [["buy", Demo.coins], ["products"]] {
             let run = try await sandbox.storefront(arguments)

@@ -2,10 +2,11 @@ import Foundation
 import StorefrontKit
 import StorefrontKitTest
 import Testing
+// Every file of the test target sees TestSupport (clock, folders, processes, tmux).
+@_exported import TestSupport
 
 /// The repository's bundled products.json.
-let catalogURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("products.json")
+let catalogURL = URL(fileURLWithPath: Repository.catalog)
 
 enum ID {
     static let goPro = "com.CephalopodStudio.PurchasePro.GoPro"
@@ -44,41 +45,15 @@ func firstElement<Sequence: AsyncSequence & Sendable>(of sequence: Sequence, wit
 
 /// The `storefront` executable SwiftPM built beside this test bundle.
 func storefrontBinary() throws -> URL {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-    while folder.path != "/" {
-        let candidate = folder.appendingPathComponent("storefront")
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder), !isFolder.boolValue {
-            return candidate
-        }
-        folder = folder.deletingLastPathComponent()
-    }
-    throw StoreKitError.unknown
+    guard let url = BuiltProducts.storefront else { throw StoreKitError.unknown }
+    return url
 }
 
-/// Runs the `storefront` binary to its end; returns its exit status and standard output.
-/// Waits by suspending, never by blocking: a blocked thread of Swift's small pool (one per
-/// core) starves every other test's tasks meanwhile.
+/// Runs the `storefront` binary to its end; returns its exit status and standard output (with
+/// standard error). Waits by suspending (TestSupport's `Processes.launch`), never by blocking.
 func runStorefront(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = try storefrontBinary()
-    process.arguments = arguments
-    let output = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-kit-\(UUID().uuidString).out")
-    FileManager.default.createFile(atPath: output.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: output) }
-    let handle = try FileHandle(forWritingTo: output)
-    process.standardOutput = handle
-    process.standardError = handle
-    let finished = AsyncStream<Int32>.makeStream()
-    process.terminationHandler = { process in
-        finished.continuation.yield(process.terminationStatus)
-        finished.continuation.finish()
-    }
-    try process.run()
-    var iterator = finished.stream.makeAsyncIterator()
-    let status = await iterator.next() ?? -1
-    try handle.close()
-    return (status, String(decoding: try Data(contentsOf: output), as: UTF8.self))
+    let outcome = try await Processes.launch(try storefrontBinary(), arguments: arguments, mergeOutput: true)
+    return (outcome.status, outcome.stdout)
 }
 
 /// Collects what a `Transaction.updates` sequence delivers, from now on.

@@ -1,11 +1,12 @@
 import Foundation
 import StoreEngine
+// Every file of the test target sees TestSupport (clock, folders, processes, tmux).
+@_exported import TestSupport
 @testable import StorefrontUI
 
 /// The bundled demo catalog, as every UI test sees it.
 let demoCatalog: Catalog = {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    return try! Catalog.load(contentsOf: root.appendingPathComponent("products.json").path)
+    try! Catalog.load(contentsOf: Repository.catalog)
 }()
 
 let swiftShopping = "com.razeware.razefaces.swiftshopping"
