@@ -1,9 +1,9 @@
 import COpenSSL
-import StoreCatalog
 
 /// SHA-256 and HMAC-SHA256 on libcrypto's one-shot calls, for the ledger's seals and the ids
 /// made from an account (the ledger links no OpenSSL of its own).
 package enum Digest {
+    /// The SHA-256 digest of `bytes` (32 bytes).
     package static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         SHA256(bytes, bytes.count, &digest)
