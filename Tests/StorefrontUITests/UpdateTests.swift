@@ -46,7 +46,7 @@ struct UpdateTests {
         #expect(state.sheet == nil)
         #expect(state.busy == .purchasing(productID: swiftShopping))
 
-        let effects = update(&state, .purchased(productID: swiftShopping, .success(transactionID: 7, restored: false)))
+        let effects = update(&state, .paywall(.purchased(productID: swiftShopping, .success(transactionID: 7, restored: false))))
         #expect(effects == [.load], "the checkmark comes from reloading the store")
         #expect(state.busy == nil)
         #expect(state.flash == "Purchased Swift Shopping")
@@ -61,7 +61,7 @@ struct UpdateTests {
         #expect(state.sheet == nil)
         #expect(state.busy == .purchasing(productID: id))
         #expect(state.isRunning, "Esc on a sheet closes the sheet, not the program")
-        #expect(update(&state, .purchased(productID: id, .userCancelled)) == [.load])
+        #expect(update(&state, .paywall(.purchased(productID: id, .userCancelled))) == [.load])
         #expect(state.sheet == nil, "no alert for the user's own choice")
         #expect(state.flash?.contains("cancelled (userCancelled)") == true)
     }
@@ -73,7 +73,7 @@ struct UpdateTests {
         _ = update(&state, .key(.enter))
         #expect(state.sheet == .alreadyOwned(productID: swiftShopping))
         #expect(update(&state, .key(.enter)) == [.purchase(productID: swiftShopping)])
-        _ = update(&state, .purchased(productID: swiftShopping, .success(transactionID: 1, restored: true)))
+        _ = update(&state, .paywall(.purchased(productID: swiftShopping, .success(transactionID: 1, restored: true))))
         #expect(state.flash == "Restored Swift Shopping for free")
     }
 
@@ -92,7 +92,7 @@ struct UpdateTests {
         _ = update(&state, .key(.enter))
         let report = PurchaseReport.failed(name: "purchaseNotAllowed", domain: "Product.PurchaseError",
                                            message: "This account is not allowed to make payments.")
-        _ = update(&state, .purchased(productID: demoCatalog.products[0].id, report))
+        _ = update(&state, .paywall(.purchased(productID: demoCatalog.products[0].id, report)))
         guard case .alert(let title, let message) = state.sheet else {
             Issue.record("expected an alert, got \(String(describing: state.sheet))")
             return
@@ -106,10 +106,10 @@ struct UpdateTests {
     @Test("pending and cancelled purchases say so")
     func pendingAndCancelled() {
         var state = loadedState()
-        _ = update(&state, .purchased(productID: swiftShopping, .pending(.askToBuy)))
+        _ = update(&state, .paywall(.purchased(productID: swiftShopping, .pending(.askToBuy))))
         #expect(state.sheet.map { if case .alert(let title, _) = $0 { title } else { "" } } == "Purchase Pending")
         _ = update(&state, .key(.escape))
-        #expect(update(&state, .purchased(productID: swiftShopping, .userCancelled)) == [.load])
+        #expect(update(&state, .paywall(.purchased(productID: swiftShopping, .userCancelled))) == [.load])
         #expect(state.sheet == nil)
         #expect(state.flash == "Purchase of Swift Shopping cancelled (userCancelled)")
     }
@@ -120,9 +120,9 @@ struct UpdateTests {
         #expect(update(&state, .key(.character("r"))) == [.restore])
         #expect(state.busy == .restoring)
         #expect(update(&state, .key(.character("r"))).isEmpty, "no second restore while one runs")
-        #expect(update(&state, .restored(count: 3)) == [.load])
+        #expect(update(&state, .paywall(.restored(count: 3))) == [.load])
         #expect(state.flash == "Restored 3 purchases")
-        _ = update(&state, .restored(count: 1))
+        _ = update(&state, .paywall(.restored(count: 1)))
         #expect(state.flash == "Restored 1 purchase")
     }
 
@@ -134,7 +134,7 @@ struct UpdateTests {
         #expect(state.flash == "Only consumables can be consumed")
         state.selection = index(of: coins)
         #expect(update(&state, .key(.character("c"))) == [.consume(productID: coins)])
-        #expect(update(&state, .consumed(productID: coins, balance: 1)) == [.load])
+        #expect(update(&state, .paywall(.consumed(productID: coins, balance: 1))) == [.load])
         #expect(state.flash == "Consumed 1 × 100 Coins · balance 1")
     }
 
@@ -174,7 +174,7 @@ struct UpdateTests {
         #expect(state.selection == 2)
         #expect(state.sheet == .confirm(productID: demoCatalog.products[2].id))
         #expect(update(&state, .click(.confirm)) == [.purchase(productID: demoCatalog.products[2].id)])
-        _ = update(&state, .purchased(productID: demoCatalog.products[2].id, .success(transactionID: 1, restored: false)))
+        _ = update(&state, .paywall(.purchased(productID: demoCatalog.products[2].id, .success(transactionID: 1, restored: false))))
         #expect(update(&state, .click(.restore)) == [.restore])
     }
 
