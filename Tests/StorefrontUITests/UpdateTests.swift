@@ -2,7 +2,8 @@ import StoreEngine
 import Testing
 @testable import StorefrontUI
 
-/// Every paywall flow, by calling `update` and looking at the state and effects.
+/// Every paywall flow, by calling `update` and looking at the state and effects (buy, cancel, already
+/// owned and restore compare the whole state: WholeStateTests).
 @Suite("update")
 struct UpdateTests {
     @Test("starting shows the spinner and loads the store")
@@ -34,47 +35,6 @@ struct UpdateTests {
         #expect(state.selection == 0)
         _ = update(&state, .key(.pageDown))
         #expect(state.selection > 1)
-    }
-
-    @Test("Enter opens the confirmation sheet; Enter there purchases with the spinner on")
-    func buyConfirmed() {
-        var state = loadedState()
-        state.selection = index(of: swiftShopping)
-        #expect(update(&state, .key(.enter)).isEmpty, "nothing is bought before the sheet is confirmed")
-        #expect(state.sheet == .confirm(productID: swiftShopping))
-        #expect(update(&state, .key(.enter)) == [.purchase(productID: swiftShopping)])
-        #expect(state.sheet == nil)
-        #expect(state.busy == .purchasing(productID: swiftShopping))
-
-        let effects = update(&state, .paywall(.purchased(productID: swiftShopping, .success(transactionID: 7, restored: false))))
-        #expect(effects == [.load], "the checkmark comes from reloading the store")
-        #expect(state.busy == nil)
-        #expect(state.flash == "Purchased Swift Shopping")
-    }
-
-    @Test("Esc on the confirmation sheet is the 'cancel' outcome: userCancelled, logged by the engine, said on the status line")
-    func buyCancelled() {
-        var state = loadedState()
-        let id = state.products[0].id
-        _ = update(&state, .key(.enter))
-        #expect(update(&state, .key(.escape)) == [.purchase(productID: id, outcome: .cancel)])
-        #expect(state.sheet == nil)
-        #expect(state.busy == .purchasing(productID: id))
-        #expect(state.isRunning, "Esc on a sheet closes the sheet, not the program")
-        #expect(update(&state, .paywall(.purchased(productID: id, .userCancelled))) == [.load])
-        #expect(state.sheet == nil, "no alert for the user's own choice")
-        #expect(state.flash?.contains("cancelled (userCancelled)") == true)
-    }
-
-    @Test("an owned non-consumable offers to get it again for free")
-    func alreadyOwned() {
-        var state = loadedState(snapshot: snapshot(owned: [purchase(swiftShopping)]))
-        state.selection = index(of: swiftShopping)
-        _ = update(&state, .key(.enter))
-        #expect(state.sheet == .alreadyOwned(productID: swiftShopping))
-        #expect(update(&state, .key(.enter)) == [.purchase(productID: swiftShopping)])
-        _ = update(&state, .paywall(.purchased(productID: swiftShopping, .success(transactionID: 1, restored: true))))
-        #expect(state.flash == "Restored Swift Shopping for free")
     }
 
     @Test("consumables can be bought again even when the app holds a balance")
@@ -112,18 +72,6 @@ struct UpdateTests {
         #expect(update(&state, .paywall(.purchased(productID: swiftShopping, .userCancelled))) == [.load])
         #expect(state.sheet == nil)
         #expect(state.flash == "Purchase of Swift Shopping cancelled (userCancelled)")
-    }
-
-    @Test("r restores with the spinner, then reports the count and reloads")
-    func restore() {
-        var state = loadedState()
-        #expect(update(&state, .key(.character("r"))) == [.restore])
-        #expect(state.busy == .restoring)
-        #expect(update(&state, .key(.character("r"))).isEmpty, "no second restore while one runs")
-        #expect(update(&state, .paywall(.restored(count: 3))) == [.load])
-        #expect(state.flash == "Restored 3 purchases")
-        _ = update(&state, .paywall(.restored(count: 1)))
-        #expect(state.flash == "Restored 1 purchase")
     }
 
     @Test("c consumes only consumables")
