@@ -59,7 +59,8 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine"]),
-        .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend"]),
+        // The golden screens are read through #filePath, not bundled.
+        .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend"], exclude: ["Goldens"]),
         .testTarget(name: "StorefrontKitTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "storefront"]),
         .testTarget(
             name: "StorefrontCLITests",
