@@ -75,7 +75,8 @@ let package = Package(
         .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning", "TestSupport"]),
         .testTarget(name: "StoreLedgerTests", dependencies: ["StoreLedger", "TestSupport"]),
         .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "TestSupport"]),
-        .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend", "TestSupport"]),
+        // The golden screens are read through #filePath, not bundled.
+        .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend", "TestSupport"], exclude: ["Goldens"]),
         .testTarget(name: "StorefrontKitTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "storefront", "TestSupport"]),
         .testTarget(
             name: "StorefrontCLITests",

@@ -73,7 +73,8 @@ private final class RecorderWorker: @unchecked Sendable {
         switch action {
         case .key(let key):
             await pressed(key, state)
-        case .purchased, .restored, .restoreFailed, .consumed, .consumeFailed, .commandFinished, .accountChanged, .redeemed:
+        case .paywall(.purchased), .paywall(.restored), .paywall(.restoreFailed), .paywall(.consumed), .paywall(.consumeFailed),
+             .commandFinished, .accountChanged, .sheet(.redeemed):
             guard state.busy == nil else { return }
             try? await look(report: false)   // the paywall's own doing: known, not another process's
             if awaitingResult { expectResult(state) }

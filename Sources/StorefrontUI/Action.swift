@@ -28,19 +28,40 @@ public struct CommandFailure: Error, Equatable, Sendable {
 }
 
 /// Everything that can happen to the paywall: input, timers and engine results.
+///
+/// Scoped as the screens are (TCA's shape): what one screen or sheet does is a case of its own action
+/// type (`PaywallAction`, `ManagerAction`, `SettingsAction`, `SheetAction`), reduced in its own
+/// `Update+…` file; the root `update` routes keys and clicks to the screen or sheet in front and
+/// keeps what is app-wide (the window, the timer, the store's contents, store commands, the account,
+/// the catalog file).
 public enum Action: Equatable, Sendable {
+    /// A key, routed to the sheet, search, pane or screen in front (see `route(_:_:)`).
     case key(Key)
+    /// A click, routed as a key is.
     case click(ClickTarget)
     case resized(Size)
     /// A timer tick, about ten a second.
     case tick
+    /// SIGTERM or SIGHUP: leave at once, restoring the terminal.
+    case terminate
+    /// q: leave.
+    case quit
+    /// p, t, s (or a click on a tab): another screen, with what it shows read again.
+    case show(Screen)
+    /// A store command any screen starts (+ and > advance the store's clock).
+    case runCommand(StoreCommand)
+
+    // MARK: Scoped
+
+    case paywall(PaywallAction)
+    case manager(ManagerAction)
+    case settings(SettingsAction)
+    case sheet(SheetAction)
+
+    // MARK: Engine results, app-wide
+
     case loaded(StoreSnapshot)
     case loadFailed(String)
-    case purchased(productID: String, PurchaseReport)
-    case restored(count: Int)
-    case restoreFailed(String)
-    case consumed(productID: String, balance: Int)
-    case consumeFailed(String)
     /// The store file's current data version, from a periodic check.
     case dataVersion(Int64)
     /// The store's clock brought renewals (made by this process), to show.
@@ -48,15 +69,6 @@ public enum Action: Equatable, Sendable {
     /// Renewals fell due by the store's clock and more are being made (a long clock advance):
     /// `made` in this step; the load goes on.
     case catchingUpRenewals(made: Int)
-    case historyLoaded([Transaction])
-    /// The server notifications recorded for a transaction, oldest first.
-    case notificationsLoaded(transactionID: Int64, [ServerNotification])
-    case notificationsFailed(transactionID: Int64, String)
-    /// The Transaction Manager's list could not be read.
-    case historyFailed(String)
-    /// The settings screen's values could not be read.
-    case settingsFailed(String)
-    case settingsLoaded([SettingRow], accounts: [String])
     /// A store command finished: a line for the status bar, or an error for an alert.
     case commandFinished(StoreCommand, Result<String, CommandFailure>)
     /// The account in use changed (switched, or a new tester).
@@ -66,10 +78,6 @@ public enum Action: Equatable, Sendable {
     case catalogReloaded(paywall: Paywall, summary: String)
     /// The catalog file changed but cannot be used: why (file, place, fault). The catalog in use stays.
     case catalogFailed(String)
-    /// SIGTERM or SIGHUP: leave at once, restoring the terminal.
-    case terminate
-    /// An offer code was redeemed (what it gave), or StoreKit's error for it.
-    case redeemed(code: String, Result<Redemption, CommandFailure>)
     /// A message could not be marked shown or deferred in the store.
     case messageFailed(String)
 }

@@ -22,18 +22,6 @@ extension Sheet {
     }
 }
 
-/// Keys on one of these sheets.
-func appSheetKey(_ state: inout State, _ key: Key) -> [Effect] {
-    switch state.sheet {
-    case .redeemCode(let code, let error)?: redeemKey(&state, code: code, error: error, key)
-    case .message(let message)?: messageKey(&state, message, key)
-    case .priceIncrease(let productID)?: priceIncreaseKey(&state, productID: productID, key)
-    case .messages(let selection)?: messagesKey(&state, selection: selection, key)
-    case .refundRequest(let id, let productID, let reason)?: refundRequestKey(&state, id: id, productID: productID, reason: reason, key)
-    default: []
-    }
-}
-
 /// The content of one of these sheets; `room` is how many body lines the screen has.
 func appSheetContent(_ sheet: Sheet, _ state: State, inner: Int, room: Int) -> SheetContent? {
     switch sheet {

@@ -50,3 +50,44 @@ private func regularPrice(_ product: Product) -> String {
     guard let period = product.subscription?.subscriptionPeriod.spelledOut else { return product.displayPrice }
     return period.hasPrefix("1 ") ? "\(product.displayPrice)/\(period.dropFirst(2))" : "\(product.displayPrice) every \(period)"
 }
+
+// MARK: - Keys
+
+/// The outcomes the confirmation sheet cycles through; nil follows the settings.
+let sheetOutcomes: [PurchaseChoice?] = [nil, .succeed, .cancel, .askToBuy, .interrupt]
+    + SimulatedError.cases(in: [.storeKitError, .purchaseError]).filter { $0 != .userCancelled }.map { .fail($0) }
+
+/// Keys on the App Store's purchase sheet: ↑ ↓ move between the offer and the outcome, ← → step the
+/// focused one (o and Tab the outcome), ⏎ buys, Esc cancels.
+func confirmSheetKey(_ state: inout State, productID: String, outcome: PurchaseChoice?, selection: OfferSelection,
+                     _ key: Key) -> [Effect] {
+    var selection = selection
+    switch key {
+    case .up, .down:
+        if moveSheetFocus(&selection, state.products.first { $0.id == productID }, up: key == .up, state) {
+            state.sheet = .confirm(productID: productID, outcome: outcome, offer: selection)
+        }
+    case .left where selection.focus != .outcome, .right where selection.focus != .outcome:
+        stepOffer(&selection, state.products.first { $0.id == productID }, by: key == .left ? -1 : 1, state)
+        state.sheet = .confirm(productID: productID, outcome: outcome, offer: selection)
+    case .left, .right, .character("o"), .tab:
+        let index = sheetOutcomes.firstIndex(of: outcome) ?? 0
+        let step = key == .left ? -1 : 1
+        state.sheet = .confirm(productID: productID,
+                               outcome: sheetOutcomes[(index + step + sheetOutcomes.count) % sheetOutcomes.count], offer: selection)
+    case .enter, .character("y"):
+        state.sheet = nil
+        state.flash = nil
+        state.busy = .purchasing(productID: productID)
+        return [.purchase(productID: productID, outcome: outcome, offer: selection.offer)]
+    case .escape, .character("n"), .character("q"):
+        // Dismissing the App Store sheet is StoreKit's userCancelled: the same purchase as the
+        // "cancel" outcome, so the log records it and the screen says it the same way.
+        state.sheet = nil
+        state.flash = nil
+        state.busy = .purchasing(productID: productID)
+        return [.purchase(productID: productID, outcome: .cancel)]
+    default: break
+    }
+    return []
+}

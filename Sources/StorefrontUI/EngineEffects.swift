@@ -51,7 +51,7 @@ public final class EngineEffects: Sendable {
                 let options: OfferOptions
                 switch try await offerOptions(offer, productID: productID, store) {
                 case .success(let made): options = made
-                case .failure(let failure): return .purchased(productID: productID, .notSigned(failure.message))
+                case .failure(let failure): return .paywall(.purchased(productID: productID, .notSigned(failure.message)))
                 }
                 // Busy is not broken: nothing was charged when the lock could not be had, so ask again.
                 let purchase = try await whenBusyRetry {
@@ -67,42 +67,42 @@ public final class EngineEffects: Sendable {
                 case .userCancelled: .userCancelled
                 case .pending(let request): .pending(request.reason)
                 }
-                return .purchased(productID: productID, report)
+                return .paywall(.purchased(productID: productID, report))
             } catch StoreError.failedVerification(let error, let id) {
                 _ = hold(id)
-                return .purchased(productID: productID, .unverified(transactionID: id, error: error.rawValue))
+                return .paywall(.purchased(productID: productID, .unverified(transactionID: id, error: error.rawValue)))
             } catch let error as StoreError {
-                return .purchased(productID: productID, .failed(name: error.name, domain: error.domain, message: error.message))
+                return .paywall(.purchased(productID: productID, .failed(name: error.name, domain: error.domain, message: error.message)))
             } catch {
-                return .purchased(productID: productID, .failed(name: "unknown", domain: "StoreKitError", message: describe(error)))
+                return .paywall(.purchased(productID: productID, .failed(name: "unknown", domain: "StoreKitError", message: describe(error))))
             }
         case .restore:
             await simulateLatency()
             do {
-                return .restored(count: try await whenBusyRetry { try await store.app.sync() }.count)
+                return .paywall(.restored(count: try await whenBusyRetry { try await store.app.sync() }.count))
             } catch {
-                return .restoreFailed(describe(error))
+                return .paywall(.restoreFailed(describe(error)))
             }
         case .consume(let productID):
             do {
-                return .consumed(productID: productID, balance: try await store.app.consume(productID))
+                return .paywall(.consumed(productID: productID, balance: try await store.app.consume(productID)))
             } catch {
-                return .consumeFailed(describe(error))
+                return .paywall(.consumeFailed(describe(error)))
             }
         case .loadHistory:
             // The newest few hundred: a long history must not slow the screen down.
             do {
-                return .historyLoaded(try await store.appStore.transactions(limit: 500))
+                return .manager(.historyLoaded(try await store.appStore.transactions(limit: 500)))
             } catch {
-                return .historyFailed(describe(error))
+                return .manager(.historyFailed(describe(error)))
             }
         case .loadNotifications(let id):
             // The App Store's record of what it told the app's server about this transaction.
             do {
-                return .notificationsLoaded(transactionID: id, try await store.appStore.notifications(
-                    NotificationFilter(transactionID: id), limit: 100))
+                return .manager(.notificationsLoaded(transactionID: id, try await store.appStore.notifications(
+                    NotificationFilter(transactionID: id), limit: 100)))
             } catch {
-                return .notificationsFailed(transactionID: id, describe(error))
+                return .manager(.notificationsFailed(transactionID: id, describe(error)))
             }
         case .loadSettings:
             do {
@@ -112,9 +112,9 @@ public final class EngineEffects: Sendable {
                     return SettingRow(value: value, choices: definition.choices(in: store.catalog),
                                       summary: definition.summary, acceptsOnce: definition.acceptsOnce)
                 }
-                return .settingsLoaded(rows, accounts: try await store.testSession.accounts())
+                return .settings(.loaded(rows, accounts: try await store.testSession.accounts()))
             } catch {
-                return .settingsFailed(describe(error))
+                return .settings(.loadFailed(describe(error)))
             }
         case .run(let command):
             return await run(command, on: store)

@@ -38,16 +38,16 @@ extension EngineEffects {
             case .changeScheduled(let change): (change.current, change.effectiveDate)
             default: (outcome.transaction, nil)
             }
-            guard let transaction else { return .redeemed(code: code, .failure(CommandFailure("The code \(code) redeemed nothing"))) }
+            guard let transaction else { return .sheet(.redeemed(code: code, .failure(CommandFailure("The code \(code) redeemed nothing")))) }
             let offerID: String? = if case .changeScheduled(let change) = outcome { change.offerID ?? transaction.offerID } else { transaction.offerID }
-            return .redeemed(code: code, .success(Redemption(
+            return .sheet(.redeemed(code: code, .success(Redemption(
                 code: code, productID: transaction.productID, offerID: offerID,
                 terms: try await codeOfferTerms(offerID, productID: transaction.productID, store),
-                transactionID: startsAt == nil ? transaction.id : nil, startsAt: startsAt)))
+                transactionID: startsAt == nil ? transaction.id : nil, startsAt: startsAt))))
         } catch let error as StoreError {
-            return .redeemed(code: code, .failure(CommandFailure("\(error.domain.map { $0 + "." } ?? "")\(error.name): \(error.message)")))
+            return .sheet(.redeemed(code: code, .failure(CommandFailure("\(error.domain.map { $0 + "." } ?? "")\(error.name): \(error.message)"))))
         } catch {
-            return .redeemed(code: code, .failure(CommandFailure(describe(error))))
+            return .sheet(.redeemed(code: code, .failure(CommandFailure(describe(error)))))
         }
     }
 

@@ -128,3 +128,17 @@ private func fitHints(_ hints: [String], width: Int) -> String {
     }
     return " " + (chosen + always).joined(separator: "  ")
 }
+
+// MARK: - Keys
+
+/// Keys on the help sheet: ↑ ↓ PgUp PgDn scroll it, ⏎ Esc q ? close it.
+func helpKey(_ state: inout State, _ key: Key) {
+    switch key {
+    case .down, .character("j"): state.helpScroll += 1
+    case .up, .character("k"): state.helpScroll = max(0, state.helpScroll - 1)
+    case .pageDown, .character(" "): state.helpScroll += max(1, state.size.rows - 8)
+    case .pageUp: state.helpScroll = max(0, state.helpScroll - max(1, state.size.rows - 8))
+    case .enter, .escape, .character("q"), .character("?"): state.sheet = nil
+    default: break
+    }
+}

@@ -77,6 +77,25 @@ func searchKey(_ state: inout State, _ key: Key) -> [Effect]? {
     return []
 }
 
+/// Whether the search takes a key: what `searchKey` handles rather than lets through, for routing.
+func searchTakes(_ key: Key, _ state: State) -> Bool {
+    guard state.screen == .paywall || (state.screen == .transactions && state.manager.detail == nil) else { return false }
+    let onPaywall = state.screen == .paywall
+    let search = onPaywall ? state.search : state.manager.search
+    if search.isEditing {
+        switch key {
+        case .up, .down, .pageUp, .pageDown, .home, .end: return false
+        default: return true
+        }
+    }
+    switch key {
+    case .character("/"): return true
+    case .escape: return search.isFiltering
+    case .character("n"), .character("N"): return onPaywall && search.isFiltering
+    default: return false
+    }
+}
+
 /// n / N: the next or previous match, round from the last to the first.
 private func stepMatch(_ state: inout State, by step: Int) {
     guard let matches = state.search.matches, !matches.isEmpty else { return }

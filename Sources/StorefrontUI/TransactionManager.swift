@@ -22,54 +22,7 @@ struct ManagerLayout {
 
 // MARK: - Keys
 
-func managerKey(_ state: inout State, _ key: Key) -> [Effect] {
-    let count = state.manager.transactions?.count ?? 0
-    let page = max(1, ManagerLayout(state.size).listHeight - 1)
-    var effects: [Effect] = []
-    switch key {
-    case .up, .character("k"): moveTransaction(&state, by: -1)
-    case .down, .character("j"): moveTransaction(&state, by: 1)
-    case .pageUp: moveTransaction(&state, by: -page)
-    case .pageDown: moveTransaction(&state, by: page)
-    case .home, .character("g"): moveTransaction(&state, by: -count)
-    case .end, .character("G"): moveTransaction(&state, by: count)
-    case .enter, .character("i"): effects = openDetail(&state)
-    case .character("a"): effects = act(&state, StoreCommand.approve, when: { $0.isWaiting(for: .askToBuy) },
-                                        otherwise: "Approve needs a purchase waiting for Ask to Buy")
-    case .character("d"): effects = act(&state, StoreCommand.decline, when: { $0.isWaiting(for: .askToBuy) },
-                                        otherwise: "Decline needs a purchase waiting for Ask to Buy")
-    case .character("v"): effects = act(&state, StoreCommand.resolve, when: { $0.isWaiting(for: .interrupted) },
-                                        otherwise: "Resolve needs an interrupted purchase")
-    case .character("f"):
-        // The reason is chosen on a sheet first, as App Store Connect asks for one.
-        guard let selected = state.manager.selected else { break }
-        guard selected.status == .purchased, selected.revocationDate == nil else {
-            state.flash = "Refund needs a purchased transaction that is not refunded"
-            break
-        }
-        state.sheet = .refund(id: selected.id, reason: .other)
-    case .character("b"):
-        // The app's own request (Transaction.beginRefundRequest); the App Store decides it later.
-        if let selected = state.manager.selected { openRefundRequest(&state, selected) }
-    case .character("e"): effects = subscriptionCommand(&state) { .expire(groupID: $0) }
-    case .character("n"): effects = subscriptionCommand(&state) { .renew(groupID: $0) }
-    case .character("u"):
-        let subscriptions = state.snapshot?.subscriptions ?? [:]
-        effects = subscriptionCommand(&state) { group in
-            .autoRenew(groupID: group, on: !(subscriptions[group]?.renewalInfo.willAutoRenew ?? true))
-        }
-    case .character("x"):
-        if let selected = state.manager.selected { state.sheet = .confirmCommand(.delete(selected.id)) }
-    case .character("o"):
-        if !state.products.isEmpty { state.sheet = .outsidePurchase(selection: state.selection) }
-    case .character("l"): state.showLog.toggle()
-    case .character("?"), .character("h"): openHelp(&state)
-    default: break
-    }
-    return effects
-}
-
-private func act(_ state: inout State, _ command: (Int64) -> StoreCommand, when allowed: (Transaction) -> Bool,
+func act(_ state: inout State, _ command: (Int64) -> StoreCommand, when allowed: (Transaction) -> Bool,
                  otherwise message: String) -> [Effect] {
     guard let selected = state.manager.selected else { return [] }
     guard allowed(selected) else {
@@ -80,7 +33,7 @@ private func act(_ state: inout State, _ command: (Int64) -> StoreCommand, when 
 }
 
 /// A subscription control for the selected transaction's group.
-private func subscriptionCommand(_ state: inout State, _ command: (String) -> StoreCommand) -> [Effect] {
+func subscriptionCommand(_ state: inout State, _ command: (String) -> StoreCommand) -> [Effect] {
     guard let selected = state.manager.selected else { return [] }
     guard let group = selected.subscriptionGroupID, selected.productType == .autoRenewable else {
         state.flash = "e, n and u act on an auto-renewable subscription"
@@ -95,7 +48,7 @@ extension ManagerState {
 }
 
 /// Moves the cursor `offset` rows among those shown.
-private func moveTransaction(_ state: inout State, by offset: Int) {
+func moveTransaction(_ state: inout State, by offset: Int) {
     let rows = state.manager.rows
     guard !rows.isEmpty else { return }
     let at = min(state.manager.search.position(of: state.manager.selection), rows.count - 1)

@@ -216,7 +216,7 @@ struct ReplayTests {
     @Test func aBrokenRestoreRuleFailsTheRestoreScenario() async throws {
         var hooks = ScenarioHooks()
         hooks.effects = { engine in
-            { effect in effect == .restore ? .restored(count: 1) : await engine.perform(effect) }
+            { effect in effect == .restore ? .paywall(.restored(count: 1)) : await engine.perform(effect) }
         }
         let printed = Printed()
         let code = await ReplayCommand.run(paths: [Self.scenarios.appendingPathComponent("first-purchase-restore.scenario").path],

@@ -10,7 +10,7 @@ struct ManagerFrictionTests {
     @Test("f asks for the reason: ← → choose developerIssue or other, Enter refunds with it, Esc refunds nothing")
     func refundReason() {
         var state = loadedState(on: .transactions)
-        _ = update(&state, .historyLoaded([transaction(swiftShopping, id: 2_000_000_001)]))
+        _ = update(&state, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_001)])))
         #expect(update(&state, .key(.character("f"))).isEmpty)
         #expect(state.sheet == .refund(id: 2_000_000_001, reason: .other))
         #expect(render(state, timeZone: utc).lines.contains { $0.contains("Reason: ‹ other ›") })
@@ -19,12 +19,12 @@ struct ManagerFrictionTests {
         #expect(update(&state, .key(.enter)) == [.run(.refund(2_000_000_001, reason: .developerIssue))])
         #expect(state.busy == .working("Refunding 2000000001…"))
         var cancelled = loadedState(on: .transactions)
-        _ = update(&cancelled, .historyLoaded([transaction(swiftShopping, id: 2_000_000_001)]))
+        _ = update(&cancelled, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_001)])))
         _ = update(&cancelled, .key(.character("f")))
         #expect(update(&cancelled, .key(.escape)).isEmpty)
         #expect(cancelled.sheet == nil && cancelled.busy == nil)
         var refunded = loadedState(on: .transactions)
-        _ = update(&refunded, .historyLoaded([transaction(swiftShopping, id: 2_000_000_001, refunded: true)]))
+        _ = update(&refunded, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_001, refunded: true)])))
         #expect(update(&refunded, .key(.character("f"))).isEmpty)
         #expect(refunded.sheet == nil && refunded.flash?.contains("not refunded") == true)
     }
@@ -38,7 +38,7 @@ struct ManagerFrictionTests {
         info.willAutoRenew = false
         snap.subscriptions["premium"] = SubscriptionStatus(groupID: "premium", state: .subscribed, transaction: trial, renewalInfo: info)
         var state = loadedState(on: .transactions, snapshot: snap)
-        _ = update(&state, .historyLoaded([trial]))
+        _ = update(&state, .manager(.historyLoaded([trial])))
         let detail = render(state, timeZone: utc).lines[ManagerLayout(state.size).detailRow]
         #expect(detail.contains("tx 2000000001 · $0.00 · introductory offer (freeTrial) · auto-renew off"), "\(detail)")
     }

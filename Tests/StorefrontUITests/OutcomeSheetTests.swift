@@ -114,7 +114,7 @@ struct OutcomeSheetTests {
     func pendingAlerts() {
         var state = sheetOpen()
         _ = update(&state, .key(.enter))
-        #expect(update(&state, .purchased(productID: swiftShopping, .pending(.askToBuy))) == [.load])
+        #expect(update(&state, .paywall(.purchased(productID: swiftShopping, .pending(.askToBuy)))) == [.load])
         guard case .alert(let title, let message) = state.sheet else {
             Issue.record("no alert: \(String(describing: state.sheet))")
             return
@@ -126,7 +126,7 @@ struct OutcomeSheetTests {
         _ = update(&state, .key(.enter))
         _ = update(&state, .key(.enter))
         _ = update(&state, .key(.enter))
-        _ = update(&state, .purchased(productID: swiftShopping, .pending(.interrupted)))
+        _ = update(&state, .paywall(.purchased(productID: swiftShopping, .pending(.interrupted))))
         guard case .alert(_, let interrupted) = state.sheet else {
             Issue.record("no alert")
             return

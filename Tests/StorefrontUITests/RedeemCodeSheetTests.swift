@@ -41,7 +41,7 @@ struct RedeemCodeSheetTests {
         _ = update(&state, .key(.enter))
         let redemption = Redemption(code: "FREE3A", productID: yearly, offerID: "Three months free",
                                     terms: "3 months free, then $39.99/year", transactionID: 2_000_000_001)
-        #expect(update(&state, .redeemed(code: "FREE3A", .success(redemption))) == [.load])
+        #expect(update(&state, .sheet(.redeemed(code: "FREE3A", .success(redemption)))) == [.load])
         #expect(state.busy == nil)
         guard case .alert(let title, let message)? = state.sheet else { Issue.record("no alert: \(String(describing: state.sheet))"); return }
         #expect(title == "Offer Code Redeemed")
@@ -60,7 +60,7 @@ struct RedeemCodeSheetTests {
         typed("NOPE", into: &state)
         _ = update(&state, .key(.enter))
         let error = "Product.PurchaseError.invalidOfferIdentifier: The offer identifier is not valid. (no offer code \"NOPE\" in the catalog)"
-        #expect(update(&state, .redeemed(code: "NOPE", .failure(CommandFailure(error)))) == [.load], "the log shows the attempt")
+        #expect(update(&state, .sheet(.redeemed(code: "NOPE", .failure(CommandFailure(error))))) == [.load], "the log shows the attempt")
         #expect(state.sheet == .redeemCode(code: "NOPE", error: error))
         #expect(sheetText(state).contains("Product.PurchaseError.invalidOfferIdentifier"))
         _ = update(&state, .key(.backspace))

@@ -44,7 +44,7 @@ struct RefundRequestSheetTests {
     func manager() {
         var state = loadedState(on: .transactions)
         let history = [transaction(coins, id: 2_000_000_003), transaction(swiftShopping, id: 2_000_000_002, refunded: true)]
-        _ = update(&state, .historyLoaded(history))
+        _ = update(&state, .manager(.historyLoaded(history)))
         _ = update(&state, .key(.character("b")))
         #expect(state.sheet == .refundRequest(transactionID: 2_000_000_003, productID: coins, reason: .unintendedPurchase))
         _ = update(&state, .key(.escape))
@@ -62,7 +62,7 @@ struct RefundRequestSheetTests {
         var state = loadedState(snapshot: asked)
         #expect(statusText(state.products[index(of: swiftShopping)], state) == "Owned · Refund requested")
         _ = update(&state, .key(.character("t")))
-        _ = update(&state, .historyLoaded([owned]))
+        _ = update(&state, .manager(.historyLoaded([owned])))
         #expect(render(state, timeZone: utc).lines.contains { $0.contains("2000000005") && $0.contains("refund requested") })
         var declined = asked
         declined.refundRequests = [owned.id: request(owned.id, .declined)]

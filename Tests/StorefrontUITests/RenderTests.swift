@@ -259,11 +259,11 @@ struct ASCIIQAScreenTests {
     func asciiScreens() {
         var manager = loadedState(on: .transactions)
         manager.glyphs = .ascii
-        _ = update(&manager, .historyLoaded(history))
+        _ = update(&manager, .manager(.historyLoaded(history)))
         var settings = loadedState(on: .settings)
         settings.glyphs = .ascii
-        _ = update(&settings, .settingsLoaded(settingRows(["purchaseError": "networkError"], once: ["purchaseError"]),
-                                              accounts: ["tester@local"]))
+        _ = update(&settings, .settings(.loaded(settingRows(["purchaseError": "networkError"], once: ["purchaseError"]),
+                                              accounts: ["tester@local"])))
         settings.settings.selection = 6
         var sheet = loadedState()
         sheet.glyphs = .ascii

@@ -22,7 +22,7 @@ struct SettingsScreenTests {
     func settings(_ values: [String: String] = [:], once: Set<String> = [], accounts: [String] = [Store.defaultAccount],
                   selecting line: SettingsLine? = nil) -> State {
         var state = loadedState(on: .settings)
-        _ = update(&state, .settingsLoaded(settingRows(values, once: once), accounts: accounts))
+        _ = update(&state, .settings(.loaded(settingRows(values, once: once), accounts: accounts)))
         if let line { state.settings.selection = settingsLines(state).firstIndex(of: line)! }
         return state
     }
@@ -42,7 +42,7 @@ struct SettingsScreenTests {
         #expect(state.screen == .settings)
         #expect(render(state).lines.contains { $0.contains("Loading settings…") })
         #expect(update(&state, .key(.right)).isEmpty, "nothing to change before the settings are read")
-        _ = update(&state, .settingsLoaded(settingRows(), accounts: [Store.defaultAccount]))
+        _ = update(&state, .settings(.loaded(settingRows(), accounts: [Store.defaultAccount])))
         #expect(!render(state).lines.contains { $0.contains("Loading settings…") })
     }
 
@@ -147,10 +147,10 @@ struct SettingsScreenTests {
         _ = update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[1], once: false), .success("")))
         #expect(update(&state, .key(.right)) == set("storefront", codes[2]))
         // The reload after the first write, read before the second one landed.
-        _ = update(&state, .settingsLoaded(settingRows(["storefront": codes[1]]), accounts: [Store.defaultAccount]))
+        _ = update(&state, .settings(.loaded(settingRows(["storefront": codes[1]]), accounts: [Store.defaultAccount])))
         #expect(state.settings.rows?[storefront].value.value == codes[2])
         _ = update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[2], once: false), .success("")))
-        _ = update(&state, .settingsLoaded(settingRows(["storefront": codes[2]]), accounts: [Store.defaultAccount]))
+        _ = update(&state, .settings(.loaded(settingRows(["storefront": codes[2]]), accounts: [Store.defaultAccount])))
         #expect(update(&state, .key(.right)) == set("storefront", codes[3]), "steps on from the value written last")
     }
 
@@ -234,12 +234,12 @@ struct SettingsScreenTests {
     @Test("settings that cannot be read: an alert on the settings screen, nothing elsewhere")
     func settingsFailed() {
         var state = settings(selecting: .newTester)
-        _ = update(&state, .settingsFailed("store file /tmp/x.sqlite: disk I/O error"))
+        _ = update(&state, .settings(.loadFailed("store file /tmp/x.sqlite: disk I/O error")))
         #expect(state.sheet == .alert(title: "Cannot Load Settings", message: "store file /tmp/x.sqlite: disk I/O error"))
         #expect(state.loadError == nil, "the products loaded fine: not a products error")
         _ = update(&state, .key(.enter))
         _ = update(&state, .key(.character("p")))
-        _ = update(&state, .settingsFailed("again"))
+        _ = update(&state, .settings(.loadFailed("again")))
         #expect(state.sheet == nil)
     }
 

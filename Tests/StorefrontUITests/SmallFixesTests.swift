@@ -9,7 +9,7 @@ struct SmallFixesTests {
     @Test("a status note goes after six seconds of ticks; an alert stays")
     func flashExpires() {
         var state = loadedState()
-        _ = update(&state, .purchased(productID: swiftShopping, .success(transactionID: 1, restored: false)))
+        _ = update(&state, .paywall(.purchased(productID: swiftShopping, .success(transactionID: 1, restored: false))))
         #expect(state.flash == "Purchased Swift Shopping")
         for _ in 0..<(flashTicks - 1) { _ = update(&state, .tick) }
         #expect(state.flash != nil, "still there before its time")
@@ -31,7 +31,7 @@ struct SmallFixesTests {
         let history = (0..<40).map { transaction(monthly, id: 2_000_000_100 + Int64($0), expires: fixedDate.addingTimeInterval(86_400 * 30)) }
         for columns in [98, 100, 120] {
             var state = loadedState(on: .transactions, columns: columns, rows: 24)
-            _ = update(&state, .historyLoaded(history))
+            _ = update(&state, .manager(.historyLoaded(history)))
             let lines = render(state, timeZone: utc).lines
             let marked = lines.filter { $0.hasSuffix("↓") || $0.hasSuffix("↓ ") }
             #expect(!marked.isEmpty, "\(columns): a mark shows")
@@ -57,7 +57,7 @@ struct SmallFixesTests {
         var snap = snapshot()
         snap.storeTime = fixedDate.addingTimeInterval(86_400 * 40)
         var state = loadedState(on: .transactions, snapshot: snap)
-        _ = update(&state, .historyLoaded([transaction(monthly, id: 2_000_000_001, expires: fixedDate.addingTimeInterval(86_400 * 30))]))
+        _ = update(&state, .manager(.historyLoaded([transaction(monthly, id: 2_000_000_001, expires: fixedDate.addingTimeInterval(86_400 * 30))])))
         #expect(render(state, timeZone: utc).lines[4].contains("expired"))
         #expect(transaction(monthly, id: 1, expires: fixedDate).managerState(at: nil) == "purchased", "no clock, no judgement")
     }
@@ -94,11 +94,11 @@ struct SmallFixesTests {
     @Test("o on an error setting adds (once) without moving the scope column")
     func onceKeepsColumns() {
         var state = loadedState(on: .settings)
-        _ = update(&state, .settingsLoaded(settingRows(["purchaseError": "networkError"]), accounts: [Store.defaultAccount]))
+        _ = update(&state, .settings(.loaded(settingRows(["purchaseError": "networkError"]), accounts: [Store.defaultAccount])))
         let scopeX = { (state: State) in render(state, timeZone: utc).lines.first { $0.contains("purchaseError") }!.distance(of: "store") }
         let before = scopeX(state)
-        _ = update(&state, .settingsLoaded(settingRows(["purchaseError": "networkError"], once: ["purchaseError"]),
-                                            accounts: [Store.defaultAccount]))
+        _ = update(&state, .settings(.loaded(settingRows(["purchaseError": "networkError"], once: ["purchaseError"]),
+                                            accounts: [Store.defaultAccount])))
         #expect(scopeX(state) == before)
     }
 }

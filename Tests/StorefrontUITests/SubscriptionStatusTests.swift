@@ -114,12 +114,12 @@ struct SubscriptionStatusTests {
         try await withDemoStore { store, _ in
             let effects = EngineEffects(store: store, latency: .zero)
             let bought = await effects.perform(.purchase(productID: yearly))
-            guard case .purchased(yearly, .success(let yearlyID, restored: false))? = bought else {
+            guard case .paywall(.purchased(yearly, .success(let yearlyID, restored: false)))? = bought else {
                 Issue.record("expected the yearly plan purchased, got \(String(describing: bought))")
                 return
             }
             let action = await effects.perform(.purchase(productID: monthly))
-            guard case .purchased(monthly, .changeScheduled(let change))? = action else {
+            guard case .paywall(.purchased(monthly, .changeScheduled(let change)))? = action else {
                 Issue.record("expected a scheduled downgrade, got \(String(describing: action))")
                 return
             }
@@ -210,7 +210,7 @@ struct SubscriptionKeyTests {
         snap.subscriptions = Dictionary(uniqueKeysWithValues: try await store.app.subscriptionStatuses().map { ($0.groupID, $0) })
         var state = loadedState(snapshot: snap)
         #expect(update(&state, .key(.character("t"))) == [.loadHistory])
-        _ = update(&state, .historyLoaded(history))
+        _ = update(&state, .manager(.historyLoaded(history)))
         return state
     }
 

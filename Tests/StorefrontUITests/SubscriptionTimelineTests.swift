@@ -25,7 +25,7 @@ private func managerState(_ store: Store, columns: Int = 100, rows: Int = 30, gl
     let id = transactionID ?? listed[0].id
     state.manager.selection = try #require(listed.firstIndex { $0.id == id })
     #expect(update(&state, .key(.enter)) == [.loadNotifications(transactionID: id)])
-    _ = update(&state, .notificationsLoaded(transactionID: id, []))
+    _ = update(&state, .manager(.notificationsLoaded(transactionID: id, [])))
     return state
 }
 

@@ -54,7 +54,7 @@ struct TableSearchTests {
         #expect(update(&state, .key(.enter)).isEmpty)
         #expect(state.sheet == .confirm(productID: coins))
         _ = update(&state, .key(.escape))
-        _ = update(&state, .purchased(productID: coins, .userCancelled))
+        _ = update(&state, .paywall(.purchased(productID: coins, .userCancelled)))
         #expect(update(&state, .key(.escape)).isEmpty)
         #expect(state.search == TableSearch() && state.sheet == nil, "Esc clears the search first")
         #expect(state.selection == index(of: coins), "the cursor stays on the product it was on")
@@ -169,11 +169,11 @@ struct TableSearchTests {
         var state = loadedState(on: .transactions)
         var sub = transaction(monthly, id: 2_000_000_004, expires: fixedDate.addingTimeInterval(30 * 86_400))
         sub.subscriptionGroupID = "premium"
-        _ = update(&state, .historyLoaded([
+        _ = update(&state, .manager(.historyLoaded([
             transaction(iPhoneRage, id: 2_000_000_006, status: .pending, pending: .askToBuy),
             transaction(swiftShopping, id: 2_000_000_005, refunded: true), sub,
             transaction(coins, id: 2_000_000_003, status: .pending, pending: .interrupted),
-        ]))
+        ])))
         _ = update(&state, .key(.character("/")))
         type("pending", into: &state)
         #expect(state.manager.search.matches == [0, 3])
@@ -193,7 +193,7 @@ struct TableSearchTests {
         #expect(update(&state, .key(.character("n"))) == [.run(.renew(groupID: "premium"))], "n is renew now here, as before")
         // A new list keeps the filter on what it now holds.
         _ = update(&state, .commandFinished(.renew(groupID: "premium"), .success("Renewed")))
-        _ = update(&state, .historyLoaded([transaction(swiftShopping, id: 2_000_000_005)]))
+        _ = update(&state, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_005)])))
         #expect(state.manager.search.matches == [])
         _ = update(&state, .key(.escape))
         _ = update(&state, .key(.escape))

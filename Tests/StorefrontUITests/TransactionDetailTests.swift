@@ -38,7 +38,7 @@ private func notification(_ id: Int64, _ type: String, _ subtype: String?, attem
 private func managerWithTrial(_ trial: StoreEngine.Transaction = trial(), columns: Int = 100, rows: Int = 30) -> State {
     var state = loadedState(on: .transactions, columns: columns, rows: rows)
     state.snapshot?.storeTime = fixedDate.addingTimeInterval(2 * 86_400)
-    _ = update(&state, .historyLoaded([trial, transaction(swiftShopping, id: 2_000_000_001)]))
+    _ = update(&state, .manager(.historyLoaded([trial, transaction(swiftShopping, id: 2_000_000_001)])))
     return state
 }
 
@@ -60,7 +60,7 @@ struct TransactionDetailTests {
             #expect(state.screen == .transactions, "\(key) stays in the manager")
         }
         var empty = loadedState(on: .transactions)
-        _ = update(&empty, .historyLoaded([]))
+        _ = update(&empty, .manager(.historyLoaded([])))
         #expect(update(&empty, .key(.enter)).isEmpty && empty.manager.detail == nil)
     }
 
@@ -69,15 +69,15 @@ struct TransactionDetailTests {
         var state = managerWithTrial()
         _ = update(&state, .key(.enter))
         let sent = [notification(1, "SUBSCRIBED", "INITIAL_BUY", attempts: [.success])]
-        #expect(update(&state, .notificationsLoaded(transactionID: 2_000_000_001, sent)).isEmpty)
+        #expect(update(&state, .manager(.notificationsLoaded(transactionID: 2_000_000_001, sent))).isEmpty)
         #expect(state.manager.detail?.notifications == nil)
-        #expect(update(&state, .notificationsLoaded(transactionID: subscriptionID, sent)).isEmpty)
+        #expect(update(&state, .manager(.notificationsLoaded(transactionID: subscriptionID, sent))).isEmpty)
         #expect(state.manager.detail?.notifications == sent)
-        #expect(update(&state, .notificationsFailed(transactionID: subscriptionID, "disk I/O error")).isEmpty)
+        #expect(update(&state, .manager(.notificationsFailed(transactionID: subscriptionID, "disk I/O error"))).isEmpty)
         #expect(state.manager.detail?.notificationsError == "disk I/O error")
 
-        #expect(update(&state, .historyLoaded([trial()])) == [.loadNotifications(transactionID: subscriptionID)])
-        #expect(update(&state, .historyLoaded([transaction(swiftShopping, id: 2_000_000_001)])).isEmpty)
+        #expect(update(&state, .manager(.historyLoaded([trial()]))) == [.loadNotifications(transactionID: subscriptionID)])
+        #expect(update(&state, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_001)]))).isEmpty)
         #expect(state.manager.detail == nil)
     }
 
@@ -102,11 +102,11 @@ struct TransactionDetailTests {
     func contents() {
         var state = managerWithTrial()
         _ = update(&state, .key(.enter))
-        _ = update(&state, .notificationsLoaded(transactionID: subscriptionID, [
+        _ = update(&state, .manager(.notificationsLoaded(transactionID: subscriptionID, [
             notification(1, "SUBSCRIBED", "INITIAL_BUY", attempts: [.success]),
             notification(2, "DID_RENEW", nil, attempts: [.timedOut, .noResponse]),
             notification(3, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", attempts: []),
-        ]))
+        ])))
         let lines = detailLines(state, timeZone: utc).map { "\($0.label): \($0.value)" }
         for expected in ["Price: $0.00 (USA)", "Offer: introductory · freeTrial · P7D", "Reason: purchase",
                          "Ownership: purchased", "Purchased: 2026-12-01 00:00", "Original: 2026-12-01 00:00 (tx 2000000004)",
@@ -123,7 +123,7 @@ struct TransactionDetailTests {
         #expect(verdict?.value == "unverified: \(LedgerTransactionsReason.edited)" && verdict?.style.color == .red)
 
         var pending = loadedState(on: .transactions)
-        _ = update(&pending, .historyLoaded([transaction(swiftShopping, id: 7, status: .pending, pending: .interrupted)]))
+        _ = update(&pending, .manager(.historyLoaded([transaction(swiftShopping, id: 7, status: .pending, pending: .interrupted)])))
         _ = update(&pending, .key(.enter))
         let text = detailLines(pending, timeZone: utc).map { "\($0.label): \($0.value)" }
         #expect(text.contains("Request: interrupted purchase"), "\(text)")
@@ -135,10 +135,10 @@ struct TransactionDetailTests {
     func wholeScreen() {
         var state = managerWithTrial()
         _ = update(&state, .key(.enter))
-        _ = update(&state, .notificationsLoaded(transactionID: subscriptionID, [
+        _ = update(&state, .manager(.notificationsLoaded(transactionID: subscriptionID, [
             notification(1, "SUBSCRIBED", "INITIAL_BUY", attempts: [.success]),
             notification(2, "DID_RENEW", nil, attempts: [.timedOut]),
-        ]))
+        ])))
         let screen = render(state, timeZone: utc).lines.map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }
         #expect(screen.count == 30)
         #expect(screen.joined(separator: "\n") == expectedScreen, "\n\(screen.joined(separator: "\n"))")

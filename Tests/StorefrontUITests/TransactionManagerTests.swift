@@ -25,7 +25,7 @@ struct TransactionManagerTests {
     /// The manager with `history` loaded and the transaction `id` selected.
     func manager(selecting id: Int64? = nil) -> State {
         var state = loadedState(on: .transactions)
-        _ = update(&state, .historyLoaded(history))
+        _ = update(&state, .manager(.historyLoaded(history)))
         if let id { selectTransaction(&state, history.firstIndex { $0.id == id }!) }
         return state
     }
@@ -34,7 +34,7 @@ struct TransactionManagerTests {
     func historyFailed() {
         var state = loadedState()
         _ = update(&state, .key(.character("t")))
-        _ = update(&state, .historyFailed("store file /tmp/x.sqlite: disk I/O error"))
+        _ = update(&state, .manager(.historyFailed("store file /tmp/x.sqlite: disk I/O error")))
         #expect(state.manager.transactions == [])
         #expect(state.sheet == .alert(title: "Cannot Load Transactions", message: "store file /tmp/x.sqlite: disk I/O error"))
         let text = render(state).lines.joined(separator: "\n")
@@ -43,7 +43,7 @@ struct TransactionManagerTests {
         // Off the manager, a late failure is not an alert over another screen.
         _ = update(&state, .key(.enter))
         _ = update(&state, .key(.character("p")))
-        _ = update(&state, .historyFailed("again"))
+        _ = update(&state, .manager(.historyFailed("again")))
         #expect(state.sheet == nil)
     }
 
@@ -55,7 +55,7 @@ struct TransactionManagerTests {
         #expect(state.screen == .transactions)
         #expect(state.flash == nil, "a note about the paywall does not follow to another screen")
         #expect(render(state).lines.contains { $0.contains("Loading transactions…") })
-        _ = update(&state, .historyLoaded(history))
+        _ = update(&state, .manager(.historyLoaded(history)))
         #expect(update(&state, .key(.character("p"))).isEmpty)
         #expect(state.screen == .paywall)
         _ = update(&state, .key(.character("t")))
@@ -208,7 +208,7 @@ struct TransactionManagerTests {
     func scrolling() {
         let long = (0..<40).map { transaction(coins, id: 3_000_000_000 - Int64($0)) }
         var state = loadedState(on: .transactions, columns: 80, rows: 24)
-        _ = update(&state, .historyLoaded(long))
+        _ = update(&state, .manager(.historyLoaded(long)))
         _ = update(&state, .key(.end))
         var lines = render(state, timeZone: utc).lines
         #expect(lines.contains { $0.contains("2999999961") }, "the selected last row is on screen")
@@ -225,9 +225,9 @@ struct TransactionManagerTests {
     func shorterHistory() {
         let long = (0..<40).map { transaction(coins, id: 3_000_000_000 - Int64($0)) }
         var state = loadedState(on: .transactions, columns: 80, rows: 24)
-        _ = update(&state, .historyLoaded(long))
+        _ = update(&state, .manager(.historyLoaded(long)))
         _ = update(&state, .key(.end))
-        _ = update(&state, .historyLoaded(Array(long.prefix(3))))
+        _ = update(&state, .manager(.historyLoaded(Array(long.prefix(3)))))
         #expect(state.manager.selected?.id == 2_999_999_998)
         let lines = render(state, timeZone: utc).lines
         #expect(lines.contains { $0.contains("▸") && $0.contains("2999999998") }, "the selected row is drawn:\n\(lines.joined(separator: "\n"))")
@@ -237,7 +237,7 @@ struct TransactionManagerTests {
     func shrink() {
         let long = (0..<40).map { transaction(coins, id: 3_000_000_000 - Int64($0)) }
         var state = loadedState(on: .transactions)
-        _ = update(&state, .historyLoaded(long))
+        _ = update(&state, .manager(.historyLoaded(long)))
         selectTransaction(&state, 20)
         #expect(render(state).lines.contains { $0.hasPrefix("▸ 2999999980") })
         _ = update(&state, .resized(Size(columns: 80, rows: 16)))
@@ -261,7 +261,7 @@ struct TransactionManagerTests {
     @Test("an empty history says how to make one")
     func empty() {
         var state = loadedState(on: .transactions)
-        _ = update(&state, .historyLoaded([]))
+        _ = update(&state, .manager(.historyLoaded([])))
         #expect(render(state).lines[4].contains("No transactions for this tester yet."))
         #expect(update(&state, .key(.character("a"))).isEmpty)
         #expect(update(&state, .key(.character("x"))).isEmpty)

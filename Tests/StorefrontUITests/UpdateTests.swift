@@ -2,7 +2,8 @@ import StoreEngine
 import Testing
 @testable import StorefrontUI
 
-/// Every paywall flow, by calling `update` and looking at the state and effects.
+/// Every paywall flow, by calling `update` and looking at the state and effects (buy, cancel, already
+/// owned and restore compare the whole state: WholeStateTests).
 @Suite("update")
 struct UpdateTests {
     @Test("starting shows the spinner and loads the store")
@@ -36,47 +37,6 @@ struct UpdateTests {
         #expect(state.selection > 1)
     }
 
-    @Test("Enter opens the confirmation sheet; Enter there purchases with the spinner on")
-    func buyConfirmed() {
-        var state = loadedState()
-        state.selection = index(of: swiftShopping)
-        #expect(update(&state, .key(.enter)).isEmpty, "nothing is bought before the sheet is confirmed")
-        #expect(state.sheet == .confirm(productID: swiftShopping))
-        #expect(update(&state, .key(.enter)) == [.purchase(productID: swiftShopping)])
-        #expect(state.sheet == nil)
-        #expect(state.busy == .purchasing(productID: swiftShopping))
-
-        let effects = update(&state, .purchased(productID: swiftShopping, .success(transactionID: 7, restored: false)))
-        #expect(effects == [.load], "the checkmark comes from reloading the store")
-        #expect(state.busy == nil)
-        #expect(state.flash == "Purchased Swift Shopping")
-    }
-
-    @Test("Esc on the confirmation sheet is the 'cancel' outcome: userCancelled, logged by the engine, said on the status line")
-    func buyCancelled() {
-        var state = loadedState()
-        let id = state.products[0].id
-        _ = update(&state, .key(.enter))
-        #expect(update(&state, .key(.escape)) == [.purchase(productID: id, outcome: .cancel)])
-        #expect(state.sheet == nil)
-        #expect(state.busy == .purchasing(productID: id))
-        #expect(state.isRunning, "Esc on a sheet closes the sheet, not the program")
-        #expect(update(&state, .purchased(productID: id, .userCancelled)) == [.load])
-        #expect(state.sheet == nil, "no alert for the user's own choice")
-        #expect(state.flash?.contains("cancelled (userCancelled)") == true)
-    }
-
-    @Test("an owned non-consumable offers to get it again for free")
-    func alreadyOwned() {
-        var state = loadedState(snapshot: snapshot(owned: [purchase(swiftShopping)]))
-        state.selection = index(of: swiftShopping)
-        _ = update(&state, .key(.enter))
-        #expect(state.sheet == .alreadyOwned(productID: swiftShopping))
-        #expect(update(&state, .key(.enter)) == [.purchase(productID: swiftShopping)])
-        _ = update(&state, .purchased(productID: swiftShopping, .success(transactionID: 1, restored: true)))
-        #expect(state.flash == "Restored Swift Shopping for free")
-    }
-
     @Test("consumables can be bought again even when the app holds a balance")
     func consumableRebuy() {
         var state = loadedState(snapshot: snapshot(balances: [coins: 3]))
@@ -92,7 +52,7 @@ struct UpdateTests {
         _ = update(&state, .key(.enter))
         let report = PurchaseReport.failed(name: "purchaseNotAllowed", domain: "Product.PurchaseError",
                                            message: "This account is not allowed to make payments.")
-        _ = update(&state, .purchased(productID: demoCatalog.products[0].id, report))
+        _ = update(&state, .paywall(.purchased(productID: demoCatalog.products[0].id, report)))
         guard case .alert(let title, let message) = state.sheet else {
             Issue.record("expected an alert, got \(String(describing: state.sheet))")
             return
@@ -106,24 +66,12 @@ struct UpdateTests {
     @Test("pending and cancelled purchases say so")
     func pendingAndCancelled() {
         var state = loadedState()
-        _ = update(&state, .purchased(productID: swiftShopping, .pending(.askToBuy)))
+        _ = update(&state, .paywall(.purchased(productID: swiftShopping, .pending(.askToBuy))))
         #expect(state.sheet.map { if case .alert(let title, _) = $0 { title } else { "" } } == "Purchase Pending")
         _ = update(&state, .key(.escape))
-        #expect(update(&state, .purchased(productID: swiftShopping, .userCancelled)) == [.load])
+        #expect(update(&state, .paywall(.purchased(productID: swiftShopping, .userCancelled))) == [.load])
         #expect(state.sheet == nil)
         #expect(state.flash == "Purchase of Swift Shopping cancelled (userCancelled)")
-    }
-
-    @Test("r restores with the spinner, then reports the count and reloads")
-    func restore() {
-        var state = loadedState()
-        #expect(update(&state, .key(.character("r"))) == [.restore])
-        #expect(state.busy == .restoring)
-        #expect(update(&state, .key(.character("r"))).isEmpty, "no second restore while one runs")
-        #expect(update(&state, .restored(count: 3)) == [.load])
-        #expect(state.flash == "Restored 3 purchases")
-        _ = update(&state, .restored(count: 1))
-        #expect(state.flash == "Restored 1 purchase")
     }
 
     @Test("c consumes only consumables")
@@ -134,7 +82,7 @@ struct UpdateTests {
         #expect(state.flash == "Only consumables can be consumed")
         state.selection = index(of: coins)
         #expect(update(&state, .key(.character("c"))) == [.consume(productID: coins)])
-        #expect(update(&state, .consumed(productID: coins, balance: 1)) == [.load])
+        #expect(update(&state, .paywall(.consumed(productID: coins, balance: 1))) == [.load])
         #expect(state.flash == "Consumed 1 × 100 Coins · balance 1")
     }
 
@@ -174,7 +122,7 @@ struct UpdateTests {
         #expect(state.selection == 2)
         #expect(state.sheet == .confirm(productID: demoCatalog.products[2].id))
         #expect(update(&state, .click(.confirm)) == [.purchase(productID: demoCatalog.products[2].id)])
-        _ = update(&state, .purchased(productID: demoCatalog.products[2].id, .success(transactionID: 1, restored: false)))
+        _ = update(&state, .paywall(.purchased(productID: demoCatalog.products[2].id, .success(transactionID: 1, restored: false))))
         #expect(update(&state, .click(.restore)) == [.restore])
     }
 

@@ -34,7 +34,7 @@ struct UpdatesAndRetryTests {
         _ = update(&state, .key(.enter))
         _ = update(&state, .key(.enter))
         #expect(update(&state, .dataVersion(2)).isEmpty, "no load in the middle of a purchase")
-        _ = update(&state, .purchased(productID: state.products[0].id, .userCancelled))
+        _ = update(&state, .paywall(.purchased(productID: state.products[0].id, .userCancelled)))
         #expect(update(&state, .dataVersion(2)) == [.load])
     }
 
@@ -102,9 +102,9 @@ struct UpdatesAndRetryTests {
         #expect(update(&state, .key(.enter)).isEmpty)
         #expect(state.sheet == .confirm(productID: coins), "loaded, network drops, Buy: reproducible")
         _ = update(&state, .key(.escape))
-        _ = update(&state, .purchased(productID: coins, .userCancelled))
+        _ = update(&state, .paywall(.purchased(productID: coins, .userCancelled)))
         #expect(update(&state, .key(.character("c"))) == [.consume(productID: coins)], "the balance is the app's own")
-        _ = update(&state, .consumed(productID: coins, balance: 2))
+        _ = update(&state, .paywall(.consumed(productID: coins, balance: 2)))
         #expect(update(&state, .key(.character("r"))) == [.load], "r retries, not restores")
         #expect(state.busy == .loading)
         let retrying = render(state, timeZone: utc).lines
