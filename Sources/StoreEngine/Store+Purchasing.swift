@@ -116,10 +116,14 @@ extension Store {
             guard item.isAvailable(in: storefront.countryCode) else {
                 return try fail(.notAvailableInStorefront(productID: productID, storefront: storefront.countryCode))
             }
-            guard (1...10).contains(quantity), quantity == 1 || item.type == .consumable else {
-                return try fail(.invalidQuantity(quantity))
+            guard FaceValidation.isValidQuantity(quantity, of: item.type) else { return try fail(.invalidQuantity(quantity)) }
+            // The rule order is PurchaseConditions': the device first, then the offer, then the App Store's answer.
+            let conditions = try purchaseConditions()
+            switch conditions.deviceRefusal(outside: outside) {
+            case .notAllowed?: return try fail(.purchaseNotAllowed)
+            case .fails(let error)?: return try fail(.simulated(error, cause: "offline is true"))
+            default: break
             }
-            guard try value(.canMakePayments) else { return try fail(.purchaseNotAllowed) }
             if let winBackOfferID {
                 guard promotionalOfferID == nil else {
                     return try fail(.purchaseError(.invalidOfferIdentifier, reason: "a purchase takes one offer: promotional or win-back"))
@@ -147,18 +151,16 @@ extension Store {
                 }
             }
 
-            var outcome = chosen ?? .succeed
+            var outcome = conditions.storeAnswer(choice: chosen)
             var cause = "chosen for this purchase"
-            if !outside, try value(.offline) {
-                return try fail(.simulated(.networkError, cause: "offline is true"))
-            }
-            if chosen == nil {
+            if chosen == nil, case .fail = outcome {
+                // Taken, so that a `--once` error fails this purchase only (another process may have taken it).
                 if let error = try takeSimulatedError(.purchaseError) {
                     (outcome, cause) = (.fail(error.error), error.cause)
-                } else if try value(.askToBuy) {
-                    outcome = .askToBuy
-                } else if try value(.interruptedPurchases) {
-                    outcome = .interrupt
+                } else {
+                    var taken = conditions
+                    taken.purchaseError = nil
+                    outcome = taken.storeAnswer(choice: nil)
                 }
             }
             switch outcome {

@@ -34,12 +34,10 @@ extension Session {
         if !canPay { lines.append("canMakePayments is false for this account: purchases are not available.") }
         var table = Table("PRODUCT ID", "NAME", "KIND", "PRICE", "STATUS")
         for product in snapshot.products {
-            let group = product.subscription?.subscriptionGroupID
-            table.add(product.id, product.displayName, product.kindLabel,
-                      canPay ? product.displayPrice : "Not available",
-                      ProductStatus.text(for: product, owned: owned[product.id], balance: balances[product.id],
-                                         subscription: group.flatMap { snapshot.subscriptions[$0] },
-                                         introEligible: group.map(snapshot.introEligibleGroups.contains) ?? false))
+            // The engine's standing decides and words it, as on the paywall.
+            let standing = snapshot.standing(of: product)
+            table.add(product.id, product.displayName, product.kindLabel, standing.displayPrice ?? "Not available",
+                      standing.text(for: product))
         }
         lines.append(table.rendered)
         return Report(json: json, lines)
@@ -71,7 +69,7 @@ extension Session {
         case .changeScheduled(let change):
             lines.append("Subscribed to \(name): the \(change.summary). Nothing is charged now; \(try await displayName(change.fromProductID)) runs until then (transaction \(change.current.id)).")
         case .purchased(let transaction, let change):
-            if transaction.offerType == .introductory, transaction.price == 0 {
+            if TransactionFacts.isFreeTrial(transaction) {
                 lines.append("Started the free trial of \(name) — transaction \(transaction.id).")
             } else if transaction.offerType == .winBack {
                 lines.append("Resubscribed to \(name) with the win-back offer \(TerminalText.sanitized(transaction.offerID ?? "")) for \(try await displayPrice(transaction)) — transaction \(transaction.id).")

@@ -133,12 +133,7 @@ struct Session {
     }
 
     /// A transaction's price in its own storefront's currency.
-    func displayPrice(_ transaction: Transaction) async throws -> String {
-        if let storefront = store.catalog.storefront(transaction.storefront) {
-            return storefront.displayPrice(transaction.price)
-        }
-        return try await app.storefront().displayPrice(transaction.price)
-    }
+    func displayPrice(_ transaction: Transaction) async throws -> String { transaction.displayPrice }
 }
 
 /// `accounts create` named an account that exists (exit 1).

@@ -65,9 +65,7 @@ extension Session {
     }
 
     /// A transaction's price in its own storefront's currency (else the current storefront's).
-    static func price(_ transaction: Transaction, catalog: Catalog, fallback: Storefront) -> String {
-        (catalog.storefront(transaction.storefront) ?? fallback).displayPrice(transaction.price)
-    }
+    static func price(_ transaction: Transaction, catalog: Catalog, fallback: Storefront) -> String { transaction.displayPrice }
 
     static func noTransactions(_ account: String, _ page: Page) -> String {
         "No \(page.after == nil ? "" : "more ")transactions for \(TerminalText.sanitized(account))."

@@ -89,12 +89,7 @@ func detailLines(_ state: State, timeZone: TimeZone) -> [DetailLine] {
     guard let detail = state.manager.detail, let tx = state.manager.detailTransaction else { return [] }
     let date = { (value: Date?) in value.map { shortDate($0, timeZone) } ?? "—" }
     var lines: [DetailLine] = []
-    let price: String
-    if let storefront = state.snapshot?.storefront, storefront.currency == tx.currency {
-        price = storefront.displayPrice(tx.price)
-    } else {
-        price = "\(DecimalText.format(tx.price)) \(tx.currency)"
-    }
+    let price = tx.displayPrice  // in its own currency, as the engine writes every price
     lines.append(DetailLine(label: "Price", value: price + (tx.purchasedQuantity > 1 ? " × \(tx.purchasedQuantity)" : "")
                             + " (\(tx.storefront))"))
     let offer = tx.offerType.map { offer in

@@ -195,11 +195,7 @@ private func drawDetailLine(_ state: State, layout: ManagerLayout, into canvas: 
         let dot = state.glyphs.dot
         var detail = "tx \(selected.id)"
         // What was charged, and the offer it was charged under.
-        if let storefront = state.snapshot?.storefront, storefront.currency == selected.currency {
-            detail += " \(dot) \(storefront.displayPrice(selected.price))"
-        } else {
-            detail += " \(dot) \(DecimalText.format(selected.price)) \(selected.currency)"
-        }
+        detail += " \(dot) \(selected.displayPrice)"
         if let offer = selected.offerType {
             detail += " \(dot) \(offer.rawValue) offer" + (selected.offerPaymentMode.map { " (\($0.rawValue))" } ?? "")
         }

@@ -5,10 +5,13 @@ import Foundation
 extension AppStoreFace {
     /// Extends the renewal date of every active subscriber of `productID` (Extend Subscription
     /// Renewal Dates for All Active Subscribers); complete when it returns.
-    /// Throws ``MassExtensionError/invalidProductID`` for a product that is not an auto-renewable subscription.
-    public func extendAllSubscribers(productID: String, days: Int, requestIdentifier: String,
+    /// Throws ``MassExtensionError/invalidProductID`` for a product that is not an auto-renewable subscription,
+    /// ``InputError`` for days outside 1–90, a reason code outside 0–3 or a bad request identifier.
+    public func extendAllSubscribers(productID: String, days: Int, reasonCode: Int = 0, requestIdentifier: String,
                                      storefrontCountryCodes: [String] = []) async throws -> MassExtension {
-        try await store.massExtend(productID: productID, days: days, requestID: requestIdentifier,
+        try FaceValidation.checkExtension(days: days, reasonCode: reasonCode)
+        try FaceValidation.checkRequestIdentifier(requestIdentifier)
+        return try await store.massExtend(productID: productID, days: days, requestID: requestIdentifier,
                                    storefronts: storefrontCountryCodes)
     }
 

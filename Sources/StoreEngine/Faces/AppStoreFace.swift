@@ -109,9 +109,11 @@ public struct AppStoreFace: Sendable {
     }
 
     /// Extends an active subscription's renewal date by `days` and records RENEWAL_EXTENDED.
-    /// Nil when there is no such subscription; throws ``ExtensionError`` when it cannot be extended.
-    public func extendSubscription(originalTransactionID: Int64, days: Int) async throws -> RenewalExtension? {
-        try await store.extendSubscription(originalID: originalTransactionID, days: days)
+    /// Nil when there is no such subscription; throws ``ExtensionError`` when it cannot be extended,
+    /// ``InputError`` for days outside 1–90 or a reason code outside 0–3 (``FaceValidation``).
+    public func extendSubscription(originalTransactionID: Int64, days: Int, reasonCode: Int = 0) async throws -> RenewalExtension? {
+        try FaceValidation.checkExtension(days: days, reasonCode: reasonCode)
+        return try await store.extendSubscription(originalID: originalTransactionID, days: days)
     }
 
     // MARK: - Server notifications

@@ -30,12 +30,33 @@ public struct PurchaseConditions: Sendable, Hashable {
     }
 
     public var expected: Expected {
+        if let refusal = deviceRefusal() { return refusal }
+        switch storeAnswer(choice: nil) {
+        case .fail(let error): return .fails(error)
+        case .askToBuy: return .askToBuy
+        case .interrupt: return .interrupted
+        case .succeed, .cancel: return .succeeds
+        }
+    }
+
+    // The rule order, written once: `expected` (the sheet's preview) and `purchase` both follow it.
+
+    /// The device's refusal before the App Store is asked: `canMakePayments` false, then `offline`
+    /// (a purchase made outside the app is not this device's). Nil when the device lets it through.
+    public func deviceRefusal(outside: Bool = false) -> Expected? {
         if !canMakePayments { return .notAllowed }
-        if offline { return .fails(.networkError) }
-        if let purchaseError { return .fails(purchaseError) }
+        if offline, !outside { return .fails(.networkError) }
+        return nil
+    }
+
+    /// The App Store's answer, after the product, quantity and offer checked out: the tester's
+    /// `choice` for this purchase, else `purchaseError`, then `askToBuy`, then `interruptedPurchases`.
+    public func storeAnswer(choice: PurchaseChoice?) -> PurchaseChoice {
+        if let choice { return choice }
+        if let purchaseError { return .fail(purchaseError) }
         if askToBuy { return .askToBuy }
-        if interruptedPurchases { return .interrupted }
-        return .succeeds
+        if interruptedPurchases { return .interrupt }
+        return .succeed
     }
 
     /// The settings in force that a purchase meets, by name and value, in the order they apply:

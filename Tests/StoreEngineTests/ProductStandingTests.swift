@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+@testable import StoreEngine
+
+/// The standing of a product in a snapshot: decided by the engine, and the words both front ends print.
+@Suite("ProductStanding")
+struct ProductStandingTests {
+    /// The standing and the status words of `productID` in a new snapshot.
+    func standing(_ store: Store, _ productID: String) async throws -> (ProductStanding, String) {
+        let snapshot = try await store.app.snapshot()
+        let product = try #require(snapshot.products.first { $0.id == productID })
+        let standing = snapshot.standing(of: product)
+        return (standing, standing.text(for: product))
+    }
+
+    @Test("a free trial: owned, a trial until its end, then the regular price")
+    func trial() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            _ = try await store.app.buy("sub.monthly")
+            let (monthly, text) = try await standing(store, "sub.monthly")
+            #expect(monthly.ownership == .owned)
+            #expect(monthly.subscription == ProductStanding.Subscription(
+                state: .subscribed, expirationDate: utc(2025, 2, 7, 12), isFreeTrial: true, willAutoRenew: true,
+                gracePeriodExpirationDate: nil))
+            #expect(monthly.introductoryOffer == nil && monthly.scheduledChange == nil)
+            #expect(text == "Free trial until Feb 7, 2025, then $4.99/month")
+            let (yearly, yearlyText) = try await standing(store, "sub.yearly")
+            #expect(yearly.ownership == .none && yearly.subscription == nil && yearlyText == "")
+        }
+    }
+
+    @Test("the intro offer is the account's to take only while payments are allowed; no price shows without them")
+    func noPayments() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            var (monthly, text) = try await standing(store, "sub.monthly")
+            #expect(monthly.introductoryOffer?.paymentMode == .freeTrial && monthly.displayPrice == "$4.99")
+            #expect(text == "1 week free, then $4.99/month")
+            try await store.testSession.set(.canMakePayments, to: false)
+            (monthly, text) = try await standing(store, "sub.monthly")
+            #expect(monthly.introductoryOffer == nil && monthly.displayPrice == nil)
+            #expect(text == "")
+        }
+    }
+
+    @Test("after reset app the App Store's subscription and purchase are not on this device, not 'Renews …'")
+    func resetApp() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let yearly = try await store.app.buy("sub.yearly").outcome.transaction
+            _ = try await store.app.buy("pro")
+            try await store.testSession.reset(.app)
+            let (subscription, text) = try await standing(store, "sub.yearly")
+            #expect(subscription.ownership == .notOnThisDevice && subscription.transaction?.id == yearly?.id)
+            #expect(text == "Subscribed, not on this device")
+            let (pro, proText) = try await standing(store, "pro")
+            #expect(pro.ownership == .notOnThisDevice && proText == "Purchased, not on this device")
+            // Restored: owned again, and the words say what it does.
+            _ = try await store.app.sync()
+            #expect(try await standing(store, "sub.yearly").1 == "Renews Jan 31, 2026")
+            #expect(try await standing(store, "pro").1 == "Owned")
+        }
+    }
+
+    @Test("a downgrade scheduled: the current plan says until when, the next one when it starts")
+    func downgradeScheduled() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            _ = try await store.app.buy("sub.yearly")
+            _ = try await store.app.buy("sub.monthly")
+            let (yearly, text) = try await standing(store, "sub.yearly")
+            #expect(yearly.scheduledChange == ProductStanding.ScheduledChange(kind: .downgrade, toProductID: "sub.monthly",
+                                                                              date: utc(2026, 1, 31, 12)))
+            #expect(text == "Until Jan 31, 2026, then changes")
+            let (monthly, monthlyText) = try await standing(store, "sub.monthly")
+            #expect(monthly.startsOn == utc(2026, 1, 31, 12) && monthlyText == "Starts Jan 31, 2026")
+        }
+    }
+
+    @Test("auto-renew off is a cancellation scheduled for the period's end")
+    func cancelScheduled() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            _ = try await store.app.buy("sub.yearly")
+            try await store.appStore.setAutoRenew(groupID: "premium", false)
+            let (yearly, text) = try await standing(store, "sub.yearly")
+            #expect(yearly.scheduledChange == ProductStanding.ScheduledChange(kind: .cancel, toProductID: nil,
+                                                                              date: utc(2026, 1, 31, 12)))
+            #expect(text == "Expires Jan 31, 2026")
+        }
+    }
+
+    @Test("a failed renewal: grace period until its end, then billing retry")
+    func graceAndBillingRetry() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            _ = try await store.app.buy("sub.yearly")
+            _ = try await store.testSession.setSetting("billingIssues", to: "true")
+            _ = try await store.testSession.setSetting("gracePeriod", to: "true")
+            fixture.clock.set(utc(2026, 2, 5))
+            let (grace, text) = try await standing(store, "sub.yearly")
+            #expect(grace.subscription?.state == .inGracePeriod)
+            #expect(grace.subscription?.gracePeriodExpirationDate == utc(2026, 2, 16, 12))
+            #expect(text == "Grace period until Feb 16, 2026")
+            fixture.clock.set(utc(2026, 2, 20))
+            let (retry, retryText) = try await standing(store, "sub.yearly")
+            #expect(retry.subscription?.state == .inBillingRetryPeriod && retryText == "Billing retry")
+        }
+    }
+
+    @Test("a refunded subscription says Refunded")
+    func refunded() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let yearly = try #require(try await store.app.buy("sub.yearly").outcome.transaction)
+            try await store.appStore.refund(yearly.id)
+            let (standing, text) = try await standing(store, "sub.yearly")
+            #expect(standing.subscription?.state == .revoked && text == "Refunded")
+        }
+    }
+
+    @Test("a purchase the family shares is shared by family, not owned")
+    func familyShare() async throws {
+        try await withFamilyFixture { fixture in
+            let alice = try fixture.open(account: "alice"), bob = try fixture.open(account: "bob")
+            try await alice.testSession.createFamily("smiths")
+            try await alice.testSession.addFamilyMember("bob", to: "smiths")
+            _ = try await alice.app.buy("pro")
+            let (shared, text) = try await standing(bob, "pro")
+            #expect(shared.ownership == .familyShared && shared.transaction?.ownershipType == .familyShared)
+            #expect(text == "Shared by family")
+            #expect(try await standing(alice, "pro").1 == "Owned")
+        }
+    }
+
+    @Test("a request waiting for a parent, a consumable's balance, a transaction left unfinished")
+    func pendingBalanceUnfinished() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            _ = try await store.app.buy("coins", quantity: 3)
+            var (coins, text) = try await standing(store, "coins")
+            #expect(coins.balance == 3 && text == "Balance: 3")
+            try await store.testSession.set(.askToBuy, to: true)
+            _ = try await store.app.buy("pro")
+            let (pro, proText) = try await standing(store, "pro")
+            #expect(pro.pending?.reason == .askToBuy && pro.ownership == .none)
+            #expect(proText == "Pending approval")
+            try await store.testSession.set(.askToBuy, to: false)
+            try await store.testSession.set(.finishTransactions, to: false)
+            _ = try await store.app.buy("coins")
+            (coins, text) = try await standing(store, "coins")
+            #expect(coins.isUnfinished && text == "Balance: 3 · Unfinished")
+            let snapshot = try await store.app.snapshot()
+            let product = try #require(snapshot.products.first { $0.id == "coins" })
+            #expect(snapshot.standing(of: product).text(for: product, dot: "-") == "Balance: 3 - Unfinished")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// The CLI says what the engine's facts say (issue 26's disagreements), run as a separate process.
+@Suite("facts in the CLI (process)")
+struct FactsCommandTests {
+    @Test func aGermanPurchaseIsListedInEurosWithOrWithoutTheCatalog() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("settings", "set", "storefront", "deu").expect(exit: 0)
+        try await sandbox.storefront("buy", Demo.swiftShopping).expect(exit: 0)
+        let euros = Decimal(string: "0.99")!.formatted(.currency(code: "EUR").locale(Locale(identifier: "de_DE")))
+        let withCatalog = try await sandbox.storefront("transactions")
+        withCatalog.expect(exit: 0)
+        let without = try await sandbox.run(["--store", sandbox.store, "transactions"])
+        without.expect(exit: 0)
+        for run in [withCatalog, without] {
+            let row = try #require(run.stdout.split(separator: "\n").first { $0.contains(Demo.swiftShopping) }, "\(run)")
+            #expect(row.contains(euros) && !row.contains("$"), "\(run)")
+        }
+    }
+
+    @Test func withoutPaymentsNoIntroductoryOfferIsShown() async throws {
+        let sandbox = try Sandbox()
+        let before = try await sandbox.storefront("products")
+        let offered = try #require(before.stdout.split(separator: "\n").first { $0.hasPrefix(Demo.monthly) }, "\(before)")
+        #expect(offered.contains("free, then"), "\(before)")
+        try await sandbox.storefront("settings", "set", "canMakePayments", "false").expect(exit: 0)
+        let run = try await sandbox.storefront("products")
+        run.expect(exit: 0)
+        let row = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix(Demo.monthly) }, "\(run)")
+        #expect(!row.contains("free") && row.contains("Not available"), "\(run)")
+    }
+
+    @Test func afterResetAppASubscriptionIsNotOnThisDevice() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("buy", Demo.yearly).expect(exit: 0)
+        try await sandbox.storefront("reset", "app").expect(exit: 0)
+        let run = try await sandbox.storefront("products")
+        run.expect(exit: 0)
+        let row = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix(Demo.yearly) }, "\(run)")
+        #expect(row.contains("Subscribed, not on this device") && !row.contains("Renews"), "\(run)")
+    }
+}
