@@ -47,11 +47,14 @@ let package = Package(
         /// `storefront serve`: the App Store Server API and Server Notifications V2 over HTTP,
         /// on the engine's App Store face. The only target that speaks HTTP.
         .target(name: "StorefrontServer", dependencies: ["StoreEngine", "CMicroHTTPD", "CCurl"]),
+        /// The scenario language: the format, the headless runner, its checks and the recorder.
+        /// Its store commands run on a command line the CLI gives it (``ScenarioCommandLine``).
+        .target(name: "Scenarios", dependencies: ["StoreEngine", "StorefrontUI"]),
         /// Argument parsing and the scriptable subcommands.
-        .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "CBuildInfo"]),
+        .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "Scenarios", "CBuildInfo"]),
         /// The real terminal: Canvas → ncurses, keys/mouse/resize → events.
         .target(name: "CursesBackend", dependencies: ["TerminalCore", "CNcursesw"]),
-        .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "CursesBackend"]),
+        .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "Scenarios", "CursesBackend"]),
         /// `make stress`: crash, concurrency, damaged-file, fuzz, hostile-text, terminal and tampering parts.
         .executableTarget(name: "storefront-stress", dependencies: ["StoreEngine", "StorefrontCLI", "StorefrontUI"]),
         /// `make bench`: the measurements of the README's Performance section.
@@ -61,9 +64,10 @@ let package = Package(
         .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine"]),
         .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend"]),
         .testTarget(name: "StorefrontKitTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "storefront"]),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "StorefrontCLI"]),
         .testTarget(
             name: "StorefrontCLITests",
-            dependencies: ["StorefrontCLI", "storefront"]
+            dependencies: ["StorefrontCLI", "Scenarios", "storefront"]
         ),
     ],
     swiftLanguageModes: [.v6]
