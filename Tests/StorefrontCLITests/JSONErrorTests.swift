@@ -1,6 +1,14 @@
 import Foundation
 @testable import StorefrontCLI
+import Synchronization
 import Testing
+
+/// One stream's lines, written by a command run in process.
+private final class Lines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var text: String { lines.withLock { $0.joined(separator: "\n") } }
+}
 
 /// Every failure with `--json` prints the README's one shape on standard output,
 /// `{"error": {"name", "domain"?, "skErrorCode"?, "message"}}`, and exits as the text failure does.
@@ -50,17 +58,35 @@ struct JSONErrorTests {
         "__complete": ["__complete", "everything"],
     ]
 
+    /// What one in-process run printed, and its exit code.
+    struct Ran: CustomStringConvertible {
+        var code: ExitCode
+        var out: String
+        var err: String
+        var description: String { "exit \(code.rawValue)\n--- stdout ---\n\(out)\n--- stderr ---\n\(err)" }
+    }
+
+    /// Runs the command line in process (as the binary's main does), on the sandbox's store and the demo catalog.
+    static func run(_ arguments: [String], in sandbox: Sandbox) async -> Ran {
+        let out = Lines(), err = Lines()
+        let console = Console(out: { out.append($0) }, err: { err.append($0) }, outData: { _ in })
+        let code = await CLI.run(["--catalog", Binary.catalog, "--store", sandbox.store] + arguments,
+                                 environment: ["HOME": sandbox.home], console: console)
+        return Ran(code: code, out: out.text, err: err.text)
+    }
+
     @Test("a bad argument with --json prints the one error shape, with the text failure's exit code",
           arguments: CommandHelp.all.map(\.name))
     func badArgumentPrintsTheErrorShape(command: String) async throws {
         let arguments = Self.badArguments[command] ?? [command, "--no-such-option"]
         let sandbox = try Sandbox()
-        let text = try await sandbox.storefront(arguments)
-        let json = try await sandbox.storefront(arguments + ["--json"])
-        #expect(text.status != 0, "\(arguments) did not fail:\n\(text)")
-        #expect(json.status == text.status && !json.crashed, "--json changed the exit code:\n\(text)\n\(json)")
-        #expect(!json.stderr.isEmpty, "the failure is still said on standard error:\n\(json)")
-        let document = try json.jsonObject()
+        let text = await Self.run(arguments, in: sandbox)
+        let json = await Self.run(arguments + ["--json"], in: sandbox)
+        #expect(text.code != .success, "\(arguments) did not fail:\n\(text)")
+        #expect(json.code == text.code, "--json changed the exit code:\n\(text)\n\(json)")
+        #expect(!json.err.isEmpty, "the failure is still said on standard error:\n\(json)")
+        let value = try JSONSerialization.jsonObject(with: Data(json.out.utf8))
+        let document = try #require(value as? [String: Any], "stdout is not one JSON object:\n\(json)")
         let error = try #require(document["error"] as? [String: Any], "no error object:\n\(json)")
         #expect((error["name"] as? String)?.isEmpty == false, "\(json)")
         #expect((error["message"] as? String)?.isEmpty == false, "\(json)")
