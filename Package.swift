@@ -56,11 +56,14 @@ let package = Package(
         /// `storefront serve`: the App Store Server API and Server Notifications V2 over HTTP,
         /// on the engine's App Store face. The only target that speaks HTTP.
         .target(name: "StorefrontServer", dependencies: ["StoreEngine", "CMicroHTTPD", "CCurl"]),
+        /// The scenario language: the format, the headless runner, its checks and the recorder.
+        /// Its store commands run on a command line the CLI gives it (``ScenarioCommandLine``).
+        .target(name: "Scenarios", dependencies: ["StoreEngine", "StorefrontUI"]),
         /// Argument parsing and the scriptable subcommands.
-        .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "CBuildInfo"]),
+        .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "Scenarios", "CBuildInfo"]),
         /// The real terminal: Canvas → ncurses, keys/mouse/resize → events.
         .target(name: "CursesBackend", dependencies: ["TerminalCore", "CNcursesw"]),
-        .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "CursesBackend"]),
+        .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "Scenarios", "CursesBackend"]),
         /// What the test targets, the stress suite and the bench share: a clock the test moves,
         /// temporary folders, the built binaries and child processes, tmux sessions. No Testing:
         /// the stress suite and the bench are executables.
@@ -78,9 +81,10 @@ let package = Package(
         // The golden screens are read through #filePath, not bundled.
         .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend", "TestSupport"], exclude: ["Goldens"]),
         .testTarget(name: "StorefrontKitTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "storefront", "TestSupport"]),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "StorefrontCLI", "TestSupport"]),
         .testTarget(
             name: "StorefrontCLITests",
-            dependencies: ["StorefrontCLI", "storefront", "TestSupport"]
+            dependencies: ["StorefrontCLI", "Scenarios", "storefront", "TestSupport"]
         ),
         /// The server's API in process: a request routed, the answer read, no socket.
         .testTarget(name: "StorefrontServerTests", dependencies: ["StorefrontServer", "StoreEngine", "TestSupport"]),

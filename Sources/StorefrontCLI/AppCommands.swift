@@ -2,6 +2,287 @@ import Foundation
 import StoreEngine
 import StorefrontUI
 
+/// `products`: the catalog's products for the current storefront, and what the account has of each.
+enum ProductsCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "products", usage: "products [--json]",
+        summary: "List the catalog's products for the current storefront",
+        details: """
+            Lists every product in display order (subscription groups by level, then
+            non-consumables, consumables, non-renewing subscriptions) with its localized
+            price and what the account has of it: Owned, Active until DATE, Balance N.
+            """)
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(0, "")
+        try line.allow()
+        return .products
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func actsAsTheApp(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.products() }
+}
+
+/// `buy PRODUCT_ID`: a purchase as `Product.purchase()`, or one made outside the app (`--outside`).
+enum BuyCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID (--signature SIGNATURE | --sign) | --win-back OFFER_ID] [--app-account-token UUID] [--outcome OUTCOME | --outside] [--json]",
+        summary: "Purchase a product and deliver it, as Product.purchase()",
+        details: """
+            Buys the product for the account and, as the app would, delivers the content
+            and finishes the transaction. Success is reported only after the purchase is
+            durably written to the store file.
+              --quantity N        how many of a consumable (1 to 10); other types take 1
+              --outcome OUTCOME   how this purchase ends instead of askToBuy,
+                                  interruptedPurchases and purchaseError: succeed, cancel,
+                                  askToBuy, interrupt, or an error's case name (networkError,
+                                  purchaseNotAllowed, …); the device's conditions
+                                  (canMakePayments, offline, latency) still apply
+              --outside           a purchase made outside the app (another device): the
+                                  App Store records it, the app gets it as an update
+              --offer OFFER_ID    redeem a promotional offer of the subscription (for current
+                                  and lapsed subscribers of its group), with its signature, as
+                                  Apple requires: --signature SIGNATURE (what offer sign prints:
+                                  a compact JWS or KEY_ID:NONCE:TIMESTAMP:SIGNATURE), or --sign to
+                                  sign it now with the key the store holds (offer sign --key
+                                  chooses among several);
+                                  none → missingOfferParameters, a bad one → invalidOfferSignature
+              --win-back OFFER_ID redeem a win-back offer of the subscription (Product.PurchaseOption
+                                  .winBackOffer): for an account whose subscription of that plan
+                                  lapsed, within the offer's rules (paid months, months since the
+                                  lapse, wait between offers, its dates); others → ineligibleForOffer;
+                                  the transaction's offerType is winBack (4 in the payload)
+              --app-account-token UUID   the app's token for the purchase
+                                  (Product.PurchaseOption.appAccountToken): signed as
+                                  appAccountToken in the transaction and its renewal info
+            Subscriptions follow their group: an upgrade (a lower level number) takes effect at
+            once, a downgrade or a crossgrade to another period at the next renewal. The first
+            subscription in a group gets its introductory offer.
+            A non-consumable the account owns is not charged again: it is restored for free.
+            The settings apply: canMakePayments false → purchaseNotAllowed; askToBuy or
+            interruptedPurchases → pending (with the id to approve or resolve); offline →
+            networkError; purchaseError → that error; finishTransactions false → not finished.
+            --json prints {"result": "success" | "userCancelled" | "pending", "transaction": {…},
+            "alreadyOwned": …, "finished": …}.
+            """,
+        options: ["--quantity", "--outcome", "--outside", "--offer", "--signature", "--sign", "--win-back", "--app-account-token"],
+        operands: [.productID])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(1, "a PRODUCT_ID")
+        try line.allow()
+        let args = line.args
+        if line.outside, line.outcome != nil || line.offerID != nil || line.pricing.winBackOfferID != nil {
+            throw UsageError(description: "buy takes --outside or --outcome/--offer/--win-back, not both", command: line.name)
+        }
+        if line.offerID != nil, line.pricing.winBackOfferID != nil {
+            throw UsageError(description: "buy takes --offer or --win-back, not both", command: line.name)
+        }
+        return line.outside
+            ? .buyOutside(productID: args[0], quantity: line.quantity ?? 1)
+            : .buy(productID: args[0], quantity: line.quantity ?? 1, outcome: line.outcome, offerID: line.offerID,
+                   appAccountToken: line.appAccountToken, offerSigning: try line.offer.signing(offerID: line.offerID),
+                   winBackOfferID: line.pricing.winBackOfferID)
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func actsAsTheApp(_ command: Command) -> Bool { if case .buy = command { true } else { false } }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        switch command {
+        case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken, let signing, let winBack):
+            try await session.buy(productID, quantity: quantity, choice: choice, offerID: offerID, appAccountToken: appAccountToken,
+                                  offerSigning: signing, winBackOfferID: winBack)
+        case .buyOutside(let productID, let quantity): try await session.buyOutside(productID, quantity: quantity)
+        default: nil
+        }
+    }
+}
+
+/// `restore`: purchases brought back to the app, as `AppStore.sync()`.
+enum RestoreCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "restore", usage: "restore [--json]",
+        summary: "Restore purchases, as AppStore.sync()",
+        details: """
+            Brings back every non-consumable and active subscription of the account to the
+            app (after `reset app`, as after reinstalling). Consumables are never restored.
+            Adds no transaction; each restored product is logged in the restored state.
+            """)
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(0, "")
+        try line.allow()
+        return .restore
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func actsAsTheApp(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.restore() }
+}
+
+/// `transactions`: the account's history as `Transaction.all`, or the requests waiting (`--pending`).
+enum TransactionsCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "transactions", usage: "transactions [--limit N] [--since DATE] [--after TOKEN] [--pending] [--json]",
+        summary: "The account's transaction history, newest first",
+        details: """
+            The account's transactions as the app sees them (Transaction.all), newest first:
+            purchased ones only, and finished consumables only when the setting
+            includeConsumablesInHistory is true (Apple's SKIncludeConsumableInAppPurchaseHistory).
+            Notes mark refunded, upgraded, unfinished and unverified transactions.
+            Written as the store file is read, so the first lines come at once and a history
+            of any length takes the same memory (the text table's columns are as wide as
+            its first 100 rows need).
+              --limit N       at most N; when more are left, the last line says how to get
+                              them: More: storefront transactions --after TOKEN …
+              --since DATE    only those purchased at or after DATE (2026-01-31, or
+                              2026-01-31T09:30:00Z)
+              --after TOKEN   the page after the one that ended with TOKEN, like the App Store
+                              Server API's revision
+            --json adds "hasMore" and "revision" (the token of the next page).
+            A pending purchase is a request, not a transaction: --pending lists the requests
+            waiting for a parent (Ask to Buy: approve or decline) or the user (interrupted:
+            resolve), as Xcode's Transaction Manager shows them ({"requests": [{"id", "productID",
+            "reason", "date"}]} with --json).
+            """,
+        options: ["--pending", "--limit", "--since", "--after"])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(0, "")
+        try line.allow()
+        if line.pending, line.limit != nil || line.since != nil || line.after != nil {
+            throw UsageError(description: "transactions --pending takes no --limit, --since or --after", command: line.name)
+        }
+        return .transactions(pending: line.pending, limit: line.limit, since: line.since, after: line.after ?? nil)
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .transactions(let pending, let limit, let since, let after) = command else { return nil }
+        return pending ? try await session.pendingRequests() : try await session.transactionsReport(Session.Page(limit: limit, since: since, after: after))
+    }
+}
+
+/// `entitlements`: what the account owns now, as `Transaction.currentEntitlements`.
+enum EntitlementsCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "entitlements", usage: "entitlements [--json]",
+        summary: "What the account owns now, as Transaction.currentEntitlements",
+        details: """
+            The newest active transaction of each non-consumable and subscription the
+            account owns, as the App Store knows it (whether or not the app has it now).
+            """)
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(0, "")
+        try line.allow()
+        return .entitlements
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func actsAsTheApp(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.entitlements() }
+}
+
+/// `consume PRODUCT_ID`: a consumable used up from the app's balance.
+enum ConsumeCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "consume", usage: "consume PRODUCT_ID [--quantity N] [--json]",
+        summary: "Use up a consumable from the app's balance",
+        details: """
+            Takes N (default 1) from the app-side balance of a consumable. Fails when the
+            balance is smaller than N.
+            """,
+        options: ["--quantity"], operands: [.productID])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(1, "a PRODUCT_ID")
+        try line.allow()
+        return .consume(productID: line.args[0], quantity: line.quantity ?? 1)
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func actsAsTheApp(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .consume(let productID, let quantity) = command else { return nil }
+        return try await session.consume(productID, quantity: quantity)
+    }
+}
+
+/// `key export [--root [--der]]`: what verifies the store's signatures.
+enum KeyCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "key", usage: "key export [--root [--der]]",
+        summary: "Print the public key, or the root certificate, that verifies the store's signed data",
+        details: """
+            Prints the store file's ECDSA P-256 public key as PEM (-----BEGIN PUBLIC KEY-----),
+            e.g. for `openssl dgst -sha256 -verify key.pem` over a JWS's first two parts.
+              --root   the root certificate of the store's own certificate authority (PEM):
+                       every JWS carries the chain leaf, intermediate, root in its x5c
+                       header, as Apple's do. Give it to a server in place of Apple's root
+                       (the App Store Server Library's SignedDataVerifier takes DER roots)
+                       with the environment setting Sandbox or Production.
+              --der    with --root: the certificate's DER bytes instead of PEM
+            """,
+        options: ["--root", "--der"], operands: [.words(["export"])])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        guard line.args == ["export"] else { throw UsageError(description: "key takes export", command: line.name) }
+        return line.root ? .exportRoot(der: line.der) : .exportKey
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        switch command {
+        case .exportKey:
+            // PEM with or without --json: it is what verifiers read.
+            session.console.out(session.app.publicKeyPEM.trimmingCharacters(in: .newlines))
+        case .exportRoot(let der):
+            // The certificate a server trusts in place of Apple's root: PEM, or DER bytes.
+            let root = await session.app.rootCertificate()
+            if der { session.console.outData(Data(root.der)) } else { session.console.out(root.pem.trimmingCharacters(in: .newlines)) }
+        default: break
+        }
+        return nil
+    }
+}
+
+/// `verify JWS`: one signed transaction decoded and verified.
+enum VerifyCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "verify", usage: "verify JWS [--json]",
+        summary: "Decode and verify one signed transaction (JWS)",
+        details: """
+            Checks a compact JWS (ES256) as a server does and prints its header and payload:
+            its x5c certificate chain must lead to this store's root, valid at the payload's
+            signedDate, with Apple's marker extensions; the leaf's key must have signed it.
+            Exits with 1 when it does not verify: an edited byte, another key or chain, no
+            x5c, or an algorithm other than ES256 (alg none is always refused).
+            """,
+        operands: [.text])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(1, "a JWS string")
+        try line.allow()
+        return .verify(jws: line.args[0])
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .verify(let jws) = command else { return nil }
+        return try await session.verify(jws)
+    }
+}
+
 /// The commands that play the app, on the app's face.
 extension Session {
     /// As an app does at launch: transactions left unfinished (a crash between purchase
@@ -149,9 +430,7 @@ extension Session {
                 "Payload:",
             ] + payload.serialized().split(separator: "\n").map { "  " + TerminalText.sanitized(String($0)) })
         } catch {
-            if invocation.json {
-                console.out(JSON.object(["verification": .string("unverified"), "reason": .string(error.description)]).serialized())
-            }
+            // The CLI reports it: {"error": …, "verification": "unverified", "reason": …} with --json.
             throw VerifyFailed(reason: error.description)
         }
     }

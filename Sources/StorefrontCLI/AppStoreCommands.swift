@@ -2,6 +2,225 @@ import Foundation
 import StoreEngine
 import StorefrontUI
 
+/// `approve ID`: a parent approves an Ask to Buy request.
+enum ApproveCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "approve", usage: "approve TRANSACTION_ID [--json]",
+        summary: "Approve an Ask to Buy request, as the parent",
+        details: """
+            Completes a purchase pending Ask to Buy approval: it is charged and dated now, and
+            reaches the app as an update (a running paywall shows it within a second).
+            """,
+        operands: [.text])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        return .approve(transactionID: try line.transactionID())
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .approve(let id) = command else { return nil }
+        return try await session.completed(try await session.appStore.approve(id), id, "Approved")
+    }
+}
+
+/// `decline ID`: a parent declines an Ask to Buy request.
+enum DeclineCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "decline", usage: "decline TRANSACTION_ID [--json]",
+        summary: "Decline an Ask to Buy request, as the parent",
+        details: "Declines a purchase pending Ask to Buy approval: nothing is charged or delivered.",
+        operands: [.text])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        return .decline(transactionID: try line.transactionID())
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .decline(let id) = command else { return nil }
+        return try await session.changed(try await session.appStore.decline(id), "Declined")
+    }
+}
+
+/// `resolve ID`: the customer completes an interrupted purchase.
+enum ResolveCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "resolve", usage: "resolve TRANSACTION_ID [--json]",
+        summary: "Complete an interrupted purchase",
+        details: """
+            Completes a purchase that interruptedPurchases left pending, as when the user has
+            accepted the terms: it is charged now and reaches the app as an update.
+            """,
+        operands: [.text])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        return .resolve(transactionID: try line.transactionID())
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .resolve(let id) = command else { return nil }
+        return try await session.completed(try await session.appStore.resolve(id), id, "Resolved")
+    }
+}
+
+/// `refund ID`: the App Store refunds a transaction.
+enum RefundCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "refund", usage: "refund TRANSACTION_ID [--reason developerIssue|other] [--json]",
+        summary: "Refund a purchase: revocationDate and revocationReason are set",
+        details: """
+            Revokes the transaction (reason other unless given): the entitlement goes at once
+            and the paywall's checkmark with it; a refunded consumable is taken from the app's
+            balance (never below zero). The transaction is signed anew with its revocation.
+            """,
+        options: ["--reason"], operands: [.text])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        return .refund(transactionID: try line.transactionID(), reason: line.reason ?? .other)
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .refund(let id, let reason) = command else { return nil }
+        return try await session.changed(try await session.appStore.refund(id, reason: reason), "Refunded")
+    }
+}
+
+/// `delete-transaction ID`: the Transaction Manager's Delete.
+enum DeleteTransactionCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "delete-transaction", usage: "delete-transaction TRANSACTION_ID [--json]",
+        summary: "Delete a transaction from the account's history",
+        details: """
+            Removes the transaction, as the Transaction Manager's Delete: the App Store forgets
+            it, so the product can be bought again.
+            """,
+        operands: [.text])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        return .deleteTransaction(transactionID: try line.transactionID())
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .deleteTransaction(let id) = command else { return nil }
+        return try await session.deleteTransaction(id)
+    }
+}
+
+/// `status [GROUP_ID]`: each subscription group's renewal state and info.
+enum StatusCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "status", usage: "status [GROUP_ID] [--json]",
+        summary: "Each subscription group's renewal state and renewal info",
+        details: """
+            Per subscription group the account has subscribed to: the RenewalState (subscribed,
+            expired, inBillingRetryPeriod, inGracePeriod, revoked), the current product, whether
+            it will auto-renew and to what (autoRenewPreference: a downgrade waits here), the
+            renewal date, the expirationReason and the grace period's end. --json adds the
+            signed renewal info (JWSRenewalInfoDecodedPayload names).
+            """,
+        operands: [.group])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        guard line.args.count <= 1 else { throw UsageError(description: "status takes at most a GROUP_ID", command: line.name) }
+        return .status(groupID: line.args.first)
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .status(let groupID) = command else { return nil }
+        return try await session.status(groupID)
+    }
+}
+
+/// `auto-renew GROUP on|off`: a subscription's willAutoRenew.
+enum AutoRenewCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "auto-renew", usage: "auto-renew GROUP on|off [--json]",
+        summary: "Turn a subscription's auto-renew on or off (willAutoRenew)",
+        details: """
+            Off, the subscription stays active to the end of its period and then expires with
+            expirationReason autoRenewDisabled. GROUP is a subscription group id or the id of one
+            of its products.
+            """,
+        operands: [.group, .words(["on", "off"])])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        let args = line.args
+        guard args.count == 2, ["on", "off"].contains(args[1]) else {
+            throw UsageError(description: "auto-renew takes a GROUP (or a subscription's product id) and on or off", command: line.name)
+        }
+        return .autoRenew(group: args[0], on: args[1] == "on")
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .autoRenew(let group, let on) = command else { return nil }
+        try await session.appStore.setAutoRenew(groupID: group, on)
+        return try await session.status(group, headline: "Auto-renew is \(on ? "on" : "off").")
+    }
+}
+
+/// `expire GROUP`: a subscription ended now.
+enum ExpireCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "expire", usage: "expire GROUP [--json]",
+        summary: "End a subscription now",
+        details: "Cuts the current period short now; the subscription does not renew (autoRenewDisabled).",
+        operands: [.group])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(1, "a GROUP (or a subscription's product id)")
+        try line.allow()
+        return .expire(group: line.args[0])
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .expire(let group) = command else { return nil }
+        try await session.appStore.expireSubscription(groupID: group)
+        return try await session.status(group, headline: "Expired now.")
+    }
+}
+
+/// `renew GROUP`: a subscription renewed now.
+enum RenewCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "renew", usage: "renew GROUP [--json]",
+        summary: "Renew a subscription now",
+        details: """
+            Ends the current period now and adds the renewal transaction at once (new id, same
+            originalID, reason renew), without waiting for the clock.
+            """,
+        operands: [.group])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(1, "a GROUP (or a subscription's product id)")
+        try line.allow()
+        return .renew(group: line.args[0])
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .renew(let group) = command else { return nil }
+        try await session.appStore.renewSubscription(groupID: group)
+        return try await session.status(group, headline: "Renewed now.")
+    }
+}
+
 /// The commands that act as the App Store, a parent or another device, on the App Store's face.
 extension Session {
     func buyOutside(_ productID: String, quantity: Int) async throws -> Report? {

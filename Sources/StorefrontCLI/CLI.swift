@@ -76,38 +76,41 @@ public enum CLI {
         do {
             invocation = try Invocation.parse(arguments)
         } catch {
-            console.err("storefront: \(error.description)")
-            if let name = error.command, let help = CommandHelp.named(name) {
-                console.err("Usage: storefront [OPTIONS] \(help.usage)")
-            }
-            console.err("Run 'storefront --help' for the commands and options.")
-            return .usage
+            // The line did not parse, but whether it asked for JSON is plain to see.
+            let json = arguments.prefix { $0 != "--" }.contains("--json")
+            return error.failure.report(json: json, console: console)
+        }
+        let code = await run(invocation, environment: environment, console: console, paywall: paywall)
+        switch code {
+        case .exit(let code): return code
+        case .failed(let failure): return failure.report(json: invocation.json, console: console)
+        }
+    }
+
+    /// How a parsed command line ended: with its code, or with a failure still to report.
+    private enum Ending {
+        case exit(ExitCode)
+        case failed(CommandFailure)
+    }
+
+    /// Runs a parsed command line; every failure comes back to be reported in one place.
+    private static func run(_ invocation: Invocation, environment: [String: String], console: Console,
+                            paywall: PaywallRunner?) async -> Ending {
+        var invocation = invocation
+        func exit(_ code: ExitCode) -> Ending { .exit(code) }
+        func failed(_ message: String, _ lines: [String], _ code: ExitCode, name: String? = nil) -> Ending {
+            .failed(CommandFailure(name: name ?? code.name, message: message, lines: lines, code: code))
         }
 
-        if let code = ToolCommands.run(invocation, console: console) { return code }
+        if invocation.command == .version {
+            console.out(ToolCommands.versionLine)
+            return exit(.success)
+        }
         let defaultStore = defaultStorePath(environment: environment)
-        switch invocation.command {
-        case .help(nil):
-            console.out(CommandHelp.overview(defaultStore: defaultStore))
-            return .success
-        case .help(let name?):
-            console.out(CommandHelp.named(name)!.text)
-            return .success
-        case .catalogCheck(let path):
-            return CatalogCommands.check(path, json: invocation.json, console: console)
-        case .catalogConvert(let path):
-            return CatalogCommands.convert(path, console: console)
-        case .replay(let paths, let junit, let keep):
-            return await ReplayCommand.run(paths: paths, junit: junit, keep: keep, json: invocation.json, console: console)
-        default:
-            break
-        }
-
         let explicitStore = invocation.storePath ?? environment["STOREFRONT_STORE"].flatMap { $0.isEmpty ? nil : $0 }
-        if invocation.command == .doctor {
-            // Before the catalog: a store file is checked on its own, and nothing is created.
-            return DoctorCommand.run(path: explicitStore ?? defaultStore, json: invocation.json, console: console)
-        }
+        // Help, the tools, catalog files, scenarios and the store file's checkup need no store.
+        let context = CommandContext(invocation: invocation, console: console, defaultStore: defaultStore, explicitStore: explicitStore)
+        if let code = await invocation.command.type?.runAlone(invocation.command, context) { return exit(code) }
 
         let catalog: Catalog
         do {
@@ -122,23 +125,21 @@ public enum CLI {
                 catalog = try Catalog.load(contentsOf: invocation.catalogPath)
             }
         } catch let error as CatalogLocation.Ambiguous {
-            console.err("storefront: error: \(error.description)")
-            return .catalogMissing
+            return failed(error.description, ["storefront: error: \(error.description)"], .catalogMissing)
         } catch let error as CatalogError {
             // The message quotes catalog text (ids, keys), which is data: never raw escapes on the terminal.
-            console.err("storefront: error: \(TerminalText.sanitized(error.description))")
+            let line = "storefront: error: \(TerminalText.sanitized(error.description))"
             switch error.kind {
             case .missing, .unreadable:
-                console.err(invocation.catalogGiven
+                return failed(error.description, [line, invocation.catalogGiven
                     ? "Pass the catalog with --catalog PATH."
-                    : "This command needs the catalog: pass it with --catalog PATH (default ./products.json, else the one .storekit file in this folder).")
-                return .catalogMissing
+                    : "This command needs the catalog: pass it with --catalog PATH (default ./products.json, else the one .storekit file in this folder)."],
+                    .catalogMissing)
             case .malformed, .invalid:
-                return .badCatalog
+                return failed(error.description, [line], .badCatalog)
             }
         } catch {
-            console.err("storefront: error: \(error)")
-            return .catalogMissing
+            return failed("\(error)", ["storefront: error: \(error)"], .catalogMissing)
         }
         for note in catalog.notes { console.err("storefront: note: \(TerminalText.sanitized(note))") }
 
@@ -147,13 +148,13 @@ public enum CLI {
             store = try Store(catalog: catalog, path: explicitStore ?? defaultStore, account: invocation.account,
                               createFolder: explicitStore == nil)
         } catch {
-            console.err("storefront: error: store file \(error.description)")
+            let line = "storefront: error: store file \(error.description)"
             if error.isBusy {
-                console.err(busyHint)
-                return .storeBusy
+                return failed("store file \(error.description)", [line, busyHint], .storeBusy)
             }
-            console.err("The file was left as it is. Use --store PATH (or STOREFRONT_STORE) for another store file.")
-            return .storeUnusable
+            return failed("store file \(error.description)",
+                          [line, "The file was left as it is. Use --store PATH (or STOREFRONT_STORE) for another store file."],
+                          .storeUnusable)
         }
 
         for warning in store.warnings { console.err("storefront: warning: \(warning)") }
@@ -166,48 +167,43 @@ public enum CLI {
             if invocation.command != .paywall || paywall == nil { _ = try await store.appStore.processOwnRenewals() }
             if invocation.command.actsAsTheApp { try await session.deliverUnfinished() }
             if invocation.command == .paywall {
-                if let paywall { return await paywall(store, invocation, console) }
+                if let paywall { return exit(await paywall(store, invocation, console)) }
                 try await session.run(.products)
-                return .success
+                return exit(.success)
             }
             if case .serve(let listen, let notify, let allowRemote) = invocation.command {
-                return try await session.serve(listen: listen, notify: notify, allowRemote: allowRemote)
+                return exit(try await session.serve(listen: listen, notify: notify, allowRemote: allowRemote))
             }
             try await session.run(invocation.command)
-            return .success
+            return exit(.success)
         } catch let error as ServeUsage {
-            console.err("storefront: \(error.description)")
-            return .usage
+            return failed(error.description, ["storefront: \(error.description)"], .usage)
         } catch let error as StoreError {
-            if invocation.json { console.out(error.json.serialized()) }
-            console.err("storefront: \(error.description)")
-            return .failure
+            return .failed(error.failure)
         } catch let error as AccountExists {
-            console.err("storefront: the account \(TerminalText.sanitized(error.name)) exists already; switch to it with: storefront accounts switch NAME")
-            return .failure
+            return failed("the account \(error.name) exists already",
+                          ["storefront: the account \(TerminalText.sanitized(error.name)) exists already; switch to it with: storefront accounts switch NAME"],
+                          .failure, name: "accountExists")
         } catch let error as FamilyError {
-            console.err("storefront: \(error.description)")
-            return .failure
+            return failed(error.description, ["storefront: \(error.description)"], .failure, name: "familyError")
         } catch let error as RefundRequestError {
-            if invocation.json { console.out(JSON.object(["error": .string(error.name), "message": .string(error.description)]).serialized()) }
-            console.err("storefront: \(error.description)")
-            return .failure
+            return failed(error.description, ["storefront: \(error.description)"], .failure, name: error.name)
         } catch let error as VerifyFailed {
-            console.err("storefront: failedVerification: \(error.reason)")
-            return .failure
+            // verify's document says so too, as before: unverified and why.
+            return .failed(CommandFailure(name: "failedVerification", message: error.reason,
+                                   lines: ["storefront: failedVerification: \(error.reason)"], code: .failure,
+                                   extra: [JSON.Member("verification", .string("unverified")), JSON.Member("reason", .string(error.reason))]))
         } catch let error as SettingError {
-            console.err("storefront: \(error.description)")
-            return .usage
+            return failed(error.description, ["storefront: \(error.description)"], .usage)
         } catch let error as SQLiteError where error.isBusy {
-            console.err("storefront: busy: store file \(store.path): \(error.message) — another storefront process held it for longer than the busy timeout (30 s)")
-            console.err(busyHint)
-            return .storeBusy
+            return failed("store file \(store.path): \(error.message)",
+                          ["storefront: busy: store file \(store.path): \(error.message) — another storefront process held it for longer than the busy timeout (30 s)",
+                           busyHint], .storeBusy)
         } catch let error as SQLiteError {
-            console.err("storefront: error: store file \(store.path): \(error.message)")
-            return .storeUnusable
+            return failed("store file \(store.path): \(error.message)", ["storefront: error: store file \(store.path): \(error.message)"],
+                          .storeUnusable)
         } catch {
-            console.err("storefront: error: \(error)")
-            return .failure
+            return failed("\(error)", ["storefront: error: \(error)"], .failure)
         }
     }
 }

@@ -2,6 +2,28 @@ import Foundation
 import StoreEngine
 import StorefrontUI
 
+/// `catalog check FILE` / `catalog convert FILE`: a catalog file on its own, no store.
+enum CatalogCommand: StorefrontCommand {
+    static var help: CommandHelp { CatalogCommands.help }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        let args = line.args
+        guard args.count == 2, ["check", "convert"].contains(args[0]), !args[1].isEmpty else {
+            throw UsageError(description: "catalog takes check FILE or convert FILE", command: line.name)
+        }
+        return args[0] == "check" ? .catalogCheck(path: args[1]) : .catalogConvert(path: args[1])
+    }
+
+    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
+        switch command {
+        case .catalogCheck(let path): CatalogCommands.check(path, json: context.invocation.json, console: context.console)
+        case .catalogConvert(let path): CatalogCommands.convert(path, json: context.invocation.json, console: context.console)
+        default: nil
+        }
+    }
+}
+
 /// `catalog check FILE` and `catalog convert FILE`: work on a catalog file alone,
 /// before (and without) any store file.
 enum CatalogCommands {
@@ -32,7 +54,8 @@ enum CatalogCommands {
                 case .invalid(let path): place = [JSON.Member("path", .string(path))]
                 case .missing, .unreadable: break
                 }
-                console.out(JSON.object([JSON.Member("valid", .bool(false)), JSON.Member("file", .string(path))]
+                console.out(JSON.object([CommandFailure.member(name: error.exitCode.name, message: error.description),
+                                         JSON.Member("valid", .bool(false)), JSON.Member("file", .string(path))]
                     + place + [JSON.Member("reason", .string(error.reason)),
                                JSON.Member("message", .string(error.description))]).serialized())
             }
@@ -48,11 +71,12 @@ enum CatalogCommands {
     }
 
     /// `catalog convert`.
-    static func convert(_ path: String, console: Console) -> ExitCode {
+    static func convert(_ path: String, json: Bool, console: Console) -> ExitCode {
         let catalog: Catalog
         do {
             catalog = try Catalog.load(contentsOf: path)
         } catch {
+            if json { console.out(JSON.object([CommandFailure.member(name: error.exitCode.name, message: error.description)]).serialized()) }
             return report(error, console: console)
         }
         let (document, notes) = catalog.productsJSON()
@@ -64,10 +88,7 @@ enum CatalogCommands {
     /// A catalog error on standard error, and its exit code (as for --catalog).
     static func report(_ error: CatalogError, console: Console) -> ExitCode {
         console.err("storefront: error: \(TerminalText.sanitized(error.description))")
-        switch error.kind {
-        case .missing, .unreadable: return .catalogMissing
-        case .malformed, .invalid: return .badCatalog
-        }
+        return error.exitCode
     }
 }
 
@@ -167,5 +188,15 @@ private struct Summary {
                 .map { JSON.Member($0.key, .string($0.value)) }),
             "notes": .array(catalog.notes.map(JSON.string)),
         ])
+    }
+}
+
+extension CatalogError {
+    /// 66 when the file is missing or unreadable, 65 when it is not a valid catalog.
+    var exitCode: ExitCode {
+        switch kind {
+        case .missing, .unreadable: .catalogMissing
+        case .malformed, .invalid: .badCatalog
+        }
     }
 }

@@ -38,20 +38,8 @@ extension Command {
     /// the app's commands, the subscription commands and the clock's renewals do; the
     /// history, the requests' answers, refunds, accounts, settings and keys do not.
     var needsCatalog: Bool {
-        switch self {
-        case .paywall, .products, .buy, .buyOutside, .restore, .entitlements, .consume, .status,
-             .autoRenew, .expire, .renew, .advanceClock, .approve, .resolve, .serve,
-             .appTransaction, .offerSign, .redeem,  // the bundle id signs them; codes are the catalog's
-             .familyAdd, .familyRemove,  // what is shared is what the catalog marks familyShareable
-             .priceIncrease, .priceIncreases, .priceIncreaseAnswer, .messages, .messageShow:  // prices, plans, offers
-            true
-        case .decline, .refund, .deleteTransaction, .accounts, .createAccount, .switchAccount, .clock,
-             .transactions, .reset, .settings, .setSetting, .log, .exportKey, .exportRoot, .serveKeys,
-             .serveKeysAdd, .serveKeysCreate, .serveKeysRemove, .serveURLs, .serveURLsAdd, .serveURLsRemove, .notifications, .verify, .catalogCheck,
-             .offerKeys, .offerKeysAdd, .offerKeysCreate, .offerKeysRemove, .families, .familyCreate,
-             .refundRequests, .refundRequestBegin, .refundRequestApprove, .refundRequestDecline, .messageDefer, .messageSend,
-             .catalogConvert, .doctor, .help, .version, .completions, .manPage, .replay, .complete:
-            false
-        }
+        // The paywall shows the catalog; every command says for itself.
+        guard let type else { return true }
+        return type.needsCatalog(self)
     }
 }

@@ -151,3 +151,62 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
     public var command: String?
 }
 
+extension UsageError {
+    /// The message, the command's usage line when known, and where to read more (exit 64).
+    var failure: CommandFailure {
+        var lines = ["storefront: \(description)"]
+        if let command, let help = CommandHelp.named(command) { lines.append("Usage: storefront [OPTIONS] \(help.usage)") }
+        lines.append("Run 'storefront --help' for the commands and options.")
+        return CommandFailure(name: ExitCode.usage.name, message: description, lines: lines, code: .usage)
+    }
+}
+
+
+extension Command {
+    /// The command that parsed to this value, which says what it needs and runs it;
+    /// nil for the paywall and `--version`, which are no command.
+    var type: (any StorefrontCommand.Type)? {
+        switch self {
+        case .paywall, .version: nil
+        case .products: ProductsCommand.self
+        case .buy, .buyOutside: BuyCommand.self
+        case .restore: RestoreCommand.self
+        case .transactions: TransactionsCommand.self
+        case .entitlements: EntitlementsCommand.self
+        case .consume: ConsumeCommand.self
+        case .verify: VerifyCommand.self
+        case .exportKey, .exportRoot: KeyCommand.self
+        case .approve: ApproveCommand.self
+        case .decline: DeclineCommand.self
+        case .resolve: ResolveCommand.self
+        case .refund: RefundCommand.self
+        case .deleteTransaction: DeleteTransactionCommand.self
+        case .status: StatusCommand.self
+        case .autoRenew: AutoRenewCommand.self
+        case .expire: ExpireCommand.self
+        case .renew: RenewCommand.self
+        case .accounts, .createAccount, .switchAccount, .families, .familyCreate, .familyAdd, .familyRemove: AccountsCommand.self
+        case .reset: ResetCommand.self
+        case .settings, .setSetting: SettingsCommand.self
+        case .clock, .advanceClock: ClockCommand.self
+        case .log: LogCommand.self
+        case .appTransaction: AppTransactionCommand.self
+        case .offerKeys, .offerKeysAdd, .offerKeysCreate, .offerKeysRemove: OfferKeysCommand.self
+        case .offerSign: OfferCommand.self
+        case .redeem: RedeemCommand.self
+        case .refundRequests, .refundRequestBegin, .refundRequestApprove, .refundRequestDecline: RefundRequestCommand.self
+        case .priceIncrease, .priceIncreases, .priceIncreaseAnswer: PriceIncreaseCommand.self
+        case .messages, .messageShow, .messageDefer: MessagesCommand.self
+        case .messageSend: MessageCommand.self
+        case .catalogCheck, .catalogConvert: CatalogCommand.self
+        case .doctor: DoctorCommand.self
+        case .replay: ReplayCommand.self
+        case .completions: CompletionsCommand.self
+        case .manPage: ManCommand.self
+        case .complete: CompleteCommand.self
+        case .help: HelpCommand.self
+        case .serve, .serveKeys, .serveKeysAdd, .serveKeysCreate, .serveKeysRemove, .serveURLs, .serveURLsAdd, .serveURLsRemove: ServeCommand.self
+        case .notifications: NotificationsCommand.self
+        }
+    }
+}

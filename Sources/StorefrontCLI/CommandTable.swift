@@ -3,7 +3,8 @@ import StoreEngine
 // MARK: - The command table's vocabulary
 //
 // One table drives the parser, `--help`, the shell completions and the man page:
-// ``OptionSpec/all`` for the options and ``CommandHelp/all`` for the commands.
+// ``OptionSpec/all`` for the options and ``CommandHelp/all`` for the commands (each command
+// type's own entry, in the order of ``StorefrontCommands/all``).
 // The parser refuses any option or command that is not in it, so nothing can be
 // parsed without being documented and completed.
 

@@ -3,7 +3,7 @@ import StorefrontUI
 
 /// `storefront doctor`: checks a store file without opening it for writing and
 /// says what is wrong with it. Needs no catalog.
-enum DoctorCommand {
+enum DoctorCommand: StorefrontCommand {
     static let help = CommandHelp(
         name: "doctor", usage: "doctor [--store PATH] [--json]",
         summary: "Check a store file and say what is wrong with it",
@@ -17,11 +17,29 @@ enum DoctorCommand {
             Exits 0 when healthy, 1 when problems were found, 74 when it cannot be read.
             """)
 
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(0, "")
+        try line.allow()
+        return .doctor
+    }
+
+    /// Before the catalog: a store file is checked on its own, and nothing is created.
+    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
+        run(path: context.explicitStore ?? context.defaultStore, json: context.invocation.json, console: context.console)
+    }
+
     static func run(path: String, json: Bool, console: Console) -> ExitCode {
         let checkup = StoreDoctor.examine(path: path)
         let code: ExitCode = !checkup.readable ? .storeUnusable : checkup.problems.isEmpty ? .success : .failure
         if json {
-            console.out(checkup.json.serialized())
+            // A failing checkup is a failure's document too: the error member first, then the checks.
+            if code != .success, case .object(let members) = checkup.json {
+                let message = checkup.readable ? "\(checkup.problems.count) problem\(checkup.problems.count == 1 ? "" : "s") found"
+                    : "store file \(path) cannot be read"
+                console.out(JSON.object([CommandFailure.member(name: code.name, message: message)] + members).serialized())
+            } else {
+                console.out(checkup.json.serialized())
+            }
             return code
         }
         console.out("Store file \(TerminalText.sanitized(path))")

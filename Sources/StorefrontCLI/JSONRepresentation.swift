@@ -115,15 +115,12 @@ extension TransactionEvent {
 }
 
 extension StoreError {
-    var json: JSON {
-        .object([
-            "error": .object([
-                "name": .string(name),
-                "domain": domain.map { .string($0) },
-                "skErrorCode": skErrorCode.map { .integer($0) },
-                "message": .string(message),
-            ])
-        ])
+    var json: JSON { failure.json }
+
+    /// The failure `--json` and standard error report for this error (exit 1).
+    var failure: CommandFailure {
+        CommandFailure(name: name, domain: domain, skErrorCode: skErrorCode, message: message,
+                lines: ["storefront: \(description)"], code: .failure)
     }
 }
 

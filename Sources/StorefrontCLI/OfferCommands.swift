@@ -2,6 +2,76 @@ import Foundation
 import StoreEngine
 import StorefrontUI
 
+/// `app-transaction`: the account's signed `AppTransaction`.
+enum AppTransactionCommand: StorefrontCommand {
+    static var help: CommandHelp { OfferCommands.appTransactionHelp }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(0, "")
+        try line.allow()
+        return .appTransaction
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.appTransaction() }
+}
+
+/// `offer-keys [add | create | remove]`: the promotional offer keys.
+enum OfferKeysCommand: StorefrontCommand {
+    static var help: CommandHelp { OfferCommands.offerKeysHelp }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        return try line.offer.command(line.name, line.args, issuer: line.issuer, appAccountToken: line.appAccountToken)
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        switch command {
+        case .offerKeys: try await session.offerKeys()
+        case .offerKeysAdd(let keyID, let path, let issuer): try await session.offerKeysAdd(keyID: keyID, path: path, issuer: issuer)
+        case .offerKeysCreate(let keyID, let issuer): try await session.offerKeysCreate(keyID: keyID, issuer: issuer)
+        case .offerKeysRemove(let keyID): try await session.offerKeysRemove(keyID)
+        default: nil
+        }
+    }
+}
+
+/// `offer sign PRODUCT OFFER`: a promotional offer signed as the app's server would.
+enum OfferCommand: StorefrontCommand {
+    static var help: CommandHelp { OfferCommands.offerHelp }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        return try line.offer.command(line.name, line.args, issuer: line.issuer, appAccountToken: line.appAccountToken)
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .offerSign(let productID, let offerID, let keyID, let token, let legacy) = command else { return nil }
+        return try await session.offerSign(productID, offerID, keyID: keyID, appAccountToken: token, legacy: legacy)
+    }
+}
+
+/// `redeem CODE`: an offer code, as the App Store's redeem sheet.
+enum RedeemCommand: StorefrontCommand {
+    static var help: CommandHelp { OfferCommands.redeemHelp }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(1, "a CODE")
+        try line.allow()
+        return .redeem(code: line.args[0])
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .redeem(let code) = command else { return nil }
+        return try await session.redeem(code)
+    }
+}
+
 /// The app transaction, promotional offer keys and signatures, and offer codes.
 enum OfferCommands {
     static let appTransactionHelp = CommandHelp(

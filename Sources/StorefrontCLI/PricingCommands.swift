@@ -2,6 +2,69 @@ import Foundation
 import StoreEngine
 import StorefrontUI
 
+/// `price-increase`: a subscription's price changes, and the customer's answer.
+enum PriceIncreaseCommand: StorefrontCommand {
+    static var help: CommandHelp { PricingCommands.priceIncreaseHelp }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        return try line.pricing.command(line.name, line.args)
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { true }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        switch command {
+        case .priceIncrease(let productID, let price, let consent):
+            try await session.priceIncrease(productID, price: price, consentRequired: consent)
+        case .priceIncreases: try await session.priceIncreases()
+        case .priceIncreaseAnswer(let productID, let consent): try await session.answerPriceIncrease(productID, consent: consent)
+        default: nil
+        }
+    }
+}
+
+/// `messages [show ID | defer ID]`: the App Store's messages to the app.
+enum MessagesCommand: StorefrontCommand {
+    static var help: CommandHelp { PricingCommands.messagesHelp }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        return try line.pricing.command(line.name, line.args)
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool {
+        switch command {
+        case .messages, .messageShow: true  // a message's sheet shows the catalog's prices and offers
+        default: false
+        }
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        switch command {
+        case .messages: try await session.messages()
+        case .messageShow(let id): try await session.showMessage(id)
+        case .messageDefer(let id): try await session.deferMessage(id)
+        default: nil
+        }
+    }
+}
+
+/// `message send REASON`: a tester queues a message.
+enum MessageCommand: StorefrontCommand {
+    static var help: CommandHelp { PricingCommands.messageHelp }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        return try line.pricing.command(line.name, line.args)
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .messageSend(let reason) = command else { return nil }
+        return try await session.sendMessage(reason)
+    }
+}
+
 /// Price increases and the App Store's messages: their command table entries, parsing and reports.
 enum PricingCommands {
     static let priceIncreaseHelp = CommandHelp(

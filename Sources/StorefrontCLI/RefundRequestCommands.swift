@@ -2,6 +2,26 @@ import Foundation
 import StoreEngine
 import StorefrontUI
 
+/// `refund-request [begin | approve | decline]`: refund requests, as the app and as the App Store.
+enum RefundRequestCommand: StorefrontCommand {
+    static var help: CommandHelp { RefundRequestCommands.help }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        return try RefundRequestCommands.command(line.args, reason: line.reason, requestReason: line.requestReason)
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        switch command {
+        case .refundRequests: try await session.refundRequests()
+        case .refundRequestBegin(let id, let reason): try await session.beginRefundRequest(id, reason: reason)
+        case .refundRequestApprove(let id, let reason): try await session.decideRefundRequest(id, approve: true, reason: reason)
+        case .refundRequestDecline(let id): try await session.decideRefundRequest(id, approve: false, reason: nil)
+        default: nil
+        }
+    }
+}
+
 /// `refund-request …`: refund requests made from the app, and the App Store's decision.
 enum RefundRequestCommands {
     static let help = CommandHelp(

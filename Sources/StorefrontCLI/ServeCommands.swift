@@ -4,6 +4,112 @@ import StoreEngine
 import StorefrontServer
 import StorefrontUI
 
+/// `notifications`: the server notifications the store recorded, with their delivery.
+enum NotificationsCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "notifications", usage: "notifications [--json]",
+        summary: "The App Store Server Notifications the store recorded, with their delivery",
+        details: """
+            Every notification the store made (SUBSCRIBED, DID_RENEW, REFUND, …), oldest first,
+            with its subtype, transaction and each delivery attempt (store time, URL and Apple's
+            sendAttemptResult). --json adds the signedPayload.
+            """)
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(0, "")
+        try line.allow()
+        return .notifications
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.notifications() }
+}
+
+/// `serve`: the App Store Server API and Server Notifications V2; `serve keys`, `serve urls`: what it uses.
+enum ServeCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "serve", usage: "serve [--listen HOST:PORT] [--notify URL]… [--allow-remote] | serve keys [add KEY_ID --issuer ID --public-key FILE | create [--issuer ID] | remove KEY_ID] | serve urls [add URL | remove URL]",
+        summary: "Run the App Store Server API and send Server Notifications V2",
+        details: """
+            Serves Apple's App Store Server API over the store file, for every account in it:
+            transaction info, history (v1 and v2, revision paging), all subscription statuses,
+            refund lookup (v2), renewal-date extension (one subscription, or all active
+            subscribers of a product, with its status), consumption, test notifications,
+            notification history and order lookup, with Apple's paths and error bodies.
+            Requests need Apple's bearer token: an ES256 JWT (kid, iss, aud appstoreconnect-v1,
+            bid, exp) signed by a key registered here; anything else gets 401.
+            Every notification the store records (by any storefront process) is POSTed as
+            {"signedPayload": …} to each --notify URL (without --notify: each URL kept with
+            serve urls add), in order; a failure is retried 1, 12, 24, 48 and 72 hours after
+            the previous attempt, on the store's clock. Waiting notifications are sent when
+            the server starts. A kept URL gets only what is recorded after it was added; a
+            --notify URL everything it has not had.
+              --listen HOST:PORT   default 127.0.0.1:8089; port 0 picks a free port (printed)
+              --notify URL         a receiver (repeatable)
+              --allow-remote       needed to listen on a non-loopback address
+              serve keys                     the registered keys
+              serve keys add KEY_ID --issuer ID --public-key FILE
+                                             accept tokens signed by that key (PEM public key)
+              serve keys create [--issuer ID]
+                                             make a key; its .p8 private key is printed once
+              serve keys remove KEY_ID       stop accepting it
+              serve urls                     the receiver URLs kept in the store
+              serve urls add URL             keep one: it gets what is recorded from now on
+              serve urls remove URL          forget it
+            Ctrl-C or SIGTERM stops the server cleanly.
+            """,
+        options: ["--listen", "--notify", "--allow-remote", "--issuer", "--public-key"], operands: [.words(["keys", "urls"])])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        let (name, args, issuer, publicKey) = (line.name, line.args, line.issuer, line.publicKey)
+        let command: Command
+        switch (args.first, args.count) {
+        case (nil, _):
+            if issuer != nil || publicKey != nil {
+                throw UsageError(description: "serve takes --issuer and --public-key with keys add or keys create", command: name)
+            }
+            command = .serve(listen: line.listen ?? "127.0.0.1:8089", notify: line.notify, allowRemote: line.allowRemote)
+        case ("keys", 1): command = .serveKeys
+        case ("keys", 3) where args[1] == "add" && !args[2].isEmpty:
+            guard let issuer, let publicKey else {
+                throw UsageError(description: "serve keys add KEY_ID needs --issuer ID and --public-key FILE", command: name)
+            }
+            command = .serveKeysAdd(keyID: args[2], issuer: issuer, publicKeyPath: publicKey)
+        case ("keys", 2) where args[1] == "create": command = .serveKeysCreate(issuer: issuer)
+        case ("keys", 3) where args[1] == "remove" && !args[2].isEmpty: command = .serveKeysRemove(keyID: args[2])
+        case ("urls", 1): command = .serveURLs
+        case ("urls", 3) where args[1] == "add" && !args[2].isEmpty: command = .serveURLsAdd(url: args[2])
+        case ("urls", 3) where args[1] == "remove" && !args[2].isEmpty: command = .serveURLsRemove(url: args[2])
+        default:
+            throw UsageError(description: "serve takes nothing, keys [add KEY_ID | create | remove KEY_ID] or urls [add URL | remove URL]",
+                             command: name)
+        }
+        if case .serve = command {} else if line.listen != nil || !line.notify.isEmpty || line.allowRemote {
+            throw UsageError(description: "serve keys and serve urls take no --listen, --notify or --allow-remote", command: name)
+        }
+        if args.first == "urls", issuer != nil || publicKey != nil {
+            throw UsageError(description: "serve urls takes no --issuer or --public-key", command: name)
+        }
+        return command
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { if case .serve = command { true } else { false } }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        // `serve` itself runs until stopped, with an exit code of its own (the CLI starts it).
+        switch command {
+        case .serveKeys: try await session.serveKeys()
+        case .serveKeysAdd(let keyID, let issuer, let path): try await session.serveKeysAdd(keyID: keyID, issuer: issuer, path: path)
+        case .serveKeysCreate(let issuer): try await session.serveKeysCreate(issuer: issuer)
+        case .serveKeysRemove(let keyID): try await session.serveKeysRemove(keyID)
+        case .serveURLs: try await session.serveURLs()
+        case .serveURLsAdd(let url): try await session.serveURLsAdd(url)
+        case .serveURLsRemove(let url): try await session.serveURLsRemove(url)
+        default: nil
+        }
+    }
+}
+
 /// `serve`, `serve keys …` and `notifications`.
 extension Session {
     /// Runs the server until SIGINT or SIGTERM.

@@ -2,6 +2,183 @@ import Foundation
 import StoreEngine
 import StorefrontUI
 
+/// `accounts`: the sandbox testers, and their families (`accounts family …`).
+enum AccountsCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "accounts", usage: "accounts [create NAME | switch NAME | family [create NAME | add NAME ACCOUNT | remove NAME ACCOUNT]] [--json]",
+        summary: "List, create or switch sandbox testers; group them in families",
+        details: """
+              accounts               the store file's accounts; * marks the one in use
+              accounts create NAME   a new tester with an empty history (the way to test a
+                                     first purchase of a non-consumable again)
+              accounts switch NAME   use NAME when --account is not given (created if new)
+            Settings marked "per account" (canMakePayments, askToBuy) belong to each tester.
+            \(FamilyCommands.details)
+            """,
+        operands: [.words(["create", "switch", "family"]), .text, .text, .text])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        let args = line.args
+        switch (args.first, args.count) {
+        case (nil, _): return .accounts
+        case ("create", 2) where !args[1].isEmpty: return .createAccount(name: args[1])
+        case ("switch", 2) where !args[1].isEmpty: return .switchAccount(name: args[1])
+        case ("family", _): return try FamilyCommands.command(Array(args.dropFirst()))
+        default:
+            throw UsageError(description: "accounts takes nothing, create NAME, switch NAME or family …", command: line.name)
+        }
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool {
+        switch command {
+        case .familyAdd, .familyRemove: true  // what is shared is what the catalog marks familyShareable
+        default: false
+        }
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        switch command {
+        case .accounts: try await session.accounts()
+        case .createAccount(let name): try await session.createAccount(name)
+        case .switchAccount(let name): try await session.switchAccount(name)
+        case .families: try await session.families()
+        case .familyCreate(let name): try await session.createFamily(name)
+        case .familyAdd(let name, let account): try await session.addFamilyMember(account, to: name)
+        case .familyRemove(let name, let account): try await session.removeFamilyMember(account, from: name)
+        default: nil
+        }
+    }
+}
+
+/// `reset app | account | all`: the app's state, the account's history, or everything wiped.
+enum ResetCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "reset", usage: "reset app | account | all [--json]",
+        summary: "Wipe the app's state, the account's history, or everything",
+        details: """
+              app       as deleting the app: its owned-products cache and consumable balances
+                        (for every account); the App Store's history stays, so restore works
+              account   the account's transactions, settings, log and app-side state
+              all       the whole store file's contents (transaction ids are never reused)
+            """,
+        operands: [.words(["app", "account", "all"])])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(1, "what to reset: app, account or all")
+        try line.allow()
+        guard let scope = ResetScope(rawValue: line.args[0]) else {
+            throw UsageError(description: "reset takes app, account or all, not \"\(line.args[0])\"", command: line.name)
+        }
+        return .reset(scope)
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .reset(let scope) = command else { return nil }
+        return try await session.reset(scope)
+    }
+}
+
+/// `settings [set NAME VALUE [--once]]`: the simulated conditions.
+enum SettingsCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "settings", usage: "settings [set NAME VALUE [--once]] [--json]",
+        summary: "Show or change the simulated conditions",
+        details: """
+            Without operands, lists every setting and its value. `settings set NAME VALUE`
+            changes one; settings are kept in the store file. With --once an error setting
+            applies to the next call only, then returns to none.
+            \(SettingDefinition.all.map { "  \($0.name.padding(toLength: CommandHelp.settingNameWidth, withPad: " ", startingAt: 0)) \($0.scope == .account ? "per account" : "whole store"): \($0.summary)" }.joined(separator: "\n"))
+            """,
+        options: ["--once"], operands: [.words(["set"]), .settingName, .settingValue])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        let args = line.args
+        switch args.count {
+        case 0: return .settings
+        case 3 where args[0] == "set": return .setSetting(name: args[1], value: args[2], once: line.once)
+        default:
+            throw UsageError(description: "settings takes nothing, or set NAME VALUE", command: line.name)
+        }
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        switch command {
+        case .settings: try await session.settings()
+        case .setSetting(let name, let value, let once): try await session.setSetting(name, value, once: once)
+        default: nil
+        }
+    }
+}
+
+/// `clock [advance DURATION]`: the store's clock, or a jump ahead.
+enum ClockCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "clock", usage: "clock [advance DURATION] [--json]",
+        summary: "Show the store's clock, or jump it ahead (renewals follow)",
+        details: """
+            The store has its own time: real time scaled by the timeRate setting (Xcode's
+            names: realTime, monthlyRenewalEveryHour … monthlyRenewalEveryThirtySeconds,
+            oneRenewalEveryFifteenMinutes … oneRenewalEveryTwoSeconds), plus every jump.
+              clock                    the store time and rate
+              clock advance DURATION   jump ahead by an ISO-8601 duration (P1M, P3D, PT6H);
+                                       the renewals, billing retries and expiries due by then
+                                       are made in order, as when a device was off
+            """,
+        operands: [.words(["advance"]), .words(["P1D", "P1W", "P1M", "P1Y", "PT1H"])])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        let args = line.args
+        switch args.count {
+        case 0: return .clock
+        case 2 where args[0] == "advance":
+            guard let duration = ISODuration(args[1]), duration != ISODuration() else {
+                throw UsageError(description: "clock advance needs an ISO-8601 duration such as P1M, P3D or PT6H, not \"\(args[1])\"", command: line.name)
+            }
+            return .advanceClock(duration)
+        default:
+            throw UsageError(description: "clock takes nothing, or advance DURATION", command: line.name)
+        }
+    }
+
+    static func needsCatalog(_ command: Command) -> Bool { if case .advanceClock = command { true } else { false } }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        switch command {
+        case .clock: try await session.clock()
+        case .advanceClock(let duration): try await session.advanceClock(duration)
+        default: nil
+        }
+    }
+}
+
+/// `log [--limit N]`: the account's transaction state changes.
+enum LogCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "log", usage: "log [--limit N] [--json]",
+        summary: "The account's transaction state changes (StoreKit 1 states)",
+        details: """
+            The newest N (default 50) state changes of the account's transactions, in the
+            order they happened by the store's clock: purchasing, purchased, failed, restored,
+            deferred; revoked for a refund and expired for a subscription's end (StoreKit 1
+            has no state for either). Failures carry the error's name and SKError code.
+            """,
+        options: ["--limit"])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(0, "")
+        try line.allow()
+        return .log(limit: line.limit ?? 50)
+    }
+
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        guard case .log(let limit) = command else { return nil }
+        return try await session.log(limit: limit)
+    }
+}
+
 /// The tester's commands — clock, accounts, settings, resets, the log — on the test session's face.
 extension Session {
     func clock() async throws -> Report {

@@ -1,6 +1,80 @@
 import CBuildInfo
 import StoreEngine
 
+/// `completions bash|zsh|fish`: the shell's completion script.
+enum CompletionsCommand: StorefrontCommand {
+    static var help: CommandHelp { ToolCommands.completionsHelp }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(1, "a shell: bash, zsh or fish")
+        try line.allow()
+        guard let shell = Shell(rawValue: line.args[0]) else {
+            throw UsageError(description: "completions takes bash, zsh or fish, not \"\(line.args[0])\"", command: line.name)
+        }
+        return .completions(shell)
+    }
+
+    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
+        guard case .completions(let shell) = command else { return nil }
+        context.console.out(Completions.script(for: shell))
+        return .success
+    }
+}
+
+/// `man`: the manual page storefront(1).
+enum ManCommand: StorefrontCommand {
+    static var help: CommandHelp { ToolCommands.manHelp }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.expect(0, "")
+        try line.allow()
+        return .manPage
+    }
+
+    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
+        context.console.out(ManPage.roff)
+        return .success
+    }
+}
+
+/// `__complete WHAT`: candidates for the completion scripts (hidden).
+enum CompleteCommand: StorefrontCommand {
+    static var help: CommandHelp { ToolCommands.completeHelp }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        try line.allow()
+        guard let request = CompletionRequest(line.args) else {
+            throw UsageError(description: "__complete takes products, groups or setting-values NAME", command: line.name)
+        }
+        return .complete(request)
+    }
+
+    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
+        guard case .complete(let request) = command else { return nil }
+        for candidate in request.candidates(catalogPath: context.invocation.catalogPath) { context.console.out(candidate) }
+        return .success
+    }
+}
+
+/// `help [COMMAND]`, `--help`, `COMMAND --help`: the commands and options, or one command's details.
+enum HelpCommand: StorefrontCommand {
+    static let help = CommandHelp(
+        name: "help", usage: "help [COMMAND]",
+        summary: "The commands and options, or one command's details",
+        details: "The same as `storefront --help`, or `storefront COMMAND --help` when a COMMAND is named.",
+        operands: [.command])
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+        .help(line.args.first)
+    }
+
+    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
+        guard case .help(let name) = command else { return nil }
+        context.console.out(name.flatMap(CommandHelp.named)?.text ?? CommandHelp.overview(defaultStore: context.defaultStore))
+        return .success
+    }
+}
+
 /// `--version`, `completions`, `man` and the hidden `__complete`: the commands that
 /// install and describe the tool. None opens a store file; only `__complete` reads the catalog.
 enum ToolCommands {
@@ -43,23 +117,6 @@ enum ToolCommands {
     static var versionLine: String {
         let commit = String(cString: storefront_build_commit())
         return "storefront \(CLI.version) (\(commit.isEmpty ? "unknown commit" : "commit \(commit)"))"
-    }
-
-    /// Runs the command if it is one of these; nil when it is not.
-    static func run(_ invocation: Invocation, console: Console) -> ExitCode? {
-        switch invocation.command {
-        case .version:
-            console.out(versionLine)
-        case .completions(let shell):
-            console.out(Completions.script(for: shell))
-        case .manPage:
-            console.out(ManPage.roff)
-        case .complete(let request):
-            for candidate in request.candidates(catalogPath: invocation.catalogPath) { console.out(candidate) }
-        default:
-            return nil
-        }
-        return .success
     }
 }
 

@@ -1,6 +1,7 @@
 import CursesBackend
 import Dispatch
 import Foundation
+import Scenarios
 import StoreEngine
 import StorefrontCLI
 import StorefrontUI

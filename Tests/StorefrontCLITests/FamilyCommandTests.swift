@@ -89,7 +89,7 @@ struct FamilyCommandTests {
         let again = try await run(["refund-request", "begin", String(coins), "--json"])
         again.expect(exit: 1)
         #expect(again.stderr.contains("duplicateRequest"))
-        #expect(try again.jsonObject()["error"] as? String == "duplicateRequest")
+        #expect((try again.jsonObject()["error"] as? [String: Any])?["name"] as? String == "duplicateRequest")
 
         try await run(["buy", "pro"]).expect(exit: 0)
         let pro = try #require(try await transactions(run, "tester@local").first?["id"] as? Int)

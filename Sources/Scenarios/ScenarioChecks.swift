@@ -35,7 +35,7 @@ extension ScenarioRun {
                 fail("\(group)'s renewal info with \(field) \(wanted)", "no subscription in \(group)")
                 return
             }
-            let value = text(status.renewalInfo.json[field])
+            let value = text(commands.json(status.renewalInfo)[field])
             if value != wanted { fail("\(field) \(wanted)", "\(field) \(value)") }
         case .transactions(let productID, let wanted):
             let count = try await store.appStore.transactions().filter { $0.productID == productID }.count
@@ -44,7 +44,7 @@ extension ScenarioRun {
             let id = Scenario.isReference(word) ? try referenceID(word) : Int64(word.text)!
             let wanted = Scenario.isReference(wantedWord) ? String(try referenceID(wantedWord)) : wantedWord.text
             let transaction = try await store.appStore.transaction(id: id)
-            let value = text(transaction.json[field])
+            let value = text(commands.json(transaction)[field])
             if value != wanted { fail("transaction \(id) \(field) \(wanted)", "\(field) \(value)") }
         case .screen(let text, let wanted):
             let screen = try await openPaywall()

@@ -32,16 +32,8 @@ public struct ScenarioResult: Sendable {
     public var firstFailure: StepResult? { steps.first { $0.status == .failed } }
 }
 
-/// Where a replay meets the engine, replaceable by tests: a test double here breaks one
-/// rule on purpose and shows that the scenario covering it fails, and how it reads.
-struct ScenarioHooks: Sendable {
-    /// A store command's report: the CLI's own Session, unless a test replaces a rule.
-    var command: @Sendable (Session, Command) async throws -> Report? = { session, command in
-        try await session.report(for: command)
-    }
-    /// The paywall's effects: ``EngineEffects``, unless a test wraps them.
-    var effects: @Sendable (EngineEffects) -> @Sendable (Effect) async -> Action? = { engine in engine.perform }
-}
+/// The paywall's effects for a replay: ``EngineEffects``, unless a test wraps them to break a rule on purpose.
+public typealias ScenarioEffects = @Sendable (EngineEffects) -> @Sendable (Effect) async -> Action?
 
 /// Real time as a scenario sees it: fixed at its start, moved only by `wait`.
 final class ScenarioClock: Sendable {
@@ -52,14 +44,15 @@ final class ScenarioClock: Sendable {
 }
 
 /// Lines a command prints, kept for `expect output`.
-final class LineCollector: Sendable {
+public final class LineCollector: Sendable {
     private let lines = Mutex<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
+    public init() {}
+    @Sendable public func append(_ line: String) { lines.withLock { $0.append(line) } }
+    public var all: [String] { lines.withLock { $0 } }
 }
 
 /// Runs one scenario on a fresh store file in a temporary folder.
-final class ScenarioRun {
+public final class ScenarioRun {
     let scenario: Scenario
     let catalog: Catalog
     let clock: ScenarioClock
@@ -75,11 +68,15 @@ final class ScenarioRun {
     /// The newest server notification an `expect notification` matched: the next one looks after it.
     var notificationsSeen: Int64?
     var paywall: HeadlessPaywall?
-    let hooks: ScenarioHooks
+    /// The command line the store commands run on (the CLI's), and the paywall's effects.
+    let commands: any ScenarioCommandLine
+    let effects: ScenarioEffects
 
-    init(scenario: Scenario, catalog: Catalog, hooks: ScenarioHooks = ScenarioHooks()) throws {
+    public init(scenario: Scenario, catalog: Catalog, commands: any ScenarioCommandLine,
+                effects: @escaping ScenarioEffects = { engine in engine.perform }) throws {
         self.scenario = scenario
-        self.hooks = hooks
+        self.commands = commands
+        self.effects = effects
         self.catalog = catalog
         clock = ScenarioClock(scenario.start)
         let template = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-replay-XXXXXX").path
@@ -90,7 +87,7 @@ final class ScenarioRun {
     }
 
     /// Runs every step; after an action fails unexpectedly, the rest are skipped.
-    func run(keep: Bool) async -> ScenarioResult {
+    public func run(keep: Bool) async -> ScenarioResult {
         var result = ScenarioResult(path: scenario.path, name: scenario.name)
         let started = ContinuousClock.now
         var stopped = false
@@ -176,8 +173,8 @@ final class ScenarioRun {
 
     // MARK: - Store commands
 
-    /// Runs a store command as the CLI does (the same parser and Session), on a store
-    /// opened for this command alone, like another `storefront` process.
+    /// Runs a store command as the CLI does (its parser and commands, through ``commands``),
+    /// on a store opened for this command alone, like another `storefront` process.
     private func command(_ words: [ScenarioWord]) async throws {
         var arguments: [String] = []
         for word in words {
@@ -187,32 +184,12 @@ final class ScenarioRun {
                 arguments.append(word.text)
             }
         }
-        let invocation = try Invocation.parse(arguments)
-        let store = try Store(catalog: catalog, path: storePath, account: invocation.account, now: clock.now)
-        let output = LineCollector()
-        let session = Session(store: store, invocation: invocation,
-                              console: Console(out: output.append, err: output.append, outData: { _ in }))
         lastError = nil
-        var reported: JSON?
-        do {
-            try await store.appStore.processRenewals()
-            if invocation.command.actsAsTheApp { try await session.deliverUnfinished() }
-            if let report = try await hooks.command(session, invocation.command) {
-                report.lines.forEach(output.append)
-                reported = report.json
-            }
-        } catch let error as StoreError {
-            lastError = (error.name, error.description)
-        } catch let error as AccountExists {
-            lastError = ("accountExists", "the account \(error.name) exists already")
-        } catch let error as RefundRequestError {
-            lastError = (error.name, error.description)
-        } catch let error as FamilyError {
-            lastError = ("family", error.description)
-        } catch let error as SettingError {
-            lastError = ("usage", error.description)
-        }
-        lastOutput = output.all
+        let ran = try await commands.run(arguments, catalog: catalog, storePath: storePath, now: clock.now)
+        let store = ran.store
+        let reported = ran.json
+        lastError = ran.error.map { ($0.name, $0.message) }
+        lastOutput = ran.lines
         if let id = reported?["transaction"]?["id"] ?? reported?["request"]?["id"], case .number(let text) = id, let number = Int64(text) {
             last = number
         } else if let newest = try await store.appStore.transactions(limit: 1).first?.id, newest != last,
@@ -247,13 +224,8 @@ final class ScenarioRun {
     func openPaywall() async throws -> HeadlessPaywall {
         if let paywall { return paywall }
         let store = try observer()
-        let output = LineCollector()
-        let session = Session(store: store, invocation: Invocation(command: .paywall),
-                              console: Console(out: output.append, err: output.append, outData: { _ in }))
-        try await store.appStore.processRenewals()
-        try await session.deliverUnfinished()
-        lastOutput = output.all
-        let screen = HeadlessPaywall(store: store, size: scenario.size, perform: hooks.effects)
+        lastOutput = try await commands.launch(store)
+        let screen = HeadlessPaywall(store: store, size: scenario.size, perform: effects)
         await screen.start()
         paywall = screen
         return screen
@@ -262,7 +234,6 @@ final class ScenarioRun {
     func describe(_ error: any Error) -> String {
         switch error {
         case let error as StoreError: error.description
-        case let error as UsageError: error.description
         case let error as ScenarioFailure: error.message
         case let error as StoreFileError: error.description
         default: "\(error)"

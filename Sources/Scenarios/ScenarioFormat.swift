@@ -130,19 +130,20 @@ extension Scenario {
     /// Options a scenario may not give: it has its own store and catalog, and reads results itself.
     static let refusedOptions: Set<String> = ["--store", "--catalog", "--json", "--latency", "--help", "--version", "--record"]
 
-    /// Reads a scenario file; the catalog is resolved against the file's folder.
-    public static func load(path: String) throws(ScenarioSyntaxError) -> Scenario {
+    /// Reads a scenario file; the catalog is resolved against the file's folder, the store
+    /// commands checked with the command line's parser.
+    public static func load(path: String, commands: any ScenarioCommandLine) throws(ScenarioSyntaxError) -> Scenario {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ScenarioSyntaxError(path: path, line: 0, column: 0, message: "cannot read the file")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ScenarioSyntaxError(path: path, line: 0, column: 0, message: "not UTF-8 text")
         }
-        return try parse(text, path: path)
+        return try parse(text, path: path, commands: commands)
     }
 
     /// Parses a scenario's text. `path` names it in errors and anchors a relative catalog path.
-    public static func parse(_ text: String, path: String) throws(ScenarioSyntaxError) -> Scenario {
+    public static func parse(_ text: String, path: String, commands: any ScenarioCommandLine) throws(ScenarioSyntaxError) -> Scenario {
         var scenario = Scenario(path: path, catalogPath: "", catalogLine: 0, start: defaultStart, size: defaultSize, steps: [])
         var captures: Set<String> = []
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -216,7 +217,7 @@ extension Scenario {
                     capture = name.text
                     commandWords.removeLast(2)
                 }
-                do { try checkCommand(commandWords, captures: captures) } catch { throw fail(error.column, error.message) }
+                do { try checkCommand(commandWords, captures: captures, commands: commands) } catch { throw fail(error.column, error.message) }
                 if let capture { captures.insert(capture) }
                 step(.command(words: commandWords, capture: capture))
             }
@@ -311,17 +312,17 @@ extension Scenario {
     }
 
     /// Checks a store command line with the CLI's own parser, references standing in as numbers.
-    static func checkCommand(_ words: [ScenarioWord], captures: Set<String>) throws(LineFault) {
+    static func checkCommand(_ words: [ScenarioWord], captures: Set<String>, commands: any ScenarioCommandLine) throws(LineFault) {
         let first = words[0]
         guard allowedCommands.contains(first.text) else {
-            let hint = CommandHelp.named(first.text) != nil ? "a scenario runs store commands only, not \(first.text)"
+            let hint = commands.isCommand(first.text) ? "a scenario runs store commands only, not \(first.text)"
                 : "unknown step \"\(first.text)\": a store command (buy, refund, clock advance, settings set, …), press, select, launch, wait or expect"
             throw LineFault(column: first.column, message: hint)
         }
         for word in words where !word.quoted {
             let option = String(word.text.split(separator: "=", maxSplits: 1).first ?? "")
-            if let spec = OptionSpec.named(option), refusedOptions.contains(spec.long) {
-                throw LineFault(column: word.column, message: "a scenario has its own store, catalog and output: \(spec.long) is not allowed")
+            if let long = commands.longOption(option), refusedOptions.contains(long) {
+                throw LineFault(column: word.column, message: "a scenario has its own store, catalog and output: \(long) is not allowed")
             }
             if !word.quoted, word.text.hasPrefix("$"), !captures.contains(String(word.text.dropFirst())) {
                 throw LineFault(column: word.column, message: "\(word.text) is not captured before this line (capture with `… as \(word.text.dropFirst())`)")
@@ -329,8 +330,9 @@ extension Scenario {
         }
         let arguments = words.map { isReference($0) ? "1" : $0.text }
         do {
-            _ = try Invocation.parse(arguments)
+            try commands.check(arguments)
         } catch {
+            let error = String(describing: error)
             // Point at the word the message quotes, else at the command.
             let quotedWord = words.dropFirst().first { word in
                 error.description.contains("\"\(word.text)\"") || error.description.hasSuffix(" " + word.text)

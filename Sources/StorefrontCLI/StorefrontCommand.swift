@@ -1,0 +1,143 @@
+import Foundation
+import StoreEngine
+
+/// One command of `storefront` (a word on the command line: `buy`, `settings`, `serve`, …) with
+/// everything about it side by side: its entry in the command table (name, usage, one-line
+/// summary, details, options, operands), how its operands parse into a ``Command``, whether it
+/// needs the catalog, whether it plays the app, and how it runs.
+///
+/// The command table (`--help`, the man page, the shell completions, and the parser's list of
+/// commands and options) is ``StorefrontCommands/all``. A new command is a type conforming to
+/// this protocol, a case (or cases) of ``Command`` for what it parses to, its name in
+/// ``Command/type``, and one line in ``StorefrontCommands/all``.
+protocol StorefrontCommand: Sendable {
+    /// The command's entry in the command table.
+    static var help: CommandHelp { get }
+    /// Reads the operands and options after the command's name into what to run.
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command
+    /// Whether `command` (one this type parsed) needs the catalog; without one it runs on an
+    /// absent catalog, naming products by id. Default: no.
+    static func needsCatalog(_ command: Command) -> Bool
+    /// Whether `command` plays the app, which delivers waiting transactions when it starts,
+    /// rather than the App Store, a parent or the tester. Default: no.
+    static func actsAsTheApp(_ command: Command) -> Bool
+    /// Runs `command` before any catalog or store is opened (help, tools, catalog files,
+    /// scenarios, the store file's checkup) and returns its exit code; nil when it runs on a store.
+    /// Default: nil.
+    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode?
+    /// Runs `command` on an open store: its report, which prints as text or as JSON with
+    /// `--json`; nil when the command printed its output itself. Default: nothing to report.
+    static func run(_ command: Command, in session: Session) async throws -> Report?
+}
+
+extension StorefrontCommand {
+    static func needsCatalog(_ command: Command) -> Bool { false }
+    static func actsAsTheApp(_ command: Command) -> Bool { false }
+    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? { nil }
+    static func run(_ command: Command, in session: Session) async throws -> Report? { nil }
+}
+
+/// What a command that runs alone has to work with.
+struct CommandContext {
+    var invocation: Invocation
+    var console: Console
+    /// The store file when neither `--store` nor `STOREFRONT_STORE` names one.
+    var defaultStore: String
+    /// `--store`, else `STOREFRONT_STORE`.
+    var explicitStore: String?
+}
+
+/// The command table: every command, in the order `--help`, the man page and the completions list them.
+enum StorefrontCommands {
+    static let all: [any StorefrontCommand.Type] = [
+        ProductsCommand.self, BuyCommand.self, RestoreCommand.self, TransactionsCommand.self,
+        ApproveCommand.self, DeclineCommand.self, ResolveCommand.self, RefundCommand.self, DeleteTransactionCommand.self,
+        AccountsCommand.self, EntitlementsCommand.self, ConsumeCommand.self, ResetCommand.self, SettingsCommand.self,
+        ClockCommand.self, StatusCommand.self, AutoRenewCommand.self, ExpireCommand.self, RenewCommand.self,
+        LogCommand.self, KeyCommand.self,
+        AppTransactionCommand.self, OfferKeysCommand.self, OfferCommand.self, RedeemCommand.self,
+        RefundRequestCommand.self, PriceIncreaseCommand.self, MessagesCommand.self, MessageCommand.self,
+        CatalogCommand.self, DoctorCommand.self, VerifyCommand.self, ReplayCommand.self,
+        CompletionsCommand.self, ManCommand.self, ServeCommand.self, NotificationsCommand.self,
+        HelpCommand.self, CompleteCommand.self,
+    ]
+
+    /// The command named `name`.
+    static func named(_ name: String) -> (any StorefrontCommand.Type)? {
+        all.first { $0.help.name == name }
+    }
+}
+
+/// A command's operands and the options given, as the parser read them, for its ``StorefrontCommand/parse(_:)``.
+struct CommandArguments {
+    /// The command's name and its operands after it.
+    var name: String
+    var args: [String]
+    /// The command's entry in the table: the options it takes.
+    var entry: CommandHelp
+    /// The long names of the options given.
+    var given: Set<String> = []
+    var quantity: Int?
+    var limit: Int?
+    var once = false
+    var outside = false
+    var outcome: PurchaseChoice?
+    var reason: Transaction.RevocationReason?
+    var requestReason: RefundRequestReason?
+    var offerID: String?
+    var appAccountToken: UUID?
+    var root = false
+    var der = false
+    var junit: String?
+    var keep = false
+    var listen: String?
+    var notify: [String] = []
+    var allowRemote = false
+    var issuer: String?
+    var publicKey: String?
+    var pending = false
+    var since: Date?
+    var after: Int64??
+    var offer = OfferArguments()
+    var pricing = PricingArguments()
+
+    init(name: String, entry: CommandHelp) {
+        self.name = name
+        self.args = []
+        self.entry = entry
+    }
+
+    /// Exactly `count` operands, else a usage error saying `what` is needed.
+    func expect(_ count: Int, _ what: String) throws(UsageError) {
+        guard args.count == count else {
+            let problem = args.count < count ? "needs \(what)" : "takes \(count == 0 ? "no operands" : what), not \"\(args.joined(separator: " "))\""
+            throw UsageError(description: "\(name) \(problem)", command: name)
+        }
+    }
+
+    /// Only the options the table lists for this command (settings takes --once with set only).
+    func allow() throws(UsageError) {
+        let allowed = entry.options.filter { option in
+            switch option {
+            case "--once": args.count == 3           // settings set NAME VALUE --once
+            case "--app-account-token": !outside     // the app's token: not a purchase outside it
+            case "--der": root                       // key export --root --der
+            case "--reason": name != "refund-request" || args.first == "approve"
+            case "--request-reason": args.first == "begin"  // refund-request begin ID
+            default: true
+            }
+        }
+        if let option = OptionSpec.all.first(where: { !$0.global && given.contains($0.long) && !allowed.contains($0.long) }) {
+            throw UsageError(description: "\(name) takes no \(option.long)", command: name)
+        }
+    }
+
+    /// The one operand, a transaction id.
+    func transactionID() throws(UsageError) -> Int64 {
+        try expect(1, "a TRANSACTION_ID")
+        guard let id = Int64(args[0]), id > 0 else {
+            throw UsageError(description: "\(name) needs a transaction id (a whole number), not \"\(args[0])\"", command: name)
+        }
+        return id
+    }
+}
