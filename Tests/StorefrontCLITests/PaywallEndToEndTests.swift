@@ -38,24 +38,32 @@ final class TmuxSession {
         session.stop()
     }
 
-    /// Runs a tmux command on this session's own server and returns what it printed.
+    /// Runs a tmux command on this session's own server and returns what it printed. Waits by
+    /// suspending (`Processes.launch`), not blocking one of the pool's two threads, which the
+    /// other tests' tasks (StorefrontKit's updates among them) need meanwhile.
     @discardableResult
     func tmux(_ arguments: String...) async throws -> String {
-        let outcome = session.run(arguments)
-        return outcome.stdout + outcome.stderr
+        try await tmux(arguments)
+    }
+
+    func tmux(_ arguments: [String]) async throws -> String {
+        let outcome = try await Processes.launch(URL(fileURLWithPath: "/usr/bin/tmux"),
+                                                 arguments: ["-L", session.socket, "-f", "/dev/null"] + arguments,
+                                                 timeout: .seconds(20), mergeOutput: true)
+        return outcome.stdout
     }
 
     /// The screen as lines of text.
     func screen() async throws -> [String] {
-        session.screen()
+        try await tmux("capture-pane", "-p", "-t", session.session).components(separatedBy: "\n")
     }
 
     func send(_ keys: String...) async throws {
-        for key in keys { session.send(key) }
+        for key in keys { try await tmux("send-keys", "-t", session.session, key) }
     }
 
     func resize(columns: Int, rows: Int) async throws {
-        session.resize(columns: columns, rows: rows)
+        try await tmux("resize-window", "-t", session.session, "-x", String(columns), "-y", String(rows))
     }
 
     /// Waits until the screen satisfies `condition`; records the last screen when it never does.
@@ -64,10 +72,16 @@ final class TmuxSession {
     @discardableResult
     func waitFor(_ what: String, timeout: Duration = patience, sourceLocation: SourceLocation = #_sourceLocation,
                  _ condition: ([String]) -> Bool) async throws -> [String] {
-        let (lines, ok) = await session.waitFor(timeout: timeout, condition)
-        if !ok {
-            Issue.record("timed out waiting for \(what); the screen was:\n\(lines.joined(separator: "\n"))",
-                         sourceLocation: sourceLocation)
+        let deadline = ContinuousClock.now + timeout
+        var lines = try await screen()
+        while !condition(lines) {
+            if ContinuousClock.now > deadline {
+                Issue.record("timed out waiting for \(what); the screen was:\n\(lines.joined(separator: "\n"))",
+                             sourceLocation: sourceLocation)
+                return lines
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            lines = try await screen()
         }
         return lines
     }

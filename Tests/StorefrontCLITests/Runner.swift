@@ -98,7 +98,8 @@ final class Sandbox: Sendable {
                                   sourceLocation: sourceLocation)
         var env = ["PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home]
         env.merge(environment) { $1 }
-        return try await Self.launch(binary, arguments: arguments, environment: env, directory: folder)
+        // Two minutes: a replay of every recipe takes a minute on a machine loaded by other builds.
+        return try await Self.launch(binary, arguments: arguments, environment: env, directory: folder, timeout: .seconds(120))
     }
 
     /// Runs a process to its end (TestSupport's `Processes.launch`: suspending, outputs in files, a time limit).

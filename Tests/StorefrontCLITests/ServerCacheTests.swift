@@ -7,7 +7,7 @@ import Testing
 
 /// `storefront serve` keeps a checked bearer token until it expires, and Get Transaction
 /// Info's answers while the store file is unchanged: neither outlives what it depends on.
-@Suite("serve: kept tokens and answers")
+@Suite("serve: kept tokens and answers", .serverLane)
 struct ServerCacheTests {
     /// A bearer token for the Server API key `keyID`, signed with `key` (PKCS#8 PEM).
     func token(keyID: String, issuer: String, key pem: String, bundleID: String) throws -> String {

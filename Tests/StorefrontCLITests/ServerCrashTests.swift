@@ -6,7 +6,7 @@ import TestSupport
 /// SIGKILL in the middle of purchases and renewals loses no notification: each is recorded in
 /// the write that makes its event, so every committed transaction has exactly its one, and the
 /// receiver gets each of them once.
-@Suite("storefront serve: notifications survive SIGKILL")
+@Suite("storefront serve: notifications survive SIGKILL", .serverLane)
 struct ServerCrashTests: ServerHarness {
     /// Rows of a query, each column as text ('' for NULL), read with SQLite itself.
     static func rows(_ path: String, _ sql: String) throws -> [[String]] {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Family Sharing and refund requests as a backend hears them, decoded by Apple's library.
-@Suite("storefront serve: Family Sharing and refund requests, seen by Apple's library")
+@Suite("storefront serve: Family Sharing and refund requests, seen by Apple's library", .serverLane)
 struct ServerFamilyTests: ServerHarness {
     @Test("Family Sharing and refund requests reach a receiver as Apple sends them: FAMILY_SHARED, REVOKE, CONSUMPTION_REQUEST, REFUND_DECLINED")
     func familyAndRefundRequests() async throws {

@@ -41,7 +41,7 @@ final class BackgroundProcess: @unchecked Sendable {
     var text: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
 
     /// Waits (at most `seconds`) for the output to match; returns the first capture.
-    func wait(for pattern: String, seconds: Double = 20) async throws -> String {
+    func wait(for pattern: String, seconds: Double = 60) async throws -> String {
         let regex = try Regex(pattern)
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
@@ -145,5 +145,56 @@ extension ServerHarness {
     func recorded(_ setup: Setup) async throws -> [[String: Any]] {
         let listed = try await setup.sandbox.storefront(["notifications", "--json"], catalog: setup.catalog).jsonObject()
         return try #require(listed["notifications"] as? [[String: Any]])
+    }
+}
+
+// MARK: - Lanes
+
+/// At most two server tests at a time (each a server, Apple's library in Python and dozens of
+/// CLI processes): the suites are independent and run beside every other suite, but all of
+/// them at once on two cores starve the time-bound end-to-end tests.
+struct ServerLanes: SuiteTrait, TestTrait, TestScoping {
+    static let lanes = AsyncSemaphore(permits: 2)
+
+    var isRecursive: Bool { true }
+
+    func scopeProvider(for test: Test, testCase: Test.Case?) -> ServerLanes? {
+        !test.isSuite && testCase != nil ? self : nil
+    }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        await Self.lanes.acquire()
+        do {
+            try await function()
+        } catch {
+            await Self.lanes.release()
+            throw error
+        }
+        await Self.lanes.release()
+    }
+}
+
+extension Trait where Self == ServerLanes {
+    /// Runs the suite's tests in one of the server lanes.
+    static var serverLane: Self { ServerLanes() }
+}
+
+/// A counting semaphore that suspends, never blocks.
+actor AsyncSemaphore {
+    private var permits: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(permits: Int) { self.permits = permits }
+
+    func acquire() async {
+        if permits > 0 {
+            permits -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty { permits += 1 } else { waiting.removeFirst().resume() }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Mass renewal-date extensions and receiver URLs kept in the store, through Apple's library.
-@Suite("storefront serve: mass extensions, offers, history versions, kept receiver URLs")
+@Suite("storefront serve: mass extensions, offers, history versions, kept receiver URLs", .serverLane)
 struct ServerMassExtensionTests: ServerHarness {
     @Test("Mass extension: every active subscriber of a product, by storefront, with its status and Apple's notifications")
     func massExtension() async throws {

@@ -3,7 +3,7 @@ import Testing
 
 /// Price increases and win-back offers as a backend sees them: Server Notifications V2 decoded by
 /// Apple's library, its enums (`PriceIncreaseStatus`, `ExpirationIntent`, `OfferType`) the oracle.
-@Suite("storefront serve: price increases and win-back offers, seen by Apple's library")
+@Suite("storefront serve: price increases and win-back offers, seen by Apple's library", .serverLane)
 struct ServerPricingTests: ServerHarness {
     static let pricingCatalog = """
         {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `storefront serve`'s Server API over HTTP, called by Apple's App Store Server Library for Python.
-@Suite("storefront serve: the App Store Server API over HTTP, seen by Apple's library")
+@Suite("storefront serve: the App Store Server API over HTTP, seen by Apple's library", .serverLane)
 struct ServerEndpointTests: ServerHarness {
     @Test("Transaction info, history with paging, statuses, refund lookup, test notification; Apple's errors")
     func endpoints() async throws {
@@ -101,7 +101,7 @@ struct ServerEndpointTests: ServerHarness {
 }
 
 /// `storefront serve`'s notifications, decoded by Apple's library in a receiver.
-@Suite("storefront serve: notifications, seen by Apple's library")
+@Suite("storefront serve: notifications, seen by Apple's library", .serverLane)
 struct ServerNotificationTests: ServerHarness {
     @Test("A scripted lifecycle reaches a receiver as Apple's exact (type, subtype) sequence")
     func lifecycle() async throws {
