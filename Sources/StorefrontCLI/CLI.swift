@@ -59,9 +59,7 @@ public enum CLI {
     /// The store file used when neither `--store` nor `STOREFRONT_STORE` names one:
     /// `$XDG_STATE_HOME/storefront/store.sqlite`, else `~/.local/state/storefront/store.sqlite`.
     public static func defaultStorePath(environment: [String: String]) -> String {
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
-        return state + "/storefront/store.sqlite"
+        StoreLocation.defaultStorePath(environment: environment)
     }
 
     static let busyHint = "The file is fine and nothing was changed: run the command again in a moment (exit 75 means busy)."
@@ -103,16 +101,16 @@ public enum CLI {
             break
         }
 
-        let explicitStore = invocation.storePath ?? environment["STOREFRONT_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+        let location = StoreLocation.find(invocation, environment: environment)
         if invocation.command == .doctor {
             // Before the catalog: a store file is checked on its own, and nothing is created.
-            return DoctorCommand.run(path: explicitStore ?? defaultStore, json: invocation.json, console: console)
+            return DoctorCommand.run(path: location.storePath, json: invocation.json, console: console)
         }
 
         let catalog: Catalog
         do {
-            switch try CatalogLocation.find(invocation) {
-            case .file(let path):
+            switch location.catalog {
+            case .file(let path, _):
                 // The paywall's recorder names the file it used (a .storekit found here).
                 invocation.catalogPath = path
                 catalog = try Catalog.load(contentsOf: path)
@@ -120,10 +118,10 @@ public enum CLI {
                 catalog = .absent
             case .none:
                 catalog = try Catalog.load(contentsOf: invocation.catalogPath)
+            case .ambiguous(_, let files):
+                console.err("storefront: error: \(StoreLocation.ambiguity(files))")
+                return .catalogMissing
             }
-        } catch let error as CatalogLocation.Ambiguous {
-            console.err("storefront: error: \(error.description)")
-            return .catalogMissing
         } catch let error as CatalogError {
             // The message quotes catalog text (ids, keys), which is data: never raw escapes on the terminal.
             console.err("storefront: error: \(TerminalText.sanitized(error.description))")
@@ -144,8 +142,8 @@ public enum CLI {
 
         let store: Store
         do {
-            store = try Store(catalog: catalog, path: explicitStore ?? defaultStore, account: invocation.account,
-                              createFolder: explicitStore == nil)
+            store = try Store(catalog: catalog, path: location.storePath, account: invocation.account,
+                              createFolder: location.createsFolder)
         } catch {
             console.err("storefront: error: store file \(error.description)")
             if error.isBusy {
