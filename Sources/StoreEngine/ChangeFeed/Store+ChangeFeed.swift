@@ -36,7 +36,9 @@ extension Store {
         let time = try currentTime()
         let after = try dataVersion()
         let waiting = try unfinished()
-        let change = StoreChange(sequence: 0, cause: replaced ? .replaced : cause, dataVersion: after, storeTime: time,
+        // Renewals made where nothing was written came of the clock, whatever woke the feed.
+        let why: StoreChange.Cause = replaced ? .replaced : written ? .written : madeDue ? .clock : cause
+        let change = StoreChange(sequence: 0, cause: why, dataVersion: after, storeTime: time,
                                  renewalsMade: renewals, madeDueChanges: madeDue, unfinished: waiting)
         let wake = try nextWake(after: time, asked: feed.askedWakes(after: time))
         let changed = written || replaced || madeDue || cause == .clock
