@@ -29,9 +29,13 @@ final class HeadlessPaywall {
         await run(update(&state, action))
     }
 
-    /// Looks for another process's writes, as the paywall does twice a second.
+    /// What the paywall hears from the store's change feed: here at each step, as the scenario's
+    /// clock moves (the feed looks now, and makes the renewals due); and the catalog file's check.
     func poll() async {
         await run([.checkForChanges])
+        if let change = await effects.store.changes.refresh(), let action = EngineEffects.action(for: change) {
+            await send(action)
+        }
     }
 
     /// On a fast clock the paywall reads the screen again every second.

@@ -13,7 +13,7 @@ extension Store {
             let stored = try ledger.setting(definition.name, account: scopeKey(definition))
             let onceMark = definition.acceptsOnce ? try ledger.setting(definition.name + Self.onceSuffix, account: "") : nil
             let once = stored != nil && onceMark == "true"
-            return SettingValue(name: definition.name, value: stored ?? defaultValue(definition),
+            return SettingValue(name: definition.name, value: try stored ?? defaultValue(definition),
                                 scope: definition.scope, isDefault: stored == nil, once: once)
         }
     }
@@ -67,17 +67,19 @@ extension Store {
 
     /// A setting's stored string, else its default.
     func storedValue(_ definition: SettingDefinition) throws -> String {
-        try ledger.setting(definition.name, account: scopeKey(definition)) ?? defaultValue(definition)
+        try ledger.setting(definition.name, account: scopeKey(definition)) ?? (try defaultValue(definition))
     }
 
     func scopeKey(_ definition: SettingDefinition) -> String {
         definition.scope == .account ? account : ""
     }
 
-    /// A setting's value until one is set: what the catalog's starting settings map to (a
-    /// `.storekit` file's Ask to Buy, billing, time rate and error switches), else the built-in default.
-    func defaultValue(_ definition: SettingDefinition) -> String {
+    /// A setting's value until one is set: the starting value a catalog wrote into the store file
+    /// (see `recordStartingSettings`), else what this catalog's starting settings map to (a file
+    /// that could not be written), else the built-in default.
+    func defaultValue(_ definition: SettingDefinition) throws -> String {
         if definition.id == .storefront { return catalog.defaultStorefront }
+        if let value = try startingValue(definition) { return value }
         if let text = catalog.settingDefaults[definition.name], let value = definition.normalize(text, catalog) {
             return value
         }

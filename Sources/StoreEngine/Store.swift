@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The in-process App Store: products, purchases, restore and entitlements for
 /// one sandbox account, kept in a store file that other processes may share.
@@ -30,6 +31,8 @@ public actor Store {
     }
     /// Real time; the store's own time (``currentTime()``) is derived from it by the clock settings.
     let now: @Sendable () -> Date
+    /// The change feed, made when first asked for (``changes``).
+    nonisolated let feedBox = Mutex<StoreChangeFeed?>(nil)
     /// Whether this store compared the catalog's subscription prices with the ones the file saw last.
     var catalogPricesNoticed = false
 
@@ -56,6 +59,8 @@ public actor Store {
         } catch {
             throw StoreFileError(path: path, reason: "cannot be read: \(error)")
         }
+        // What the catalog brings (Ask to Buy, the time rate, …) is kept in the file, for every process.
+        Self.recordStartingSettings(of: catalog, in: ledger)
         // Every signedDate is store time. The ledger is only used on this actor's executor.
         ledger.signingTime = { [unowned self] in try self.assumeIsolated { try $0.currentTime() } }
     }

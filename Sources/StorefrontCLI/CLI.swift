@@ -59,9 +59,7 @@ public enum CLI {
     /// The store file used when neither `--store` nor `STOREFRONT_STORE` names one:
     /// `$XDG_STATE_HOME/storefront/store.sqlite`, else `~/.local/state/storefront/store.sqlite`.
     public static func defaultStorePath(environment: [String: String]) -> String {
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
-        return state + "/storefront/store.sqlite"
+        StoreLocation.defaultStorePath(environment: environment)
     }
 
     static let busyHint = "The file is fine and nothing was changed: run the command again in a moment (exit 75 means busy)."
@@ -107,15 +105,15 @@ public enum CLI {
             return exit(.success)
         }
         let defaultStore = defaultStorePath(environment: environment)
-        let explicitStore = invocation.storePath ?? environment["STOREFRONT_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+        let location = StoreLocation.find(invocation, environment: environment)
         // Help, the tools, catalog files, scenarios and the store file's checkup need no store.
-        let context = CommandContext(invocation: invocation, console: console, defaultStore: defaultStore, explicitStore: explicitStore)
+        let context = CommandContext(invocation: invocation, console: console, location: location, defaultStore: defaultStore)
         if let code = await invocation.command.type?.runAlone(invocation.command, context) { return exit(code) }
 
         let catalog: Catalog
         do {
-            switch try CatalogLocation.find(invocation) {
-            case .file(let path):
+            switch location.catalog {
+            case .file(let path, _):
                 // The paywall's recorder names the file it used (a .storekit found here).
                 invocation.catalogPath = path
                 catalog = try Catalog.load(contentsOf: path)
@@ -123,9 +121,10 @@ public enum CLI {
                 catalog = .absent
             case .none:
                 catalog = try Catalog.load(contentsOf: invocation.catalogPath)
+            case .ambiguous(_, let files):
+                let message = StoreLocation.ambiguity(files)
+                return failed(message, ["storefront: error: \(message)"], .catalogMissing)
             }
-        } catch let error as CatalogLocation.Ambiguous {
-            return failed(error.description, ["storefront: error: \(error.description)"], .catalogMissing)
         } catch let error as CatalogError {
             // The message quotes catalog text (ids, keys), which is data: never raw escapes on the terminal.
             let line = "storefront: error: \(TerminalText.sanitized(error.description))"
@@ -145,8 +144,8 @@ public enum CLI {
 
         let store: Store
         do {
-            store = try Store(catalog: catalog, path: explicitStore ?? defaultStore, account: invocation.account,
-                              createFolder: explicitStore == nil)
+            store = try Store(catalog: catalog, path: location.storePath, account: invocation.account,
+                              createFolder: location.createsFolder)
         } catch {
             let line = "storefront: error: store file \(error.description)"
             if error.isBusy {

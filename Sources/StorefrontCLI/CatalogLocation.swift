@@ -1,35 +1,18 @@
 import Foundation
 import StoreEngine
 
-/// Which catalog a command runs on: `--catalog PATH`; else ./products.json; else the one
-/// `.storekit` file in the current folder; else none, which only the commands that need
-/// no products accept (they name products by id).
-enum CatalogLocation {
-    /// The file to read, or nil to run without a catalog.
-    case file(String)
-    case none
-
-    /// Two or more `.storekit` files and no products.json: which one is meant is not guessed.
-    struct Ambiguous: Error {
-        var files: [String]
-        var description: String {
-            "no products.json here and \(files.count) .storekit files: \(files.joined(separator: ", ")); "
-                + "pass the one to use with --catalog PATH"
-        }
+extension StoreLocation {
+    /// Where a command's catalog and store file are: the engine's one rule, with `--catalog` and
+    /// `--store` as the names given.
+    static func find(_ invocation: Invocation, environment: [String: String], folder: String? = nil) -> StoreLocation {
+        find(catalog: invocation.catalogGiven ? invocation.catalogPath : nil, store: invocation.storePath,
+             environment: environment, folder: folder)
     }
 
-    static func find(_ invocation: Invocation, folder: String = FileManager.default.currentDirectoryPath)
-        throws(Ambiguous) -> CatalogLocation {
-        if invocation.catalogGiven { return .file(invocation.catalogPath) }
-        let fileManager = FileManager.default
-        if fileManager.fileExists(atPath: invocation.catalogPath) { return .file(invocation.catalogPath) }
-        let storekit = ((try? fileManager.contentsOfDirectory(atPath: folder)) ?? [])
-            .filter { $0.hasSuffix(".storekit") && !$0.hasPrefix(".") }.sorted()
-        switch storekit.count {
-        case 0: return .none
-        case 1: return .file(storekit[0])
-        default: throw Ambiguous(files: storekit)
-        }
+    /// What the CLI says when two or more `.storekit` files and no products.json are in the folder.
+    static func ambiguity(_ files: [String]) -> String {
+        "no products.json here and \(files.count) .storekit files: \(files.joined(separator: ", ")); "
+            + "pass the one to use with --catalog PATH"
     }
 }
 

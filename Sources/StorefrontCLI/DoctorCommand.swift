@@ -25,7 +25,7 @@ enum DoctorCommand: StorefrontCommand {
 
     /// Before the catalog: a store file is checked on its own, and nothing is created.
     static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
-        run(path: context.explicitStore ?? context.defaultStore, json: context.invocation.json, console: context.console)
+        run(path: context.location.storePath, json: context.invocation.json, console: context.console)
     }
 
     static func run(path: String, json: Bool, console: Console) -> ExitCode {

@@ -41,10 +41,10 @@ extension StorefrontCommand {
 struct CommandContext {
     var invocation: Invocation
     var console: Console
-    /// The store file when neither `--store` nor `STOREFRONT_STORE` names one.
+    /// Where the catalog and the store file are (the engine's one rule).
+    var location: StoreLocation
+    /// The store file when neither `--store` nor `STOREFRONT_STORE` names one (help shows it).
     var defaultStore: String
-    /// `--store`, else `STOREFRONT_STORE`.
-    var explicitStore: String?
 }
 
 /// The command table: every command, in the order `--help`, the man page and the completions list them.

@@ -87,34 +87,27 @@ public struct Message: Sendable, Hashable, Identifiable {
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
-/// Watches a store file for messages to hand the app.
+/// Hands the app the messages queued for it, at each change the store's change feed hands out.
 enum MessagesMonitor {
     static func stream(context: StoreContext?) -> AsyncStream<Message> {
         AsyncStream { continuation in
             guard let context else { return }  // no store: a message never comes
-            let task = Task { await watch(context, continuation) }
+            let changes = context.store.changes.changes()
+            let task = Task { await watch(context, changes, continuation) }
             continuation.onTermination = { _ in task.cancel() }
         }
     }
 
-    /// Polls `PRAGMA data_version` and this process's change count (and the clock, which makes a
-    /// billing problem or a win-back offer due); yields each message not yet displayed, once.
-    private static func watch(_ context: StoreContext, _ continuation: AsyncStream<Message>.Continuation) async {
+    /// At each change (a write, or the clock making a billing problem or a win-back offer due),
+    /// yields each message not yet displayed, once.
+    private static func watch(_ context: StoreContext, _ changes: AsyncStream<StoreChange>,
+                              _ continuation: AsyncStream<Message>.Continuation) async {
         var yielded = Set<Int64>()
-        var seen: (version: Int64, changes: Int, now: Date)? = nil
-        while !Task.isCancelled {
-            let version = (try? await context.store.app.dataVersion()) ?? 0
-            let now = (try? await context.store.appStore.now()) ?? Date()
-            // The clock moves on its own (a fast time rate): look again after each minute of store time.
-            let moved = seen.map { now.timeIntervalSince($0.now) > 60 } ?? true
-            if seen == nil || seen!.version != version || seen!.changes != context.changeCount || moved {
-                seen = (version, context.changeCount, now)
-                for message in (try? await context.store.app.messages()) ?? [] where message.state != .displayed {
-                    guard yielded.insert(message.id).inserted else { continue }
-                    continuation.yield(Message(message, context: context))
-                }
+        for await _ in changes {
+            for message in (try? await context.store.app.messages()) ?? [] where message.state != .displayed {
+                guard yielded.insert(message.id).inserted else { continue }
+                continuation.yield(Message(message, context: context))
             }
-            try? await Task.sleep(for: UpdatesMonitor.interval)
         }
     }
 }

@@ -52,17 +52,19 @@ public struct Product: Sendable, Identifiable, Hashable {
             case .winBackOffer(let id): winBackOfferID = id
             }
         }
-        let outcome = try await storeKitCall {
-            try await context.store.app.purchase(id, quantity: quantity, appAccountToken: token, offerID: offerID,
-                                                 offerSignature: signature, winBackOfferID: winBackOfferID)
-        }
-        context.changed()
-        switch outcome.result {
-        case .success(let transaction):
-            context.handOut(transaction.id)
-            return .success(Transaction.verification(of: transaction, context: context))
-        case .pending: return .pending
-        case .userCancelled: return .userCancelled
+        return try await context.purchasing {
+            let outcome = try await storeKitCall {
+                try await context.store.app.purchase(id, quantity: quantity, appAccountToken: token, offerID: offerID,
+                                                     offerSignature: signature, winBackOfferID: winBackOfferID)
+            }
+            context.changed()
+            switch outcome.result {
+            case .success(let transaction):
+                context.handOut(transaction.id)
+                return .success(Transaction.verification(of: transaction, context: context))
+            case .pending: return .pending
+            case .userCancelled: return .userCancelled
+            }
         }
     }
 

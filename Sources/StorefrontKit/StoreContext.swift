@@ -13,16 +13,27 @@ package final class StoreContext: Sendable {
     package let store: Store
     /// Transactions `purchase()` returned to the app: `Transaction.updates` does not repeat them.
     private let handedOut = Mutex<Set<Int64>>([])
-    /// Bumped by every change made in this process, which `PRAGMA data_version` does not see.
-    private let generation = Atomic<Int>(0)
+    /// `purchase()` calls under way: until each has said which transaction it hands the app,
+    /// `Transaction.updates` waits before deciding about a transaction it has not seen.
+    private let purchasesUnderWay = Atomic<Int>(0)
 
     package init(store: Store) { self.store = store }
 
-    /// Notes that this process changed the store, so update listeners look again.
-    package func changed() { generation.add(1, ordering: .relaxed) }
+    /// Notes that this process changed the store: the change feed looks now (it hears the
+    /// write through inotify anyway; this is for where there is none).
+    package func changed() { store.changes.notice() }
 
-    /// The change counter that ``changed()`` bumps.
-    var changeCount: Int { generation.load(ordering: .relaxed) }
+    /// Runs a purchase call, which hands its transaction to the app itself.
+    func purchasing<T>(_ body: () async throws -> T) async rethrows -> T {
+        purchasesUnderWay.add(1, ordering: .sequentiallyConsistent)
+        defer { purchasesUnderWay.subtract(1, ordering: .sequentiallyConsistent) }
+        return try await body()
+    }
+
+    /// Returns once no `purchase()` call is under way.
+    func purchasesSettled() async {
+        while purchasesUnderWay.load(ordering: .sequentiallyConsistent) > 0 { try? await Task.sleep(for: .milliseconds(1)) }
+    }
 
     /// Records that the app got `id` from a purchase call.
     func handOut(_ id: Int64) { _ = handedOut.withLock { $0.insert(id) } }
@@ -75,40 +86,29 @@ public enum StorefrontKit {
 
     static func openDefault() throws -> StoreContext { try open(catalog: nil, store: nil, account: nil) }
 
-    static func open(catalog: String?, store: String?, account: String?) throws -> StoreContext {
-        let environment = ProcessInfo.processInfo.environment
-        let catalogPath = try catalog ?? defaultCatalogPath()
+    /// Opens the catalog and store file found by the engine's rule (``StoreLocation``), as the CLI
+    /// finds them; a catalog is looked for in `folder` (nil: the current folder).
+    static func open(catalog: String?, store: String?, account: String?, folder: String? = nil) throws -> StoreContext {
+        let location = StoreLocation.find(catalog: catalog, store: store,
+                                          folder: folder ?? FileManager.default.currentDirectoryPath)
+        let catalogPath: String
+        switch location.catalog {
+        case .file(let path, _): catalogPath = path
+        case .none(let folder):
+            throw ConfigurationError(description: "no catalog: no products.json or .storekit file in \(folder); call StorefrontKit.configure(catalog:)")
+        case .ambiguous(let folder, let files):
+            throw ConfigurationError(description: "several .storekit files in \(folder) (\(files.joined(separator: ", "))); call StorefrontKit.configure(catalog:) to choose one")
+        }
         let loaded: Catalog
         do { loaded = try Catalog.load(contentsOf: catalogPath) } catch {
             throw ConfigurationError(description: "catalog \(catalogPath): \(error.description)")
         }
-        let explicit = store ?? environment["STOREFRONT_STORE"].flatMap { $0.isEmpty ? nil : $0 }
-        let path = explicit ?? defaultStorePath(environment: environment)
         do {
-            return StoreContext(store: try Store(catalog: loaded, path: path, account: account, createFolder: explicit == nil))
+            return StoreContext(store: try Store(catalog: loaded, path: location.storePath, account: account,
+                                                 createFolder: location.createsFolder))
         } catch {
             throw ConfigurationError(description: "store file \(error.description)")
         }
-    }
-
-    /// `./products.json`, else the one `.storekit` file in the current folder.
-    static func defaultCatalogPath() throws -> String {
-        let folder = FileManager.default.currentDirectoryPath
-        let json = folder + "/products.json"
-        if FileManager.default.fileExists(atPath: json) { return json }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        let storeKit = names.filter { $0.hasSuffix(".storekit") }
-        if storeKit.count == 1 { return folder + "/" + storeKit[0] }
-        throw ConfigurationError(description: storeKit.isEmpty
-            ? "no catalog: no products.json or .storekit file in \(folder); call StorefrontKit.configure(catalog:)"
-            : "several .storekit files in \(folder); call StorefrontKit.configure(catalog:) to choose one")
-    }
-
-    /// As the CLI: `$XDG_STATE_HOME/storefront/store.sqlite`, else `~/.local/state/storefront/store.sqlite`.
-    static func defaultStorePath(environment: [String: String]) -> String {
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
-        return state + "/storefront/store.sqlite"
     }
 }
 

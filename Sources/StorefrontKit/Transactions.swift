@@ -74,46 +74,37 @@ extension Transaction {
     }
 }
 
-/// Watches a store file for transactions to deliver as updates.
+/// Hands the app the transactions the store's change feed says are unfinished, as updates.
 enum UpdatesMonitor {
-    /// How often the store file is looked at.
-    static let interval: Duration = .milliseconds(250)
-
     static func stream(context: StoreContext?) -> AsyncStream<VerificationResult<Transaction>> {
         AsyncStream { continuation in
             guard let context else { return }  // no store: an update never comes
-            let task = Task { await watch(context, continuation) }
+            let changes = context.store.changes.changes()
+            let task = Task { await watch(context, changes, continuation) }
             continuation.onTermination = { _ in task.cancel() }
         }
     }
 
-    /// Polls `PRAGMA data_version` and this process's change count; on a change (or a renewal
-    /// made by the clock), yields each unfinished transaction once, and each revocation once: the
-    /// engine hands a refunded transaction back to the app unfinished, as an update.
-    private static func watch(_ context: StoreContext,
+    /// At each change (the first is the store as it is: what is unfinished at launch), yields each
+    /// unfinished transaction once, and each revocation once: the engine hands a refunded
+    /// transaction back to the app unfinished, as an update. The feed makes due renewals itself.
+    private static func watch(_ context: StoreContext, _ changes: AsyncStream<StoreChange>,
                               _ continuation: AsyncStream<VerificationResult<Transaction>>.Continuation) async {
         var yielded = Set<Int64>()
         var revoked = Set<Int64>()
-        var seen: (version: Int64, changes: Int)? = nil
-        while !Task.isCancelled {
-            let renewed = (try? await context.store.appStore.processRenewals()) ?? 0
-            let version = (try? await context.store.app.dataVersion()) ?? 0
-            let now = (version: version, changes: context.changeCount)
-            if seen == nil || seen! != now || renewed > 0 {
-                seen = now
-                if let unfinished = try? await context.store.app.unfinished() {
-                    for transaction in unfinished where transaction.status == .purchased {
-                        if transaction.revocationDate != nil {
-                            guard revoked.insert(transaction.id).inserted else { continue }
-                        } else {
-                            guard !yielded.contains(transaction.id), !context.wasHandedOut(transaction.id) else { continue }
-                            yielded.insert(transaction.id)
-                        }
-                        continuation.yield(Transaction.verification(of: transaction, context: context))
-                    }
+        for await change in changes {
+            for transaction in change.unfinished where transaction.status == .purchased {
+                if transaction.revocationDate != nil {
+                    guard revoked.insert(transaction.id).inserted else { continue }
+                } else {
+                    guard !yielded.contains(transaction.id) else { continue }
+                    // A purchase() in flight hands its transaction to the app itself: wait to know which.
+                    await context.purchasesSettled()
+                    guard !context.wasHandedOut(transaction.id) else { continue }
+                    yielded.insert(transaction.id)
                 }
+                continuation.yield(Transaction.verification(of: transaction, context: context))
             }
-            try? await Task.sleep(for: interval)
         }
     }
 }

@@ -11,7 +11,6 @@ public final class AppStoreServer: @unchecked Sendable {
     let http: HTTPServer
     let sender: NotificationSender
     var delivery: Task<Void, Never>?
-    var watcher: StoreFileWatcher?
 
     /// - Parameters:
     ///   - log: a line per delivery attempt.
@@ -37,19 +36,18 @@ public final class AppStoreServer: @unchecked Sendable {
     public func start(listen address: ListenAddress) throws -> UInt16 {
         try http.start(address)
         let sender = sender
-        let watcher = StoreFileWatcher(storePath: store.path)
-        self.watcher = watcher
-        delivery = Task.detached { await sender.run(watcher: watcher) }
+        // The store's change feed wakes the sender: a write to the store file, a renewal due, a retry due.
+        let feed = store.changes
+        let changes = feed.changes()
+        delivery = Task.detached { await sender.run(changes: changes, feed: feed) }
         return http.port
     }
 
     /// Stops listening (waiting for requests in flight) and delivering.
     public func stop() async {
         http.stop()
-        delivery?.cancel()
-        watcher?.wakeup.signal()  // the loop sees the cancellation now, not at its next round
+        delivery?.cancel()  // ends the loop's sequence of changes at once
         await delivery?.value
-        watcher?.stop()
     }
 }
 

@@ -38,62 +38,39 @@ final class NotificationSender: @unchecked Sendable {
         for handle in idle.withLock({ $0 }) { storefront_curl_release(handle.pointer) }
     }
 
-    /// Makes what the clock has made due and sends what waits, until cancelled: a round every
-    /// `interval` (renewals made due by the clock, retries), and at once when a notification has
-    /// been recorded. With `watcher`, it looks each time the store file is written, and every
-    /// `closely` for `afterWrite` after (a commit is written before it is synced and visible);
-    /// without one, every `wake` (one indexed read tells whether anything is new).
-    func run(interval: Duration = .milliseconds(100), wake: Duration = .milliseconds(5),
-             watcher: StoreFileWatcher? = nil) async {
-        let clock = ContinuousClock()
-        var newest: Int64 = -1
-        var lastRound = clock.now - interval
-        var lastWrite = clock.now - interval
-        while !Task.isCancelled {
-            let due = clock.now - lastRound >= interval
-            // Just written: deliver's own read tells what is new (no read of the newest id first).
-            let written = watcher != nil && clock.now - lastWrite < Self.afterWrite
-            let head = written ? newest : (try? await face.newestNotificationID()) ?? newest
-            if head != newest || due || written {
-                newest = head
-                if due {
-                    lastRound = clock.now
-                    _ = try? await face.processRenewals()
-                }
-                let targets = urls.isEmpty ? ((try? await face.receivers())?.map(\.url) ?? []) : urls
-                for url in targets { await deliver(to: url, kept: urls.isEmpty) }
-            }
-            guard let watcher else {
-                try? await Task.sleep(for: wake)
-                continue
-            }
-            if clock.now - lastWrite < Self.afterWrite {
-                try? await Task.sleep(for: Self.closely)
-            } else if await watcher.wakeup.wait(timeout: max(.zero, interval - (clock.now - lastRound))) {
-                lastWrite = clock.now
+    /// Sends what waits at each change the store's change feed hands out, until cancelled: a
+    /// notification recorded (by this process or another), a renewal the feed made when it fell
+    /// due, or a retry's time come (the feed is asked to wake then).
+    func run(changes: AsyncStream<StoreChange>, feed: StoreChangeFeed) async {
+        for await _ in changes {
+            let targets = urls.isEmpty ? ((try? await face.receivers())?.map(\.url) ?? []) : urls
+            for url in targets {
+                if let retry = await deliver(to: url, kept: urls.isEmpty) { feed.wake(atStoreTime: retry) }
             }
         }
     }
 
-    /// How long after a write to the store file the sender keeps looking, and how often.
-    static let afterWrite: Duration = .milliseconds(5)
-    static let closely: Duration = .microseconds(100)
-
     /// Sends every notification due for `url`, oldest first, stopping at the first failure;
     /// `kept`: a receiver kept in the store, which may have been removed since it was listed.
-    func deliver(to url: String, kept: Bool = false) async {
-        while !Task.isCancelled, let (notification, due) = try? await face.nextNotification(for: url, kept: kept), due {
+    /// Returns when the one it stopped at may be tried again (store time), if it waits for a retry.
+    @discardableResult
+    func deliver(to url: String, kept: Bool = false) async -> Date? {
+        while !Task.isCancelled, let (notification, due) = try? await face.nextNotification(for: url, kept: kept) {
+            guard due else { return face.retryDate(of: notification) }
             let result = await post(notification.signedPayload, to: url)
             do {
                 try await face.recordAttempt(notificationID: notification.id, url: url, result: result)
             } catch {
                 log("storefront serve: cannot record a delivery attempt: \(error)")
-                return
+                return nil
             }
             let name = [notification.type, notification.subtype].compactMap { $0 }.joined(separator: " ")
             log("notification \(notification.id) \(name) → \(url): \(result.rawValue)")
-            guard result == .success else { return }
+            guard result == .success else {
+                return (try? await face.nextNotification(for: url, kept: kept)).flatMap { face.retryDate(of: $0.notification) }
+            }
         }
+        return nil
     }
 
     /// One POST of `{"signedPayload": …}`; its outcome as Apple's `sendAttemptResult`.

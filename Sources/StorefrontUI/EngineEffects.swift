@@ -25,6 +25,60 @@ public final class EngineEffects: Sendable {
     /// The store of the account in use.
     public var store: Store { current.withLock { $0 } }
 
+    // MARK: - The store's changes
+
+    /// The subscription ``storeChanges()`` feeds: its consumer, and the task following the store in use.
+    private let subscription = Mutex<(continuation: AsyncStream<Action>.Continuation, task: Task<Void, Never>)?>(nil)
+
+    /// What the store's change feed says, as the paywall's actions, for as long as it runs:
+    /// following the store of the account in use across account switches and catalog reloads.
+    public func storeChanges() -> AsyncStream<Action> {
+        AsyncStream { continuation in
+            let store = self.store
+            subscription.withLock { running in
+                running?.task.cancel()
+                running = (continuation, Self.follow(store, into: continuation))
+            }
+            continuation.onTermination = { [weak self] _ in
+                self?.subscription.withLock { running in
+                    running?.task.cancel()
+                    running = nil
+                }
+            }
+        }
+    }
+
+    /// The action a change of the store file becomes: what the feed made due (renewals, billing
+    /// steps, on this store's connection, which its data version does not count), else the data
+    /// version, which tells another connection's commit. Nil for a subscriber's first value (the
+    /// paywall loads anyway).
+    public static func action(for change: StoreChange) -> Action? {
+        switch change.cause {
+        case .subscribed: nil
+        case _ where change.madeDueChanges: .renewalsMade(change.renewalsMade)
+        default: .dataVersion(change.dataVersion)
+        }
+    }
+
+    private static func follow(_ store: Store, into continuation: AsyncStream<Action>.Continuation) -> Task<Void, Never> {
+        let changes = store.changes.changes()
+        return Task {
+            for await change in changes {
+                if let action = action(for: change) { continuation.yield(action) }
+            }
+        }
+    }
+
+    /// Makes `store` the one in use, and the one whose changes ``storeChanges()`` follows.
+    private func use(_ store: Store) {
+        current.withLock { $0 = store }
+        subscription.withLock { running in
+            guard let following = running else { return }
+            following.task.cancel()
+            running = (following.continuation, Self.follow(store, into: following.continuation))
+        }
+    }
+
     /// Performs one effect and reports its result as an action.
     @Sendable public func perform(_ effect: Effect) async -> Action? {
         let store = self.store
@@ -40,11 +94,8 @@ public final class EngineEffects: Sendable {
                 return .loadFailed(describe(error))
             }
         case .checkForChanges:
-            if let reloaded = reloadCatalogIfChanged(store) { return reloaded }
-            // Renewals fall due as the store's clock runs. Made on this connection, they do not
-            // change its data version (that counts other connections' commits): say so instead.
-            if let made = try? await store.appStore.processRenewals(), made > 0 { return .renewalsMade(made) }
-            return (try? await store.app.dataVersion()).map(Action.dataVersion)
+            // The catalog file; the store file's changes come from its change feed (``storeChanges()``).
+            return reloadCatalogIfChanged(store)
         case .purchase(let productID, let choice, let offer):
             await simulateLatency()
             do {
@@ -162,12 +213,12 @@ public final class EngineEffects: Sendable {
                 message = "\(name) = \(stored)\(once ? " (once)" : "")"
             case .switchAccount(let account):
                 let switched = try await session.switchAccount(to: account)
-                current.withLock { $0 = switched }
+                use(switched)
                 return .accountChanged(account)
             case .newTester:
                 let account = try await session.unusedTesterName()
                 let switched = try await session.switchAccount(to: account)
-                current.withLock { $0 = switched }
+                use(switched)
                 return .accountChanged(account)
             case .expire(let group):
                 try await appStore.expireSubscription(groupID: group)
@@ -224,7 +275,7 @@ public final class EngineEffects: Sendable {
         }
         do {
             let reopened = try Store(catalog: catalog, path: store.path, account: store.account)
-            current.withLock { $0 = reopened }
+            use(reopened)
         } catch {
             return .catalogFailed("\(path) was read, but the store file \(error.description)")
         }

@@ -34,6 +34,18 @@ public final class Program {
         self.perform = perform
     }
 
+    /// Actions that come unasked for while the loop runs: the store's change feed
+    /// (``EngineEffects/storeChanges()``). Ended when the loop ends.
+    public func subscribe(to actions: AsyncStream<Action>) {
+        subscriptions.append(Task { [inbox] in
+            for await action in actions { inbox.arrived(action) }
+        })
+    }
+
+    private var subscriptions: [Task<Void, Never>] = []
+
+    deinit { for task in subscriptions { task.cancel() } }
+
     /// The state now, for tests that drive the loop step by step.
     public var currentState: State { state }
 
@@ -58,6 +70,7 @@ public final class Program {
                 dispatch(.tick)
             }
         }
+        for task in subscriptions { task.cancel() }
     }
 
     /// One turn of the loop: draw, wait for input, then apply input and finished effects.
@@ -143,6 +156,11 @@ private final class Inbox: Sendable {
             contents.awaited -= 1
             if let action { contents.actions.append(action) }
         }
+    }
+
+    /// An action that came unasked for (a subscription's), not the result of an effect.
+    func arrived(_ action: Action) {
+        contents.withLock { $0.actions.append(action) }
     }
 
     /// Whether an effect is still running.

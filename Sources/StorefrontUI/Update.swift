@@ -66,8 +66,9 @@ func reduce(_ state: inout State, _ action: Action) -> [Effect] {
         state.ticks += 1
         // A note on the status line goes after a few seconds; an alert stays until dismissed.
         if state.flash != nil, state.ticks - state.flashSince >= flashTicks { state.flash = nil }
-        // About twice a second, look for another process's writes; on a fast clock, also read
-        // the screen again each second, so the clock and "Renews …" move as store time does.
+        // About twice a second, look at the catalog file (the store file's changes come from its
+        // change feed); on a fast clock, also read the screen again each second, so the clock and
+        // "Renews …" move as store time does.
         var due: [Effect] = state.ticks % 5 == 0 && (state.snapshot != nil || state.loadError != nil) ? [.checkForChanges] : []
         if state.ticks % 10 == 0, state.busy == nil, let snapshot = state.snapshot, snapshot.timeRate != .realTime {
             due.append(.load)

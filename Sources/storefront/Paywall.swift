@@ -45,6 +45,8 @@ private func runLoop(store: Store, invocation: Invocation, console: Console, sto
     state.followsCurrentAccount = invocation.account == nil
     let effects = EngineEffects(store: store, latency: .milliseconds(invocation.latency ?? 400), catalogPath: invocation.catalogPath)
     let program = Program(state: state, terminal: terminal, stop: stop, perform: effects.perform)
+    // Another process's writes and the renewals the clock makes due come from the store's change feed.
+    program.subscribe(to: effects.storeChanges())
     var recorder: ScenarioRecorder?
     if let path = invocation.recordPath {
         do {

@@ -37,6 +37,8 @@ struct ProgramTests {
         program = Program(state: State(size: terminal.size, account: store.account, storePath: store.path,
                                        paywall: demoCatalog.paywall),
                           terminal: terminal, perform: effects.perform)
+        // As the executable does: another connection's writes come from the store's change feed.
+        program.subscribe(to: effects.storeChanges())
         program.start()
     }
 

@@ -169,12 +169,11 @@ struct SubscriptionStatusTests {
             #expect(fresh.clock == fixedDate)
             _ = try await store.app.buy(monthly)
             clock.set(utcDate(2026, 12, 9))
-            // The paywall's change check makes the renewal and says so, though no other process wrote.
-            #expect(await effects.perform(.checkForChanges) == .renewalsMade(1))
-            guard case .dataVersion = await effects.perform(.checkForChanges) else {
-                Issue.record("a second check finds nothing new")
-                return
-            }
+            // The store's change feed makes the renewal and the paywall hears of it, though no other
+            // process wrote (the test's clock is stepped, so the feed is asked to look now).
+            let change = try #require(await store.changes.refresh())
+            #expect(EngineEffects.action(for: change) == .renewalsMade(1))
+            #expect(await store.changes.refresh() == nil, "a second look finds nothing new")
             let renewed = try await effects.snapshot()
             #expect(renewed.arrived == [monthly], "the renewal is delivered as an update")
             #expect(renewed.subscriptions["premium"]?.state == .subscribed)
