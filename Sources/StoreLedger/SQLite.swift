@@ -91,7 +91,7 @@ package final class SQLiteDatabase {
 
     /// Rows this connection has inserted, updated or deleted since it opened: with `PRAGMA
     /// data_version` (which counts only other connections' commits), what the change feed checks.
-    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+    package var totalChanges: Int64 { sqlite3_total_changes64(handle) }
 
     private func error(_ status: Int32) -> SQLiteError {
         Self.error(status, handle)

@@ -125,7 +125,7 @@ public enum CLI {
                 let message = StoreLocation.ambiguity(files)
                 return failed(message, ["storefront: error: \(message)"], .catalogMissing)
             }
-        } catch let error as CatalogError {
+        } catch {
             // The message quotes catalog text (ids, keys), which is data: never raw escapes on the terminal.
             let line = "storefront: error: \(TerminalText.sanitized(error.description))"
             switch error.kind {
@@ -137,8 +137,6 @@ public enum CLI {
             case .malformed, .invalid:
                 return failed(error.description, [line], .badCatalog)
             }
-        } catch {
-            return failed("\(error)", ["storefront: error: \(error)"], .catalogMissing)
         }
         for note in catalog.notes { console.err("storefront: note: \(TerminalText.sanitized(note))") }
 
