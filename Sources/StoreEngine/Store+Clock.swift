@@ -32,7 +32,7 @@ extension Store {
     }
 
     /// The longest jump `clock advance` makes at once.
-    public static let longestClockAdvance = ISODuration(years: 100)
+    static let longestClockAdvance = ISODuration(years: 100)
 
     /// Re-anchors the clock: from the real instant now, store time continues from `storeTime`.
     func anchorClock(storeTime: Date) throws {

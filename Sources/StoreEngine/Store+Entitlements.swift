@@ -112,7 +112,7 @@ extension Store {
     }
 
     /// The public half of the store's signing key, as PEM, for servers and tests to verify with.
-    public nonisolated var publicKeyPEM: String { ledgerPublicKeyPEM }
+    nonisolated var publicKeyPEM: String { ledgerPublicKeyPEM }
 
     /// Decodes and verifies a JWS against the store's key.
     func verify(jws: String) throws(VerificationFailure) -> (header: JSON, payload: JSON) {

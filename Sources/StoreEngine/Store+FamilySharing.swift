@@ -2,7 +2,7 @@ import Foundation
 
 extension Store {
     /// Apple's limit: the organizer and up to five family members.
-    public static let familyLimit = 6
+    static let familyLimit = 6
 
     // MARK: - Families
 

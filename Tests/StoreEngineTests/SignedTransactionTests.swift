@@ -22,7 +22,7 @@ struct SignedTransactionTests {
             #expect(header["alg"] == .string("ES256"))
             // As Apple's: alg and the x5c chain (leaf, intermediate, root), no kid.
             guard case .array(let x5c)? = header["x5c"] else { Issue.record("no x5c in \(header)"); return }
-            #expect(x5c == (try await store.certificateChain()).x5c.map { .string($0) })
+            #expect(x5c == (await store.certificateChain()).x5c.map { .string($0) })
             #expect(header["kid"] == nil)
             #expect(payload["transactionId"] == .string(String(bought.id)))
             #expect(payload["originalTransactionId"] == .string(String(bought.originalID)))
