@@ -97,7 +97,8 @@ private final class Heard: Sendable {
             let store = try fixture.open()
             let heard = Heard(store.changes.changes())
             _ = try #require(await heard.first { $0.cause == .subscribed })
-            try await Task.sleep(for: .milliseconds(300))  // the follow-up looks after the file was made are over
+            // The follow-up looks after the file was made are over.
+            try await Task.sleep(for: StoreChangeFeed.followUps.last! + .milliseconds(300))
             let before = store.changes.reads
             try await Task.sleep(for: .seconds(1))
             #expect(store.changes.reads == before)

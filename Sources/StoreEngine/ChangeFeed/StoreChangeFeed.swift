@@ -12,8 +12,10 @@ import Synchronization
 /// count tell whether anything changed; due renewals are made once; each subscriber gets the
 /// change. Nothing is read while nothing is written and nothing falls due.
 ///
-/// A commit is written before it is synced and visible, so after a write the feed looks a few
-/// more times over the next 100 ms (each a `data_version` read), then waits again.
+/// A commit is written before it is synced and visible (the WAL index that makes it visible is
+/// shared memory, which inotify does not see), so after a write the feed looks a few more times
+/// — dense for the first 100 ms, then sparser to 1.6 s, for a slow fsync on a busy disk — each a
+/// `data_version` read, then waits again.
 ///
 /// Made by ``Store/changes``; its thread runs while someone subscribes.
 public final class StoreChangeFeed: Sendable {
@@ -129,7 +131,9 @@ public final class StoreChangeFeed: Sendable {
     static let followUps: [Duration] = [.microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
                                         .microseconds(1500), .milliseconds(2), .milliseconds(3), .milliseconds(4),
                                         .milliseconds(5), .milliseconds(7), .milliseconds(10), .milliseconds(15),
-                                        .milliseconds(25), .milliseconds(50), .milliseconds(100)]
+                                        .milliseconds(25), .milliseconds(50), .milliseconds(100),
+                                        // A busy disk's fsync: without these, such a commit waits for the next write.
+                                        .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600)]
     /// Where inotify cannot be had (no inotify, a folder that cannot be watched): a look this often.
     static let fallbackInterval: Duration = .milliseconds(250)
 
