@@ -8,7 +8,7 @@ extension Ledger {
     package func adoptSignedBundleID() {
         bundleID = Catalog.defaultBundleID
         let newest = try? db.rows("SELECT jws FROM transactions WHERE jws IS NOT NULL ORDER BY id DESC LIMIT 1") {
-            $0.text(0)
+            $0.text(.jws)
         }
         guard let jws = newest?.first else { return }
         let parts = jws.split(separator: ".")

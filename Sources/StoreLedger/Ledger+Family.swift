@@ -10,11 +10,11 @@ extension Ledger {
     /// Every family, by name, each with its members (the organizer first, then as they joined).
     package func families() throws(SQLiteError) -> [Family] {
         var families = try db.rows("SELECT name, organizer, created FROM families ORDER BY created, name") { row in
-            Family(name: row.text(0), organizer: row.text(1), members: [], created: Date(milliseconds: row.int64(2)))
+            Family(name: row.text(.name), organizer: row.text(.organizer), members: [], created: Date(milliseconds: row.int64(.created)))
         }
         for index in families.indices {
             let members = try db.rows("SELECT account FROM family_members WHERE family = ? ORDER BY joined, account",
-                                      families[index].name) { $0.text(0) }
+                                      families[index].name) { $0.text(.account) }
             families[index].members = [families[index].organizer].filter(members.contains)
                 + members.filter { $0 != families[index].organizer }
         }
@@ -23,7 +23,7 @@ extension Ledger {
 
     /// The family `account` belongs to, if any.
     package func family(of account: String) throws(SQLiteError) -> Family? {
-        guard let name = try db.rows("SELECT family FROM family_members WHERE account = ?", account, as: { $0.text(0) }).first
+        guard let name = try db.rows("SELECT family FROM family_members WHERE account = ?", account, as: { $0.text(.family) }).first
         else { return nil }
         return try families().first { $0.name == name }
     }
@@ -64,7 +64,7 @@ extension Ledger {
     /// The purchaser's transaction a member's shared transaction shares.
     package func sharedPurchase(of transactionID: Int64) throws(SQLiteError) -> Transaction? {
         guard let id = try db.rows("SELECT purchase_id FROM family_shares WHERE transaction_id = ?", transactionID,
-                                   as: { $0.int64(0) }).first else { return nil }
+                                   as: { $0.int64(.purchase_id) }).first else { return nil }
         return try transaction(id: id)
     }
 
@@ -75,7 +75,7 @@ extension Ledger {
             SELECT t.original_id, t.original_purchase_date FROM transactions t
             JOIN family_shares s ON s.transaction_id = t.id JOIN transactions p ON p.id = s.purchase_id
             WHERE t.account = ? AND p.original_id = ? ORDER BY t.id LIMIT 1
-            """, account, originalID) { ($0.int64(0), Date(milliseconds: $0.int64(1))) }.first
+            """, account, originalID) { ($0.int64(.original_id), Date(milliseconds: $0.int64(.original_purchase_date))) }.first
     }
 
     /// The newest transaction of each of `account`'s shared subscriptions (one per chain).
@@ -105,11 +105,11 @@ extension Ledger {
     static let refundRequestColumns = "transaction_id, account, reason, requested, status, decided"
 
     package func refundRequest(_ row: SQLiteDatabase.Row) -> RefundRequest {
-        RefundRequest(transactionID: row.int64(0), account: row.text(1),
-                      reason: RefundRequestReason(appStoreName: row.text(2)) ?? .other,
-                      requestDate: Date(milliseconds: row.int64(3)),
-                      status: RefundRequest.Status(rawValue: row.text(4)) ?? .pending,
-                      decisionDate: row.optionalInt64(5).map(Date.init(milliseconds:)))
+        RefundRequest(transactionID: row.int64(.transaction_id), account: row.text(.account),
+                      reason: RefundRequestReason(appStoreName: row.text(.reason)) ?? .other,
+                      requestDate: Date(milliseconds: row.int64(.requested)),
+                      status: RefundRequest.Status(rawValue: row.text(.status)) ?? .pending,
+                      decisionDate: row.optionalInt64(.decided).map(Date.init(milliseconds:)))
     }
 
     package func refundRequest(transactionID: Int64) throws(SQLiteError) -> RefundRequest? {

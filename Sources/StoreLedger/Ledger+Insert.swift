@@ -72,7 +72,7 @@ extension Ledger {
     /// folded into `seals`, for ``foldIntoHead(_:)`` once the batch is in. Returns the seal.
     @discardableResult
     package func insertRow(_ transaction: Transaction, jws: String?, seals: inout SealAccumulator) throws(SQLiteError) -> String {
-        // In the order of ``columns``, typed as the columns store them, so the seal is the row's.
+        // In the order of ``columns`` (``sealedColumns``, then the seal), typed as the columns store them, so the seal is the row's.
         let values: [any SQLBindable] = [
             transaction.id, transaction.originalID, transaction.account, transaction.productID,
             transaction.productType.rawValue, transaction.purchaseDate.milliseconds,
@@ -92,5 +92,5 @@ extension Ledger {
         return sealText
     }
 
-    private static let insertPlaceholders = Array(repeating: "?", count: sealColumn + 1).joined(separator: ", ")
+    private static let insertPlaceholders = Array(repeating: "?", count: sealedColumns.count + 1).joined(separator: ", ")
 }

@@ -23,7 +23,7 @@ extension Ledger {
         try db.query("""
             SELECT product_id, new_price FROM price_changes WHERE id IN
               (SELECT max(id) FROM price_changes WHERE storefront = ? GROUP BY product_id)
-            """, [storefront]) { row in prices[row.text(0)] = DecimalText.parse(row.text(1)) }
+            """, [storefront]) { row in prices[row.text(.product_id)] = DecimalText.parse(row.text(.new_price)) }
         return prices
     }
 
@@ -32,9 +32,9 @@ extension Ledger {
         try db.rows("""
             SELECT id, product_id, storefront, old_price, new_price, consent_required, date, source FROM price_changes ORDER BY id
             """) { row in
-            PriceChange(id: row.int64(0), productID: row.text(1), storefront: row.text(2),
-                        oldPrice: DecimalText.parse(row.text(3)) ?? 0, newPrice: DecimalText.parse(row.text(4)) ?? 0,
-                        requiresConsent: row.bool(5), date: Date(milliseconds: row.int64(6)), source: row.text(7))
+            PriceChange(id: row.int64(.id), productID: row.text(.product_id), storefront: row.text(.storefront),
+                        oldPrice: DecimalText.parse(row.text(.old_price)) ?? 0, newPrice: DecimalText.parse(row.text(.new_price)) ?? 0,
+                        requiresConsent: row.bool(.consent_required), date: Date(milliseconds: row.int64(.date)), source: row.text(.source))
         }
     }
 
@@ -43,7 +43,7 @@ extension Ledger {
         try db.rows("""
             SELECT date FROM price_changes WHERE product_id = ? AND storefront = ? AND consent_required = 0
               AND CAST(new_price AS REAL) > CAST(old_price AS REAL) ORDER BY id DESC LIMIT 1
-            """, productID, storefront) { Date(milliseconds: $0.int64(0)) }.first
+            """, productID, storefront) { Date(milliseconds: $0.int64(.date)) }.first
     }
 
     // MARK: - Subscribers' price increases
@@ -54,11 +54,11 @@ extension Ledger {
         """
 
     private func increase(_ row: SQLiteDatabase.Row) -> PriceIncrease {
-        PriceIncrease(account: row.text(0), groupID: row.text(1), originalTransactionID: row.int64(2), changeID: row.int64(3),
-                      productID: row.text(4), storefront: row.text(5), oldPrice: DecimalText.parse(row.text(6)) ?? 0,
-                      newPrice: DecimalText.parse(row.text(7)) ?? 0, requiresConsent: row.bool(8),
-                      notified: Date(milliseconds: row.int64(9)), noticeEnds: Date(milliseconds: row.int64(10)),
-                      status: PriceIncreaseStatus(rawValue: row.text(11)) ?? .pending)
+        PriceIncrease(account: row.text(.account), groupID: row.text(.group_id), originalTransactionID: row.int64(.original_id), changeID: row.int64(.change_id),
+                      productID: row.text(.product_id), storefront: row.text(.storefront), oldPrice: DecimalText.parse(row.text(.old_price)) ?? 0,
+                      newPrice: DecimalText.parse(row.text(.new_price)) ?? 0, requiresConsent: row.bool(.consent_required),
+                      notified: Date(milliseconds: row.int64(.notified)), noticeEnds: Date(milliseconds: row.int64(.notice_ends)),
+                      status: PriceIncreaseStatus(rawValue: row.text(.status)) ?? .pending)
     }
 
     /// The price increase a subscription of the account waits for, if any.
@@ -98,7 +98,7 @@ extension Ledger {
     package func catalogPrices(storefront: String) throws(SQLiteError) -> [String: Decimal] {
         var prices: [String: Decimal] = [:]
         try db.query("SELECT product_id, price FROM catalog_prices WHERE storefront = ?", [storefront]) { row in
-            prices[row.text(0)] = DecimalText.parse(row.text(1))
+            prices[row.text(.product_id)] = DecimalText.parse(row.text(.price))
         }
         return prices
     }
@@ -113,9 +113,9 @@ extension Ledger {
     private static let messageColumns = "id, account, reason, product_id, offer_id, created, state"
 
     private func message(_ row: SQLiteDatabase.Row) -> StoreMessage {
-        StoreMessage(id: row.int64(0), account: row.text(1), reason: MessageReason(rawValue: row.text(2)) ?? .generic,
-                     productID: row.optionalText(3), offerID: row.optionalText(4), created: Date(milliseconds: row.int64(5)),
-                     state: StoreMessage.State(rawValue: row.text(6)) ?? .pending)
+        StoreMessage(id: row.int64(.id), account: row.text(.account), reason: MessageReason(rawValue: row.text(.reason)) ?? .generic,
+                     productID: row.optionalText(.product_id), offerID: row.optionalText(.offer_id), created: Date(milliseconds: row.int64(.created)),
+                     state: StoreMessage.State(rawValue: row.text(.state)) ?? .pending)
     }
 
     /// Queues a message; one with a `key` is queued once (a second one for the same event is ignored).
@@ -158,11 +158,11 @@ extension Ledger {
     /// The paid periods of a subscription (not free, not revoked), as start and end.
     package func paidPeriods(originalID: Int64) throws(SQLiteError) -> [(start: Date, end: Date)] {
         try db.rows("""
-            SELECT purchase_date, coalesce(min(expiration_date, coalesce(revocation_date, expiration_date)), purchase_date), price
+            SELECT purchase_date, coalesce(min(expiration_date, coalesce(revocation_date, expiration_date)), purchase_date) AS term_end, price
             FROM transactions WHERE original_id = ? AND status = 'purchased' ORDER BY id
             """, originalID) { row in
-            (DecimalText.parse(row.text(2)) ?? 0) > 0
-                ? (Date(milliseconds: row.int64(0)), Date(milliseconds: max(row.int64(0), row.int64(1)))) : nil
+            (DecimalText.parse(row.text(.price)) ?? 0) > 0
+                ? (Date(milliseconds: row.int64(.purchase_date)), Date(milliseconds: max(row.int64(.purchase_date), row.int64(.term_end)))) : nil
         }.compactMap { $0 }
     }
 
@@ -171,6 +171,6 @@ extension Ledger {
         try db.rows("""
             SELECT purchase_date FROM transactions WHERE account = ? AND subscription_group_id = ? AND offer_type = ?
               AND status = 'purchased' AND reason != ? ORDER BY id DESC LIMIT 1
-            """, account, groupID, offerType.rawValue, Self.renewalReason) { Date(milliseconds: $0.int64(0)) }.first
+            """, account, groupID, offerType.rawValue, Self.renewalReason) { Date(milliseconds: $0.int64(.purchase_date)) }.first
     }
 }

@@ -14,11 +14,11 @@ extension Ledger {
 
     /// When the account first used the store; nil when it never has.
     package func accountCreated(_ name: String) throws(SQLiteError) -> Date? {
-        try db.rows("SELECT created FROM accounts WHERE name = ?", name) { Date(milliseconds: $0.int64(0)) }.first
+        try db.rows("SELECT created FROM accounts WHERE name = ?", name) { Date(milliseconds: $0.int64(.created)) }.first
     }
 
     package func accounts() throws(SQLiteError) -> [String] {
-        try db.rows("SELECT name FROM accounts ORDER BY created, name") { $0.text(0) }
+        try db.rows("SELECT name FROM accounts ORDER BY created, name") { $0.text(.name) }
     }
 
     // MARK: - Subscriptions
@@ -33,10 +33,10 @@ extension Ledger {
             WHERE s.account = ? ORDER BY s.group_id
             """, Self.renewalOfferPrefix, account) { row in
             SubscriptionRecord(
-                groupID: row.text(0), originalID: row.int64(1), willAutoRenew: row.bool(2),
-                autoRenewProductID: row.text(3), expirationReason: row.optionalText(4),
-                billingRetrySince: row.optionalInt64(5).map(Date.init(milliseconds:)),
-                graceUntil: row.optionalInt64(6).map(Date.init(milliseconds:)), renewalOfferID: row.optionalText(7))
+                groupID: row.text(.group_id), originalID: row.int64(.original_id), willAutoRenew: row.bool(.will_auto_renew),
+                autoRenewProductID: row.text(.auto_renew_product_id), expirationReason: row.optionalText(.expiration_reason),
+                billingRetrySince: row.optionalInt64(.billing_retry_since).map(Date.init(milliseconds:)),
+                graceUntil: row.optionalInt64(.grace_until).map(Date.init(milliseconds:)), renewalOfferID: row.optionalText(.renewal_offer))
         }
     }
 
@@ -46,7 +46,7 @@ extension Ledger {
 
     /// Every account with a subscription, for renewals made across the store.
     package func subscribedAccounts() throws(SQLiteError) -> [String] {
-        try db.rows("SELECT DISTINCT account FROM subscriptions ORDER BY account") { $0.text(0) }
+        try db.rows("SELECT DISTINCT account FROM subscriptions ORDER BY account") { $0.text(.account) }
     }
 
     package func saveSubscription(_ record: SubscriptionRecord, account: String) throws(SQLiteError) {
@@ -104,7 +104,7 @@ extension Ledger {
                                            AND l.status = 'purchased' ORDER BY l.id DESC LIMIT 1)
             WHERE s.account = ?
             """, [account]) { row in
-            terms[row.int64(0)] = (row.optionalInt64(1).map(Date.init(milliseconds:)), row.optionalInt64(2).map(Date.init(milliseconds:)))
+            terms[row.int64(.original_id)] = (row.optionalInt64(.revocation_date).map(Date.init(milliseconds:)), row.optionalInt64(.expiration_date).map(Date.init(milliseconds:)))
         }
         return terms
     }
@@ -117,9 +117,9 @@ extension Ledger {
             WHERE original_id = ? AND status = 'purchased' ORDER BY id DESC LIMIT ?
             """, originalID, limit) { row in
             SubscriptionLink(
-                productID: row.text(0), isPurchase: row.text(1) != Self.renewalReason,
-                offerType: row.optionalText(2).flatMap(Transaction.OfferType.init(rawValue:)), offerID: row.optionalText(3),
-                purchaseDate: Date(milliseconds: row.int64(4)), expirationDate: row.optionalInt64(5).map(Date.init(milliseconds:)))
+                productID: row.text(.product_id), isPurchase: row.text(.reason) != Self.renewalReason,
+                offerType: row.optionalText(.offer_type).flatMap(Transaction.OfferType.init(rawValue:)), offerID: row.optionalText(.offer_id),
+                purchaseDate: Date(milliseconds: row.int64(.purchase_date)), expirationDate: row.optionalInt64(.expiration_date).map(Date.init(milliseconds:)))
         }
     }
 
@@ -135,7 +135,7 @@ extension Ledger {
                 FROM transactions WHERE original_id = ? AND status = 'purchased')
             WHERE covered_until IS NULL OR purchase_date - covered_until > ?
             ORDER BY id DESC LIMIT 1
-            """, originalID, Int64(60 * 86_400_000)) { Date(milliseconds: $0.int64(0)) }.first
+            """, originalID, Int64(60 * 86_400_000)) { Date(milliseconds: $0.int64(.purchase_date)) }.first
     }
 
     // MARK: - App side
@@ -158,7 +158,7 @@ extension Ledger {
     package func owned(account: String) throws(SQLiteError) -> [String: Int64] {
         var owned: [String: Int64] = [:]
         try db.query("SELECT product_id, transaction_id FROM app_owned WHERE account = ?", [account]) { row in
-            owned[row.text(0)] = row.int64(1)
+            owned[row.text(.product_id)] = row.int64(.transaction_id)
         }
         return owned
     }
@@ -166,7 +166,7 @@ extension Ledger {
     package func balances(account: String) throws(SQLiteError) -> [String: Int] {
         var balances: [String: Int] = [:]
         try db.query("SELECT product_id, balance FROM app_balances WHERE account = ?", [account]) { row in
-            balances[row.text(0)] = row.int(1)
+            balances[row.text(.product_id)] = row.int(.balance)
         }
         return balances
     }
@@ -181,7 +181,7 @@ extension Ledger {
     // MARK: - Settings
 
     package func setting(_ name: String, account: String) throws(SQLiteError) -> String? {
-        try db.rows("SELECT value FROM settings WHERE account = ? AND name = ?", account, name) { $0.text(0) }.first
+        try db.rows("SELECT value FROM settings WHERE account = ? AND name = ?", account, name) { $0.text(.value) }.first
     }
 
     package func setSetting(_ name: String, account: String, value: String) throws(SQLiteError) {
@@ -206,9 +206,9 @@ extension Ledger {
             SELECT id, date, account, state, product_id, transaction_id, detail FROM
               (SELECT * FROM events WHERE account = ? ORDER BY id DESC LIMIT ?) ORDER BY id
             """, account, limit) { row in
-            TransactionEvent(id: row.int64(0), date: Date(milliseconds: row.int64(1)), account: row.text(2),
-                             state: TransactionEvent.State(rawValue: row.text(3)) ?? .failed,
-                             productID: row.text(4), transactionID: row.optionalInt64(5), detail: row.text(6))
+            TransactionEvent(id: row.int64(.id), date: Date(milliseconds: row.int64(.date)), account: row.text(.account),
+                             state: TransactionEvent.State(rawValue: row.text(.state)) ?? .failed,
+                             productID: row.text(.product_id), transactionID: row.optionalInt64(.transaction_id), detail: row.text(.detail))
         }
     }
 

@@ -14,22 +14,19 @@ extension Ledger {
         sha256(Array("storefront row seal v1\n".utf8) + Array(key.privateKeyPEM.utf8))
     }
 
-    /// The seal of a row read with ``columns`` (the seal column itself, the last, left out).
+    /// The seal of a row read with ``columns``: its ``sealedColumns``, by name, in their order.
     package static func seal(of row: SQLiteDatabase.Row, key: [UInt8]) -> String {
-        hex(hmac(key: key, row.canonicalBytes(columns: 0..<Int32(sealColumn))))
+        hex(hmac(key: key, row.canonicalBytes(columns: sealedColumns)))
     }
-
-    /// The position of `seal` in ``columns``.
-    static let sealColumn = 28
 
     /// The seal of a row read with ``columns``, by this ledger's keyed hasher.
     package func seal(of row: SQLiteDatabase.Row) -> String {
-        Self.hex(sealHasher.mac(row: row, columns: 0..<Int32(Self.sealColumn)))
+        Self.hex(sealHasher.mac(row: row, columns: Self.sealedColumns))
     }
 
     /// Whether a row read with ``columns`` carries its own seal.
     package func isSealed(_ row: SQLiteDatabase.Row) -> Bool {
-        guard let stored = row.optionalText(Int32(Self.sealColumn)) else { return false }
+        guard let stored = row.optionalText(.seal) else { return false }
         return stored == seal(of: row)
     }
 
@@ -43,7 +40,7 @@ extension Ledger {
     package func reseal(_ id: Int64, verified: Bool = false) throws(SQLiteError) {
         var pair: (old: String?, new: String)?
         try db.query("SELECT \(Self.columns) FROM transactions WHERE id = ?", [id]) { row in
-            pair = (row.optionalText(Int32(Self.sealColumn)), seal(of: row))
+            pair = (row.optionalText(.seal), seal(of: row))
         }
         guard let pair else { return }
         if verified { try saveMark(id: id, seal: pair.new) }
@@ -58,7 +55,7 @@ extension Ledger {
 
     /// Takes row `id`'s seal out of the head, before the row is deleted.
     func unseal(_ id: Int64) throws(SQLiteError) {
-        guard let old = try db.rows("SELECT seal FROM transactions WHERE id = ?", id, as: { $0.optionalText(0) }).first ?? nil
+        guard let old = try db.rows("SELECT seal FROM transactions WHERE id = ?", id, as: { $0.optionalText(.seal) }).first ?? nil
         else { return }
         try forgetMark(id: id)
         var digest = try headDigest()
@@ -68,7 +65,7 @@ extension Ledger {
 
     /// Seals every row and the head from scratch (schema 6 migration, resets).
     func resealAll() throws(SQLiteError) {
-        let ids = try db.rows("SELECT id FROM transactions ORDER BY id") { $0.int64(0) }
+        let ids = try db.rows("SELECT id FROM transactions ORDER BY id") { $0.int64(.id) }
         try db.run("UPDATE transactions SET seal = NULL")
         try saveHead([UInt8](repeating: 0, count: 32))
         for id in ids { try reseal(id) }
@@ -78,14 +75,14 @@ extension Ledger {
     func refoldHead() throws(SQLiteError) {
         var digest = [UInt8](repeating: 0, count: 32)
         try db.query("SELECT seal FROM transactions WHERE seal IS NOT NULL", []) { row in
-            xor(&digest, Self.bytes(hex: row.text(0)))
+            xor(&digest, Self.bytes(hex: row.text(.seal)))
         }
         try saveHead(digest)
     }
 
     /// The head's digest: the XOR of every row's seal (all zero with no rows).
     func headDigest() throws(SQLiteError) -> [UInt8] {
-        let stored = try db.rows("SELECT digest FROM seal_head WHERE id = 1") { $0.text(0) }.first
+        let stored = try db.rows("SELECT digest FROM seal_head WHERE id = 1") { $0.text(.digest) }.first
         return stored.map(Self.bytes(hex:)) ?? [UInt8](repeating: 0, count: 32)
     }
 
@@ -109,9 +106,9 @@ extension Ledger {
     static func headProblem(_ db: SQLiteDatabase, key: [UInt8]) throws(SQLiteError) -> String? {
         var digest = [UInt8](repeating: 0, count: 32)
         try db.query("SELECT seal FROM transactions WHERE seal IS NOT NULL", []) { row in
-            xor(&digest, bytes(hex: row.text(0)))
+            xor(&digest, bytes(hex: row.text(.seal)))
         }
-        let head = try db.rows("SELECT digest, seal FROM seal_head WHERE id = 1") { ($0.text(0), $0.text(1)) }.first
+        let head = try db.rows("SELECT digest, seal FROM seal_head WHERE id = 1") { ($0.text(.digest), $0.text(.seal)) }.first
         guard let head else {
             return digest == [UInt8](repeating: 0, count: 32) ? nil
                 : "the ledger's sealed head is missing, but transactions are sealed (rows removed or put back)"
@@ -170,7 +167,7 @@ private func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
 extension SQLiteDatabase.Row {
     /// The columns as stored, each tagged with its type and, for text and blobs, its byte
     /// length: two different rows never give the same bytes.
-    func canonicalBytes(columns: Range<Int32>) -> [UInt8] {
+    func canonicalBytes(columns: [Column]) -> [UInt8] {
         var bytes = CanonicalBytes()
         for column in columns {
             if isNull(column) {

@@ -10,7 +10,7 @@ extension Ledger {
 
     /// The account that made transaction `id` (or whose subscription has it as original id).
     package func account(owning id: Int64) throws(SQLiteError) -> String? {
-        try db.rows("SELECT account FROM transactions WHERE id = ? OR original_id = ? LIMIT 1", id, id) { $0.text(0) }.first
+        try db.rows("SELECT account FROM transactions WHERE id = ? OR original_id = ? LIMIT 1", id, id) { $0.text(.account) }.first
     }
 
     /// One page of an account's completed transactions, in id order (`ascending` or not),
@@ -63,9 +63,9 @@ extension Ledger {
 
     package func notification(_ row: SQLiteDatabase.Row) -> ServerNotification {
         ServerNotification(
-            id: row.int64(0), uuid: row.text(1), account: row.text(2), type: row.text(3), subtype: row.optionalText(4),
-            transactionID: row.optionalInt64(5), originalTransactionID: row.optionalInt64(6),
-            signedDate: Date(milliseconds: row.int64(7)), signedPayload: row.text(8), testNotificationToken: row.optionalText(9))
+            id: row.int64(.id), uuid: row.text(.uuid), account: row.text(.account), type: row.text(.type), subtype: row.optionalText(.subtype),
+            transactionID: row.optionalInt64(.transaction_id), originalTransactionID: row.optionalInt64(.original_id),
+            signedDate: Date(milliseconds: row.int64(.signed_date)), signedPayload: row.text(.signed_payload), testNotificationToken: row.optionalText(.test_token))
     }
 
     /// Records a notification: called inside the write that makes its event.
@@ -118,8 +118,8 @@ extension Ledger {
 
     package func attempts(of id: Int64) throws(SQLiteError) -> [NotificationAttempt] {
         try db.rows("SELECT url, date, result FROM notification_attempts WHERE notification_id = ? ORDER BY rowid", id) { row in
-            NotificationAttempt(url: row.text(0), date: Date(milliseconds: row.int64(1)),
-                                result: SendAttemptResult(rawValue: row.text(2)) ?? .other)
+            NotificationAttempt(url: row.text(.url), date: Date(milliseconds: row.int64(.date)),
+                                result: SendAttemptResult(rawValue: row.text(.result)) ?? .other)
         }
     }
 
@@ -151,7 +151,7 @@ extension Ledger {
 
     package func receivers() throws(SQLiteError) -> [NotificationReceiver] {
         try db.rows("SELECT url, added, after_id FROM notification_receivers ORDER BY added, url") { row in
-            NotificationReceiver(url: row.text(0), added: Date(milliseconds: row.int64(1)), afterNotificationID: row.int64(2))
+            NotificationReceiver(url: row.text(.url), added: Date(milliseconds: row.int64(.added)), afterNotificationID: row.int64(.after_id))
         }
     }
 
@@ -176,10 +176,10 @@ extension Ledger {
             SELECT product_id, request_id, extend_by_days, storefronts, complete_date, succeeded, failed
             FROM mass_extensions WHERE product_id = ? AND request_id = ?
             """, productID, requestID) { row in
-            MassExtension(productID: row.text(0), requestIdentifier: row.text(1), extendByDays: Int(row.int64(2)),
-                          storefrontCountryCodes: row.text(3).split(separator: ",").map(String.init),
-                          completeDate: Date(milliseconds: row.int64(4)), succeededCount: Int(row.int64(5)),
-                          failedCount: Int(row.int64(6)))
+            MassExtension(productID: row.text(.product_id), requestIdentifier: row.text(.request_id), extendByDays: Int(row.int64(.extend_by_days)),
+                          storefrontCountryCodes: row.text(.storefronts).split(separator: ",").map(String.init),
+                          completeDate: Date(milliseconds: row.int64(.complete_date)), succeededCount: Int(row.int64(.succeeded)),
+                          failedCount: Int(row.int64(.failed)))
         }.first
     }
 
@@ -196,7 +196,7 @@ extension Ledger {
 
     package func apiKeys() throws(SQLiteError) -> [APIKey] {
         try db.rows("SELECT key_id, issuer_id, public_key, created FROM api_keys ORDER BY created, key_id") { row in
-            APIKey(keyID: row.text(0), issuerID: row.text(1), publicKeyPEM: row.text(2), created: Date(milliseconds: row.int64(3)))
+            APIKey(keyID: row.text(.key_id), issuerID: row.text(.issuer_id), publicKeyPEM: row.text(.public_key), created: Date(milliseconds: row.int64(.created)))
         }
     }
 
@@ -216,15 +216,15 @@ extension Ledger {
 extension Ledger {
     package func offerKeys() throws(SQLiteError) -> [OfferKey] {
         try db.rows("""
-            SELECT key_id, issuer_id, public_key, private_key IS NOT NULL, created FROM offer_keys ORDER BY created, key_id
+            SELECT key_id, issuer_id, public_key, private_key IS NOT NULL AS can_sign, created FROM offer_keys ORDER BY created, key_id
             """) { row in
-            OfferKey(keyID: row.text(0), issuerID: row.optionalText(1), publicKeyPEM: row.text(2), canSign: row.bool(3),
-                     created: Date(milliseconds: row.int64(4)))
+            OfferKey(keyID: row.text(.key_id), issuerID: row.optionalText(.issuer_id), publicKeyPEM: row.text(.public_key), canSign: row.bool(.can_sign),
+                     created: Date(milliseconds: row.int64(.created)))
         }
     }
 
     package func offerPrivateKey(_ keyID: String) throws(SQLiteError) -> String? {
-        try db.rows("SELECT private_key FROM offer_keys WHERE key_id = ?", keyID) { $0.optionalText(0) }.first ?? nil
+        try db.rows("SELECT private_key FROM offer_keys WHERE key_id = ?", keyID) { $0.optionalText(.private_key) }.first ?? nil
     }
 
     package func saveOfferKey(_ key: OfferKey, privateKeyPEM: String?) throws(SQLiteError) {

@@ -18,11 +18,11 @@ extension Ledger {
 
     /// The signing key stored in the file; made, with its chain, on first use.
     func loadKey() throws -> SigningKey {
-        if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first {
+        if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(.private_key) }).first {
             return try SigningKey(pem: pem)
         }
         return try db.transaction {
-            if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first {
+            if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(.private_key) }).first {
                 return try SigningKey(pem: pem)
             }
             let key = try SigningKey.generate()
@@ -35,7 +35,7 @@ extension Ledger {
     func loadIdentity(_ key: SigningKey) throws -> SigningIdentity {
         let certificates = try db.rows("""
             SELECT leaf_certificate, intermediate_certificate, root_certificate FROM signing_key WHERE id = 1
-            """) { [$0.optionalText(0), $0.optionalText(1), $0.optionalText(2)] }.first ?? []
+            """) { [$0.optionalText(.leaf_certificate), $0.optionalText(.intermediate_certificate), $0.optionalText(.root_certificate)] }.first ?? []
         let pems = certificates.compactMap { $0 }
         guard pems.count == 3 else { throw VerificationFailure(description: "the certificate chain is missing") }
         let chain = CertificateChain(leaf: try Certificate(pem: pems[0]), intermediate: try Certificate(pem: pems[1]),
@@ -89,7 +89,7 @@ extension Ledger {
                        chain.leaf.pem, chain.intermediate.pem, chain.root.pem)
             key = try SigningIdentity(key: signingKey, chain: chain)
             let rows = try db.rows("SELECT \(Self.columns) FROM transactions WHERE jws IS NOT NULL ORDER BY id") { row in
-                (Self.unverifiedTransaction(row), row.text(23))
+                (Self.unverifiedTransaction(row), row.text(.jws))
             }
             for (transaction, jws) in rows {
                 guard let payload = try? signingKey.verify(jws).payload,
@@ -105,12 +105,10 @@ extension Ledger {
     /// The `SELECT` list of ``columns`` for a file of an older schema, read as it is
     /// (the doctor changes nothing): columns it does not have yet read as NULL.
     package static func columns(forSchema version: Int64) -> String {
-        var list = columns
-        if version < 6 { list = list.replacingOccurrences(of: ", seal", with: ", NULL") }
-        if version < 5 { list = list.replacingOccurrences(of: "offer_discount_type, offer_period", with: "NULL, NULL") }
-        if version < 3 { list = list.replacingOccurrences(of: "offer_id", with: "NULL") }
-        if version < 2 { list = list.replacingOccurrences(of: "pending_reason", with: "NULL") }
-        return list
+        let added: [Column: Int64] = [.pending_reason: 2, .offer_id: 3, .offer_discount_type: 5, .offer_period: 5, .seal: 6]
+        return (sealedColumns + [.seal]).map { column in
+            version < added[column, default: 0] ? "NULL AS \(column.name)" : column.name
+        }.joined(separator: ", ")
     }
 
     // MARK: - Signing

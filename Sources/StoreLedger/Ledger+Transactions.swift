@@ -8,12 +8,17 @@ import StoreSigning
 extension Ledger {
     // MARK: - Transactions
 
-    package static let columns = """
-        id, original_id, account, product_id, product_type, purchase_date, original_purchase_date,
-        expiration_date, revocation_date, revocation_reason, is_upgraded, ownership_type, quantity,
-        app_account_token, environment, storefront, currency, price, reason, subscription_group_id,
-        offer_type, status, finished, jws, pending_reason, offer_id, offer_discount_type, offer_period, seal
-        """
+    /// The columns a row's seal covers, in the order it hashes them (which is the on-disk
+    /// format of every seal: never reorder), and what an insert writes in that order.
+    package static let sealedColumns: [Column] = [
+        .id, .original_id, .account, .product_id, .product_type, .purchase_date, .original_purchase_date,
+        .expiration_date, .revocation_date, .revocation_reason, .is_upgraded, .ownership_type, .quantity,
+        .app_account_token, .environment, .storefront, .currency, .price, .reason, .subscription_group_id,
+        .offer_type, .status, .finished, .jws, .pending_reason, .offer_id, .offer_discount_type, .offer_period,
+    ]
+
+    /// The `SELECT` list of a transaction: ``sealedColumns`` and the seal.
+    package static let columns = (sealedColumns + [.seal]).selectList
 
     /// A transaction row, verified: its JWS must carry a valid signature of this
     /// store's key over exactly the payload the row describes.
@@ -21,7 +26,7 @@ extension Ledger {
     /// again (LedgerVerifiedRows); any other is, in full.
     package func transaction(_ row: SQLiteDatabase.Row) -> Transaction {
         var transaction = Self.unverifiedTransaction(row)
-        transaction.jwsRepresentation = row.optionalText(23)
+        transaction.jwsRepresentation = row.optionalText(.jws)
         let sealed = isSealed(row)
         if sealed, hasMark(row) { return transaction }  // .verified: checked when made, unchanged since
         transaction.verification = verify(transaction)
@@ -63,7 +68,7 @@ extension Ledger {
         var missing = false
         try db.query(sql, parameters) { row in
             guard !missing else { return }
-            if let transaction = readCache.row(row.int64(0), state) { kept.append(transaction) } else { missing = true }
+            if let transaction = readCache.row(row.int64(.id), state) { kept.append(transaction) } else { missing = true }
         }
         return missing ? nil : kept
     }
@@ -77,7 +82,7 @@ extension Ledger {
         // past its id (its JWS is a few overflow pages), nor hashed again.
         var read: [Int] = []
         try db.query(sql, parameters) { row in
-            if let kept = readCache.row(row.int64(0), state) {
+            if let kept = readCache.row(row.int64(.id), state) {
                 transactions.append(kept)
                 checks.append(.kept)
                 return
@@ -105,7 +110,7 @@ extension Ledger {
     /// A row as a transaction not yet verified, and what its verification needs.
     package func pending(_ row: SQLiteDatabase.Row) -> (Transaction, Check) {
         var transaction = Self.unverifiedTransaction(row)
-        transaction.jwsRepresentation = row.optionalText(23)
+        transaction.jwsRepresentation = row.optionalText(.jws)
         return (transaction, !isSealed(row) ? .unsealed : hasMark(row) ? .marked : .sealed)
     }
 
@@ -190,30 +195,30 @@ extension Ledger {
 
     static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {
         Transaction(
-            id: row.int64(0), originalID: row.int64(1), productID: row.text(3),
-            productType: ProductType(rawValue: row.text(4)) ?? .nonConsumable,
-            purchaseDate: Date(milliseconds: row.int64(5)),
-            originalPurchaseDate: Date(milliseconds: row.int64(6)),
-            expirationDate: row.optionalInt64(7).map(Date.init(milliseconds:)),
-            revocationDate: row.optionalInt64(8).map(Date.init(milliseconds:)),
-            revocationReason: row.optionalText(9).flatMap(Transaction.RevocationReason.init(rawValue:)),
-            isUpgraded: row.bool(10),
-            ownershipType: Transaction.OwnershipType(rawValue: row.text(11)) ?? .purchased,
-            purchasedQuantity: row.int(12),
-            appAccountToken: row.optionalText(13).flatMap(UUID.init(uuidString:)),
-            environment: Transaction.AppStoreEnvironment(rawValue: row.text(14)) ?? .xcode,
-            storefront: row.text(15), currency: row.text(16),
-            price: DecimalText.parse(row.text(17)) ?? 0,
-            reason: row.text(18) == Self.renewalReason ? .renewal : .purchase,
-            subscriptionGroupID: row.optionalText(19),
-            offerType: row.optionalText(20).flatMap(Transaction.OfferType.init(rawValue:)),
-            account: row.text(2),
-            status: Transaction.Status(rawValue: row.text(21)) ?? .pending,
-            isFinished: row.bool(22),
-            pendingReason: row.optionalText(24).flatMap(Transaction.PendingReason.init(rawValue:)),
-            offerID: row.optionalText(25),
-            offerPaymentMode: row.optionalText(26).flatMap(PaymentMode.init(rawValue:)),
-            offerPeriod: row.optionalText(27).flatMap(ISODuration.init))
+            id: row.int64(.id), originalID: row.int64(.original_id), productID: row.text(.product_id),
+            productType: ProductType(rawValue: row.text(.product_type)) ?? .nonConsumable,
+            purchaseDate: Date(milliseconds: row.int64(.purchase_date)),
+            originalPurchaseDate: Date(milliseconds: row.int64(.original_purchase_date)),
+            expirationDate: row.optionalInt64(.expiration_date).map(Date.init(milliseconds:)),
+            revocationDate: row.optionalInt64(.revocation_date).map(Date.init(milliseconds:)),
+            revocationReason: row.optionalText(.revocation_reason).flatMap(Transaction.RevocationReason.init(rawValue:)),
+            isUpgraded: row.bool(.is_upgraded),
+            ownershipType: Transaction.OwnershipType(rawValue: row.text(.ownership_type)) ?? .purchased,
+            purchasedQuantity: row.int(.quantity),
+            appAccountToken: row.optionalText(.app_account_token).flatMap(UUID.init(uuidString:)),
+            environment: Transaction.AppStoreEnvironment(rawValue: row.text(.environment)) ?? .xcode,
+            storefront: row.text(.storefront), currency: row.text(.currency),
+            price: DecimalText.parse(row.text(.price)) ?? 0,
+            reason: row.text(.reason) == Self.renewalReason ? .renewal : .purchase,
+            subscriptionGroupID: row.optionalText(.subscription_group_id),
+            offerType: row.optionalText(.offer_type).flatMap(Transaction.OfferType.init(rawValue:)),
+            account: row.text(.account),
+            status: Transaction.Status(rawValue: row.text(.status)) ?? .pending,
+            isFinished: row.bool(.finished),
+            pendingReason: row.optionalText(.pending_reason).flatMap(Transaction.PendingReason.init(rawValue:)),
+            offerID: row.optionalText(.offer_id),
+            offerPaymentMode: row.optionalText(.offer_discount_type).flatMap(PaymentMode.init(rawValue:)),
+            offerPeriod: row.optionalText(.offer_period).flatMap(ISODuration.init))
     }
 
     /// The account's transactions, newest first; optionally of one product only, or only the newest `limit`.

@@ -27,11 +27,8 @@ extension Ledger {
 
     /// ``columns`` and the row's mark, if any (for the seal it has now): what verified reads select.
     static let verifiedColumns = columns + """
-        , (SELECT mark FROM verified_rows WHERE transaction_id = transactions.id AND row_seal = transactions.seal)
+        , (SELECT mark FROM verified_rows WHERE transaction_id = transactions.id AND row_seal = transactions.seal) AS mark
         """
-
-    /// The position of the mark in ``verifiedColumns``.
-    static let markColumn: Int32 = 29
 
     /// The mark of a row whose seal is `seal`: HMAC of the verdict, the payload rule it was
     /// checked by (``verifiedMarkRule``), the bundle id the payload was checked against, and the seal.
@@ -48,8 +45,7 @@ extension Ledger {
 
     /// Whether a row read with ``verifiedColumns`` whose seal was found good carries its mark.
     func hasMark(_ row: SQLiteDatabase.Row) -> Bool {
-        guard row.columnCount > Self.markColumn, let stored = row.optionalText(Self.markColumn),
-              let seal = row.optionalText(Int32(Self.sealColumn)) else { return false }
+        guard row.has(.mark), let stored = row.optionalText(.mark), let seal = row.optionalText(.seal) else { return false }
         return stored == mark(forSeal: seal)
     }
 

@@ -41,7 +41,7 @@ extension Optional: SQLBindable where Wrapped: SQLBindable {
 /// Not thread-safe: each owner (an actor) keeps its own.
 package final class SQLiteDatabase {
     private var handle: OpaquePointer?
-    private var statements: [String: OpaquePointer] = [:]
+    private var statements: [String: Prepared] = [:]
     /// Changes this connection made to rows of `transactions`, and rollbacks (SQLite's update and
     /// rollback hooks count them; ``execute(_:)`` adds one for any statement naming the table or
     /// rolling back to a savepoint, which the hooks do not see).
@@ -71,7 +71,7 @@ package final class SQLiteDatabase {
     }
 
     deinit {
-        for statement in statements.values { sqlite3_finalize(statement) }
+        for prepared in statements.values { sqlite3_finalize(prepared.statement) }
         sqlite3_close_v2(handle)
         transactionChanges.deallocate()
         busyLimit.deallocate()
@@ -141,7 +141,8 @@ package final class SQLiteDatabase {
 
     /// Runs a query and hands each row to `body`.
     package func query(_ sql: String, _ parameters: [any SQLBindable], _ body: (Row) throws(SQLiteError) -> Void) throws(SQLiteError) {
-        let statement = try prepared(sql)
+        let prepared = try prepared(sql)
+        let statement = prepared.statement
         defer {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
@@ -166,11 +167,17 @@ package final class SQLiteDatabase {
             }
             guard status == SQLITE_OK else { throw error(status) }
         }
+        var first = true
         while true {
             let status = sqlite3_step(statement)
             if status == SQLITE_DONE { return }
             guard status == SQLITE_ROW else { throw error(status) }
-            try body(Row(statement: statement!))
+            if first {
+                // A schema change makes SQLite prepare the statement again, maybe with other columns (`SELECT *`).
+                prepared.layout.refreshIfReprepared(statement)
+                first = false
+            }
+            try body(Row(statement: statement, layout: prepared.layout))
         }
     }
 
@@ -181,11 +188,19 @@ package final class SQLiteDatabase {
         return result
     }
 
-    /// The first column of the first row, as an integer.
+    /// The one column of the first row, as an integer: a query of one value (`count(*)`,
+    /// `max(id)`, a pragma), which has no other column to mistake it for.
     package func scalar(_ sql: String, _ parameters: any SQLBindable...) throws(SQLiteError) -> Int64? {
         var value: Int64?
-        try query(sql, parameters) { row in if value == nil, !row.isNull(0) { value = row.int64(0) } }
+        try query(sql, parameters) { row in if value == nil { value = row.onlyInt64() } }
         return value
+    }
+
+    /// The one column of each row, as text: a query of one value a row (a pragma's list, a check's answers).
+    package func texts(_ sql: String, _ parameters: any SQLBindable...) throws(SQLiteError) -> [String] {
+        var result: [String] = []
+        try query(sql, parameters) { row in result.append(row.onlyText()) }
+        return result
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up
@@ -228,41 +243,125 @@ package final class SQLiteDatabase {
 
     package var changes: Int { Int(sqlite3_changes(handle)) }
 
-    private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer? {
+    private func prepared(_ sql: String) throws(SQLiteError) -> Prepared {
         if let cached = statements[sql] { return cached }
         var statement: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
-        guard status == SQLITE_OK else { throw error(status) }
-        statements[sql] = statement
-        return statement
+        guard status == SQLITE_OK, let statement else { throw error(status) }
+        let prepared = Prepared(statement: statement, layout: ColumnLayout(statement, sql: sql))
+        statements[sql] = prepared
+        return prepared
     }
 
-    /// A result row; valid only inside the query's row callback.
+    /// A prepared statement and where each named column is in its result.
+    private struct Prepared {
+        let statement: OpaquePointer
+        let layout: ColumnLayout
+    }
+
+    /// Where each ``Column`` is in a prepared statement's result, found once by name
+    /// (`sqlite3_column_name`) when the statement is prepared: a read by name then costs an
+    /// array index, not a lookup of the name.
+    package final class ColumnLayout {
+        /// By ``Column/rawValue``: the column's position, ``absent`` or ``ambiguous``.
+        private var positions: [Int32]
+        /// The result's column count, for ``Row/onlyInt64()``.
+        private(set) var count: Int32 = 0
+        private var reprepared: Int32 = 0
+        /// The statement's SQL, for the message when a read names a column it does not have.
+        let sql: String
+        static let absent: Int32 = -1
+        static let ambiguous: Int32 = -2
+
+        init(_ statement: OpaquePointer, sql: String) {
+            self.sql = sql
+            positions = Array(repeating: Self.absent, count: Column.allCases.count)
+            resolve(statement)
+        }
+
+        private func resolve(_ statement: OpaquePointer) {
+            positions = Array(repeating: Self.absent, count: Column.allCases.count)
+            count = sqlite3_column_count(statement)
+            reprepared = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_REPREPARE, 0)
+            for position in 0..<count {
+                // A column no case names (an expression without AS) cannot be read: nothing can ask for it.
+                guard let name = sqlite3_column_name(statement, position), let column = Column(name: String(cString: name)) else { continue }
+                // Two columns of one name (a join's `t.id` and `s.id`): a read of either is refused, not guessed.
+                positions[column.rawValue] = positions[column.rawValue] == Self.absent ? position : Self.ambiguous
+            }
+        }
+
+        /// Finds the columns again when SQLite has prepared the statement again for a schema change.
+        func refreshIfReprepared(_ statement: OpaquePointer) {
+            if sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_REPREPARE, 0) != reprepared { resolve(statement) }
+        }
+
+        /// Whether the result has one column named `column`.
+        func contains(_ column: Column) -> Bool { positions[column.rawValue] >= 0 }
+
+        /// The position of `column` in the result. A name the result does not have is a bug in the
+        /// code that reads it (a misspelt `SELECT` list, a read of a column not selected), found by
+        /// the first test that runs it: it stops the program, as an index out of range does,
+        /// rather than read another column's value or a silent NULL.
+        @inline(__always)
+        func position(of column: Column) -> Int32 {
+            let position = positions[column.rawValue]
+            if position < 0 { missing(column, position) }
+            return position
+        }
+
+        private func missing(_ column: Column, _ position: Int32) -> Never {
+            let what = position == Self.ambiguous ? "two columns named" : "no column named"
+            preconditionFailure("\(what) \(column.name) in the result of: \(sql)")
+        }
+    }
+
+    /// A result row, read by column name; valid only inside the query's row callback.
     package struct Row {
-        package let statement: OpaquePointer
-        package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
-        func isInteger(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_INTEGER }
-        func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
-        package func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
-        package func bool(_ column: Int32) -> Bool { sqlite3_column_int64(statement, column) != 0 }
-        package func text(_ column: Int32) -> String {
-            guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+        let statement: OpaquePointer
+        /// Owned by the cached statement, which outlives every row of it.
+        unowned(unsafe) let layout: ColumnLayout
+
+        /// Whether the result has a column named `column` (a read of an older file's columns).
+        package func has(_ column: Column) -> Bool { layout.contains(column) }
+        package func isNull(_ column: Column) -> Bool { sqlite3_column_type(statement, layout.position(of: column)) == SQLITE_NULL }
+        func isInteger(_ column: Column) -> Bool { sqlite3_column_type(statement, layout.position(of: column)) == SQLITE_INTEGER }
+        package func int64(_ column: Column) -> Int64 { sqlite3_column_int64(statement, layout.position(of: column)) }
+        package func int(_ column: Column) -> Int { Int(int64(column)) }
+        package func bool(_ column: Column) -> Bool { int64(column) != 0 }
+        package func text(_ column: Column) -> String { text(at: layout.position(of: column)) }
+        package func optionalText(_ column: Column) -> String? { isNull(column) ? nil : text(column) }
+        package func optionalInt64(_ column: Column) -> Int64? { isNull(column) ? nil : int64(column) }
+
+        private func text(at position: Int32) -> String {
+            guard let bytes = sqlite3_column_text(statement, position) else { return "" }
             // By byte length, as bound: a NUL inside is kept, not an end.
-            let count = Int(sqlite3_column_bytes(statement, column))
+            let count = Int(sqlite3_column_bytes(statement, position))
             return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
-        func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+
         /// The column's text as UTF-8 bytes, as ``text(_:)`` decodes it, without making a String
         /// when it is ASCII (a JWS, an id, a date): what a seal hashes.
-        func withTextBytes<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-            guard let bytes = sqlite3_column_text(statement, column) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-            let raw = UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column)))
+        func withTextBytes<R>(_ column: Column, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+            let position = layout.position(of: column)
+            guard let bytes = sqlite3_column_text(statement, position) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            let raw = UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, position)))
             if raw.allSatisfy({ $0 < 0x80 }) { return body(raw) }
             // Not ASCII: as decoded, so that bytes that are not UTF-8 hash as text() reads them.
-            var decoded = self.text(column)
+            var decoded = self.text(at: position)
             return decoded.withUTF8 { body(UnsafeRawBufferPointer($0)) }
         }
-        func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
-        var columnCount: Int32 { sqlite3_column_count(statement) }
+
+        /// The value of a result of one column, whatever SQL names it (``SQLiteDatabase/scalar(_:_:)``).
+        func onlyInt64() -> Int64? {
+            precondition(layout.count == 1, "a query of one value has one column: \(layout.sql)")
+            return sqlite3_column_type(statement, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 0)
+        }
+
+        /// The text of a result of one column, whatever SQL names it (``SQLiteDatabase/texts(_:_:)``).
+        func onlyText() -> String {
+            precondition(layout.count == 1, "a query of one value has one column: \(layout.sql)")
+            return text(at: 0)
+        }
     }
 }

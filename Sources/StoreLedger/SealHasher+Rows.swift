@@ -3,8 +3,8 @@ import StoreSigning
 import StoreCatalog
 
 extension SealHasher {
-    /// The seal's HMAC of a row's columns `columns`, in ``CanonicalBytes``' encoding.
-    package func mac(row: SQLiteDatabase.Row, columns: Range<Int32>) -> [UInt8] {
+    /// The seal's HMAC of a row's columns `columns`, in that order, in ``CanonicalBytes``' encoding.
+    package func mac(row: SQLiteDatabase.Row, columns: [Column]) -> [UInt8] {
         start()
         for column in columns {
             if row.isNull(column) {

@@ -127,7 +127,7 @@ public enum StoreDoctor {
         }
         let applicationID = try db.scalar("PRAGMA application_id") ?? 0
         let version = try db.scalar("PRAGMA user_version") ?? 0
-        let tables = Set(try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'") { $0.text(0) })
+        let tables = Set(try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'") { $0.text(.name) })
         guard applicationID == Int64(Ledger.applicationID) else {
             problem("application", applicationID == 0 && version == 0 && tables.isEmpty
                 ? "is a blank SQLite database, not a store file yet"
@@ -141,7 +141,7 @@ public enum StoreDoctor {
         }
         checkup.passed.append("a store file, schema version \(version)")
 
-        let integrity = try db.rows("PRAGMA integrity_check(20)") { $0.text(0) }
+        let integrity = try db.rows("PRAGMA integrity_check(20)") { $0.text(.integrity_check) }
         if integrity == ["ok"] {
             checkup.passed.append("integrity_check ok")
         } else {
@@ -157,7 +157,7 @@ public enum StoreDoctor {
         checkup.passed.append("all \(expected.count) tables present")
         checkup.accountCount = Int(try db.scalar("SELECT count(*) FROM accounts") ?? 0)
 
-        let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(0) }).first
+        let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(.private_key) }).first
         let transactionCount = try db.scalar("SELECT count(*) FROM transactions") ?? 0
         if pem == nil, transactionCount == 0 {
             // A store whose creator stopped before its first key: the next open makes one.
@@ -196,10 +196,10 @@ public enum StoreDoctor {
             if transaction.status == .purchased, !transaction.isFinished { unfinished.append(transaction.id) }
             // Schema 6 seals every column, status and finished too, which no JWS covers (judged
             // after the signature, whose reason says more).
-            let sealed = version < 6 || row.optionalText(Int32(Ledger.sealColumn)) == Ledger.seal(of: row, key: sealKey)
+            let sealed = version < 6 || row.optionalText(.seal) == Ledger.seal(of: row, key: sealKey)
             let before = unverified.count
             defer { if !sealed, unverified.count == before { unverified.append((transaction.id, Ledger.brokenSealReason)) } }
-            guard let jws = row.optionalText(23) else {
+            guard let jws = row.optionalText(.jws) else {
                 if transaction.status == .purchased { unverified.append((transaction.id, "not signed")) }
                 return
             }
@@ -254,7 +254,7 @@ public enum StoreDoctor {
     private static func chainIdentity(_ db: SQLiteDatabase, key: SigningKey) throws -> SigningIdentity {
         let pems = try db.rows("""
             SELECT leaf_certificate, intermediate_certificate, root_certificate FROM signing_key WHERE id = 1
-            """) { [$0.optionalText(0), $0.optionalText(1), $0.optionalText(2)] }.first?.compactMap { $0 } ?? []
+            """) { [$0.optionalText(.leaf_certificate), $0.optionalText(.intermediate_certificate), $0.optionalText(.root_certificate)] }.first?.compactMap { $0 } ?? []
         guard pems.count == 3 else { throw VerificationFailure(description: "the certificates are missing") }
         let identity = try SigningIdentity(
             key: key, chain: CertificateChain(leaf: try Certificate(pem: pems[0]), intermediate: try Certificate(pem: pems[1]),

@@ -131,7 +131,7 @@ struct DoctorSchemaTests {
         let store = try fixture.open()
         let bought = [try await buy(store, "pro"), try await buy(store, "sub.yearly"), try await buy(store, "coins", quantity: 2)]
         let db = try SQLiteDatabase(path: fixture.path, create: false)
-        let key = try SigningKey(pem: try #require(try db.rows("SELECT private_key FROM signing_key", as: { $0.text(0) }).first))
+        let key = try SigningKey(pem: try #require(try db.rows("SELECT private_key FROM signing_key", as: { $0.text(.private_key) }).first))
         for transaction in bought {
             let jws = try key.sign(transaction.signedPayload(bundleID: fixture.catalog.bundleID, signedDate: fixtureStart,
                                                              rule: PayloadRule.forSchema(version)))
@@ -186,7 +186,7 @@ struct DoctorSchemaTests {
             #expect(healthy.passed.contains { $0.hasPrefix("certificate chain") })
 
             let db = try SQLiteDatabase(path: fixture.path, create: false)
-            let key = try SigningKey(pem: try #require(try db.rows("SELECT private_key FROM signing_key", as: { $0.text(0) }).first))
+            let key = try SigningKey(pem: try #require(try db.rows("SELECT private_key FROM signing_key", as: { $0.text(.private_key) }).first))
             let stored = try await store.transaction(id: pro.id)
             try db.run("UPDATE transactions SET jws = ? WHERE id = ?",
                        try key.sign(stored.signedPayload(bundleID: fixture.catalog.bundleID, signedDate: fixtureStart)), pro.id)

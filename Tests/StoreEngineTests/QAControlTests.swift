@@ -1074,7 +1074,7 @@ struct SchemaMigrationTests {
             DETACH DATABASE donor;
             """)
         // Signed as schema 1 signed: the bare key's header (kid), no account, none of schema 5's fields.
-        let key = try SigningKey(pem: try #require(try db.rows("SELECT private_key FROM signing_key", as: { $0.text(0) }).first))
+        let key = try SigningKey(pem: try #require(try db.rows("SELECT private_key FROM signing_key", as: { $0.text(.private_key) }).first))
         for transaction in [subscription, pro, coins] {
             let stored = try await store.transaction(id: transaction.id)
             let jws = try key.sign(stored.signedPayload(bundleID: donor.catalog.bundleID, signedDate: fixtureStart,
@@ -1084,7 +1084,7 @@ struct SchemaMigrationTests {
         #expect(try db.scalar("PRAGMA user_version") == 1)
         return [subscription, pro, coins].map { transaction in
             var old = transaction
-            old.jwsRepresentation = try? db.rows("SELECT jws FROM transactions WHERE id = ?", transaction.id) { $0.text(0) }.first
+            old.jwsRepresentation = try? db.rows("SELECT jws FROM transactions WHERE id = ?", transaction.id) { $0.text(.jws) }.first
             return old
         }
     }
@@ -1100,7 +1100,7 @@ struct SchemaMigrationTests {
 
                 let check = try SQLiteDatabase(path: path, create: false)
                 #expect(try check.scalar("PRAGMA user_version") == Ledger.schemaVersion)
-                let columns = try check.rows("SELECT name FROM pragma_table_info('transactions')") { $0.text(0) }
+                let columns = try check.rows("SELECT name FROM pragma_table_info('transactions')") { $0.text(.name) }
                 #expect(columns.suffix(5) == ["pending_reason", "offer_id", "offer_discount_type", "offer_period", "seal"])
 
                 let history = try await store.transactions()

@@ -97,7 +97,7 @@ struct SignedTransactionTests {
             let faces = try await buy(store, "faces")
             // Sign both as schemas 1–3 did, then edit one of them.
             let db = try SQLiteDatabase(path: fixture.path, create: false)
-            let pem = try #require(try db.rows("SELECT private_key FROM signing_key", as: { $0.text(0) }).first)
+            let pem = try #require(try db.rows("SELECT private_key FROM signing_key", as: { $0.text(.private_key) }).first)
             let key = try SigningKey(pem: pem)
             for transaction in [pro, faces] {
                 let jws = try key.sign(transaction.signedPayload(bundleID: fixture.catalog.bundleID, signedDate: Date(),

@@ -37,7 +37,7 @@ private func makeDatabase(_ path: String, _ sql: String) throws {
 /// Reads one text value from the database at `path`.
 private func textValue(_ path: String, _ sql: String) throws -> [String] {
     let db = try SQLiteDatabase(path: path, create: false)
-    return try db.rows(sql) { $0.text(0) }
+    return try db.texts(sql)
 }
 
 @Suite("Store file")

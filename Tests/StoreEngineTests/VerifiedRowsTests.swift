@@ -11,7 +11,7 @@ struct VerifiedRowsTests {
 
     func seal(_ path: String, _ id: Int64) throws -> String {
         let db = try SQLiteDatabase(path: path, create: false)
-        return try #require(try db.rows("SELECT seal FROM transactions WHERE id = ?", id) { $0.text(0) }.first)
+        return try #require(try db.rows("SELECT seal FROM transactions WHERE id = ?", id) { $0.text(.seal) }.first)
     }
 
     func markCount(_ path: String, seal: String) throws -> Int64 {

@@ -36,7 +36,7 @@ private func makeDatabase(_ path: String, _ sql: String) throws {
 /// Reads one text value from the database at `path`.
 private func textValue(_ path: String, _ sql: String) throws -> [String] {
     let db = try SQLiteDatabase(path: path, create: false)
-    return try db.rows(sql) { $0.text(0) }
+    return try db.texts(sql)
 }
 
 /// The ledger refuses what is not a store file and leaves it as it was.
