@@ -308,9 +308,10 @@ private func displayName(_ productID: String, _ state: State) -> String {
 }
 
 private func drawFooter(_ state: State, row: Int, into canvas: inout Canvas) {
+    let offered = { (hint: String) in offersHint(hint, state) }
     let hints = state.screen == .transactions && state.manager.detail != nil
-        ? detailFooterHints(state.glyphs, width: canvas.width - 1)
-        : footerHints(for: state.screen, state.glyphs, width: canvas.width - 1)
+        ? detailFooterHints(state.glyphs, width: canvas.width - 1, offered: offered)
+        : footerHints(for: state.screen, state.glyphs, width: canvas.width - 1, offered: offered)
     let used = canvas.put(hints, x: 0, y: row, style: dim)
     // The store file's path on the right, shortened from the left when the line is full.
     let room = canvas.width - used - 3

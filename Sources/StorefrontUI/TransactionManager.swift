@@ -95,6 +95,18 @@ func managerHint(_ facts: TransactionFacts) -> String {
     return keys.filter { $0.1.map(facts.allows) ?? true }.map(\.0).joined(separator: "  ")
 }
 
+/// Whether the footer offers a hint: on the manager, an action key only when the engine allows it on
+/// the selected transaction (its ``TransactionFacts``); every other hint always.
+func offersHint(_ hint: String, _ state: State) -> Bool {
+    guard state.screen == .transactions, let selected = state.manager.selected, let key = hint.first, hint.dropFirst().first == " "
+    else { return true }
+    let actions: [Character: TransactionAction] = [
+        "a": .approve, "d": .decline, "v": .resolve, "f": .refund, "e": .expireSubscription, "n": .renewSubscription,
+        "u": .setAutoRenew, "x": .delete, "b": .requestRefund,
+    ]
+    return actions[key].map(state.manager.facts(of: selected, state).allows) ?? true
+}
+
 extension TransactionState {
     /// The state column's look: trouble red, waiting yellow, an ended period dim (unless selected).
     func style(selected: Bool) -> Style {

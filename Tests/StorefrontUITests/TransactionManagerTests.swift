@@ -109,6 +109,7 @@ struct TransactionManagerTests {
         let line = try #require(screen.first { $0.contains("tx 2000000010") }, "\n\(screen.joined(separator: "\n"))")
         #expect(line.contains("i details  x delete"), "\(line)")
         #expect(!line.contains("f refund") && !line.contains("b ask refund"), "\(line)")
+        #expect(screen[29].hasPrefix(" ↑↓ move  x delete  i details") && !screen[29].contains("f refund"), "the footer: \(screen[29])")
         let refusal = try #require(facts.refusal(of: .refund))
         assertUpdate(&state, .key(.character("f"))) { $0.flash = "No refund: \(refusal)" }
         #expect(state.sheet == nil, "no refund sheet, so no refund effect to come")
@@ -309,7 +310,8 @@ struct TransactionManagerTests {
             String(repeating: "─", count: 100),
             "  tx 2000000005 · $0.99  ·  i details  v resolve (complete it)  x delete",
             "  Approved 2000000007 (Go Pro): it arrives as an update",
-            " ↑↓ move  a approve  d decline  v resolve  f refund  e expire  n renew  x delete  ? help  q quit",
+            // The interrupted purchase selected: only the actions the engine allows on it are offered.
+            " ↑↓ move  v resolve  x delete  i details  o outside  + > clock  l log  / search  ? help  q quit",
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
