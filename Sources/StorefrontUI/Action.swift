@@ -93,6 +93,8 @@ public enum Effect: Equatable, Sendable {
     case loadHistory
     /// Read the settings and the accounts.
     case loadSettings
+    /// Read a subscription group's history (``AppStoreFace/subscriptionHistory(groupID:)``), for the detail pane's timeline.
+    case loadSubscriptionHistory(groupID: String)
     /// Read the App Store Server Notifications recorded for a transaction (the manager's detail pane).
     case loadNotifications(transactionID: Int64)
     case run(StoreCommand)

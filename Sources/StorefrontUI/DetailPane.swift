@@ -44,12 +44,10 @@ func detailPaneRows(_ state: State, timeZone: TimeZone) -> [PaneRow] {
     return rows
 }
 
-/// The timeline of the group a subscription transaction belongs to, from what the screen has read.
-func subscriptionTimeline(for transaction: Transaction, _ state: State) -> SubscriptionTimeline? {
-    guard transaction.productType == .autoRenewable, let group = transaction.subscriptionGroupID,
-          let history = state.manager.transactions, let snapshot = state.snapshot else { return nil }
-    return SubscriptionTimeline(groupID: group, transactions: history, status: snapshot.subscriptions[group],
-                                events: snapshot.events, products: snapshot.products, now: snapshot.storeTime)
+/// The history of the group a subscription transaction belongs to, as the engine read it for the pane.
+func subscriptionTimeline(for transaction: Transaction, _ state: State) -> SubscriptionHistory? {
+    guard transaction.productType == .autoRenewable, let group = transaction.subscriptionGroupID else { return nil }
+    return state.manager.histories[group]
 }
 
 /// Labels and values in a column `width` wide: a label wider than its column gets a row of its own;

@@ -143,9 +143,18 @@ public final class EngineEffects: Sendable {
         case .loadHistory:
             // The newest few hundred: a long history must not slow the screen down.
             do {
-                return .manager(.historyLoaded(try await store.appStore.transactions(limit: 500)))
+                let transactions = try await store.appStore.transactions(limit: 500)
+                return .manager(.historyLoaded(transactions, facts: try await store.appStore.facts(of: transactions)))
             } catch {
                 return .manager(.historyFailed(describe(error)))
+            }
+        case .loadSubscriptionHistory(let groupID):
+            do {
+                return .manager(.subscriptionHistoryLoaded(groupID: groupID,
+                                                           try await store.appStore.subscriptionHistory(groupID: groupID)))
+            } catch {
+                // The timeline is left out; the pane's facts still show.
+                return nil
             }
         case .loadNotifications(let id):
             // The App Store's record of what it told the app's server about this transaction.

@@ -104,14 +104,15 @@ func helpLines(for screen: Screen, _ g: Glyphs, width: Int) -> [String] {
 
 /// The footer's hints for a screen that fit in `width` columns, in the help's order,
 /// always ending with "? help" (and "q quit" when it fits).
-func footerHints(for screen: Screen, _ g: Glyphs, width: Int) -> String {
-    fitHints(keyHelp(for: screen, g).compactMap(\.hint), width: width)
+/// `offered` keeps a hint or drops it (the manager's actions the selected transaction does not allow).
+func footerHints(for screen: Screen, _ g: Glyphs, width: Int, offered: (String) -> Bool = { _ in true }) -> String {
+    fitHints(keyHelp(for: screen, g).compactMap(\.hint).filter(offered), width: width)
 }
 
 /// The footer while the manager's detail pane is open: its own keys first, then the actions.
-func detailFooterHints(_ g: Glyphs, width: Int) -> String {
+func detailFooterHints(_ g: Glyphs, width: Int, offered: (String) -> Bool = { _ in true }) -> String {
     let actions = keyHelp(for: .transactions, g).compactMap(\.hint)
-        .filter { !$0.hasSuffix(" move") && $0 != "i details" && $0 != "esc back" }
+        .filter { !$0.hasSuffix(" move") && $0 != "i details" && $0 != "esc back" && offered($0) }
     return fitHints(["\(g.up)\(g.down) scroll", "w wrap", "esc close"] + actions, width: width)
 }
 

@@ -37,12 +37,10 @@ public struct OfferSelection: Equatable, Sendable {
 /// The signature faults the sheet cycles through; nil signs validly.
 let signatureFlaws: [PromotionalOfferSignature.Flaw?] = [nil] + PromotionalOfferSignature.Flaw.allCases
 
-/// The win-back offers the account may take for `product` now, best first: none unless it lapsed from it.
+/// The win-back offers the account may take for `product` now, best first (the engine's standing):
+/// none unless it lapsed from it.
 func eligibleWinBackOffers(_ product: Product, _ state: State) -> [String] {
-    guard let group = product.subscription?.subscriptionGroupID, let status = state.snapshot?.subscriptions[group],
-          status.transaction.productID == product.id else { return [] }
-    let offered = Set(product.subscription?.winBackOffers.compactMap(\.id) ?? [])
-    return status.renewalInfo.eligibleWinBackOfferIDs.filter(offered.contains)
+    state.snapshot?.standing(of: product).winBackOfferIDs ?? []
 }
 
 /// What ← → cycle through on the Offer line: none, the win-back offers the account may take now,

@@ -142,37 +142,24 @@ private struct Columns {
     }
 }
 
-/// The status column of a product: Owned, Renews …, Balance: N.
+/// The status column of a product: the engine's words for its standing (``ProductStanding/text(for:dot:warning:)``),
+/// what brings back a purchase not on this device, and what the app's sheets left on it.
 func statusText(_ product: Product, _ state: State) -> String {
     guard let snapshot = state.snapshot else { return "" }
-    if snapshot.unverified[product.id] != nil, snapshot.owned[product.id] == nil {
-        return "\(state.glyphs.warning) Unverified"
-    }
-    let group = product.subscription?.subscriptionGroupID
-    var text = ProductStatus.text(for: product, owned: snapshot.owned[product.id], balance: snapshot.balances[product.id],
-                                  subscription: group.flatMap { snapshot.subscriptions[$0] },
-                                  // Without payments there is no offer to take: no price shows, nor the offer's.
-                                  introEligible: snapshot.canMakePayments && group.map { snapshot.introEligibleGroups.contains($0) } ?? false)
-    // The App Store's subscription the app does not have (after deleting the app): not "Renews …"
-    // beside no checkmark, but what brings it back.
-    if product.type == .autoRenewable, snapshot.owned[product.id] == nil, let status = group.flatMap({ snapshot.subscriptions[$0] }),
-       status.transaction.productID == product.id, status.state == .subscribed || status.state == .inGracePeriod {
-        text = "Subscribed, not on this device: r restores"
-    }
-    // What waits: a request for a parent or the user, a transaction the app left unfinished.
-    var marks: [String] = []
-    if let request = snapshot.pending.last(where: { $0.productID == product.id }) {
-        marks.append(request.reason == .askToBuy ? "Pending approval" : "Pending (interrupted)")
-    }
-    if snapshot.left.contains(where: { $0.productID == product.id }) { marks.append("Unfinished") }
-    marks += sheetMarks(product, state)
+    let standing = snapshot.standing(of: product)
+    let dot = " \(state.glyphs.dot) "
+    var parts = standing.text(for: product, dot: state.glyphs.dot, warning: state.glyphs.warning).components(separatedBy: dot)
+    if standing.unverifiedReason != nil { return parts.joined(separator: dot) }
+    // The engine's words come first (they have no dot of their own then): what brings it back. Not for a
+    // purchase the app left unfinished: the next launch delivers it, a restore in this run does not.
+    if standing.ownership == .notOnThisDevice, !standing.isUnfinished { parts[0] += ": r restores" }
+    // A refund the app asked for, a new price to agree to: before an offer's text, after what is owned.
+    let marks = sheetMarks(product, state)
     if !marks.isEmpty {
-        // Before an offer's text (nothing is owned yet), after an owned state or a balance.
-        let isOffer = snapshot.owned[product.id] == nil && product.type == .autoRenewable
-        text = isOffer || text.isEmpty ? marks.joined(separator: " \(state.glyphs.dot) ")
-            : ([text] + marks).joined(separator: " \(state.glyphs.dot) ")
+        let isOffer = standing.ownership == .none && product.type == .autoRenewable && standing.pending == nil && !standing.isUnfinished
+        parts = isOffer || parts == [""] ? marks : parts + marks
     }
-    return text
+    return parts.joined(separator: dot)
 }
 
 private func drawTable(_ state: State, _ layout: Layout, into canvas: inout Canvas) {
@@ -237,7 +224,8 @@ private func drawProduct(_ index: Int, _ snapshot: StoreSnapshot, _ state: State
                          row: Int, into canvas: inout Canvas) {
     let product = snapshot.products[index]
     let selected = index == state.selection
-    let owned = product.type != .consumable && snapshot.owned[product.id] != nil
+    let standing = snapshot.standing(of: product)
+    let owned = standing.ownership == .owned || standing.ownership == .familyShared
     // The row's head (pointer, checkmark, name) is the highlight; kind, price and status keep their look.
     let head = selected ? Style(reverse: true) : .plain
     if selected { highlight(row: row, pointerAt: 1, through: columns.name + columns.nameWidth, state, into: &canvas) }
@@ -248,10 +236,10 @@ private func drawProduct(_ index: Int, _ snapshot: StoreSnapshot, _ state: State
     if columns.kindWidth > 0 {
         canvas.put(TerminalText.truncated(product.kindLabel, to: columns.kindWidth), x: columns.kind, y: row)
     }
-    let price = snapshot.canMakePayments ? product.displayPrice : "Not available"
-    canvas.put(price, x: columns.price, y: row, limit: columns.priceWidth, style: snapshot.canMakePayments ? .plain : dim)
+    canvas.put(standing.displayPrice ?? "Not available", x: columns.price, y: row, limit: columns.priceWidth,
+               style: standing.displayPrice == nil ? dim : .plain)
     var statusStyle = Style.plain
-    if snapshot.unverified[product.id] != nil, !owned { (statusStyle.bold, statusStyle.color) = (true, .red) }
+    if standing.unverifiedReason != nil { (statusStyle.bold, statusStyle.color) = (true, .red) }
     canvas.put(TerminalText.truncated(statusText(product, state), to: columns.statusWidth), x: columns.status, y: row,
                style: statusStyle)
     canvas.addHotspot(x: 0, y: row, width: canvas.width, target: .product(index))
@@ -320,9 +308,10 @@ private func displayName(_ productID: String, _ state: State) -> String {
 }
 
 private func drawFooter(_ state: State, row: Int, into canvas: inout Canvas) {
+    let offered = { (hint: String) in offersHint(hint, state) }
     let hints = state.screen == .transactions && state.manager.detail != nil
-        ? detailFooterHints(state.glyphs, width: canvas.width - 1)
-        : footerHints(for: state.screen, state.glyphs, width: canvas.width - 1)
+        ? detailFooterHints(state.glyphs, width: canvas.width - 1, offered: offered)
+        : footerHints(for: state.screen, state.glyphs, width: canvas.width - 1, offered: offered)
     let used = canvas.put(hints, x: 0, y: row, style: dim)
     // The store file's path on the right, shortened from the left when the line is full.
     let room = canvas.width - used - 3

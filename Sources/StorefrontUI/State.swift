@@ -93,6 +93,10 @@ public struct SettingRow: Equatable, Sendable {
 public struct ManagerState: Equatable, Sendable {
     /// The account's newest transactions, newest first; nil until loaded.
     public var transactions: [Transaction]?
+    /// The engine's facts of the listed transactions, by id (state, price, the actions it allows).
+    public var facts: [Int64: TransactionFacts] = [:]
+    /// The subscription groups' histories the detail pane has read, by group id (its timeline).
+    public var histories: [String: SubscriptionHistory] = [:]
     public var selection = 0
     public var scroll = 0
     /// The detail pane, when open (Enter or i).

@@ -140,11 +140,10 @@ func filter(_ state: inout State, _ screen: Screen) {
             selectTransaction(&state, state.manager.selection)
             return
         }
-        let now = state.snapshot?.storeTime
         state.manager.search.matches = transactions.indices.filter { index in
             let tx = transactions[index]
-            return searchFolded([String(tx.id), tx.productID, name(of: tx.productID, in: state), tx.managerState(at: now)]
-                .joined(separator: "\n")).contains(query)
+            return searchFolded([String(tx.id), tx.productID, name(of: tx.productID, in: state),
+                                 state.manager.facts(of: tx, state).state.text].joined(separator: "\n")).contains(query)
         }
         if !state.manager.search.contains(state.manager.selection), let first = state.manager.search.matches?.first {
             state.manager.selection = first

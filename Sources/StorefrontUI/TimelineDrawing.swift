@@ -14,7 +14,7 @@ struct TimelineGlyphs {
     static let ascii = TimelineGlyphs(trial: ":", paid: "#", offer: "%", grace: "+", billingRetry: "~", next: ".",
                                       refunded: "R", expired: "E", nowLine: "|", nowAxis: "^")
 
-    func bar(_ kind: TimelineSpan.Kind) -> String {
+    func bar(_ kind: SubscriptionHistory.Span.Kind) -> String {
         switch kind {
         case .trial: trial
         case .paid: paid
@@ -25,14 +25,14 @@ struct TimelineGlyphs {
         }
     }
 
-    func mark(_ kind: TimelineMark.Kind) -> String { kind == .refunded ? refunded : expired }
+    func mark(_ kind: SubscriptionHistory.Mark.Kind) -> String { kind == .refunded ? refunded : expired }
 }
 
 extension Glyphs {
     var timeline: TimelineGlyphs { self == .ascii ? .ascii : .unicode }
 }
 
-extension TimelineSpan.Kind {
+extension SubscriptionHistory.Span.Kind {
     var word: String {
         switch self {
         case .trial: "trial"
@@ -59,7 +59,7 @@ extension TimelineSpan.Kind {
 private let nowStyle = Style(bold: true, color: .yellow)
 
 /// The timeline's rows for a pane `width` columns wide; the transaction `selected` is pointed at.
-func timelineRows(_ timeline: SubscriptionTimeline, selected: Int64, _ state: State, width: Int,
+func timelineRows(_ timeline: SubscriptionHistory, selected: Int64, _ state: State, width: Int,
                   timeZone: TimeZone) -> [PaneRow] {
     let g = state.glyphs
     let marks = g.timeline
@@ -115,9 +115,9 @@ func timelineRows(_ timeline: SubscriptionTimeline, selected: Int64, _ state: St
     rows.append(PaneRow(runs: dates))
 
     // The legend: only what shows, wrapped.
-    var legend: [(String, Style)] = TimelineSpan.Kind.allCases.filter { kind in timeline.spans.contains { $0.kind == kind } }
+    var legend: [(String, Style)] = SubscriptionHistory.Span.Kind.allCases.filter { kind in timeline.spans.contains { $0.kind == kind } }
         .map { ("\(marks.bar($0)) \($0.word)", $0.style) }
-    for kind in [TimelineMark.Kind.refunded, .expired] where timeline.marks.contains(where: { $0.kind == kind }) {
+    for kind in [SubscriptionHistory.Mark.Kind.refunded, .expired] where timeline.marks.contains(where: { $0.kind == kind }) {
         legend.append(("\(marks.mark(kind)) \(kind == .refunded ? "refunded" : "expired")", Style(color: .red)))
     }
     legend.append(("\(marks.nowLine) now", nowStyle))
@@ -134,7 +134,7 @@ func timelineRows(_ timeline: SubscriptionTimeline, selected: Int64, _ state: St
     rows.append(row)
 
     // In words: kind, plan, dates; the selected transaction's period pointed at.
-    let kindWord = { (span: TimelineSpan) in span.kind.word + (span.periods > 1 ? " ×\(span.periods)" : "") }
+    let kindWord = { (span: SubscriptionHistory.Span) in span.kind.word + (span.periods > 1 ? " ×\(span.periods)" : "") }
     let kindWidth = (timeline.spans.map { TerminalText.width(kindWord($0)) } + [8]).max()! + 2
     let nameWidth = min(34, max(8, width - 4 - kindWidth - 24))
     var entries: [(date: Date, runs: [PaneRun])] = timeline.spans.map { span in

@@ -25,7 +25,7 @@ public struct TransactionDetailState: Equatable, Sendable {
 func openDetail(_ state: inout State) -> [Effect] {
     guard let selected = state.manager.selected else { return [] }
     state.manager.detail = TransactionDetailState(transactionID: selected.id)
-    return [.loadNotifications(transactionID: selected.id)]
+    return [.loadNotifications(transactionID: selected.id)] + historyEffects(selected)
 }
 
 /// Keys while the pane is open: Esc (or i, Enter) closes it, ↑ ↓ PgUp PgDn Home End scroll it,
@@ -65,7 +65,14 @@ func refreshDetail(_ state: inout State) -> [Effect] {
         state.manager.detail = nil
         return []
     }
-    return [.loadNotifications(transactionID: detail.transactionID)]
+    let transaction = state.manager.transactions?.first { $0.id == detail.transactionID }
+    return [.loadNotifications(transactionID: detail.transactionID)] + (transaction.map(historyEffects) ?? [])
+}
+
+/// A subscription's pane reads its group's history, for the timeline.
+private func historyEffects(_ transaction: Transaction) -> [Effect] {
+    guard transaction.productType == .autoRenewable, let group = transaction.subscriptionGroupID else { return [] }
+    return [.loadSubscriptionHistory(groupID: group)]
 }
 
 // MARK: - Contents
@@ -99,7 +106,7 @@ func detailLines(_ state: State, timeZone: TimeZone) -> [DetailLine] {
     lines.append(DetailLine(label: "Offer", value: offer ?? "none"))
     lines.append(DetailLine(label: "Reason", value: tx.reason.rawValue))
     lines.append(DetailLine(label: "Ownership", value: tx.ownershipType.rawValue))
-    lines.append(DetailLine(label: "State", value: tx.managerState(at: state.snapshot?.storeTime)))
+    lines.append(DetailLine(label: "State", value: state.manager.facts(of: tx, state).state.text))
     lines.append(DetailLine(label: "Purchased", value: date(tx.purchaseDate)))
     lines.append(DetailLine(label: "Original", value: "\(date(tx.originalPurchaseDate)) (tx \(tx.originalID))"))
     lines.append(DetailLine(label: "Expires", value: date(tx.expirationDate)))

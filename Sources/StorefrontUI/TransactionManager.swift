@@ -22,29 +22,44 @@ struct ManagerLayout {
 
 // MARK: - Keys
 
-func act(_ state: inout State, _ command: (Int64) -> StoreCommand, when allowed: (Transaction) -> Bool,
-                 otherwise message: String) -> [Effect] {
+/// A tester's action on the selected transaction, when the engine allows it; else its refusal as the note.
+func act(_ state: inout State, _ action: TransactionAction, _ command: (Transaction) -> StoreCommand) -> [Effect] {
     guard let selected = state.manager.selected else { return [] }
-    guard allowed(selected) else {
-        state.flash = message
+    let facts = state.manager.facts(of: selected, state)
+    if let refusal = facts.refusal(of: action) {
+        state.flash = "\(refusalTitle(action)): \(refusal)"
         return []
     }
-    return run(command(selected.id), &state)
+    return run(command(selected), &state)
 }
 
-/// A subscription control for the selected transaction's group.
-func subscriptionCommand(_ state: inout State, _ command: (String) -> StoreCommand) -> [Effect] {
-    guard let selected = state.manager.selected else { return [] }
-    guard let group = selected.subscriptionGroupID, selected.productType == .autoRenewable else {
-        state.flash = "e, n and u act on an auto-renewable subscription"
-        return []
+/// The note's head for a refused action: what was asked.
+func refusalTitle(_ action: TransactionAction) -> String {
+    switch action {
+    case .refund: "No refund"
+    case .requestRefund: "No refund request"
+    case .approve: "Cannot approve"
+    case .decline: "Cannot decline"
+    case .resolve: "Cannot resolve"
+    case .extendRenewalDate: "Cannot extend"
+    case .expireSubscription: "Cannot expire"
+    case .renewSubscription: "Cannot renew"
+    case .setAutoRenew: "Cannot change auto-renew"
+    case .delete: "Cannot delete"
     }
-    return run(command(group), &state)
 }
 
 extension ManagerState {
     /// The transactions the list shows, as indices: all, or the search's matches.
     var rows: [Int] { search.matches ?? Array((transactions ?? []).indices) }
+
+    /// The engine's facts of `transaction`: as the face read them with the list, else (a list given
+    /// without them) the engine's pure rule against the snapshot's time and the group's status.
+    func facts(of transaction: Transaction, _ state: State) -> TransactionFacts {
+        if let facts = facts[transaction.id] { return facts }
+        return TransactionFacts(transaction, at: state.snapshot?.storeTime ?? .distantPast,
+                                subscription: transaction.subscriptionGroupID.flatMap { state.snapshot?.subscriptions[$0] })
+    }
 }
 
 /// Moves the cursor `offset` rows among those shown.
@@ -69,35 +84,40 @@ func selectTransaction(_ state: inout State, _ index: Int) {
     state.manager.scroll = max(0, min(state.manager.scroll, max(0, shown - height)))
 }
 
-extension Transaction {
-    func isWaiting(for reason: PendingReason) -> Bool { status == .pending && pendingReason == reason }
+/// The keys the line under the list offers for a transaction: those the engine allows on it, in the
+/// order of the keys' use (b, the app's refund request, last: the line is cut at the right on narrow screens).
+func managerHint(_ facts: TransactionFacts) -> String {
+    let keys: [(String, TransactionAction?)] = [
+        ("i details", nil), ("a approve", .approve), ("d decline", .decline), ("v resolve (complete it)", .resolve),
+        ("f refund", .refund), ("e expire now", .expireSubscription), ("n renew now", .renewSubscription),
+        ("u auto-renew", .setAutoRenew), ("x delete", .delete), ("b ask refund", .requestRefund),
+    ]
+    return keys.filter { $0.1.map(facts.allows) ?? true }.map(\.0).joined(separator: "  ")
+}
 
-    /// The manager's state column: purchased, pending (Ask to Buy), refunded, expired, …
-    /// `now` is the store's time: a subscription period that ended by then is expired.
-    func managerState(at now: Date?) -> String {
-        if revocationDate != nil { return "refunded" }
-        if status == .purchased, !isUpgraded, productType == .autoRenewable, let end = expirationDate, let now, end <= now {
-            return "expired"
-        }
-        if !verification.isVerified { return "unverified" }
-        switch status {
-        case .pending: return pendingReason == .interrupted ? "pending (interrupted)" : "pending (Ask to Buy)"
-        case .declined: return "declined"
-        case .purchased: return isUpgraded ? "upgraded" : isFinished ? "purchased" : "purchased, unfinished"
-        }
-    }
+/// Whether the footer offers a hint: on the manager, an action key only when the engine allows it on
+/// the selected transaction (its ``TransactionFacts``); every other hint always.
+func offersHint(_ hint: String, _ state: State) -> Bool {
+    guard state.screen == .transactions, let selected = state.manager.selected, let key = hint.first, hint.dropFirst().first == " "
+    else { return true }
+    let actions: [Character: TransactionAction] = [
+        "a": .approve, "d": .decline, "v": .resolve, "f": .refund, "e": .expireSubscription, "n": .renewSubscription,
+        "u": .setAutoRenew, "x": .delete, "b": .requestRefund,
+    ]
+    return actions[key].map(state.manager.facts(of: selected, state).allows) ?? true
+}
 
-    /// What the tester can do with it, for the line under the list.
-    var managerHint: String {
-        if status == .pending {
-            return pendingReason == .interrupted ? "i details  v resolve (complete it)  x delete" : "i details  a approve  d decline  x delete"
+extension TransactionState {
+    /// The state column's look: trouble red, waiting yellow, an ended period dim (unless selected).
+    func style(selected: Bool) -> Style {
+        var style = Style.plain
+        switch self {
+        case .refunded, .revoked, .unverified, .declined: style.color = .red
+        case .pending: style.color = .yellow
+        case .expired: style.dim = !selected
+        case .purchased, .unfinished, .upgraded: break
         }
-        if status == .purchased, revocationDate == nil {
-            // b (the app's refund request) last: the line is cut at the right on narrow screens.
-            return productType == .autoRenewable ? "i details  f refund  e expire now  n renew now  u auto-renew  x delete  b ask refund"
-                : "i details  f refund  x delete  b ask refund"
-        }
-        return "i details  x delete"
+        return style
     }
 }
 
@@ -164,17 +184,14 @@ private func drawList(_ state: State, _ transactions: [Transaction], layout: Man
         canvas.put(String(transaction.id), x: idX, y: row, style: head)
         canvas.put(TerminalText.truncated(name, to: productWidth), x: productX, y: row, style: head)
         if showPurchased { canvas.put(shortDate(transaction.purchaseDate, timeZone), x: purchasedX, y: row) }
-        var stateStyle = Style.plain
+        let facts = state.manager.facts(of: transaction, state)
+        var stateText = facts.state.text
+        var stateStyle = facts.state.style(selected: selected)
         // A purchase the app asked a refund for says so until the App Store decides (declined stays said).
-        let plain = transaction.managerState(at: state.snapshot?.storeTime)
-        let requested = plain.hasPrefix("purchased") ? state.snapshot.flatMap { refundRequestMark(transaction, $0) }?.lowercased() : nil
-        let stateText = requested ?? plain
-        switch stateText {
-        case "refunded", "unverified", "declined", "refund declined": stateStyle.color = .red
-        case "refund requested": stateStyle.color = .yellow
-        case "expired": stateStyle.dim = !selected
-        case let text where text.hasPrefix("pending"): stateStyle.color = .yellow
-        default: break
+        if facts.state == .purchased || facts.state == .unfinished,
+           let mark = state.snapshot.flatMap({ refundRequestMark(transaction, $0) }) {
+            stateText = mark.lowercased()
+            stateStyle = Style(color: mark == "Refund declined" ? .red : .yellow)
         }
         canvas.put(stateText, x: stateX, y: row, limit: stateWidth, style: stateStyle)
         if showExpires, let expiration = transaction.expirationDate {
@@ -205,7 +222,7 @@ private func drawDetailLine(_ state: State, layout: ManagerLayout, into canvas: 
         }
         if let reason = selected.revocationReason { detail += " \(dot) refunded (\(reason.rawValue))" }
         if case .unverified(let reason) = selected.verification { detail += " \(state.glyphs.dot) \(reason)" }
-        detail += "  \(state.glyphs.dot)  \(selected.managerHint)"
+        detail += "  \(state.glyphs.dot)  \(managerHint(state.manager.facts(of: selected, state)))"
         canvas.put(TerminalText.truncated(detail, to: canvas.width - 3), x: 2, y: layout.detailRow)
     }
 }

@@ -34,7 +34,11 @@ public enum ManagerAction: Equatable, Sendable {
 
     // MARK: Engine results
 
-    case historyLoaded([Transaction])
+    /// The list, and the engine's facts of each of its transactions (``AppStoreFace/facts(of:)``, read with it;
+    /// none given: the engine's pure rule against the snapshot).
+    case historyLoaded([Transaction], facts: [TransactionFacts] = [])
+    /// The history of a subscription group, for the detail pane's timeline (nil: it has no period).
+    case subscriptionHistoryLoaded(groupID: String, SubscriptionHistory?)
     /// The list could not be read.
     case historyFailed(String)
     /// The server notifications recorded for a transaction, oldest first.
@@ -80,29 +84,28 @@ func reduceManager(_ state: inout State, _ action: ManagerAction) -> [Effect] {
     case .move(let offset): moveTransaction(&state, by: offset)
     case .select(let index): state.manager.selection = index
     case .openDetail: return openDetail(&state)
-    case .approve: return act(&state, StoreCommand.approve, when: { $0.isWaiting(for: .askToBuy) },
-                              otherwise: "Approve needs a purchase waiting for Ask to Buy")
-    case .decline: return act(&state, StoreCommand.decline, when: { $0.isWaiting(for: .askToBuy) },
-                              otherwise: "Decline needs a purchase waiting for Ask to Buy")
-    case .resolve: return act(&state, StoreCommand.resolve, when: { $0.isWaiting(for: .interrupted) },
-                              otherwise: "Resolve needs an interrupted purchase")
+    case .approve: return act(&state, .approve) { .approve($0.id) }
+    case .decline: return act(&state, .decline) { .decline($0.id) }
+    case .resolve: return act(&state, .resolve) { .resolve($0.id) }
     case .refund:
         // The reason is chosen on a sheet first, as App Store Connect asks for one.
         guard let selected = state.manager.selected else { break }
-        guard selected.status == .purchased, selected.revocationDate == nil else {
-            state.flash = "Refund needs a purchased transaction that is not refunded"
+        if let refusal = state.manager.facts(of: selected, state).refusal(of: .refund) {
+            state.flash = "\(refusalTitle(.refund)): \(refusal)"
             break
         }
         state.sheet = .refund(id: selected.id, reason: .other)
     case .requestRefund:
-        // The app's own request (Transaction.beginRefundRequest); the App Store decides it later.
+        // The app's own request (Transaction.beginRefundRequest) opens on any transaction, as StoreKit's
+        // sheet does: the engine answers the request (Apple's RefundRequestError), and the App Store decides it later.
         if let selected = state.manager.selected { openRefundRequest(&state, selected) }
-    case .expire: return subscriptionCommand(&state) { .expire(groupID: $0) }
-    case .renew: return subscriptionCommand(&state) { .renew(groupID: $0) }
+    case .expire: return act(&state, .expireSubscription) { .expire(groupID: $0.subscriptionGroupID ?? "") }
+    case .renew: return act(&state, .renewSubscription) { .renew(groupID: $0.subscriptionGroupID ?? "") }
     case .toggleAutoRenew:
         let subscriptions = state.snapshot?.subscriptions ?? [:]
-        return subscriptionCommand(&state) { group in
-            .autoRenew(groupID: group, on: !(subscriptions[group]?.renewalInfo.willAutoRenew ?? true))
+        return act(&state, .setAutoRenew) { selected in
+            let group = selected.subscriptionGroupID ?? ""
+            return .autoRenew(groupID: group, on: !(subscriptions[group]?.renewalInfo.willAutoRenew ?? true))
         }
     case .delete:
         if let selected = state.manager.selected { state.sheet = .confirmCommand(.delete(selected.id)) }
@@ -110,8 +113,9 @@ func reduceManager(_ state: inout State, _ action: ManagerAction) -> [Effect] {
         if !state.products.isEmpty { state.sheet = .outsidePurchase(selection: state.selection) }
     case .toggleLog: state.showLog.toggle()
     case .openHelp: openHelp(&state)
-    case .historyLoaded(let transactions):
+    case .historyLoaded(let transactions, let facts):
         state.manager.transactions = transactions
+        state.manager.facts = Dictionary(facts.map { ($0.transactionID, $0) }, uniquingKeysWith: { _, newer in newer })
         // A shorter list (a delete, a reset elsewhere) moves the cursor and the scroll back onto its rows.
         if state.manager.search.isFiltering { filter(&state, .transactions) } else { selectTransaction(&state, state.manager.selection) }
         return refreshDetail(&state)
@@ -121,6 +125,8 @@ func reduceManager(_ state: inout State, _ action: ManagerAction) -> [Effect] {
         if state.screen == .transactions, state.sheet == nil {
             state.sheet = .alert(title: "Cannot Load Transactions", message: message)
         }
+    case .subscriptionHistoryLoaded(let groupID, let history):
+        state.manager.histories[groupID] = history
     case .notificationsLoaded(let id, let notifications):
         if state.manager.detail?.transactionID == id {
             state.manager.detail?.notifications = notifications

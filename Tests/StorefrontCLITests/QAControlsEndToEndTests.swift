@@ -15,7 +15,8 @@ struct QAControlsEndToEndTests {
 
     /// The product table's row of a non-consumable (not the status line, not a sheet over it).
     func tableRow(_ name: String, _ lines: [String]) -> String? {
-        lines.first { $0.contains(name) && $0.contains("Non-consumable") && !$0.contains("│") }
+        // By its price, not its KIND: a long status ("Purchased, not on this device: r restores") drops that column at 80.
+        lines.first { $0.contains(name) && $0.contains("$0.99") && !$0.contains("│") && !$0.contains("Purchased \(name)") }
     }
 
     func owned(_ name: String, _ lines: [String]) -> Bool {
@@ -80,9 +81,9 @@ struct QAControlsEndToEndTests {
             }
             #expect(manager.contains { $0.contains("Transaction Manager") && $0.contains("1 transaction,") })
             #expect(manager.contains { $0.contains("v resolve (complete it)") })
-            // Approve is for Ask to Buy: here it only says so.
+            // Approve is for Ask to Buy: here it only says so, in the engine's words (its refusal).
             try await session.send("a")
-            try await session.waitFor("the note") { $0.contains { $0.contains("Approve needs a purchase waiting for Ask to Buy") } }
+            try await session.waitFor("the note") { $0.contains { $0.contains("Cannot approve: it is not waiting for Ask to Buy") } }
             try await session.send("v")
             // The history and the paywall's load run side by side: wait for both, the row here and the
             // checkmark on the paywall (both last; the note "Arrived as an update" goes after six seconds).
@@ -119,7 +120,7 @@ struct QAControlsEndToEndTests {
             #expect(refunded.contains { $0.contains("refunded (other)") }, "the detail line gives the reason")
             #expect(refunded.contains { $0.contains("iPhone Rage") && $0.contains("purchased") }, "only the selected one")
             try await session.send("f")
-            try await session.waitFor("the note") { $0.contains { $0.contains("Refund needs a purchased transaction that is not refunded") } }
+            try await session.waitFor("the note") { $0.contains { $0.contains("No refund: it is refunded already") } }
             try await session.send("p")
             let paywall = try await session.waitFor("the paywall") { $0.contains { $0.contains("[ Restore Purchases ]") } }
             #expect(shownWithoutCheckmark("Swift Shopping", paywall))
@@ -147,7 +148,10 @@ struct QAControlsEndToEndTests {
             // checkmark's going below is what the deletion did.
             try await session.waitFor("the question to close") { !$0.contains { $0.contains("Are You Sure?") } }
             try await session.send("p")
-            try await session.waitFor("the checkmark to go") { shownWithoutCheckmark("Swift Shopping", $0) }
+            let deleted = try await session.waitFor("the checkmark to go") { shownWithoutCheckmark("Swift Shopping", $0) }
+            // The engine's standing, as `storefront products` words it, and what brings it back.
+            #expect(tableRow("Swift Shopping", deleted)?.contains("Purchased, not on this device: r restores") == true,
+                    "\(deleted.joined(separator: "\n"))")
             try await session.send("r")
             let lines = try await session.waitFor("restore") { owned("Swift Shopping", $0) }
             #expect(lines.contains { $0.contains("Restored 1 purchase") })

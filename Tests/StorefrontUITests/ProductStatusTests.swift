@@ -24,4 +24,28 @@ struct ProductStatusTests {
         let early = Date(timeIntervalSince1970: -14_000_000_000)
         #expect(ProductStatus.shortDate(early) == ProductStatus.formattedShortDate(early))
     }
+
+    @Test("after reset app the paywall's row says the CLI's words (the engine's standing), then what brings it back")
+    func resetAppWording() async throws {
+        try await withDemoStore { store, _ in
+            _ = try await store.app.buy(monthly)
+            _ = try await store.app.buy(swiftShopping)
+            try await store.testSession.reset(.app)
+            let effects = EngineEffects(store: store, latency: .zero)
+            var state = State(size: Size(columns: 120, rows: 30), account: store.account, storePath: "/tmp/store.sqlite",
+                              paywall: demoCatalog.paywall)
+            state.messages.policy = .deferred
+            _ = update(&state, try #require(await effects.perform(.load)))
+            let snapshot = try #require(state.snapshot)
+            for (id, words) in [(monthly, "Subscribed, not on this device"), (swiftShopping, "Purchased, not on this device")] {
+                let product = try #require(state.products.first { $0.id == id })
+                // What `storefront products` prints for it.
+                let cli = snapshot.standing(of: product).text(for: product)
+                #expect(cli == words)
+                #expect(statusText(product, state) == "\(cli): r restores")
+                let row = try #require(render(state, timeZone: utc).lines.first { $0.contains(product.displayName) })
+                #expect(row.contains("\(words): r restores") && !row.contains(state.glyphs.check), "\(row)")
+            }
+        }
+    }
 }

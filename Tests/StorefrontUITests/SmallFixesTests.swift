@@ -59,7 +59,9 @@ struct SmallFixesTests {
         var state = loadedState(on: .transactions, snapshot: snap)
         _ = update(&state, .manager(.historyLoaded([transaction(monthly, id: 2_000_000_001, expires: fixedDate.addingTimeInterval(86_400 * 30))])))
         #expect(render(state, timeZone: utc).lines[4].contains("expired"))
-        #expect(transaction(monthly, id: 1, expires: fixedDate).managerState(at: nil) == "purchased", "no clock, no judgement")
+        let unloaded = State(size: Size(columns: 100, rows: 30), account: "t", storePath: "/tmp/s", paywall: demoCatalog.paywall)
+        #expect(unloaded.manager.facts(of: transaction(monthly, id: 1, expires: fixedDate), unloaded).state == .purchased,
+                "no clock, no judgement")
     }
 
     @Test("a name is cut after its escapes are made visible: it never spills into the next column")

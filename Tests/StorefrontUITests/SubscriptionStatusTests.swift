@@ -238,9 +238,10 @@ struct SubscriptionKeyTests {
             let pass = try transaction(try await store.app.purchase(seasonPass))
             for history in [[pro], [pass]] {
                 var state = try await managerState(store, history: history)
-                for key in ["e", "n", "u"] {
+                // The engine's refusal (TransactionFacts.refusal(of:)), under what was asked.
+                for (key, asked) in [("e", "Cannot expire"), ("n", "Cannot renew"), ("u", "Cannot change auto-renew")] {
                     #expect(update(&state, .key(.character(Character(key)))).isEmpty)
-                    #expect(state.flash == "e, n and u act on an auto-renewable subscription")
+                    #expect(state.flash == "\(asked): it is not an auto-renewable subscription")
                     #expect(state.busy == nil)
                 }
             }

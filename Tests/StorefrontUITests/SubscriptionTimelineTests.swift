@@ -4,8 +4,8 @@ import Testing
 @testable import StorefrontUI
 
 // The manager's detail pane draws a subscription group's life on a time axis. Each flow is run
-// on a real store (a step clock, the settings that make billing fail), so the timeline is built
-// from what the engine records: its transactions, statuses and log.
+// on a real store (a step clock, the settings that make billing fail); the timeline is the engine's
+// SubscriptionHistory, read by the pane's effect from the ledger's records, never the log's words.
 
 /// The manager at `columns`×`rows` on a real store, its history and snapshot read, the pane open on `transactionID`
 /// (the newest transaction when nil).
@@ -19,36 +19,40 @@ private func managerState(_ store: Store, columns: Int = 100, rows: Int = 30, gl
     let loaded = await effects.perform(.load)
     _ = update(&state, try #require(loaded))
     _ = update(&state, .key(.character("t")))
-    let history = await effects.perform(.loadHistory)
-    _ = update(&state, try #require(history))
+    let list = await effects.perform(.loadHistory)
+    _ = update(&state, try #require(list))
     let listed = try #require(state.manager.transactions)
     let id = transactionID ?? listed[0].id
     state.manager.selection = try #require(listed.firstIndex { $0.id == id })
-    #expect(update(&state, .key(.enter)) == [.loadNotifications(transactionID: id)])
+    let opened = update(&state, .key(.enter))
+    let group = try #require(listed.first { $0.id == id }?.subscriptionGroupID)
+    #expect(opened == [.loadNotifications(transactionID: id), .loadSubscriptionHistory(groupID: group)])
     _ = update(&state, .manager(.notificationsLoaded(transactionID: id, [])))
+    let history = await effects.perform(.loadSubscriptionHistory(groupID: group))
+    _ = update(&state, try #require(history))
     return state
 }
 
-private func timeline(_ state: State) throws -> SubscriptionTimeline {
+private func timeline(_ state: State) throws -> SubscriptionHistory {
     let transaction = try #require(state.manager.detailTransaction)
     return try #require(subscriptionTimeline(for: transaction, state))
 }
 
 /// A span as the tests spell it: kind, plan, days from Dec 1, 2026 (UTC) to its start and end.
 private struct Stretch: Equatable, CustomStringConvertible {
-    var kind: TimelineSpan.Kind
+    var kind: SubscriptionHistory.Span.Kind
     var plan: String
     var from: Int
     var to: Int
     var periods = 1
-    var change: TimelineSpan.PlanChange?
+    var change: SubscriptionHistory.Span.PlanChange?
 
-    init(_ kind: TimelineSpan.Kind, _ plan: String, _ from: Int, _ to: Int, periods: Int = 1,
-         change: TimelineSpan.PlanChange? = nil) {
+    init(_ kind: SubscriptionHistory.Span.Kind, _ plan: String, _ from: Int, _ to: Int, periods: Int = 1,
+         change: SubscriptionHistory.Span.PlanChange? = nil) {
         (self.kind, self.plan, self.from, self.to, self.periods, self.change) = (kind, plan, from, to, periods, change)
     }
 
-    init(_ span: TimelineSpan) {
+    init(_ span: SubscriptionHistory.Span) {
         let day = { (date: Date) in Int((date.timeIntervalSince(fixedDate) / 86_400).rounded(.down)) }
         self.init(span.kind, span.productID, day(span.start), day(span.end), periods: span.periods, change: span.change)
     }
@@ -119,7 +123,7 @@ struct SubscriptionTimelineTests {
             let timeline = try timeline(try await managerState(store))
             #expect(timeline.spans.map(Stretch.init) == [Stretch(.trial, monthly, 0, 7), Stretch(.billingRetry, monthly, 7, 67)],
                     "\(timeline.spans.map(Stretch.init))")
-            #expect(timeline.marks == [TimelineMark(kind: .expired, productID: monthly, date: day(7).addingTimeInterval(60 * 86_400))])
+            #expect(timeline.marks == [SubscriptionHistory.Mark(kind: .expired, productID: monthly, date: day(7).addingTimeInterval(60 * 86_400))])
         }
     }
 
@@ -210,18 +214,56 @@ struct SubscriptionTimelineTests {
         }
     }
 
+    @Test("the grace period comes from the ledger's history, not the log: a State whose log is empty still draws it")
+    func graceFromTheHistory() async throws {
+        try await fullLife { store, _ in
+            try await store.testSession.setSetting("billingIssues", to: "false")
+            _ = try await store.appStore.processRenewals()  // recovered Feb 26: the grace period is in the past
+            var state = try await managerState(store)
+            // The log the screen holds says nothing of grace (nor of the failure): the timeline is not built from it.
+            state.snapshot?.events = []
+            let timeline = try timeline(state)
+            #expect(timeline.spans.map(Stretch.init).contains(Stretch(.grace, monthly, 69, 85)), "\(timeline.spans.map(Stretch.init))")
+            let screen = render(state, timeZone: utc).lines
+            #expect(screen.contains { $0.contains("grace period   Monthly Subscription") && $0.contains("2027-02-08 to 2027-02-24") },
+                    "\n\(screen.joined(separator: "\n"))")
+            // And the pane shows what the engine's history says, whole.
+            let fromEngine = try #require(try await store.appStore.subscriptionHistory(groupID: "premium"))
+            #expect(timeline == fromEngine)
+        }
+    }
+
+    @Test("opening a subscription's pane reads its group's history; a one-time purchase's reads none")
+    func paneReadsTheHistory() throws {
+        var subscription = transaction(monthly, id: 7, expires: day(30))
+        (subscription.subscriptionGroupID, subscription.productType) = ("premium", .autoRenewable)
+        let consumable = transaction(swiftShopping, id: 8)
+        var state = State(size: Size(columns: 100, rows: 30), account: "t", storePath: "/tmp/s", paywall: demoCatalog.paywall)
+        state.screen = .transactions
+        _ = update(&state, .manager(.historyLoaded([subscription, consumable])))
+        #expect(update(&state, .key(.enter)) == [.loadNotifications(transactionID: 7), .loadSubscriptionHistory(groupID: "premium")])
+        #expect(subscriptionTimeline(for: subscription, state) == nil, "nothing drawn until the history comes back")
+        let history = try #require(SubscriptionHistory(groupID: "premium", transactions: [subscription], status: nil, failures: [],
+                                                       expiries: [:], products: [], now: day(1)))
+        assertUpdate(&state, .manager(.subscriptionHistoryLoaded(groupID: "premium", history))) { $0.manager.histories["premium"] = history }
+        _ = update(&state, .key(.escape))
+        state.manager.selection = 1
+        #expect(update(&state, .key(.enter)) == [.loadNotifications(transactionID: 8)])
+    }
+
     @Test("a week's trial before a year's plan still shows: every stretch gets two columns at least")
     func shortStretchesShow() throws {
         var trial = transaction(monthly, id: 1, expires: day(7))
         (trial.offerType, trial.offerPaymentMode, trial.subscriptionGroupID, trial.productType) = (.introductory, .freeTrial, "premium", .autoRenewable)
         var year = transaction(yearly, id: 2, purchased: day(7), expires: day(372))
         (year.subscriptionGroupID, year.productType) = ("premium", .autoRenewable)
-        let timeline = try #require(SubscriptionTimeline(groupID: "premium", transactions: [year, trial], status: nil, events: [],
-                                                         products: demoCatalog.products(in: demoCatalog.storefront("USA")!), now: day(100)))
+        let timeline = try #require(SubscriptionHistory(groupID: "premium", transactions: [year, trial], status: nil, failures: [],
+                                                        expiries: [:], products: demoCatalog.products(in: demoCatalog.storefront("USA")!), now: day(100)))
         let scale = TimelineScale(timeline, width: 60)
         #expect(scale.column(day(7)) - scale.column(day(0)) >= 2)
         #expect(scale.cell(day(0)) == 0 && scale.cell(day(372)) == 59)
         #expect(scale.column(day(50)) < scale.column(day(100)) && scale.column(day(100)) < scale.column(day(200)), "in order")
-        #expect(SubscriptionTimeline(groupID: "other", transactions: [year, trial], status: nil, events: [], products: [], now: day(1)) == nil)
+        #expect(SubscriptionHistory(groupID: "other", transactions: [year, trial], status: nil, failures: [], expiries: [:], products: [],
+                                    now: day(1)) == nil)
     }
 }

@@ -48,7 +48,8 @@ struct TransactionDetailTests {
     func opensAndCloses() {
         for key in [Key.enter, .character("i")] {
             var state = managerWithTrial()
-            #expect(update(&state, .key(key)) == [.loadNotifications(transactionID: subscriptionID)])
+            #expect(update(&state, .key(key)) == [.loadNotifications(transactionID: subscriptionID),
+                                                  .loadSubscriptionHistory(groupID: "premium")])
             #expect(state.manager.detail == TransactionDetailState(transactionID: subscriptionID))
             #expect(state.screen == .transactions)
         }
@@ -76,7 +77,8 @@ struct TransactionDetailTests {
         #expect(update(&state, .manager(.notificationsFailed(transactionID: subscriptionID, "disk I/O error"))).isEmpty)
         #expect(state.manager.detail?.notificationsError == "disk I/O error")
 
-        #expect(update(&state, .manager(.historyLoaded([trial()]))) == [.loadNotifications(transactionID: subscriptionID)])
+        #expect(update(&state, .manager(.historyLoaded([trial()])))
+                == [.loadNotifications(transactionID: subscriptionID), .loadSubscriptionHistory(groupID: "premium")])
         #expect(update(&state, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_001)]))).isEmpty)
         #expect(state.manager.detail == nil)
     }
@@ -132,9 +134,15 @@ struct TransactionDetailTests {
     }
 
     @Test("the whole screen at 100×30: facts and notifications left, the signed payload right, the keys below")
-    func wholeScreen() {
+    func wholeScreen() throws {
         var state = managerWithTrial()
         _ = update(&state, .key(.enter))
+        // The group's history, as the pane's effect reads it from the engine.
+        let now = try #require(state.snapshot?.storeTime)
+        let history = try #require(SubscriptionHistory(groupID: "premium", transactions: state.manager.transactions ?? [],
+                                                       status: state.snapshot?.subscriptions["premium"], failures: [], expiries: [:],
+                                                       products: state.products, now: now))
+        _ = update(&state, .manager(.subscriptionHistoryLoaded(groupID: "premium", history)))
         _ = update(&state, .manager(.notificationsLoaded(transactionID: subscriptionID, [
             notification(1, "SUBSCRIBED", "INITIAL_BUY", attempts: [.success]),
             notification(2, "DID_RENEW", nil, attempts: [.timedOut]),
@@ -202,5 +210,5 @@ private let expectedScreen = """
     ────────────────────────────────────────────────────────────────────────────────────────────────────
       tx 2000000004 · $0.00 · introductory offer (freeTrial)  ·  i details  f refund  e expire now  n …
 
-     ↑↓ scroll  w wrap  esc close  a approve  d decline  v resolve  f refund  n renew  ? help  q quit
+     ↑↓ scroll  w wrap  esc close  f refund  e expire  n renew  u auto-renew  l log  ? help  q quit
     """

@@ -85,16 +85,39 @@ struct TransactionManagerTests {
                 var state = manager(selecting: transaction.id)
                 let effects = update(&state, .key(.character(key)))
                 if ids.contains(transaction.id) {
-                    #expect(effects == [.run(command(transaction.id))], "\(key) on \(transaction.managerState(at: nil))")
+                    #expect(effects == [.run(command(transaction.id))], "\(key) on \(TransactionState(of: transaction, at: .distantPast).text)")
                     #expect(state.busy == .working("\(progress) \(transaction.id)…"))
                     #expect(state.flash == nil)
                 } else {
-                    #expect(effects.isEmpty, "\(key) on \(transaction.managerState(at: nil)) must do nothing")
+                    #expect(effects.isEmpty, "\(key) on \(TransactionState(of: transaction, at: .distantPast).text) must do nothing")
                     #expect(state.busy == nil)
-                    #expect(state.flash?.isEmpty == false, "\(key) on \(transaction.managerState(at: nil)) says why not")
+                    #expect(state.flash?.isEmpty == false, "\(key) on \(TransactionState(of: transaction, at: .distantPast).text) says why not")
                 }
             }
         }
+    }
+
+    @Test("a family-shared purchase offers no f refund (nor b): f says the engine's refusal and starts nothing")
+    func familyShareIsNotRefunded() throws {
+        var shared = transaction(swiftShopping, id: 2_000_000_010, purchased: fixedDate.addingTimeInterval(15 * 3600))
+        shared.ownershipType = .familyShared
+        var state = loadedState(on: .transactions)
+        let facts = TransactionFacts(shared, at: fixedDate.addingTimeInterval(16 * 3600))
+        _ = update(&state, .manager(.historyLoaded([shared] + history, facts: [facts])))
+        #expect(state.manager.facts(of: shared, state) == facts, "the facts the face read with the list")
+        let screen = render(state, timeZone: utc).lines
+        let line = try #require(screen.first { $0.contains("tx 2000000010") }, "\n\(screen.joined(separator: "\n"))")
+        #expect(line.contains("i details  x delete"), "\(line)")
+        #expect(!line.contains("f refund") && !line.contains("b ask refund"), "\(line)")
+        #expect(screen[29].hasPrefix(" ↑↓ move  x delete  i details") && !screen[29].contains("f refund"), "the footer: \(screen[29])")
+        let refusal = try #require(facts.refusal(of: .refund))
+        assertUpdate(&state, .key(.character("f"))) { $0.flash = "No refund: \(refusal)" }
+        #expect(state.sheet == nil, "no refund sheet, so no refund effect to come")
+        // The purchaser's own transaction still offers it, and f opens the reason sheet.
+        selectTransaction(&state, 3)
+        #expect(state.manager.selected?.id == 2_000_000_004)
+        #expect(render(state, timeZone: utc).lines.contains { $0.contains("tx 2000000004") && $0.contains("f refund") })
+        assertUpdate(&state, .key(.character("f"))) { $0.sheet = .refund(id: 2_000_000_004, reason: .other) }
     }
 
     @Test("while a command runs, another key starts nothing")
@@ -287,7 +310,8 @@ struct TransactionManagerTests {
             String(repeating: "─", count: 100),
             "  tx 2000000005 · $0.99  ·  i details  v resolve (complete it)  x delete",
             "  Approved 2000000007 (Go Pro): it arrives as an update",
-            " ↑↓ move  a approve  d decline  v resolve  f refund  e expire  n renew  x delete  ? help  q quit",
+            // The interrupted purchase selected: only the actions the engine allows on it are offered.
+            " ↑↓ move  v resolve  x delete  i details  o outside  + > clock  l log  / search  ? help  q quit",
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
