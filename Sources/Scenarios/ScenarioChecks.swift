@@ -14,8 +14,11 @@ extension ScenarioRun {
         switch expectation {
         case .owned(let productID, let wanted):
             // What the paywall's checkmark shows: the standing in a snapshot, read as the app reads
-            // it (after delivering what arrived: a renewal the clock made is the app's then).
-            let snapshot = try await store.app.snapshot()
+            // it, after what arrives as an update (a renewal the clock made) is delivered; a purchase
+            // the app made and left unfinished (refused unverified, finishTransactions false)
+            // waits for the next launch, as in a running app.
+            let left = try await store.appStore.transactions().filter { !$0.isFinished && $0.reason == .purchase }.map(\.id)
+            let snapshot = try await store.app.snapshot(holding: Set(left))
             let owned = snapshot.products.filter { snapshot.standing(of: $0).isChecked }.map(\.id)
                 + snapshot.owned.keys.filter { id in !snapshot.products.contains { $0.id == id } }
             if owned.contains(productID) != wanted {
