@@ -14,9 +14,17 @@ struct StoreKitReading: Sendable {
     /// `Transaction.all`: each transaction's price, currency and storefront, by id.
     var prices: [Int64: (price: Decimal?, currency: String?, storefront: String)] = [:]
 
+    /// Each subscription's offers' display prices: introductory, promotional, win-back, by product id.
+    var offerPrices: [String: [String]] = [:]
+
     /// Reads the store the task's StorefrontKit context names.
-    static func read(groups: [String]) async throws -> StoreKitReading {
+    static func read(groups: [String], products: [String]) async throws -> StoreKitReading {
         var reading = StoreKitReading()
+        for product in try await Product.products(for: products) {
+            guard let info = product.subscription else { continue }
+            let offers = (info.introductoryOffer.map { [$0] } ?? []) + info.promotionalOffers + info.winBackOffers
+            reading.offerPrices[product.id] = offers.map(\.displayPrice)
+        }
         for await result in Transaction.currentEntitlements {
             reading.entitled.insert(result.unsafePayloadValue.productID)
         }

@@ -81,6 +81,10 @@ struct ParityTests {
             _ = try await buy(store, Demo.swiftShopping)
             try await set(store, "canMakePayments", "false")
         },
+        State(name: "German storefront") { store, _, _ in
+            try await set(store, "storefront", "DEU")
+            _ = try await buy(store, Demo.yearly)
+        },
         State(name: "foreign currency") { store, _, _ in
             try await set(store, "storefront", "DEU")
             _ = try await buy(store, Demo.swiftShopping)
@@ -127,7 +131,7 @@ struct ParityTests {
         let kitStore = try Store(catalog: Self.catalog, path: path, now: clock)
         let groups = Array(Set(snapshot.products.compactMap { $0.subscription?.subscriptionGroupID })).sorted()
         let kit = try await StoreContext.$current.withValue(StoreContext(store: kitStore)) {
-            try await StoreKitReading.read(groups: groups)
+            try await StoreKitReading.read(groups: groups, products: snapshot.products.map(\.id))
         }
 
         // Products: the CLI's text, its JSON, the paywall's row and StorefrontKit agree with the standing.
@@ -163,6 +167,16 @@ struct ParityTests {
                 expectations.append("expect \(isEntitled ? "" : "not ")entitled \(product.id)")
             }
             if !words.isEmpty { expectations.append("expect screen \"\(words)\"") }
+            if let info = product.subscription {
+                // The offers' prices as the storefront writes them, in StorefrontKit as in the engine.
+                let offers = (info.introductoryOffer.map { [$0] } ?? []) + info.promotionalOffers + info.winBackOffers
+                #expect(kit.offerPrices[product.id] == offers.map(\.displayPrice), "\(product.id): StorefrontKit's offer prices")
+            }
+        }
+
+        if state.name == "German storefront" {
+            // A promotional offer in euros as Germany writes them ("29,99 €"), not "€29.99".
+            #expect(kit.offerPrices[Demo.yearly]?.contains { $0.hasSuffix("€") } == true, "\(kit.offerPrices)")
         }
 
         // Subscription groups: StorefrontKit's state is the snapshot's.
