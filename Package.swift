@@ -84,7 +84,8 @@ let package = Package(
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "StorefrontCLI", "TestSupport"]),
         .testTarget(
             name: "StorefrontCLITests",
-            dependencies: ["StorefrontCLI", "Scenarios", "storefront", "TestSupport"]
+            // StorefrontKit and StorefrontUI too: the Parity suite asks every front end.
+            dependencies: ["StorefrontCLI", "Scenarios", "StorefrontKit", "StorefrontUI", "storefront", "TestSupport"]
         ),
         /// The server's API in process: a request routed, the answer read, no socket.
         .testTarget(name: "StorefrontServerTests", dependencies: ["StorefrontServer", "StoreEngine", "TestSupport"]),

@@ -136,7 +136,7 @@ private final class RecorderWorker: @unchecked Sendable {
                   status.transaction.productID == product.id {
             write("expect status \(group) \(status.state.rawValue)")
         } else {
-            write("expect \(snapshot.owned[product.id] == nil ? "not owned" : "owned") \(product.id)")
+            write("expect \(snapshot.standing(of: product).isChecked ? "owned" : "not owned") \(product.id)")
         }
         // In UTC, as replay draws: the row reads the same on every machine.
         let lines = render(state, timeZone: TimeZone(identifier: "UTC")!).lines

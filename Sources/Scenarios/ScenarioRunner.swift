@@ -58,6 +58,8 @@ public final class ScenarioRun {
     let clock: ScenarioClock
     let folder: String
     let storePath: String
+    /// Whether the run made `folder` (and removes it after).
+    let ownsFolder: Bool
     /// The transaction `LAST` names, and the ones captured with `as NAME`.
     var last: Int64?
     var captures: [String: Int64] = [:]
@@ -72,18 +74,25 @@ public final class ScenarioRun {
     let commands: any ScenarioCommandLine
     let effects: ScenarioEffects
 
-    public init(scenario: Scenario, catalog: Catalog, commands: any ScenarioCommandLine,
+    /// `storePath`: a store file to run on (set up elsewhere, and left as it is after the run);
+    /// nil, a fresh one in a temporary folder.
+    public init(scenario: Scenario, catalog: Catalog, commands: any ScenarioCommandLine, storePath: String? = nil,
                 effects: @escaping ScenarioEffects = { engine in engine.perform }) throws {
         self.scenario = scenario
         self.commands = commands
         self.effects = effects
         self.catalog = catalog
         clock = ScenarioClock(scenario.start)
+        if let storePath {
+            (folder, self.storePath, ownsFolder) = ((storePath as NSString).deletingLastPathComponent, storePath, false)
+            return
+        }
+        ownsFolder = true
         let template = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-replay-XXXXXX").path
         var bytes = Array(template.utf8CString)
         guard mkdtemp(&bytes) != nil else { throw CocoaError(.fileWriteUnknown) }
         folder = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        storePath = folder + "/store.sqlite"
+        self.storePath = folder + "/store.sqlite"
     }
 
     /// Runs every step; after an action fails unexpectedly, the rest are skipped.
@@ -108,7 +117,7 @@ public final class ScenarioRun {
         paywall = nil
         if keep, !result.passed {
             result.keptStore = storePath
-        } else {
+        } else if ownsFolder {
             try? FileManager.default.removeItem(atPath: folder)
         }
         return result

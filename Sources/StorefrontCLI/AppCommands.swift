@@ -309,7 +309,9 @@ extension Session {
             "storefront": storefront.json,
             "account": .string(store.account),
             "canMakePayments": .bool(canPay),
-            "products": .array(snapshot.products.map { $0.json(owned: owned[$0.id], balance: balances[$0.id]) }),
+            "products": .array(snapshot.products.map {
+                $0.json(owned: owned[$0.id], balance: balances[$0.id], standing: snapshot.standing(of: $0))
+            }),
         ])
         var lines = ["Storefront \(storefront.countryCode) (\(storefront.currency), \(storefront.locale)) · account \(TerminalText.sanitized(store.account))"]
         if !canPay { lines.append("canMakePayments is false for this account: purchases are not available.") }
@@ -353,9 +355,9 @@ extension Session {
             if TransactionFacts.isFreeTrial(transaction) {
                 lines.append("Started the free trial of \(name) — transaction \(transaction.id).")
             } else if transaction.offerType == .winBack {
-                lines.append("Resubscribed to \(name) with the win-back offer \(TerminalText.sanitized(transaction.offerID ?? "")) for \(try await displayPrice(transaction)) — transaction \(transaction.id).")
+                lines.append("Resubscribed to \(name) with the win-back offer \(TerminalText.sanitized(transaction.offerID ?? "")) for \(transaction.displayPrice) — transaction \(transaction.id).")
             } else {
-                lines.append("Purchased \(name)\(quantity > 1 ? " × \(quantity)" : "") for \(try await displayPrice(transaction)) — transaction \(transaction.id).")
+                lines.append("Purchased \(name)\(quantity > 1 ? " × \(quantity)" : "") for \(transaction.displayPrice) — transaction \(transaction.id).")
             }
             if let change { lines.append("The App Store noted: \(change.summary).") }
             if let warning = purchase.warning {

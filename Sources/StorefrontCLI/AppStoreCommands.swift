@@ -258,7 +258,8 @@ extension Session {
         if verb == "Refunded" {
             return Report(json: json, "Refunded transaction \(transaction.id) (\(name)): revoked (\(transaction.revocationReason?.rawValue ?? "other")); the entitlement is gone.")
         }
-        return Report(json: json, "\(verb) transaction \(transaction.id) (\(name)): \(transaction.status.rawValue).")
+        let state = TransactionState(of: transaction, at: try await appStore.now())
+        return Report(json: json, "\(verb) transaction \(transaction.id) (\(name)): \(state.text).")
     }
 
     func deleteTransaction(_ id: Int64) async throws -> Report {

@@ -32,7 +32,8 @@ extension SubscriptionChange {
 }
 
 extension Product {
-    func json(owned: Transaction?, balance: Int?) -> JSON {
+    /// The product as `products --json` lists it; `standing`: the engine's, whose words are `status`.
+    func json(owned: Transaction?, balance: Int?, standing: ProductStanding? = nil) -> JSON {
         .object([
             "id": .string(id),
             "type": .string(type.rawValue),
@@ -63,11 +64,22 @@ extension Product {
             "owned": type == .consumable ? nil : .bool(owned != nil),
             "expirationDate": .date(owned?.expirationDate),
             "balance": type == .consumable ? .integer(balance ?? 0) : nil,
+            "ownership": standing.map { .string($0.ownership.name) },
+            "status": standing.map { .string($0.text(for: self)) },
         ])
     }
 }
 
 extension Transaction {
+    /// The transaction with its state at the store's time `now` as the engine words it
+    /// (`"state": "purchased, unfinished"`), as `transactions --json` lists it.
+    func json(at now: Date) -> JSON {
+        guard case .object(var members) = json else { return json }
+        let after = members.firstIndex { $0.key == "status" }.map { $0 + 1 } ?? members.endIndex
+        members.insert(JSON.Member("state", .string(TransactionState(of: self, at: now).text)), at: after)
+        return .object(members)
+    }
+
     var json: JSON {
         .object([
             "id": .integer(id),
@@ -162,5 +174,17 @@ extension RenewalInfo {
             "eligibleWinBackOfferIDs": eligibleWinBackOfferIDs.isEmpty ? nil : .array(eligibleWinBackOfferIDs.map(JSON.string)),
             "jwsRepresentation": jwsRepresentation.map { .string($0) },
         ])
+    }
+}
+
+extension ProductStanding.Ownership {
+    /// Its name in `--json`: `none`, `owned`, `familyShared`, `notOnThisDevice`.
+    var name: String {
+        switch self {
+        case .none: "none"
+        case .owned: "owned"
+        case .familyShared: "familyShared"
+        case .notOnThisDevice: "notOnThisDevice"
+        }
     }
 }

@@ -50,9 +50,6 @@ struct Session {
     func displayName(_ productID: String) async throws -> String {
         TerminalText.sanitized(try await app.product(id: productID)?.displayName ?? productID)
     }
-
-    /// A transaction's price in its own storefront's currency.
-    func displayPrice(_ transaction: Transaction) async throws -> String { transaction.displayPrice }
 }
 
 /// `accounts create` named an account that exists (exit 1).

@@ -17,10 +17,10 @@ extension Session {
 
     /// Streams the listing to the console (what `run` does for `transactions`).
     func listTransactions(_ page: Page) async throws {
-        let fallback = try await app.storefront()
-        let catalog = store.catalog
+        // One reading of the store's time for every row's state.
+        let now = try await appStore.now()
         let writer = ListingWriter(json: invocation.json, account: store.account, empty: Self.noTransactions(store.account, page),
-                                   write: console.out) { Self.price($0, catalog: catalog, fallback: fallback) }
+                                   now: now, write: console.out)
         let end = try await app.transactions(after: page.after, since: page.since, limit: page.limit) { transaction in
             writer.add(transaction)
         }
@@ -29,43 +29,40 @@ extension Session {
 
     /// The same listing as a ``Report``, for scenarios, which read a command's lines.
     func transactionsReport(_ page: Page) async throws -> Report {
-        let fallback = try await app.storefront()
-        let catalog = store.catalog
-        let collected = Mutex<[(Transaction, String)]>([])
+        let now = try await appStore.now()
+        let collected = Mutex<[Transaction]>([])
         let end = try await app.transactions(after: page.after, since: page.since, limit: page.limit) { transaction in
-            let price = Self.price(transaction, catalog: catalog, fallback: fallback)
-            collected.withLock { $0.append((transaction, price)) }
+            collected.withLock { $0.append(transaction) }
         }
         let transactions = collected.withLock { $0 }
         let json = JSON.object([
-            "account": .string(store.account), "transactions": .array(transactions.map(\.0.json)),
+            "account": .string(store.account), "transactions": .array(transactions.map { $0.json(at: now) }),
             "hasMore": .bool(end.hasMore), "revision": .string(HistoryRevision.token(after: end.lastID)),
         ])
         let footer = try await footer(end, page)
         guard !transactions.isEmpty else { return Report(json: json, [Self.noTransactions(store.account, page)] + footer) }
         var table = Table(Self.headers)
-        for (transaction, price) in transactions { table.rows.append(Self.cells(transaction, price: price)) }
+        for transaction in transactions { table.rows.append(Self.cells(transaction, price: transaction.displayPrice, at: now)) }
         return Report(json: json, [table.rendered] + footer)
     }
 
     static let headers = ["ID", "PURCHASED", "PRODUCT ID", "QTY", "PRICE", "STATUS", "EXPIRES", "NOTES"]
 
-    /// One transaction's row of the text table.
-    static func cells(_ transaction: Transaction, price: String) -> [String] {
+    /// One transaction's row of the text table: its state as the engine words it at the store's
+    /// time `now`, and in the notes what the state word does not say.
+    static func cells(_ transaction: Transaction, price: String, at now: Date) -> [String] {
+        let state = TransactionState(of: transaction, at: now)
         var notes: [String] = []
         if transaction.ownershipType == .familyShared { notes.append("familyShared") }
-        if transaction.isUpgraded { notes.append("upgraded") }
-        if let reason = transaction.revocationReason { notes.append("revoked (\(reason.rawValue))") }
+        if let reason = transaction.revocationReason { notes.append("reason: \(reason.rawValue)") }
         if let offer = transaction.offerType { notes.append("\(offer.rawValue) offer") }
-        if !transaction.isFinished { notes.append("unfinished") }
+        // The state names the first that applies; an unfinished refund is still unfinished.
+        if !transaction.isFinished, state != .unfinished { notes.append("unfinished") }
         if case .unverified(let reason) = transaction.verification { notes.append("UNVERIFIED: \(reason)") }
         return [String(transaction.id), transaction.purchaseDate.iso8601, transaction.productID,
-                String(transaction.purchasedQuantity), price, transaction.status.rawValue,
+                String(transaction.purchasedQuantity), price, state.text,
                 transaction.expirationDate?.iso8601 ?? "", notes.joined(separator: ", ")]
     }
-
-    /// A transaction's price in its own storefront's currency (else the current storefront's).
-    static func price(_ transaction: Transaction, catalog: Catalog, fallback: Storefront) -> String { transaction.displayPrice }
 
     static func noTransactions(_ account: String, _ page: Page) -> String {
         "No \(page.after == nil ? "" : "more ")transactions for \(TerminalText.sanitized(account))."
@@ -97,9 +94,10 @@ final class ListingWriter: @unchecked Sendable {
     /// The line that says there is nothing to list.
     private let empty: String
     private let write: @Sendable (String) -> Void
-    /// A transaction's price as shown, made once for each storefront and amount (formatting a
-    /// currency was a tenth of a listing's time).
-    private let price: (Transaction) -> String
+    /// The store's time the rows' states are at.
+    private let now: Date
+    /// A transaction's price as shown, made once for each storefront, currency and amount
+    /// (formatting a currency was a tenth of a listing's time).
     private var prices: [String: [Decimal: String]] = [:]
     private var block: [String] = []
     private var blockBytes = 0
@@ -111,9 +109,8 @@ final class ListingWriter: @unchecked Sendable {
     private var previous: String?
     static let widthRows = 100
 
-    init(json: Bool, account: String, empty: String, write: @escaping @Sendable (String) -> Void,
-         price: @escaping (Transaction) -> String) {
-        self.price = price
+    init(json: Bool, account: String, empty: String, now: Date, write: @escaping @Sendable (String) -> Void) {
+        self.now = now
         self.json = json
         self.account = account
         self.empty = empty
@@ -129,11 +126,12 @@ final class ListingWriter: @unchecked Sendable {
                 line("  \"transactions\": [")
             }
             if let previous { line("    " + previous + ",") }
-            previous = transaction.json.serialized(nestedAt: 4)
+            previous = transaction.json(at: now).serialized(nestedAt: 4)
         } else {
-            let shown = prices[transaction.storefront]?[transaction.price] ?? price(transaction)
-            prices[transaction.storefront, default: [:]][transaction.price] = shown
-            let cells = Session.cells(transaction, price: shown).map(TerminalText.sanitized)
+            let key = transaction.storefront + " " + transaction.currency
+            let shown = prices[key]?[transaction.price] ?? transaction.displayPrice
+            prices[key, default: [:]][transaction.price] = shown
+            let cells = Session.cells(transaction, price: shown, at: now).map(TerminalText.sanitized)
             if widths == nil {
                 waiting.append(cells)
                 if waiting.count == Self.widthRows {

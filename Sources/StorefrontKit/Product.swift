@@ -22,8 +22,7 @@ public struct Product: Sendable, Identifiable, Hashable {
     public var isFamilyShareable: Bool { engine.isFamilyShareable }
     /// The subscription details of an auto-renewable subscription; nil for anything else.
     public var subscription: SubscriptionInfo? {
-        engine.subscription.map { SubscriptionInfo($0, catalogTerms: context.store.catalog.product(id: id)?.subscription,
-                                                   product: engine, context: context) }
+        engine.subscription.map { SubscriptionInfo($0, context: context) }
     }
 
     /// The products with these identifiers, in catalog order; unknown identifiers are left out.

@@ -21,29 +21,15 @@ extension Product {
         public let winBackOffers: [SubscriptionOffer]
         let context: StoreContext
 
-        init(_ info: StoreEngine.Product.SubscriptionInfo, catalogTerms: SubscriptionTerms?,
-             product: StoreEngine.Product, context: StoreContext) {
+        init(_ info: StoreEngine.Product.SubscriptionInfo, context: StoreContext) {
             subscriptionGroupID = info.subscriptionGroupID
             groupDisplayName = info.groupDisplayName
             groupLevel = info.groupLevel
             subscriptionPeriod = SubscriptionPeriod(info.subscriptionPeriod)
-            introductoryOffer = info.introductoryOffer.map {
-                SubscriptionOffer(id: nil, type: .introductory, price: $0.price, displayPrice: $0.displayPrice,
-                                  period: SubscriptionPeriod($0.period), periodCount: $0.periodCount,
-                                  paymentMode: SubscriptionOffer.PaymentMode($0.paymentMode))
-            }
-            func offers(_ kind: StoreEngine.SubscriptionOffer.Kind, as type: SubscriptionOffer.OfferType) -> [SubscriptionOffer] {
-                (catalogTerms?.offers ?? []).filter { $0.kind == kind }.map { offer in
-                    let price = offer.price ?? 0
-                    return SubscriptionOffer(
-                        id: offer.id, type: type, price: price,
-                        displayPrice: price.formatted(.currency(code: product.currencyCode)),
-                        period: SubscriptionPeriod(offer.period ?? info.subscriptionPeriod), periodCount: offer.periodCount,
-                        paymentMode: SubscriptionOffer.PaymentMode(offer.paymentMode ?? .payAsYouGo))
-                }
-            }
-            promotionalOffers = offers(.promotional, as: .promotional)
-            winBackOffers = offers(.winBack, as: .winBack)
+            introductoryOffer = info.introductoryOffer.map { SubscriptionOffer($0, type: .introductory) }
+            // The engine priced the offers in the product's storefront, as it priced the product.
+            promotionalOffers = info.promotionalOffers.map { SubscriptionOffer($0, type: .promotional) }
+            winBackOffers = info.winBackOffers.map { SubscriptionOffer($0, type: .winBack) }
             self.context = context
         }
 
@@ -118,6 +104,12 @@ extension Product {
         public let periodCount: Int
         /// How the offer is paid.
         public let paymentMode: PaymentMode
+
+        /// The engine's offer, its price written as the product's storefront writes it.
+        init(_ offer: StoreEngine.Product.Offer, type: OfferType) {
+            (id, self.type, price, displayPrice) = (type == .introductory ? nil : offer.id, type, offer.price, offer.displayPrice)
+            (period, periodCount, paymentMode) = (SubscriptionPeriod(offer.period), offer.periodCount, PaymentMode(offer.paymentMode))
+        }
 
         /// The kind of offer, as StoreKit's `Product.SubscriptionOffer.OfferType`.
         public struct OfferType: RawRepresentable, Hashable, Sendable {

@@ -3,24 +3,26 @@ import StoreEngine
 
 /// Extend Subscription Renewal Dates for All Active Subscribers, and its status.
 extension ServerAPI {
-    /// The fields an extension request shares with the single one: days (1–90), reason (0–3), identifier.
-    static func extensionTerms(_ body: JSON) throws -> (days: Int, identifier: String) {
-        guard case .number(let daysText)? = body["extendByDays"], let days = Int(daysText), (1...90).contains(days) else {
-            throw APIError.invalidExtendByDays
-        }
-        guard case .number(let reasonText)? = body["extendReasonCode"], let reason = Int(reasonText), (0...3).contains(reason) else {
+    /// The fields an extension request shares with the single one: days, reason, identifier.
+    /// This reads their types; the engine's ``FaceValidation`` decides their ranges (days 1–90,
+    /// reason 0–3, identifier 1–128 characters), as it does for every front end.
+    static func extensionTerms(_ body: JSON) throws -> (days: Int, reasonCode: Int, identifier: String) {
+        guard case .number(let daysText)? = body["extendByDays"], let days = Int(daysText) else { throw APIError.invalidExtendByDays }
+        guard case .number(let reasonText)? = body["extendReasonCode"], let reason = Int(reasonText) else {
             throw APIError.invalidExtendReason
         }
-        guard case .string(let identifier)? = body["requestIdentifier"], !identifier.isEmpty, identifier.count <= 128 else {
-            throw APIError.invalidRequestIdentifier
+        guard case .string(let identifier)? = body["requestIdentifier"] else { throw APIError.invalidRequestIdentifier }
+        try APIError.checking { () throws(InputError) in
+            try FaceValidation.checkExtension(days: days, reasonCode: reason)
+            try FaceValidation.checkRequestIdentifier(identifier)
         }
-        return (days, identifier)
+        return (days, reason, identifier)
     }
 
     /// `POST /inApps/v1/subscriptions/extend/mass` → `{"requestIdentifier": …}`.
     func massExtend(_ request: HTTPRequest) async throws -> JSON {
         guard let body = try? JSON.parse(request.body), case .object = body else { throw APIError.badRequest }
-        let (days, identifier) = try Self.extensionTerms(body)
+        let (days, reasonCode, identifier) = try Self.extensionTerms(body)
         guard case .string(let productID)? = body["productId"], !productID.isEmpty else { throw APIError.invalidProductID }
         var storefronts: [String] = []
         switch body["storefrontCountryCodes"] {
@@ -36,17 +38,19 @@ extension ServerAPI {
         default: throw APIError.invalidStorefront
         }
         do {
-            let made = try await face.extendAllSubscribers(productID: productID, days: days, requestIdentifier: identifier,
-                                                           storefrontCountryCodes: storefronts)
+            let made = try await face.extendAllSubscribers(productID: productID, days: days, reasonCode: reasonCode,
+                                                           requestIdentifier: identifier, storefrontCountryCodes: storefronts)
             return .object(["requestIdentifier": .string(made.requestIdentifier)])
         } catch MassExtensionError.invalidProductID {
             throw APIError.invalidProductID
+        } catch let error as InputError {
+            throw APIError(error)
         }
     }
 
     /// `GET /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}`.
     func massExtensionStatus(productID: String, requestIdentifier: String) async throws -> JSON {
-        guard !requestIdentifier.isEmpty, requestIdentifier.count <= 128 else { throw APIError.invalidRequestIdentifier }
+        try APIError.checking { () throws(InputError) in try FaceValidation.checkRequestIdentifier(requestIdentifier) }
         guard let found = try await face.massExtension(productID: productID, requestIdentifier: requestIdentifier) else {
             throw APIError.statusRequestNotFound
         }

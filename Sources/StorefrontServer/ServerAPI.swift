@@ -45,6 +45,23 @@ struct APIError: Error {
     }
 }
 
+extension APIError {
+    /// Apple's error for an input the engine's faces refuse (``FaceValidation``).
+    init(_ error: InputError) {
+        self = switch error {
+        case .invalidExtendByDays: .invalidExtendByDays
+        case .invalidExtendReasonCode: .invalidExtendReason
+        case .invalidRequestIdentifier: .invalidRequestIdentifier
+        case .invalidTransactionID: .invalidTransactionID
+        }
+    }
+
+    /// Runs the engine's checks of a request's input, its refusal as Apple's error.
+    static func checking(_ check: () throws(InputError) -> Void) throws(APIError) {
+        do { try check() } catch { throw APIError(error) }
+    }
+}
+
 /// The App Store Server API over one store file, on the engine's App Store face.
 struct ServerAPI: Sendable {
     let face: AppStoreFace
@@ -271,12 +288,14 @@ struct ServerAPI: Sendable {
     func extend(_ text: String, _ request: HTTPRequest) async throws -> JSON {
         let id = try Self.transactionID(text, error: .invalidOriginalTransactionID)
         guard let body = try? JSON.parse(request.body) else { throw APIError.badRequest }
-        let (days, _) = try Self.extensionTerms(body)
+        let (days, reasonCode, _) = try Self.extensionTerms(body)
         let extended: RenewalExtension?
         do {
-            extended = try await face.extendSubscription(originalTransactionID: id, days: days)
+            extended = try await face.extendSubscription(originalTransactionID: id, days: days, reasonCode: reasonCode)
         } catch is ExtensionError {
             throw APIError.extensionIneligible
+        } catch let error as InputError {
+            throw APIError(error)
         }
         guard let extended else { throw APIError.originalTransactionNotFound }
         return .object([

@@ -1,6 +1,8 @@
 import Foundation
 @testable import Scenarios
 import StoreEngine
+import StorefrontCLI
+import TestSupport
 import StorefrontUI
 import Testing
 
@@ -76,5 +78,27 @@ struct ScenarioRunTests {
             #expect(error.message.contains("--store is not allowed"), "\(error)")
         }
         #expect(try Scenario.parse("catalog p.json\nbuy good\n", path: "a.scenario", commands: Refusing()).steps.count == 1)
+    }
+}
+
+/// `expect` reads what the paywall shows, from the engine's standing, on the CLI's real commands.
+@Suite("Scenario expect")
+struct ScenarioExpectTests {
+    /// Issue 26: after `clock advance P1W` renewed a trial, `expect screen "Renews"` passed while
+    /// `expect owned` found nothing (it read the app's cache before the renewal was delivered).
+    @Test func aRenewedTrialIsOwnedAsTheScreenSaysBeforeTheScreenIsOpened() async throws {
+        let scenario = try Scenario.parse("""
+            catalog products.json
+            start 2026-01-05T09:00:00Z
+            buy barcode_month_subscription
+            clock advance P1W
+            expect owned barcode_month_subscription
+            expect screen "Renews Feb 12, 2026"
+            expect owned barcode_month_subscription
+            """, path: Repository.root.appendingPathComponent("renewed.scenario").path, commands: CLI.scenarioCommandLine)
+        let catalog = try Catalog.load(contentsOf: Repository.catalog)
+        let result = await (try ScenarioRun(scenario: scenario, catalog: catalog, commands: CLI.scenarioCommandLine)).run(keep: false)
+        #expect(result.steps.map(\.status) == [.passed, .passed, .passed, .passed, .passed],
+                "\(result.steps.map { "\($0.line) \($0.status) \($0.expected ?? "") \($0.found ?? "")" })")
     }
 }

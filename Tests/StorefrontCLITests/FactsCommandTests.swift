@@ -40,4 +40,24 @@ struct FactsCommandTests {
         let row = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix(Demo.yearly) }, "\(run)")
         #expect(row.contains("Subscribed, not on this device") && !row.contains("Renews"), "\(run)")
     }
+
+    /// A promotional offer paid as a free trial is a free trial in `buy` and in `products` alike
+    /// (`buy` tested the introductory offer's price, `products` the payment mode).
+    @Test func aPromotionalFreeTrialIsAFreeTrialInBuyAndInProducts() async throws {
+        let sandbox = try Sandbox()
+        let bundled = try String(contentsOfFile: Binary.catalog, encoding: .utf8)
+        let paidUpFront = #""paymentMode": "payUpFront", "period": "P1Y", "price": "29.99""#
+        #expect(bundled.contains(paidUpFront))
+        let catalog = try sandbox.write("trial-offer.json",
+                                        bundled.replacingOccurrences(of: paidUpFront, with: #""paymentMode": "freeTrial", "period": "P1M""#))
+        for arguments in [["offer-keys", "create", "KEY1"], ["buy", Demo.monthly], ["expire", "premium"]] {
+            try await sandbox.storefront(arguments, catalog: catalog).expect(exit: 0)
+        }
+        let bought = try await sandbox.storefront(["buy", Demo.yearly, "--offer", "annual_comeback", "--sign"], catalog: catalog)
+        bought.expect(exit: 0)
+        #expect(bought.stdout.contains("Started the free trial") && !bought.stdout.contains("Purchased"), "\(bought)")
+        let products = try await sandbox.storefront(["products"], catalog: catalog)
+        let row = try #require(products.stdout.split(separator: "\n").first { $0.hasPrefix(Demo.yearly) }, "\(products)")
+        #expect(row.contains("Free trial until"), "\(products)")
+    }
 }

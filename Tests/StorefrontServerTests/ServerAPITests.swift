@@ -203,6 +203,43 @@ struct ServerAPITests {
                 == (404, 4040005), "not a subscription")
     }
 
+    /// The server refuses exactly what the engine's face refuses (``FaceValidation``), with
+    /// Apple's codes: the limits are the engine's, not a copy the server keeps.
+    @Test("extensions: the days and reasons the server refuses are the ones the engine's face refuses")
+    func extensionLimitsAreTheEngines() async throws {
+        let fixture = try await Fixture()
+        let monthly = try await fixture.buy("monthly")
+        for (days, reason) in [(0, 0), (1, 0), (90, 3), (91, 1), (-5, 2), (7, 4), (7, -1), (365, 0)] {
+            let refusal: InputError? = {
+                do throws(InputError) { try FaceValidation.checkExtension(days: days, reasonCode: reason); return nil }
+                catch { return error }
+            }()
+            let terms: [String: Any] = ["extendByDays": days, "extendReasonCode": reason, "requestIdentifier": "r-\(days)-\(reason)"]
+            let single = try await fixture.send("PUT", "/inApps/v1/subscriptions/extend/\(monthly.originalID)", body: terms)
+            var massTerms = terms
+            massTerms["productId"] = "monthly"
+            let mass = try await fixture.send("POST", "/inApps/v1/subscriptions/extend/mass", body: massTerms)
+            let wanted: (Int, Int?)? = switch refusal {
+            case .invalidExtendByDays?: (400, 4000009)
+            case .invalidExtendReasonCode?: (400, 4000010)
+            default: nil
+            }
+            for response in [single, mass] {
+                if let wanted {
+                    #expect(try Self.error(response) == wanted, "\(days) days, reason \(reason)")
+                } else {
+                    // Accepted as input (the App Store may still find the subscription ineligible: 403).
+                    #expect(response.status == 200 || response.status == 403,
+                            "\(days) days, reason \(reason): \(String(decoding: response.body, as: UTF8.self))")
+                }
+            }
+        }
+        // A face called without the server meets the same refusal.
+        await #expect(throws: InputError.invalidExtendByDays(91)) {
+            try await fixture.store.appStore.extendSubscription(originalTransactionID: monthly.originalID, days: 91)
+        }
+    }
+
     // MARK: - Refunds and consumption
 
     @Test("Get Refund History: only the revoked transactions of the customer")
