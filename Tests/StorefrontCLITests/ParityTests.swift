@@ -136,7 +136,6 @@ struct ParityTests {
 
         // Products: the CLI's text, its JSON, the paywall's row and StorefrontKit agree with the standing.
         var expectations: [String] = []
-        var knownGaps: Set<String> = []
         for product in snapshot.products {
             let standing = try #require(standings[product.id])
             let words = standing.text(for: product)
@@ -153,14 +152,7 @@ struct ParityTests {
             let drawn = try #require(screen.first { $0.contains(product.displayName) }, "\(product.displayName) on \(screen)")
             #expect(drawn.contains(paywall.glyphs.check) == isChecked, "\(product.id): the paywall's checkmark: \(drawn)")
             #expect(drawn.contains(price), "\(product.id): the paywall's price \(price): \(drawn)")
-            if Self.isPaywallGap(standing) {
-                knownGaps.insert(words)
-                withKnownIssue(Self.paywallGap, isIntermittent: true) {
-                    #expect(drawn.contains(words), "\(product.id): the paywall's status \"\(words)\": \(drawn)")
-                }
-            } else {
-                #expect(words.isEmpty || drawn.contains(words), "\(product.id): the paywall's status \"\(words)\": \(drawn)")
-            }
+            #expect(words.isEmpty || drawn.contains(words), "\(product.id): the paywall's status \"\(words)\": \(drawn)")
             if product.type != .consumable {
                 #expect(kit.entitled.contains(product.id) == isEntitled, "\(product.id): StorefrontKit's currentEntitlements")
                 expectations.append("expect \(isChecked ? "" : "not ")owned \(product.id)")
@@ -207,24 +199,9 @@ struct ParityTests {
         let scenario = try Scenario.parse(text, path: folder.path("parity.scenario"), commands: commands)
         let result = await (try ScenarioRun(scenario: scenario, catalog: Self.catalog, commands: commands, storePath: path)).run(keep: false)
         for step in result.steps where step.status != .passed {
-            let failure = "scenario line \(step.line) \(step.source): \(step.status), expected \(step.expected ?? ""), found \(step.found ?? "")"
-            if knownGaps.contains(where: { step.source.contains("\"\($0)\"") }) {
-                withKnownIssue(Self.paywallGap, isIntermittent: true) { Issue.record(Comment(rawValue: failure)) }
-            } else {
-                Issue.record(Comment(rawValue: failure))
-            }
+            Issue.record("scenario line \(step.line) \(step.source): \(step.status), expected \(step.expected ?? ""), found \(step.found ?? "")")
         }
         #expect(result.steps.count == expectations.count)
-    }
-
-    /// Where the paywall still words a standing itself (StorefrontUI/Render.swift `statusText`, being
-    /// switched to `ProductStanding.text` by the paywall's own change): a non-consumable or
-    /// non-renewing purchase after `reset app` shows no status, where the standing says
-    /// "Purchased, not on this device".
-    static let paywallGap: Comment = "the paywall's row words a purchase not on this device itself (Render.swift statusText)"
-
-    static func isPaywallGap(_ standing: ProductStanding) -> Bool {
-        standing.ownership == .notOnThisDevice && standing.productType != .autoRenewable
     }
 
     // MARK: - Reading the CLI's output
