@@ -67,3 +67,19 @@ public let fixtureCatalogText = """
       ]
     }
     """
+
+/// A `.storekit` file with starting settings of its own (Ask to Buy on), for the starting-settings tests.
+public let askToBuyStoreKitText = """
+    {
+      "identifier" : "5A6B7C8D",
+      "nonRenewingSubscriptions" : [],
+      "products" : [
+        { "displayPrice" : "1.99", "familyShareable" : false, "internalID" : "1",
+          "localizations" : [ { "description" : "The whole thing", "displayName" : "Unlock", "locale" : "en_US" } ],
+          "productID" : "com.example.shop.unlock", "referenceName" : "Unlock", "type" : "NonConsumable" }
+      ],
+      "settings" : { "_storefront" : "USA", "_locale" : "en_US", "_askToBuyEnabled" : true, "_timeRate" : 0 },
+      "subscriptionGroups" : [],
+      "version" : { "major" : 3, "minor" : 0 }
+    }
+    """

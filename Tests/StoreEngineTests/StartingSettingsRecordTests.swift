@@ -2,22 +2,6 @@ import Foundation
 import Testing
 @testable import StoreEngine
 
-/// A `.storekit` file with starting settings of its own (Ask to Buy on), for these tests.
-let askToBuyStoreKitText = """
-    {
-      "identifier" : "5A6B7C8D",
-      "nonRenewingSubscriptions" : [],
-      "products" : [
-        { "displayPrice" : "1.99", "familyShareable" : false, "internalID" : "1",
-          "localizations" : [ { "description" : "The whole thing", "displayName" : "Unlock", "locale" : "en_US" } ],
-          "productID" : "com.example.shop.unlock", "referenceName" : "Unlock", "type" : "NonConsumable" }
-      ],
-      "settings" : { "_storefront" : "USA", "_locale" : "en_US", "_askToBuyEnabled" : true, "_timeRate" : 0 },
-      "subscriptionGroups" : [],
-      "version" : { "major" : 3, "minor" : 0 }
-    }
-    """
-
 /// A catalog's starting settings, written into the store file for every process on it.
 @Suite struct StartingSettingsRecordTests {
     private func storeKit(askToBuy: Bool = true, billingIssues: Bool? = nil) throws -> Catalog {

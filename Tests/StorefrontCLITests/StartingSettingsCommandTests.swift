@@ -3,27 +3,11 @@ import Testing
 
 /// A `.storekit` file's starting settings, as the binary sees them from any process on the store file.
 @Suite struct StartingSettingsCommandTests {
-    /// A `.storekit` file with Ask to Buy on.
-    private let shop = """
-        {
-          "identifier" : "5A6B7C8D",
-          "nonRenewingSubscriptions" : [],
-          "products" : [
-            { "displayPrice" : "1.99", "familyShareable" : false, "internalID" : "1",
-              "localizations" : [ { "description" : "The whole thing", "displayName" : "Unlock", "locale" : "en_US" } ],
-              "productID" : "com.example.shop.unlock", "referenceName" : "Unlock", "type" : "NonConsumable" }
-          ],
-          "settings" : { "_storefront" : "USA", "_locale" : "en_US", "_askToBuyEnabled" : true, "_timeRate" : 0 },
-          "subscriptionGroups" : [],
-          "version" : { "major" : 3, "minor" : 0 }
-        }
-        """
-
     @Test func settingsWithoutTheCatalogSayWhatTheStoreKitFileBrought() async throws {
         let sandbox = try Sandbox()
         // The catalog in a folder of its own: the sandbox folder, where the commands run, holds none.
         try FileManager.default.createDirectory(atPath: sandbox.path("shop"), withIntermediateDirectories: true)
-        let catalog = try sandbox.write("shop/Shop.storekit", shop)
+        let catalog = try sandbox.write("shop/Shop.storekit", askToBuyStoreKitText)
         let with = try await sandbox.storefront(["settings", "--json"], catalog: catalog)
         with.expect(exit: 0)
         #expect((try with.jsonObject()["settings"] as? [String: Any])?["askToBuy"] as? String == "true", "\(with)")
