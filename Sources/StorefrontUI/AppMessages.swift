@@ -193,7 +193,7 @@ func messageContent(_ message: StoreMessage, _ state: State, inner: Int) -> Shee
             buttons: [("[ Continue \(g.enter) ]", .confirm), ("[ Close esc ]", .cancel)])
     case .winBackOffer:
         let offer = product?.subscription?.winBackOffers.first { $0.id == message.offerID }
-        let terms = offer.map { ProductStatus.introText($0, product!) } ?? "a special price"
+        let terms = offer.map { StatusText.offerTerms($0, product!) } ?? "a special price"
         return SheetContent(
             title: "Come Back to \(name)",
             body: [(name, bold)] + say("Resubscribe with this offer: \(terms).", .plain)

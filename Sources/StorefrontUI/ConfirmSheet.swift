@@ -19,7 +19,7 @@ func confirmLines(_ product: Product, outcome: PurchaseChoice?, selection: Offer
     } else if let change = snapshot?.plannedChanges[product.id] {
         let from = name(of: change.fromProductID, in: state)
         if change.isScheduled {
-            let when = change.effectiveDate.map { "starts \(ProductStatus.shortDate($0))" } ?? "starts at the next renewal"
+            let when = change.effectiveDate.map { "starts \(StatusText.shortDate($0))" } ?? "starts at the next renewal"
             say("\(change.kind.title) from \(from): nothing charged now, \(when); then \(regularPrice(product))", Style(bold: true))
         } else {
             say("\(change.kind.title) from \(from): \(product.displayPrice) now, at once; the unused part of \(from) is refunded",
@@ -28,7 +28,7 @@ func confirmLines(_ product: Product, outcome: PurchaseChoice?, selection: Offer
     } else if let current, current.transaction.productID == product.id, current.state == .subscribed || current.state == .inGracePeriod {
         say("Subscribed to this plan already: nothing charged\(current.renewalInfo.willAutoRenew ? "" : "; auto-renew turns on")", .plain)
     } else if let group, snapshot?.introEligibleGroups.contains(group) == true, let offer = product.subscription?.introductoryOffer {
-        say("\(product.kindLabel) \(g.dot) \(ProductStatus.introText(offer, product))", Style(bold: true))
+        say("\(product.kindLabel) \(g.dot) \(StatusText.offerTerms(offer, product))", Style(bold: true))
     } else {
         lines.append(("\(product.kindLabel) \(g.dot) \(product.type == .autoRenewable ? regularPrice(product) : product.displayPrice)", .plain))
     }

@@ -57,7 +57,7 @@ extension EngineEffects {
               let offer = terms.offers.first(where: { $0.kind == .code && $0.codeOfferID == offerID }),
               let product = try await store.app.product(id: productID) else { return nil }
         let storefront = try await store.app.storefront()
-        return ProductStatus.introText(store.catalog.productOffer(offer, of: terms, in: storefront), product)
+        return StatusText.offerTerms(store.catalog.productOffer(offer, of: terms, in: storefront), product)
     }
 
     /// The app's refund request, and what the App Store did with it: waiting, or decided at once by the setting.
@@ -76,8 +76,8 @@ extension EngineEffects {
         let increase = try await store.appStore.consentToPriceIncrease(productID)
         let storefront = try await store.app.storefront()
         let product = try await store.app.product(id: productID)
-        let price = ProductStatus.pricePerPeriod(storefront.displayPrice(increase.newPrice), product?.subscription?.subscriptionPeriod)
+        let price = StatusText.pricePerPeriod(storefront.displayPrice(increase.newPrice), product?.subscription?.subscriptionPeriod)
         return "Agreed: \(product?.displayName ?? productID) renews at \(price) from "
-            + ProductStatus.shortDate(increase.effectiveDate ?? increase.noticeEnds)
+            + StatusText.shortDate(increase.effectiveDate ?? increase.noticeEnds)
     }
 }

@@ -65,7 +65,7 @@ func purchaseEnded(_ state: inout State, _ productID: String, _ report: Purchase
                                  + "deliver it and leaves it unfinished: the next launch delivers it if it verifies then.")
     case .changeScheduled(let change):
         // Short enough for the status line beside Restore: the row itself names the plan ("Starts …").
-        let when = change.effectiveDate.map { "for " + ProductStatus.shortDate($0) } ?? "for the next renewal"
+        let when = change.effectiveDate.map { "for " + StatusText.shortDate($0) } ?? "for the next renewal"
         state.flash = "\(change.kind.title) scheduled \(when): nothing charged now"
     case .userCancelled:
         // Esc on the sheet and the "cancel" outcome alike: the user's own choice, said on the status line.

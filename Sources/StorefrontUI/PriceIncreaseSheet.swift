@@ -38,9 +38,9 @@ func priceIncreaseContent(productID: String, _ state: State, inner: Int) -> Shee
                             buttons: [("[ OK \(g.enter) ]", .confirm)])
     }
     let period = product?.subscription?.subscriptionPeriod
-    let old = ProductStatus.pricePerPeriod(storefront.displayPrice(increase.oldPrice), period)
-    let new = ProductStatus.pricePerPeriod(storefront.displayPrice(increase.newPrice), period)
-    let when = ProductStatus.shortDate(increase.effectiveDate ?? increase.noticeEnds)
+    let old = StatusText.pricePerPeriod(storefront.displayPrice(increase.oldPrice), period)
+    let new = StatusText.pricePerPeriod(storefront.displayPrice(increase.newPrice), period)
+    let when = StatusText.shortDate(increase.effectiveDate ?? increase.noticeEnds)
     let body = [(name, bold)]
         + say("The price of this subscription is going up. To keep it, review the new price and agree to it.", .plain)
         + [("", .plain)]

@@ -127,7 +127,7 @@ func offerTerms(_ offer: PurchaseOffer, _ product: Product) -> String? {
     case .promotional: ("Promotional offer", product.subscription?.promotionalOffers ?? [])
     case .winBack: ("Win-back offer", product.subscription?.winBackOffers ?? [])
     }
-    return offers.first { $0.id == offer.id }.map { "\(kind): \(ProductStatus.introText($0, product))" }
+    return offers.first { $0.id == offer.id }.map { "\(kind): \(StatusText.offerTerms($0, product))" }
 }
 
 /// The Offer and Signature lines of the App Store sheet, with ▸ on the line ← → change.

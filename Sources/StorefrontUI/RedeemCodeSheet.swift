@@ -83,7 +83,7 @@ func redemptionText(_ redemption: Redemption, _ state: State) -> String {
     if let id = redemption.transactionID {
         text += ". Transaction \(id) reaches the app as an update."
     } else {
-        let when = redemption.startsAt.map { " on \(ProductStatus.shortDate($0))" } ?? ""
+        let when = redemption.startsAt.map { " on \(StatusText.shortDate($0))" } ?? ""
         text += ". It starts at the subscription's next renewal\(when): nothing charged now."
     }
     return TerminalText.sanitized(text)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreEngine
 @testable import StorefrontUI
 
 @Suite("ProductStatus")
@@ -12,17 +13,17 @@ struct ProductStatusTests {
         for day in 0..<(202 * 366) {
             let offset = day.isMultiple(of: 2) ? 86_399.75 : Double(day % 24) * 3_600 + 0.5
             let date = Date(timeIntervalSince1970: start + Double(day) * 86_400 + offset)
-            #expect(ProductStatus.shortDate(date) == ProductStatus.formattedShortDate(date), "\(date)")
+            #expect(StatusText.shortDate(date) == StatusText.formattedShortDate(date), "\(date)")
         }
     }
 
     @Test("shortDate of known dates, and before the Gregorian reform (Foundation's Julian days)")
     func shortDateKnownDates() {
-        #expect(ProductStatus.shortDate(utcDate(2027, 10, 12, 23)) == "Oct 12, 2027")
-        #expect(ProductStatus.shortDate(utcDate(2028, 2, 29)) == "Feb 29, 2028")
-        #expect(ProductStatus.shortDate(Date(timeIntervalSince1970: -1)) == "Dec 31, 1969")
+        #expect(StatusText.shortDate(utcDate(2027, 10, 12, 23)) == "Oct 12, 2027")
+        #expect(StatusText.shortDate(utcDate(2028, 2, 29)) == "Feb 29, 2028")
+        #expect(StatusText.shortDate(Date(timeIntervalSince1970: -1)) == "Dec 31, 1969")
         let early = Date(timeIntervalSince1970: -14_000_000_000)
-        #expect(ProductStatus.shortDate(early) == ProductStatus.formattedShortDate(early))
+        #expect(StatusText.shortDate(early) == StatusText.formattedShortDate(early))
     }
 
     @Test("after reset app the paywall's row says the CLI's words (the engine's standing), then what brings it back")

@@ -40,8 +40,9 @@ private func rowText(_ store: Store, _ productID: String) async throws -> String
     let product = try #require(try await store.app.product(id: productID))
     let group = try #require(product.subscription?.subscriptionGroupID)
     let status = try await store.app.subscriptionStatuses().first { $0.groupID == group }
-    return ProductStatus.text(for: product, owned: try await store.app.ownedProducts()[productID], balance: nil,
-                              subscription: status, introEligible: try await store.app.isEligibleForIntroOffer(groupID: group))
+    return ProductStanding(product, owned: try await store.app.ownedProducts()[productID], balance: nil,
+                           subscription: status, introEligible: try await store.app.isEligibleForIntroOffer(groupID: group))
+        .text(for: product)
 }
 
 @Suite("subscription status words")
@@ -52,7 +53,7 @@ struct SubscriptionStatusTests {
             #expect(try await rowText(store, monthly) == "1 week free, then $4.99/month")
             #expect(try await rowText(store, yearly) == "", "the yearly plan has no intro offer")
             let product = try #require(try await store.app.product(id: monthly))
-            #expect(ProductStatus.text(for: product, owned: nil, balance: nil, introEligible: false) == "")
+            #expect(ProductStanding(product, owned: nil, balance: nil, introEligible: false).text(for: product) == "")
         }
     }
 
@@ -64,12 +65,12 @@ struct SubscriptionStatusTests {
         offer.period = ISODuration(months: 1)
         offer.periodCount = 3
         offer.displayPrice = "$0.99"
-        #expect(ProductStatus.introText(offer, product) == "$0.99/month for 3 months, then $4.99/month")
+        #expect(StatusText.offerTerms(offer, product) == "$0.99/month for 3 months, then $4.99/month")
         offer.paymentMode = .payUpFront
         offer.period = ISODuration(months: 2)
         offer.periodCount = 1
         offer.displayPrice = "$1.99"
-        #expect(ProductStatus.introText(offer, product) == "$1.99 for 2 months, then $4.99/month")
+        #expect(StatusText.offerTerms(offer, product) == "$1.99 for 2 months, then $4.99/month")
     }
 
     @Test("a trial says so, then says it ends with auto-renew off, then Expired")
