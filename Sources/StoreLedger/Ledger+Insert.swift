@@ -88,6 +88,7 @@ extension Ledger {
         let seal = sealHasher.mac(Self.canonicalBytes(values))
         let sealText = Self.hex(seal)
         try db.query("INSERT INTO transactions (\(Self.columns)) VALUES (\(Self.insertPlaceholders))", values + [sealText]) { _ in }
+        if jws != nil { try advanceRevision(of: transaction.id) }
         seals.add(seal)
         return sealText
     }

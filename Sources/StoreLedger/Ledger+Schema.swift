@@ -118,6 +118,7 @@ extension Ledger {
             \(Self.familyTables)
             \(Self.refundRequestTables)
             \(Self.pricingTables)
+            \(Self.historyRevisionTables)
             """)
         try db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('transactions', ?)", Self.firstTransactionID)
     }

@@ -13,14 +13,15 @@ extension Ledger {
         try db.rows("SELECT account FROM transactions WHERE id = ? OR original_id = ? LIMIT 1", id, id) { $0.text(.account) }.first
     }
 
-    /// One page of an account's completed transactions, in id order (`ascending` or not),
-    /// after `after` (an id, exclusive), filtered as the history query asks. Fetches one
-    /// more than `limit`, so the caller knows whether there is more.
+    /// One page of an account's completed transactions in the order of their last change
+    /// (``historyRevisionTables``; `ascending` or not), after the revision `after` (exclusive),
+    /// filtered as the history query asks. Fetches one more than `limit`, so the caller knows
+    /// whether there is more.
     package func historyPage(account: String, query: HistoryQuery, after: Int64?, limit: Int) throws(SQLiteError) -> [Transaction] {
         var terms = ["account = ?", "status = 'purchased'", "jws IS NOT NULL"]
         var parameters: [any SQLBindable] = [account]
         if let after {
-            terms.append(query.ascending ? "id > ?" : "id < ?")
+            terms.append(query.ascending ? "revisions.revision > ?" : "revisions.revision < ?")
             parameters.append(after)
         }
         if let start = query.startDate {
@@ -52,8 +53,10 @@ extension Ledger {
         }
         parameters.append(limit + 1)
         return try verifiedTransactions("""
-            SELECT \(Self.verifiedColumns) FROM transactions WHERE \(terms.joined(separator: " AND "))
-            ORDER BY id \(query.ascending ? "ASC" : "DESC") LIMIT ?
+            SELECT \(Self.verifiedColumns) FROM transactions
+            JOIN history_revisions AS revisions ON revisions.transaction_id = transactions.id
+            WHERE \(terms.joined(separator: " AND "))
+            ORDER BY revisions.revision \(query.ascending ? "ASC" : "DESC") LIMIT ?
             """, parameters, reusable: true)
     }
 

@@ -69,7 +69,7 @@ extension Ledger {
             try db.execute(Self.sealHeadTable)
             if version < 5 { try migrate4to5(signingKey) }
             // Every row sealed as it stands: edits made before schema 6 cannot be told any more.
-            // Schemas 7 and 8 add tables only: their rows keep their seals (resealing would hide an edit).
+            // Schemas 7, 8 and 9 add tables only: their rows keep their seals (resealing would hide an edit).
             if version < 6 { try resealAll() }
             try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
         }
@@ -124,6 +124,7 @@ extension Ledger {
             let bytes = payload.serializedBytes(pretty: false)
             let jws = try key.sign(payloadBytes: bytes)
             try db.run("UPDATE transactions SET jws = ? WHERE id = ?", jws, id)
+            try advanceRevision(of: id)  // a change: the history lists it after every earlier one
             // Signed here, for the bundle id reads check against: marked verified as it stands.
             try reseal(id, verified: (bundleID ?? self.bundleID) == self.bundleID)
             // Signed here, with this store's private key: its check would pass, so the read-back

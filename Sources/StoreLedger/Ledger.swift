@@ -21,8 +21,9 @@ package final class Ledger {
     /// attempts and the Server API's keys (LedgerServer); 7: promotional offer keys, nonces and
     /// redeemed offer codes; 8: Family Sharing and refund requests (``familyTables``,
     /// ``refundRequestTables``), price changes, price increases and messages (``pricingTables``),
-    /// tables only. Older files are re-signed on open.
-    package static let schemaVersion: Int64 = 8
+    /// tables only; 9: each transaction's history revision, its last change (``historyRevisionTables``).
+    /// Older files are re-signed on open.
+    package static let schemaVersion: Int64 = 9
     /// Transaction ids start above this, like the long ids Apple hands out.
     package static let firstTransactionID: Int64 = 2_000_000_000
 
@@ -171,6 +172,7 @@ package final class Ledger {
                 if (1...5).contains(current) { try Self.migrate5to6(db, from: current) }
                 if (1...6).contains(current) { try Self.migrate6to7(db) }
                 if (1...7).contains(current) { try Self.migrate7to8(db) }
+                if (1...8).contains(current) { try Self.migrate8to9(db) }
                 try db.execute(Self.indexes)
                 try db.execute(Self.serveTables)
                 try db.execute(Self.verifiedRowsTable)

@@ -233,9 +233,10 @@ public enum StoreDoctor {
             problem("unverified", "\(unverified.count) of \(count) transactions fail verification (tampered): \(reasons.joined(separator: "; "))",
                     unverified.map(\.id))
         }
-        if version == 6 || version == 7 {
+        if (6...8).contains(version) {
             let tables = [(7, "schema 7's tables (offer keys, used nonces, redeemed offer codes)"),
-                          (8, "schema 8's (price changes, price increases, messages, families, family-shared transactions, refund requests)")]
+                          (8, "schema 8's (price changes, price increases, messages, families, family-shared transactions, refund requests)"),
+                          (9, "schema 9's (each transaction's history revision, in id order)")]
                 .filter { $0.0 > version }.map(\.1)
             checkup.notes.append(.init(check: "schema", message: "schema version \(version): the next time storefront opens it, it gets \(tables.joined(separator: " and ")); its transactions stay as they are"))
         } else if version < Ledger.schemaVersion {
