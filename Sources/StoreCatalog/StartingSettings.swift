@@ -87,6 +87,10 @@ extension StoreKitConfiguration {
                                 ("includeConsumablesInHistory", "includeConsumablesInHistory")] {
             if let value = starting[name] { result.defaults[setting] = value }
         }
+        // A synced .storekit file's app (Xcode writes "0" or nothing for one that is not synced).
+        if let text = starting["applicationInternalID"], let id = Int64(text), id > 0 {
+            result.defaults["appAppleId"] = String(id)
+        }
         if let text = starting["timeRate"] { applyTimeRate(text, at: place("timeRate"), to: &result) }
         if let text = starting["storeKitErrors"] { applyErrors(text, at: place("storeKitErrors"), to: &result) }
         if let text = starting["failTransactionsEnabled"], StartingSettingDefaults.boolean(text) == "true" {

@@ -21,6 +21,8 @@ public struct AppTransaction: Sendable, Hashable {
     public var signedDate: Date
     /// The platform of the first purchase (`originalPlatform`).
     public var originalPlatform = "iOS"
+    /// The app's Apple ID (`appAppleId`): Production's only, nil in Sandbox and Xcode.
+    public var appAppleID: Int64?
     public var jwsRepresentation: String?
 
     /// The version the simulator reports for the app and its first download, as the sandbox does.
@@ -30,6 +32,7 @@ public struct AppTransaction: Sendable, Hashable {
     public func signedPayload() -> JSON {
         .object([
             "receiptType": .string(environment.appStoreName),
+            "appAppleId": appAppleID.map { .integer($0) },
             "bundleId": .string(bundleID),
             "applicationVersion": .string(appVersion),
             "originalApplicationVersion": .string(originalAppVersion),

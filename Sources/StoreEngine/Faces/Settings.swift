@@ -4,6 +4,7 @@ public enum SettingName: String, Sendable, Hashable, CaseIterable {
     case purchaseError, loadProductsError, restoreError, verificationError
     case timeRate, billingIssues, gracePeriod, storefront, environment, includeConsumablesInHistory
     case refundRequestOutcome
+    case appAppleId
 
     /// The setting's definition: scope, default, allowed values.
     public var definition: SettingDefinition { SettingDefinition.definition(of: self) }
@@ -63,6 +64,11 @@ extension SettingKey where Value == RefundRequestOutcome {
 extension SettingKey where Value == String {
     /// The storefront's alpha-3 country code.
     public static let storefront = Self(name: .storefront, decode: { $0 }, encode: { $0 })
+}
+
+extension SettingKey where Value == Int64? {
+    /// The app's Apple ID (`appAppleId`), which Production's payloads carry; nil: none set.
+    public static let appAppleId = Self(name: .appAppleId, decode: { Int64($0) }, encode: { $0.map(String.init) ?? "none" })
 }
 
 extension SettingKey where Value == Transaction.AppStoreEnvironment {
@@ -168,6 +174,13 @@ extension SettingDefinition {
                 normalize: { value, _ in RefundRequestOutcome(rawValue: value.lowercased())?.rawValue },
                 allowed: { _ in RefundRequestOutcome.allCases.map(\.rawValue).joined(separator: ", ") },
                 listChoices: { _ in RefundRequestOutcome.allCases.map(\.rawValue) })
+        case .appAppleId:
+            SettingDefinition(
+                id: name, scope: .store, defaultValue: "none",
+                summary: "the app's Apple ID (appAppleId) in Production's notifications and app transaction (none: not set)",
+                normalize: { value, _ in value.lowercased() == "none" ? "none" : Int64(value).flatMap { $0 > 0 ? String($0) : nil } },
+                allowed: { _ in "none or a positive number (App Store Connect's Apple ID of the app)" },
+                listChoices: { _ in ["none"] })
         case .environment:
             SettingDefinition(
                 id: name, scope: .store, defaultValue: "Xcode",
