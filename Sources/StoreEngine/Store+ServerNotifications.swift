@@ -9,11 +9,11 @@ extension Store {
     func notify(_ type: String, _ subtype: String? = nil, transaction: Transaction?, record: SubscriptionRecord? = nil,
                 account: String, at date: Date, testToken: String? = nil, summary: [JSON.Member]? = nil,
                 extra: [JSON.Member] = []) throws {
-        var data: [JSON.Member] = [
+        var data: [JSON.Member] = try withAppAppleID([
             JSON.Member("bundleId", .string(catalog.bundleID)),
             JSON.Member("bundleVersion", .string("1")),
             JSON.Member("environment", .string(try ledger.environment().appStoreName)),
-        ] + extra
+        ]) + extra
         if let jws = transaction?.jwsRepresentation { data.append(JSON.Member("signedTransactionInfo", .string(jws))) }
         if let record, let latest = try ledger.latestTransaction(originalID: record.originalID) ?? transaction {
             let status = try status(of: record, latest: latest, account: account, at: date)
@@ -27,7 +27,7 @@ extension Store {
             "notificationUUID": .string(uuid),
             // A mass extension's RENEWAL_EXTENSION SUMMARY carries `summary` in place of `data`.
             "data": summary == nil ? .object(data) : nil,
-            "summary": summary.map { .object($0) },
+            "summary": try summary.map { .object(try withAppAppleID($0)) },
             "version": .string("2.0"),
             "signedDate": .integer(date.milliseconds),
         ])
@@ -70,14 +70,19 @@ extension Store {
     /// The account a transaction (or original transaction) id belongs to.
     func account(owning id: Int64) throws -> String? { try ledger.account(owning: id) }
 
-    /// One page of the history of the customer who made transaction `id`.
+    /// One page of the history of the customer who made transaction `id`, in the order of each
+    /// transaction's last change, after the revision `after`.
     func history(of id: Int64, query: HistoryQuery, after: Int64?, pageSize: Int) throws -> HistoryPage? {
         try processRenewals()
         guard let owner = try ledger.account(owning: id) else { return nil }
-        var page = try ledger.historyPage(account: owner, query: query, after: after, limit: pageSize)
-        let hasMore = page.count > pageSize
-        if hasMore { page.removeLast() }
-        return HistoryPage(transactions: page, hasMore: hasMore, lastID: page.last?.id ?? after)
+        // One read: the page and its last revision from the same state of the file.
+        return try ledger.db.read { () throws -> HistoryPage in
+            var page = try ledger.historyPage(account: owner, query: query, after: after, limit: pageSize)
+            let hasMore = page.count > pageSize
+            if hasMore { page.removeLast() }
+            let last = try page.last.flatMap { try ledger.revision(of: $0.id) }
+            return HistoryPage(transactions: page, hasMore: hasMore, lastID: last ?? after)
+        }
     }
 
     /// Every subscription status of the customer who made transaction `id`.
@@ -128,10 +133,11 @@ extension Store {
         // One removed since the sender read the list gets nothing more (not everything from the start).
         if kept, receiver == nil { return nil }
         let after = receiver?.afterNotificationID ?? 0
-        guard let next = try ledger.nextUndelivered(to: url, after: after, maxAttempts: notificationRetryDelays.count + 1)
+        let retries = notificationRetryDelays(in: try ledger.environment())  // none but in Production
+        guard let next = try ledger.nextUndelivered(to: url, after: after, maxAttempts: retries.count + 1)
         else { return nil }
         guard let last = next.attempts.last else { return (next, true) }
-        let due = last.date.addingTimeInterval(notificationRetryDelays[next.attempts.count - 1])
+        let due = last.date.addingTimeInterval(retries[next.attempts.count - 1])
         return (next, due <= (try currentTime()))
     }
 

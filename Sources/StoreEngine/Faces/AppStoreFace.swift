@@ -131,7 +131,7 @@ public struct AppStoreFace: Sendable {
     }
 
     /// The oldest notification `url` has not received, and whether its next attempt is due
-    /// (Apple's schedule: 1, 12, 24, 48, 72 hours after each failure, store time).
+    /// (Apple's schedule in Production: 1, 12, 24, 48, 72 hours after each failure, store time; Sandbox sends once).
     /// With `kept`, `url` is a receiver kept in the store: nil once it is no longer kept.
     public func nextNotification(for url: String, kept: Bool = false) async throws -> (notification: ServerNotification, due: Bool)? {
         try await store.nextNotification(for: url, kept: kept)
