@@ -34,6 +34,7 @@ struct APIError: Error {
     static let invalidStorefront = APIError(status: 400, code: 4000028, message: "Invalid storefront country code.")
     static let statusRequestNotFound = APIError(status: 404, code: 4040009, message: "The server didn't find a subscription-renewal-date extension request for this requestIdentifier and productId combination.")
     static let extensionIneligible = APIError(status: 403, code: 4030004, message: "Subscription extension ineligible.")
+    static let startDateTooFarInPast = APIError(status: 400, code: 4000012, message: "Invalid request. The start date is earlier than the allowed start date.")
     static let badRequest = APIError(status: 400, code: 4000000, message: "Bad request.")
     static let notFound = APIError(status: 404, code: 4040000, message: "Not found.")
     static let internalError = APIError(status: 500, code: 5000000, message: "An unknown error occurred.")
@@ -93,6 +94,7 @@ struct ServerAPI: Sendable {
             return HTTPResponse(status: 401, body: Array("Unauthenticated\n".utf8), headers: [("Content-Type", "text/plain")])
         }
         do {
+            if let answered = try await transactionEndpoint(request) { return answered }
             let body = try await route(request)
             guard let body else { return HTTPResponse(status: 202) }
             let response = HTTPResponse(status: 200, body: Array(body.serialized(pretty: false).utf8),
@@ -132,9 +134,7 @@ struct ServerAPI: Sendable {
         case "PUT v1/subscriptions/extend":
             return try await extend(last, request)
         case "PUT v1/transactions/consumption":
-            _ = try await transaction(last)
-            guard case .object? = try? JSON.parse(request.body) else { throw APIError.badRequest }
-            return nil
+            return try await consumptionV1(last, request)
         case "POST v1/notifications" where last == "test":
             return .object(["testNotificationToken": .string(try await face.requestTestNotification())])
         case "GET v1/notifications/test":
@@ -234,6 +234,7 @@ struct ServerAPI: Sendable {
         return .object([
             "revision": .string(Self.revisionToken(page.lastID)),
             "hasMore": .bool(page.hasMore),
+            "appAppleId": try await face.payloadAppAppleID().map { .integer($0) },
             "bundleId": .string(face.catalog.bundleID),
             "environment": .string(try await face.environment()),
             "signedTransactions": .array(page.transactions.compactMap { $0.jwsRepresentation.map(JSON.string) }),
@@ -244,6 +245,7 @@ struct ServerAPI: Sendable {
         let id = try Self.transactionID(text)
         var query = HistoryQuery()
         query.revoked = true
+        query.ownershipType = "purchased"  // a family member's revoked share refunded nothing
         let after = try Self.revision(request.values("revision").last)
         guard let page = try await face.history(of: id, query: query, after: after, pageSize: Self.pageSize) else {
             throw APIError.transactionNotFound
@@ -280,6 +282,7 @@ struct ServerAPI: Sendable {
         }
         return .object([
             "environment": .string(try await face.environment()),
+            "appAppleId": try await face.payloadAppAppleID().map { .integer($0) },
             "bundleId": .string(face.catalog.bundleID),
             "data": .array(groups.map { .object(["subscriptionGroupIdentifier": .string($0.0), "lastTransactions": .array($0.1)]) }),
         ])
@@ -327,8 +330,11 @@ struct ServerAPI: Sendable {
         "SUBSCRIBED", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS", "OFFER_REDEEMED", "DID_RENEW", "EXPIRED",
         "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED", "PRICE_INCREASE", "REFUND", "REFUND_DECLINED", "CONSUMPTION_REQUEST",
         "RENEWAL_EXTENDED", "REVOKE", "TEST", "RENEWAL_EXTENSION", "REFUND_REVERSED", "EXTERNAL_PURCHASE_TOKEN",
-        "ONE_TIME_CHARGE",
+        "ONE_TIME_CHARGE", "RESCIND_CONSENT", "METADATA_UPDATE", "MIGRATION", "PRICE_CHANGE",
     ]
+
+    /// How far back Get Notification History reaches: Apple's startDate is "within the past 180 days".
+    static let notificationHistoryDays: Double = 180
 
     func notificationHistory(_ request: HTTPRequest) async throws -> JSON {
         guard let body = try? JSON.parse(request.body) else { throw APIError.badRequest }
@@ -339,6 +345,9 @@ struct ServerAPI: Sendable {
         var filter = NotificationFilter(startDate: try milliseconds("startDate", .invalidStartDate),
                                         endDate: try milliseconds("endDate", .invalidEndDate))
         if filter.startDate! > filter.endDate! { throw APIError.startAfterEnd }
+        if filter.startDate! < (try await face.now()).addingTimeInterval(-Self.notificationHistoryDays * 86_400) {
+            throw APIError.startDateTooFarInPast
+        }
         if case .string(let type)? = body["notificationType"] {
             guard Self.notificationTypes.contains(type) else { throw APIError.invalidNotificationType }
             filter.type = type
