@@ -14,7 +14,11 @@ status, errorCode, errorMessage) for each. Calls: {"call": "transaction", "id": 
 {"call": "statuses", "id": …, "status": [1, …]}, {"call": "refunds", "id": …},
 {"call": "test"}, {"call": "extend", "id": …, "days": …}, {"call": "notificationHistory",
 "start": ms, "end": ms}, {"call": "massExtend", "productId": …, "requestIdentifier": …, "days": …,
-"storefronts": […]}, {"call": "massStatus", "productId": …, "requestIdentifier": …}, {"call": "raw", "method": …, "path": …} (any request, for bad tokens).
+"storefronts": […]}, {"call": "massStatus", "productId": …, "requestIdentifier": …}, {"call": "appTransaction", "id": …},
+{"call": "setAppAccountToken", "id": …, "token": …}, {"call": "finish", "id": …}, {"call": "consumption", "id": …,
+"request": {ConsumptionRequest's fields}}, {"call": "consumptionV1", "id": …, "request": {…}},
+{"call": "raw", "method": …, "path": …, "body": …} (any request, for bad tokens and bodies).
+With --environment Production, --app-apple-id is the app's Apple ID the verifier checks.
 
     server-client.py receive --bundle-id B --root root.der --environment Sandbox --out FILE
 
@@ -28,11 +32,15 @@ import json
 import signal
 import sys
 import uuid
+import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import requests
 
 from appstoreserverlibrary.api_client import APIException, AppStoreServerAPIClient
+from appstoreserverlibrary.models.ConsumptionRequest import ConsumptionRequest
+from appstoreserverlibrary.models.ConsumptionRequestV1 import ConsumptionRequestV1
+from appstoreserverlibrary.models.DeliveryStatus import DeliveryStatus
 from appstoreserverlibrary.models.Environment import Environment
 from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
 from appstoreserverlibrary.models.ExtendRenewalDateRequest import ExtendRenewalDateRequest
@@ -40,6 +48,8 @@ from appstoreserverlibrary.models.MassExtendRenewalDateRequest import MassExtend
 from appstoreserverlibrary.models.NotificationHistoryRequest import NotificationHistoryRequest
 from appstoreserverlibrary.models.Status import Status
 from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
+from appstoreserverlibrary.models.RefundPreference import RefundPreference
+from appstoreserverlibrary.models.UpdateAppAccountTokenRequest import UpdateAppAccountTokenRequest
 from appstoreserverlibrary.api_client import GetTransactionHistoryVersion
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier
 
@@ -47,7 +57,8 @@ from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier
 def verifier(arguments):
     with open(arguments.root, "rb") as handle:
         root = handle.read()
-    return SignedDataVerifier([root], False, Environment(arguments.environment), arguments.bundle_id, None)
+    return SignedDataVerifier([root], False, Environment(arguments.environment), arguments.bundle_id,
+                              arguments.app_apple_id)
 
 
 def value(x):
@@ -60,7 +71,8 @@ def transaction(check, jws):
             "productId": decoded.productId, "type": value(decoded.type),
             "revoked": decoded.revocationDate is not None, "expiresDate": decoded.expiresDate,
             # The library's typed values: None when the field holds a value Apple does not define.
-            "inAppOwnershipType": value(decoded.inAppOwnershipType), "revocationReason": value(decoded.revocationReason)}
+            "inAppOwnershipType": value(decoded.inAppOwnershipType), "revocationReason": value(decoded.revocationReason),
+            "appAccountToken": decoded.appAccountToken}
 
 
 def run_call(client, check, call):
@@ -77,6 +89,7 @@ def run_call(client, check, call):
             version = GetTransactionHistoryVersion.V1 if call.get("version") == 1 else GetTransactionHistoryVersion.V2
             response = client.get_transaction_history(call["id"], revision, request, version)
             pages.append({"count": len(response.signedTransactions), "hasMore": response.hasMore,
+                          "revision": response.revision, "appAppleId": response.appAppleId,
                           "environment": value(response.environment), "bundleId": response.bundleId,
                           "transactions": [transaction(check, jws) for jws in response.signedTransactions]})
             revision = response.revision
@@ -96,8 +109,8 @@ def run_call(client, check, call):
                                "autoRenewProductId": renewal.autoRenewProductId})
         return {"environment": value(response.environment), "bundleId": response.bundleId, "statuses": groups}
     if kind == "refunds":
-        response = client.get_refund_history(call["id"], None)
-        return {"hasMore": response.hasMore,
+        response = client.get_refund_history(call["id"], call.get("revision"))
+        return {"hasMore": response.hasMore, "revision": response.revision,
                 "transactions": [transaction(check, jws) for jws in response.signedTransactions]}
     if kind == "test":
         token = client.request_test_notification().testNotificationToken
@@ -137,10 +150,34 @@ def run_call(client, check, call):
             token = response.paginationToken
             if not response.hasMore:
                 return items
+    if kind == "appTransaction":
+        response = client.get_app_transaction_info(call["id"])
+        decoded = check.verify_and_decode_app_transaction(response.signedAppTransactionInfo)
+        return {"appTransactionId": decoded.appTransactionId, "bundleId": decoded.bundleId,
+                "appAppleId": decoded.appAppleId, "receiptType": value(decoded.receiptType),
+                "originalPurchaseDate": decoded.originalPurchaseDate}
+    if kind == "setAppAccountToken":
+        client.set_app_account_token(call["id"], UpdateAppAccountTokenRequest(appAccountToken=call["token"]))
+        return {}
+    if kind == "finish":
+        client.finish_transaction(call["id"])
+        return {}
+    if kind == "consumption":
+        fields = call["request"]
+        client.send_consumption_information(call["id"], ConsumptionRequest(
+            customerConsented=fields["customerConsented"], sampleContentProvided=fields["sampleContentProvided"],
+            deliveryStatus=DeliveryStatus(fields["deliveryStatus"]), consumptionPercentage=fields.get("consumptionPercentage"),
+            refundPreference=RefundPreference(fields["refundPreference"]) if "refundPreference" in fields else None))
+        return {}
+    if kind == "consumptionV1":
+        with warnings.catch_warnings():  # deprecated by Apple for send_consumption_information, still served
+            warnings.simplefilter("ignore", DeprecationWarning)
+            client.send_consumption_data(call["id"], ConsumptionRequestV1(**call["request"]))
+        return {}
     if kind == "raw":
         headers = {"Authorization": call["authorization"]} if "authorization" in call else client._get_headers()
         response = requests.request(call.get("method", "GET"), client._base_url + call["path"], headers=headers,
-                                    timeout=30)
+                                    data=json.dumps(call["body"]) if "body" in call else None, timeout=30)
         body = None
         if response.headers.get("content-type") == "application/json":
             body = response.json()
@@ -245,6 +282,7 @@ def main():
     parser.add_argument("--bundle-id", required=True)
     parser.add_argument("--root", required=True)
     parser.add_argument("--environment", default="Sandbox")
+    parser.add_argument("--app-apple-id", type=int, default=None, help="the app's Apple ID (Production's verifier needs it)")
     parser.add_argument("--calls")
     parser.add_argument("--out")
     parser.add_argument("--count-only", action="store_true", help="receive: note each uuid without verifying")

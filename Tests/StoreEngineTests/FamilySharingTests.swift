@@ -235,7 +235,7 @@ struct FamilySharingTests {
                 PRAGMA user_version = 7;
                 """)
             let reopened = try fixture.open(account: "alice")
-            #expect(try db.scalar("PRAGMA user_version") == 8)
+            #expect(try db.scalar("PRAGMA user_version") == Ledger.schemaVersion)
             try await reopened.testSession.createFamily("after")
             #expect(try await reopened.testSession.families().map(\.name) == ["after"])
             #expect(try await fixture.open().app.transaction(id: kept.id).verification == .verified)

@@ -92,14 +92,15 @@ extension ServerHarness {
                      root: try sandbox.write("root.der", root.stdoutBytes))
     }
 
-    /// Runs the library's client against the server at `port`; one result per call.
-    func call(_ setup: Setup, port: Int, _ calls: [[String: Any]], sourceLocation: SourceLocation = #_sourceLocation)
-        async throws -> [[String: Any]] {
+    /// Runs the library's client against the server at `port`; one result per call. `verifier`: the
+    /// verifier's environment and app Apple ID when not Sandbox's (`["--environment", "Production", "--app-apple-id", ID]`).
+    func call(_ setup: Setup, port: Int, _ calls: [[String: Any]], verifier: [String] = [],
+              sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: Any]] {
         let file = try setup.sandbox.write("calls-\(UUID().uuidString).json", try JSONSerialization.data(withJSONObject: calls))
         let result = try await Sandbox.launch(
             AppleLibraryTests.python,
             arguments: [Self.script, "call", "--port", String(port), "--key", setup.key, "--key-id", setup.keyID,
-                        "--issuer", setup.issuer, "--bundle-id", Self.bundleID, "--root", setup.root, "--calls", file],
+                        "--issuer", setup.issuer, "--bundle-id", Self.bundleID, "--root", setup.root, "--calls", file] + verifier,
             environment: ["PATH": "/usr/bin:/bin"], directory: setup.sandbox.folder)
         result.expect(exit: 0, sourceLocation: sourceLocation)
         let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
@@ -118,9 +119,9 @@ extension ServerHarness {
     }
 
     /// The library's receiver on a free loopback port: each notification decoded, one JSON line in `log`.
-    func startReceiver(_ setup: Setup, log: String, port: Int = 0, countOnly: Bool = false) throws -> Background {
+    func startReceiver(_ setup: Setup, log: String, port: Int = 0, countOnly: Bool = false, verifier: [String] = []) throws -> Background {
         try Background(AppleLibraryTests.python, [Self.script, "receive", "--bundle-id", Self.bundleID, "--root", setup.root,
-                                                  "--out", log, "--port", String(port)] + (countOnly ? ["--count-only"] : []),
+                                                  "--out", log, "--port", String(port)] + (countOnly ? ["--count-only"] : []) + verifier,
                        in: setup.sandbox.folder)
     }
 

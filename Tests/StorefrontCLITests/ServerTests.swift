@@ -151,9 +151,13 @@ struct ServerNotificationTests: ServerHarness {
         await receiver.stop()
     }
 
-    @Test("A receiver that is down gets every notification afterwards, in order, none twice, retried on the store's clock")
+    @Test("A receiver that is down gets every notification afterwards, in order, none twice, retried on the store's clock (Production)")
     func receiverDown() async throws {
         let setup = try await setup()
+        // Apple retries in Production only (Sandbox sends once): a Production verifier, with the app's Apple ID.
+        let production = ["--environment", "Production", "--app-apple-id", "1234567890"]
+        try await setup.sandbox.storefront(["settings", "set", "environment", "Production"], catalog: setup.catalog).expect(exit: 0)
+        try await setup.sandbox.storefront(["settings", "set", "appAppleId", "1234567890"], catalog: setup.catalog).expect(exit: 0)
         // A port nothing listens on: take a free one from a receiver, then stop it.
         let probe = try startReceiver(setup, log: setup.sandbox.path("probe.jsonl"))
         let receiverPort = try await probe.wait(for: #"listening (\d+)"#)
@@ -162,7 +166,7 @@ struct ServerNotificationTests: ServerHarness {
         // A witness that is up, after the one that is down: the sender tries the URLs in turn, so
         // what the witness has received, the down URL has had its turn at.
         let witnessLog = setup.sandbox.path("witness.jsonl")
-        let witness = try startReceiver(setup, log: witnessLog)
+        let witness = try startReceiver(setup, log: witnessLog, verifier: production)
         let witnessURL = "http://127.0.0.1:\(try await witness.wait(for: #"listening (\d+)"#))/"
         let server = try startServer(setup, notify: [url, witnessURL])
         _ = try await port(of: server)
@@ -184,7 +188,7 @@ struct ServerNotificationTests: ServerHarness {
         #expect(attempts(to: url) == [1, 0, 0], "\(notifications)")
 
         let log = setup.sandbox.path("received.jsonl")
-        let receiver = try startReceiver(setup, log: log, port: Int(receiverPort)!)
+        let receiver = try startReceiver(setup, log: log, port: Int(receiverPort)!, verifier: production)
         _ = try await receiver.wait(for: #"listening (\d+)"#)
         // The receiver is back; a fourth notification reaches the witness, so the sender has had
         // its turn at the receiver since, and must not have retried before an hour of store time.

@@ -257,12 +257,12 @@ struct ServerAPITests {
         #expect(revoked.first?["revocationDate"] != nil)
     }
 
-    @Test("Send Consumption Information: 202 with no body for a known transaction and a JSON object; else Apple's errors")
+    @Test("Send Consumption Information: 202 with no body for a known transaction and Apple's request; else Apple's errors")
     func consumption() async throws {
         let fixture = try await Fixture()
         let coins = try await fixture.buy("coins")
         let accepted = try await fixture.send("PUT", "/inApps/v1/transactions/consumption/\(coins.id)",
-                                              body: ["customerConsented": true, "consumptionStatus": 1])
+                                              body: ServerTransactionEndpointTests.consumptionV1)
         #expect(accepted.status == 202)
         #expect(accepted.body.isEmpty)
         let notObject = await fixture.server.respond(to: HTTPRequest(
@@ -288,7 +288,8 @@ struct ServerAPITests {
 
         _ = try await fixture.buy("pro")
         _ = try await fixture.buy("monthly")
-        let window: [String: Any] = ["startDate": 0, "endDate": 4_102_444_800_000]
+        // Apple's window reaches 180 days back from today (the store's 2026-01-01), no further.
+        let window: [String: Any] = ["startDate": 1_767_225_600_000 - 180 * 86_400_000, "endDate": 4_102_444_800_000]
         let history = try Self.object(try await fixture.send("POST", "/inApps/v1/notifications/history", body: window))
         let types = try (history["notificationHistory"] as? [[String: Any]] ?? [])
             .map { try Self.payload($0["signedPayload"])["notificationType"] as? String }
@@ -308,6 +309,16 @@ struct ServerAPITests {
         #expect(try Self.error(try await fixture.send("POST", "/inApps/v1/notifications/history", body: bogus)) == (400, 4000018))
         #expect(try Self.error(try await fixture.send("POST", "/inApps/v1/notifications/history",
                                                       body: ["startDate": 10, "endDate": 5])) == (400, 4000013))
+        #expect(try Self.error(try await fixture.send("POST", "/inApps/v1/notifications/history",
+                                                      body: ["startDate": 1_767_225_600_000 - 181 * 86_400_000,
+                                                             "endDate": 4_102_444_800_000])) == (400, 4000012))
+        // Apple's newer types are filters like any other: none of them was sent here.
+        for type in ["PRICE_CHANGE", "METADATA_UPDATE", "MIGRATION", "RESCIND_CONSENT"] {
+            var newer = window
+            newer["notificationType"] = type
+            let found = try Self.object(try await fixture.send("POST", "/inApps/v1/notifications/history", body: newer))
+            #expect((found["notificationHistory"] as? [Any])?.isEmpty == true, "\(type)")
+        }
     }
 
     // MARK: - Bearer tokens
