@@ -434,12 +434,14 @@ struct StoreKitConfigurationTests {
             "failTransactionsEnabled": "true",
             "timeRate": "3",
             "storeKitErrors": #"[{"current":null,"enabled":false,"name":"Load Products"},{"current":{"index":2,"type":"generic"},"enabled":true,"name":"Purchase"}]"#,
+            "applicationInternalID": "1234567890",
         ])
         // Applied: the switches, the time rate (3, withdrawn by Apple, runs at the nearest rate
         // here) and the Purchase error (generic 2: networkError), which wins over failTransactions.
         #expect(catalog.settingDefaults == [
             "askToBuy": "true", "billingIssues": "true", "gracePeriod": "false",
             "timeRate": "monthlyRenewalEveryHour", "purchaseError": "networkError",
+            "appAppleId": "1234567890",  // a synced file's app
         ])
         #expect(catalog.notes.count == 3)
         #expect(catalog.notes.allSatisfy { $0.hasPrefix("Products.storekit: settings._") })

@@ -636,11 +636,11 @@ struct StoreSettingsTests {
             #expect(defaults.map(\.name) == [
                 "canMakePayments", "askToBuy", "interruptedPurchases", "finishTransactions", "offline", "latency",
                 "purchaseError", "loadProductsError", "restoreError", "verificationError", "timeRate", "billingIssues",
-                "gracePeriod", "storefront", "environment", "includeConsumablesInHistory", "refundRequestOutcome",
+                "gracePeriod", "storefront", "environment", "includeConsumablesInHistory", "refundRequestOutcome", "appAppleId",
             ])
             #expect(defaults.map(\.value) == ["true", "false", "false", "true", "false", "0",
                                               "none", "none", "none", "none", "realTime", "false", "false", "USA", "Xcode",
-                                              "false", "wait"])
+                                              "false", "wait", "none"])
             #expect(defaults.allSatisfy { $0.isDefault })
             try await store.setSetting("canMakePayments", to: "no")
             let changed = try await store.settings()
