@@ -97,7 +97,8 @@ public struct AppStoreFace: Sendable {
     public func account(owning transactionID: Int64) async throws -> String? { try await store.account(owning: transactionID) }
 
     /// One page of the history of the customer who made `transactionID` (Get Transaction History):
-    /// completed transactions filtered by `query`, in id order, after the id `after`. Nil when no customer made it.
+    /// completed transactions filtered by `query`, in the order of each one's last change, after the
+    /// revision `after` (a page's ``HistoryPage/lastID``). Nil when no customer made it.
     public func history(of transactionID: Int64, query: HistoryQuery, after: Int64? = nil, pageSize: Int = 20)
         async throws -> HistoryPage? {
         try await store.history(of: transactionID, query: query, after: after, pageSize: pageSize)

@@ -115,7 +115,7 @@ public struct HistoryQuery: Sendable, Hashable {
 public struct HistoryPage: Sendable {
     public var transactions: [Transaction]
     public var hasMore: Bool
-    /// The id to continue after (the revision, before it is made a token).
+    /// The history revision to continue after (the last change listed, before it is made a token).
     public var lastID: Int64?
 
     /// Memberwise, for the targets above this one.
