@@ -12,8 +12,16 @@ import TestSupport
 struct ServerGateTests {
     typealias Fixture = ServerAPITests.Fixture
 
-    /// Sends `text` on a new connection and reads what comes back within `seconds` (the status line and the rest).
-    static func exchange(port: UInt16, _ text: String, seconds: Int = 5) -> String {
+    /// Sends `text` on a new connection and reads what comes back within `seconds` (the status
+    /// line and the rest), on a thread of its own: a blocked thread of Swift's small pool would
+    /// starve the server's own tasks in this process.
+    static func exchange(port: UInt16, _ text: String, seconds: Int = 5) async -> String {
+        await withCheckedContinuation { done in
+            DispatchQueue.global().async { done.resume(returning: blockingExchange(port: port, text, seconds: seconds)) }
+        }
+    }
+
+    static func blockingExchange(port: UInt16, _ text: String, seconds: Int) -> String {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
         var address = sockaddr_in()
@@ -52,15 +60,15 @@ struct ServerGateTests {
         let fixture = try await Fixture()
         let port = try await Self.started(fixture)
         // 900 KB announced, none sent: the answer must come without it.
-        let answer = Self.exchange(port: port, "POST /inApps/v1/notifications/history HTTP/1.1\r\nHost: x\r\n"
+        let answer = await Self.exchange(port: port, "POST /inApps/v1/notifications/history HTTP/1.1\r\nHost: x\r\n"
                                    + "Authorization: Bearer not.a.token\r\nContent-Type: application/json\r\nContent-Length: 900000\r\n\r\n")
         #expect(answer.hasPrefix("HTTP/1.1 401"), "\(answer.prefix(200))")
-        let none = Self.exchange(port: port, "PUT /inApps/v1/transactions/consumption/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 500000\r\n\r\n")
+        let none = await Self.exchange(port: port, "PUT /inApps/v1/transactions/consumption/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 500000\r\n\r\n")
         #expect(none.hasPrefix("HTTP/1.1 401"), "\(none.prefix(200))")
         // A good token's body is read and answered as before.
         let token = try fixture.token()
         let body = #"{"startDate": 0, "endDate": 1}"#
-        let good = Self.exchange(port: port, "POST /inApps/v1/notifications/history HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+        let good = await Self.exchange(port: port, "POST /inApps/v1/notifications/history HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
                                  + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
         #expect(good.hasPrefix("HTTP/1.1 200"), "\(good.prefix(300))")
         await fixture.server.stop()
@@ -70,7 +78,7 @@ struct ServerGateTests {
     func tooLarge() async throws {
         let fixture = try await Fixture()
         let port = try await Self.started(fixture)
-        let answer = Self.exchange(port: port, "POST /inApps/v1/notifications/history HTTP/1.1\r\nHost: x\r\n"
+        let answer = await Self.exchange(port: port, "POST /inApps/v1/notifications/history HTTP/1.1\r\nHost: x\r\n"
                                    + "Authorization: Bearer \(try fixture.token())\r\nContent-Length: 2000000\r\n\r\n")
         #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
         let body = answer.components(separatedBy: "\r\n\r\n").dropFirst().joined()
@@ -86,10 +94,10 @@ struct ServerGateTests {
         let pro = try await fixture.buy("pro")
         let port = try await Self.started(fixture)
         let token = try fixture.token()
-        let one = Self.exchange(port: port, "GET /inApps/v1/transactions/\(pro.id) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
+        let one = await Self.exchange(port: port, "GET /inApps/v1/transactions/\(pro.id) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
         #expect(one.hasPrefix("HTTP/1.1 200"), "\(one.prefix(200))")
         for pair in [("Bearer forged", "Bearer \(token)"), ("Bearer \(token)", "Bearer forged"), ("Bearer \(token)", "Bearer \(token)")] {
-            let two = Self.exchange(port: port, "GET /inApps/v1/transactions/\(pro.id) HTTP/1.1\r\nHost: x\r\n"
+            let two = await Self.exchange(port: port, "GET /inApps/v1/transactions/\(pro.id) HTTP/1.1\r\nHost: x\r\n"
                                     + "Authorization: \(pair.0)\r\nAuthorization: \(pair.1)\r\n\r\n")
             #expect(two.hasPrefix("HTTP/1.1 401"), "\(two.prefix(200))")
         }
