@@ -82,8 +82,9 @@ final class NotificationSender: @unchecked Sendable {
         }
     }
 
-    /// Records the attempt kept for `url`, if there is one and its time to try has come; nil
-    /// when nothing is kept any more (go on delivering), else when to look again (store time).
+    /// Records the attempt kept for `url`, if there is one and its time to try has come.
+    /// `.some(nil)`: go on delivering (nothing kept any more, or its retry is due: it is sent
+    /// again); a date: nothing more goes to `url` before then (store time).
     private func recordKept(for url: String) async -> Date?? {
         guard let kept = unrecorded.withLock({ $0[url] }) else { return .some(nil) }
         let now = (try? await face.now()) ?? kept.date

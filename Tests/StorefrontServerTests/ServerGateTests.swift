@@ -15,7 +15,7 @@ struct ServerGateTests {
     /// Sends `text` on a new connection and reads what comes back within `seconds` (the status
     /// line and the rest), on a thread of its own: a blocked thread of Swift's small pool would
     /// starve the server's own tasks in this process.
-    static func exchange(port: UInt16, _ text: String, seconds: Int = 5) async -> String {
+    static func exchange(port: UInt16, _ text: String, seconds: Int = 60) async -> String {
         await withCheckedContinuation { done in
             DispatchQueue.global().async { done.resume(returning: blockingExchange(port: port, text, seconds: seconds)) }
         }
