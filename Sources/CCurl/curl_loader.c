@@ -4,6 +4,8 @@
 #include <curl/curl.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <string.h>
+#include <time.h>
 
 static struct {
     __typeof__(curl_global_init) *global_init;
@@ -56,6 +58,13 @@ static size_t discard(char *data, size_t size, size_t count, void *context) {
     return size * count;
 }
 
+/// Milliseconds on the monotonic clock, for one deadline over a POST and its redirects.
+static long long monotonic_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
 int storefront_curl_post_json(void *handle, const char *url, const char *body, size_t length,
                               long timeout_ms, long *status) {
     *status = 0;
@@ -66,17 +75,36 @@ int storefront_curl_post_json(void *handle, const char *url, const char *body, s
     if (!headers) return CURLE_OUT_OF_MEMORY;
     curl.easy_setopt(handle, CURLOPT_URL, url);
     curl.easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl.easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl.easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 1L);
-    curl.easy_setopt(handle, CURLOPT_MAXREDIRS, 16L);
+    // Redirects are not curl's to follow: it would turn a 301, 302 or 303 into a GET without
+    // the body, and the target's 200 would pass for a delivery. Only 307 and 308, which keep
+    // the method and the body, are followed below; any other 3xx is the answer.
+    curl.easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);
     curl.easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
-    curl.easy_setopt(handle, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl.easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
     curl.easy_setopt(handle, CURLOPT_POSTFIELDS, body);
     curl.easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)length);
     curl.easy_setopt(handle, CURLOPT_WRITEFUNCTION, discard);
-    CURLcode result = curl.easy_perform(handle);
-    if (result == CURLE_OK) curl.easy_getinfo(handle, CURLINFO_RESPONSE_CODE, status);
+    long long deadline = monotonic_ms() + timeout_ms;
+    char next[4096];
+    CURLcode result = CURLE_OK;
+    for (int hops = 0;; hops++) {
+        long long left = deadline - monotonic_ms();
+        if (left <= 0) { result = CURLE_OPERATION_TIMEDOUT; break; }
+        curl.easy_setopt(handle, CURLOPT_TIMEOUT_MS, (long)left);
+        result = curl.easy_perform(handle);
+        if (result != CURLE_OK) break;
+        curl.easy_getinfo(handle, CURLINFO_RESPONSE_CODE, status);
+        if (*status != 307 && *status != 308) break;
+        char *location = NULL;
+        curl.easy_getinfo(handle, CURLINFO_REDIRECT_URL, &location);
+        if (!location) break;  // a 307 without a Location: the answer as it is
+        if (hops == 16) { result = CURLE_TOO_MANY_REDIRECTS; *status = 0; break; }
+        // Copied: curl's string lives only until the next transfer on the handle.
+        size_t size = strlen(location);
+        if (size >= sizeof next) { result = CURLE_URL_MALFORMAT; *status = 0; break; }
+        memcpy(next, location, size + 1);
+        curl.easy_setopt(handle, CURLOPT_URL, next);
+    }
     curl.slist_free_all(headers);
     return (int)result;
 }

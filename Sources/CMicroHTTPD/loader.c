@@ -2,6 +2,9 @@
 #include "shim.h"
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 
 static struct {
     __typeof__(MHD_start_daemon) *start_daemon;
@@ -37,15 +40,29 @@ int cmhd_available(void) {
     return loaded;
 }
 
+// libmicrohttpd's own messages, formatted and handed to the server's log (never its stderr).
+static void (*log_line)(void *context, const char *line);
+
+static void forward_log(void *context, const char *format, va_list arguments) {
+    char line[512];
+    vsnprintf(line, sizeof line, format, arguments);
+    size_t length = strlen(line);
+    while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == '\r')) line[--length] = 0;
+    if (log_line && length > 0) log_line(context, line);
+}
+
 struct MHD_Daemon *cmhd_start(const struct sockaddr *address, int ipv6,
                               MHD_AccessHandlerCallback handler, void *context,
-                              MHD_RequestCompletedCallback completed) {
+                              MHD_RequestCompletedCallback completed,
+                              void (*log)(void *context, const char *line)) {
     if (!cmhd_available()) return NULL;
+    log_line = log;
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
     if (ipv6) flags |= MHD_USE_IPv6;
     return mhd.start_daemon(flags, 0, NULL, NULL, handler, context,
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+                            MHD_OPTION_EXTERNAL_LOGGER, forward_log, context,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
                             MHD_OPTION_END);

@@ -138,12 +138,15 @@ extension Store {
         else { return nil }
         guard let last = next.attempts.last else { return (next, true) }
         let due = last.date.addingTimeInterval(retries[next.attempts.count - 1])
-        return (next, due <= (try currentTime()))
+        let now = try currentTime()
+        // An attempt dated after now was made before the clock went back (`reset all`): its
+        // retry is due now, not after the whole gap (it would hold up every later one).
+        return (next, due <= now || last.date > now)
     }
 
-    /// Keeps one delivery attempt, dated by the store's clock.
-    func recordAttempt(notificationID: Int64, url: String, result: SendAttemptResult) throws {
-        let attempt = NotificationAttempt(url: url, date: try currentTime(), result: result)
+    /// Keeps one delivery attempt, dated by the store's clock (or `date`, when it was made then).
+    func recordAttempt(notificationID: Int64, url: String, result: SendAttemptResult, at date: Date? = nil) throws {
+        let attempt = NotificationAttempt(url: url, date: try date ?? currentTime(), result: result)
         // Not synced: the next notification is not held up by a disk flush. A record lost to a power
         // cut means that notification is sent again: at least once, as Apple's (notificationUUID tells).
         try ledger.db.transaction(durable: false) { try ledger.recordAttempt(notificationID: notificationID, attempt) }

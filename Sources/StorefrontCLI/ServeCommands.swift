@@ -129,10 +129,11 @@ extension Session {
             return .usage
         }
         let console = console
-        let server = AppStoreServer(store: store, notifyURLs: notify, log: { console.err("storefront serve: \($0)") })
+        // Every line is data (URLs, errors): control characters shown escaped, never sent to the terminal raw.
+        let server = AppStoreServer(store: store, notifyURLs: notify, log: { console.err("storefront serve: \(TerminalText.sanitized($0))") })
         let port: UInt16
         do {
-            port = try server.start(listen: address)
+            port = try await server.start(listen: address)
         } catch {
             console.err("storefront: \(error)")
             return .failure
@@ -141,10 +142,11 @@ extension Session {
         shown.port = port
         if !address.isLoopback { console.err("storefront: note: listening on \(shown), reachable from other machines (--allow-remote)") }
         let kept = notify.isEmpty ? try await appStore.receivers().map(\.url) : []
-        let targets = !notify.isEmpty ? notify.joined(separator: ", ")
+        let targets = !notify.isEmpty ? notify.map { TerminalText.sanitized($0) }.joined(separator: ", ")
             : kept.isEmpty ? "no URL yet (--notify URL, or serve urls add URL)"
             : "the URLs kept in the store: " + kept.map { TerminalText.sanitized($0) }.joined(separator: ", ")
-        console.out("storefront serve: listening on http://\(shown) (App Store Server API); notifications to \(targets)")
+        let sending = server.isSending ? "notifications to \(targets)" : "not sending notifications (another serve sends them)"
+        console.out("storefront serve: listening on http://\(shown) (App Store Server API); \(sending)")
         let signal = await Self.waitForStopSignal()
         await server.stop()
         console.err("storefront serve: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM"))")

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import StoreEngine
+import Synchronization
 
 /// `storefront serve`: the App Store Server API on `listen`, and Server Notifications V2
 /// sent to each `notifyURL`, over one store file (any account in it).
@@ -10,18 +11,27 @@ public final class AppStoreServer: @unchecked Sendable {
     let api: ServerAPI
     let http: HTTPServer
     let sender: NotificationSender
+    let senderLock: SenderLock
+    let log: @Sendable (String) -> Void
     var delivery: Task<Void, Never>?
+    /// While another server holds the sender lock: waits for it to be free, then sends.
+    var takeover: Task<Void, Never>?
+    private let sending = Atomic<Bool>(false)
 
     /// - Parameters:
     ///   - log: a line per delivery attempt.
     public init(store: Store, notifyURLs: [String], log: @escaping @Sendable (String) -> Void) {
         self.store = store
+        self.log = log
         let face = store.appStore
         let api = ServerAPI(face: face, auth: BearerAuthenticator(face: face, now: Date.init),
                             answers: AnswerCache(storePath: store.path))
         self.api = api
-        http = HTTPServer { request in api.cachedAnswer(request) ?? blocking { await api.respond(request) } }
+        http = HTTPServer(handler: { request in api.cachedAnswer(request) ?? blocking { await api.respond(request) } },
+                          gate: { request in blocking { await api.refusalBeforeBody(request) } },
+                          refusal: ServerAPI.refusal, log: log)
         sender = NotificationSender(face: face, urls: notifyURLs, log: log)
+        senderLock = SenderLock(storePath: store.path)
     }
 
     /// Answers one request as the HTTP server does (the kept answers first, then the API),
@@ -31,23 +41,61 @@ public final class AppStoreServer: @unchecked Sendable {
         return await api.respond(request)
     }
 
-    /// Listens on `address` and starts delivering; returns the port (the system's choice for port 0).
+    /// Whether this server sends the store's notifications: one server per store file does
+    /// (the one holding its sender lock); another serves the API only, until that one stops.
+    public var isSending: Bool { sending.load(ordering: .acquiring) }
+
+    /// Listens on `address` and starts delivering (unless another server sends this store's
+    /// notifications); returns the port (the system's choice for port 0). Throws when the
+    /// store file's transactions are another app's than the catalog's: its tokens would be
+    /// the catalog app's, answered with that other app's purchases.
     @discardableResult
-    public func start(listen address: ListenAddress) throws -> UInt16 {
+    public func start(listen address: ListenAddress) async throws -> UInt16 {
+        let bundleID = store.catalog.bundleID
+        if let signed = await store.appStore.signedBundleID(), signed != bundleID {
+            throw ServerError("this store file's purchases are signed for \(signed), not the catalog's bundle id \(bundleID): serve it with \(signed)'s catalog (or give another --store)")
+        }
         try http.start(address)
+        switch senderLock.take() {
+        case .taken:
+            startDelivery()
+        case .unavailable(let reason):
+            log("cannot make the sender lock \(senderLock.path) (\(reason)): sending without it")
+            startDelivery()
+        case .held(let pid):
+            log("not sending notifications: another storefront serve\(pid.map { " (pid \($0))" } ?? "") sends this store file's; this one serves the API, and sends once that one stops")
+            let lock = senderLock, log = log
+            takeover = Task.detached { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    guard !Task.isCancelled, lock.take() == .taken else { continue }
+                    log("now sending notifications (the other serve stopped)")
+                    self?.startDelivery()
+                    return
+                }
+            }
+        }
+        return http.port
+    }
+
+    private func startDelivery() {
         let sender = sender
         // The store's change feed wakes the sender: a write to the store file, a renewal due, a retry due.
         let feed = store.changes
         let changes = feed.changes()
         delivery = Task.detached { await sender.run(changes: changes, feed: feed) }
-        return http.port
+        sending.store(true, ordering: .releasing)
     }
 
     /// Stops listening (waiting for requests in flight) and delivering.
     public func stop() async {
         http.stop()
+        takeover?.cancel()
+        await takeover?.value
         delivery?.cancel()  // ends the loop's sequence of changes at once
         await delivery?.value
+        sending.store(false, ordering: .releasing)
+        senderLock.release()
     }
 }
 

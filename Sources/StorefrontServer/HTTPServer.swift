@@ -79,13 +79,31 @@ public final class HTTPServer: @unchecked Sendable {
     private var daemon: OpaquePointer?
     private let lock = NSLock()
     let handler: @Sendable (HTTPRequest) -> HTTPResponse
+    /// Looks at a request's headers before its body is read: a response here is the answer,
+    /// and the body is never taken in (an unauthenticated one costs no more than its headers).
+    let gate: @Sendable (HTTPRequest) -> HTTPResponse?
+    /// The answer to a request refused before it reaches `handler` (413, a repeated header), by status.
+    let refusal: @Sendable (Int) -> HTTPResponse
+    /// libmicrohttpd's own messages, one line each.
+    let log: @Sendable (String) -> Void
     /// The largest request body accepted.
     static let maxBody = 1 << 20
+    /// Headers a request may carry once only: with two, which one counts is the parser's guess.
+    static let singleHeaders: Set<String> = ["authorization", "content-length", "content-type", "host"]
     /// The port listened on (the system's choice for port 0).
     public private(set) var port: UInt16 = 0
 
-    public init(handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+    /// - Parameters:
+    ///   - gate: sees a request with a body before the body is read (its `body` empty); a
+    ///     response it returns is sent at once. Requests without a body go straight to `handler`.
+    public init(handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
+                gate: @escaping @Sendable (HTTPRequest) -> HTTPResponse? = { _ in nil },
+                refusal: @escaping @Sendable (Int) -> HTTPResponse = { HTTPResponse(status: $0) },
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.handler = handler
+        self.gate = gate
+        self.refusal = refusal
+        self.log = log
     }
 
     /// Starts listening; throws a message when the address cannot be bound.
@@ -99,7 +117,7 @@ public final class HTTPServer: @unchecked Sendable {
             inet_pton(AF_INET6, address.host, &socket.sin6_addr)
             started = withUnsafePointer(to: &socket) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    cmhd_start($0, 1, accessHandler, context, completedHandler)
+                    cmhd_start($0, 1, accessHandler, context, completedHandler, logHandler)
                 }
             }
         } else {
@@ -109,7 +127,7 @@ public final class HTTPServer: @unchecked Sendable {
             inet_pton(AF_INET, address.host, &socket.sin_addr)
             started = withUnsafePointer(to: &socket) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    cmhd_start($0, 0, accessHandler, context, completedHandler)
+                    cmhd_start($0, 0, accessHandler, context, completedHandler, logHandler)
                 }
             }
         }
@@ -165,12 +183,47 @@ private func values(_ connection: OpaquePointer?, headers: Bool) -> [(String, St
     return collected.pairs
 }
 
+/// The request as parsed so far (its body empty until it is read), or nil and the name of a
+/// header sent twice that must come once.
+private func parsed(_ connection: OpaquePointer?, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                    body: [UInt8]) -> (request: HTTPRequest?, repeated: String?) {
+    var headers: [String: String] = [:]
+    for (name, value) in values(connection, headers: true) {
+        let name = name.lowercased()
+        if headers.updateValue(value, forKey: name) != nil, HTTPServer.singleHeaders.contains(name) { return (nil, name) }
+    }
+    let request = HTTPRequest(
+        method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+        query: values(connection, headers: false).map { (name: $0.0, value: $0.1) },
+        headers: headers, body: body)
+    return (request, nil)
+}
+
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer?) -> MHD_Result {
+    let made = response.body.withUnsafeBytes { cmhd_response($0.count, $0.baseAddress) }
+    guard let made else { return cmhd_no() }
+    defer { cmhd_destroy_response(made) }
+    for (name, value) in response.headers { _ = cmhd_add_header(made, name, value) }
+    return cmhd_queue(connection, UInt32(response.status), made)
+}
+
 private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, upload, uploadSize, state in
     guard let context, let state, let uploadSize else { return cmhd_no() }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
     guard let current = state.pointee else {
-        // The first call of a request: only its headers so far.
+        // The first call of a request: only its headers so far. One that announces a body is
+        // looked at now, before any of the body is taken in.
         state.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+        let (request, repeated) = parsed(connection, url: url, method: method, body: [])
+        guard let request else {
+            // Two bearer tokens are no token: refused as a bad one is.
+            return queue(server.refusal(repeated == "authorization" ? 401 : 400), on: connection)
+        }
+        let length = request.headers["content-length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        if let length, length > HTTPServer.maxBody { return queue(server.refusal(413), on: connection) }
+        if (length ?? 0) > 0 || request.headers["transfer-encoding"] != nil, let refused = server.gate(request) {
+            return queue(refused, on: connection)
+        }
         return cmhd_yes()
     }
     let request = Unmanaged<RequestState>.fromOpaque(current).takeUnretainedValue()
@@ -187,21 +240,18 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     }
     let response: HTTPResponse
     if request.tooLarge {
-        response = HTTPResponse(status: 413)
-    } else {
-        var headers: [String: String] = [:]
-        for (name, value) in values(connection, headers: true) { headers[name.lowercased()] = value }
-        let parsed = HTTPRequest(
-            method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-            query: values(connection, headers: false).map { (name: $0.0, value: $0.1) },
-            headers: headers, body: request.body)
+        response = server.refusal(413)
+    } else if let parsed = parsed(connection, url: url, method: method, body: request.body).request {
         response = server.handler(parsed)
+    } else {
+        response = server.refusal(400)
     }
-    let made = response.body.withUnsafeBytes { cmhd_response($0.count, $0.baseAddress) }
-    guard let made else { return cmhd_no() }
-    defer { cmhd_destroy_response(made) }
-    for (name, value) in response.headers { _ = cmhd_add_header(made, name, value) }
-    return cmhd_queue(connection, UInt32(response.status), made)
+    return queue(response, on: connection)
+}
+
+private let logHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void = { context, line in
+    guard let context, let line else { return }
+    Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().log("libmicrohttpd: " + String(cString: line))
 }
 
 private let completedHandler: MHD_RequestCompletedCallback = { _, _, state, _ in

@@ -182,8 +182,7 @@ struct ServerAPI: Sendable {
 
     static func date(_ text: String?, error: APIError) throws -> Date? {
         guard let text else { return nil }
-        guard let milliseconds = Int64(text), milliseconds >= 0 else { throw error }
-        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        return try RequestDates.date(text, error: error)
     }
 
     func historyQuery(_ request: HTTPRequest) throws -> HistoryQuery {
@@ -339,8 +338,8 @@ struct ServerAPI: Sendable {
     func notificationHistory(_ request: HTTPRequest) async throws -> JSON {
         guard let body = try? JSON.parse(request.body) else { throw APIError.badRequest }
         func milliseconds(_ key: String, _ error: APIError) throws -> Date {
-            guard case .number(let text)? = body[key], let value = Int64(text), value >= 0 else { throw error }
-            return Date(timeIntervalSince1970: Double(value) / 1000)
+            guard case .number(let text)? = body[key] else { throw error }
+            return try RequestDates.date(text, error: error)
         }
         var filter = NotificationFilter(startDate: try milliseconds("startDate", .invalidStartDate),
                                         endDate: try milliseconds("endDate", .invalidEndDate))

@@ -54,6 +54,7 @@ let parts: [(name: String, run: (Context) async -> (Findings, String))] = [
     ("umask", RoundTwo.umask),
     ("argument escapes", RoundTwo.argumentEscapes),
     ("column edits", RoundTwo.columnEdits),
+    ("server attack", ServerAttack.run),
 ]
 let only = value("--only")
 let started = Date()

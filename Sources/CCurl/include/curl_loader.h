@@ -11,7 +11,8 @@ int storefront_curl_available(void);
 /// A new easy handle, or NULL (libcurl missing, or out of memory).
 void *storefront_curl_handle(void);
 void storefront_curl_release(void *handle);
-/// POSTs `body` as application/json to `url` (http or https, redirects followed) within
+/// POSTs `body` as application/json to `url` (http or https; a 307 or 308
+/// followed with the body, at most 16 times, any other redirect the answer) within
 /// `timeout_ms`. Returns curl's result code (0 when a response came), the HTTP status in `*status`.
 int storefront_curl_post_json(void *handle, const char *url, const char *body, size_t length,
                               long timeout_ms, long *status);

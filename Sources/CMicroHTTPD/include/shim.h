@@ -16,10 +16,12 @@ int cmhd_available(void);
 
 /// A daemon on `address` (IPv4 or IPv6), one thread per connection, an internal
 /// polling thread, `handler` for every request and `completed` when one ends.
+/// libmicrohttpd's own messages go to `log` (one line each), not to stderr.
 /// NULL when it cannot listen there, or libmicrohttpd is missing.
 struct MHD_Daemon *cmhd_start(const struct sockaddr *address, int ipv6,
                               MHD_AccessHandlerCallback handler, void *context,
-                              MHD_RequestCompletedCallback completed);
+                              MHD_RequestCompletedCallback completed,
+                              void (*log)(void *context, const char *line));
 void cmhd_stop(struct MHD_Daemon *daemon);
 
 /// The port the daemon listens on (the one the system chose for port 0).

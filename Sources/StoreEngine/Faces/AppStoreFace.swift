@@ -138,9 +138,10 @@ public struct AppStoreFace: Sendable {
         try await store.nextNotification(for: url, kept: kept)
     }
 
-    /// Keeps one delivery attempt with its `sendAttemptResult`.
-    public func recordAttempt(notificationID: Int64, url: String, result: SendAttemptResult) async throws {
-        try await store.recordAttempt(notificationID: notificationID, url: url, result: result)
+    /// Keeps one delivery attempt with its `sendAttemptResult`, dated now on the store's clock
+    /// (or `date`: an attempt made then, recorded late).
+    public func recordAttempt(notificationID: Int64, url: String, result: SendAttemptResult, at date: Date? = nil) async throws {
+        try await store.recordAttempt(notificationID: notificationID, url: url, result: result, at: date)
     }
 
     // MARK: - Server API keys
