@@ -636,11 +636,12 @@ struct StoreSettingsTests {
             #expect(defaults.map(\.name) == [
                 "canMakePayments", "askToBuy", "interruptedPurchases", "finishTransactions", "offline", "latency",
                 "purchaseError", "loadProductsError", "restoreError", "verificationError", "timeRate", "billingIssues",
-                "gracePeriod", "storefront", "environment", "includeConsumablesInHistory", "refundRequestOutcome",
+                "gracePeriod", "gracePeriodDuration", "gracePeriodRenewalType", "storefront", "environment",
+                "includeConsumablesInHistory", "refundRequestOutcome",
             ])
             #expect(defaults.map(\.value) == ["true", "false", "false", "true", "false", "0",
-                                              "none", "none", "none", "none", "realTime", "false", "false", "USA", "Xcode",
-                                              "false", "wait"])
+                                              "none", "none", "none", "none", "realTime", "false", "false", "16", "ALL_RENEWALS",
+                                              "USA", "Xcode", "false", "wait"])
             #expect(defaults.allSatisfy { $0.isDefault })
             try await store.setSetting("canMakePayments", to: "no")
             let changed = try await store.settings()
