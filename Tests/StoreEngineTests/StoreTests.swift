@@ -420,8 +420,9 @@ struct StoreRestoreTests {
             #expect(Set(try await store.ownedProducts().keys) == ["pro", "sub.yearly", "pass"])
             #expect(try await store.balances()["coins", default: 0] == 0)
             #expect(try await store.transactions() == historyBefore)
+            // StoreKit 1's restoreCompletedTransactions never restores a non-renewing subscription: its log says so.
             let restoredEvents = try await store.events().filter { $0.state == .restored }
-            #expect(Set(restoredEvents.map(\.productID)) == ["pro", "sub.yearly", "pass"])
+            #expect(Set(restoredEvents.map(\.productID)) == ["pro", "sub.yearly"])
             #expect(restoredEvents.allSatisfy { $0.date == fixture.clock.now })
         }
     }

@@ -16,6 +16,7 @@ struct ServerMassExtensionTests: ServerHarness {
         try await store(["expire", "premium", "--account", "dave"])           // not active
         try await store(["settings", "set", "storefront", "GBR"])
         try await store(["buy", "monthly", "--account", "bob"])               // GBR
+        try await store(["clock", "advance", "P8D"])                          // past the free trials: Apple extends no free offer period
         let alice = try await setup.sandbox.storefront(["transactions", "--json", "--account", "alice"], catalog: setup.catalog)
             .jsonObject()
         let aliceOriginal = try #require((alice["transactions"] as? [[String: Any]])?.first?["originalID"] as? Int)

@@ -71,8 +71,8 @@ struct PaywallFidelityTests {
             try await store.testSession.reset(.app)
             let (state, _) = try await enginePaywall(store)
             let row = try #require(render(state, timeZone: utc).lines.first { $0.contains("Monthly Subscription") })
-            #expect(row.contains(state.glyphs.check) && row.contains("Renews"), "\(row)")
-            #expect(!row.contains("restores"), "\(row)")
+            #expect(row.contains(state.glyphs.check) && row.contains("Free trial until"), "\(row)")
+            #expect(!row.contains("not on this device") && !row.contains("restores"), "\(row)")
             let bought = try #require(state.products.first { $0.id == swiftShopping })
             #expect(statusText(bought, state).hasSuffix("r restores"))
         }

@@ -40,7 +40,8 @@ struct ProductStatusTests {
             let snapshot = try #require(state.snapshot)
             // The live subscription is in currentEntitlements at once: no Restore for it.
             let subscribed = try #require(state.products.first { $0.id == monthly })
-            #expect(snapshot.standing(of: subscribed).text(for: subscribed).hasPrefix("Renews"))
+            #expect(snapshot.standing(of: subscribed).ownership == .owned)
+            #expect(snapshot.standing(of: subscribed).text(for: subscribed).hasPrefix("Free trial until"), "its trial, as before the reinstall")
             #expect(!statusText(subscribed, state).contains("restores"))
             for (id, words) in [(swiftShopping, "Purchased, not on this device")] {
                 let product = try #require(state.products.first { $0.id == id })
