@@ -6,7 +6,9 @@ extension Store {
 
     /// Restores purchases (`AppStore.sync()`): non-consumables and active
     /// subscriptions return to the app, consumables never. Adds no transaction;
-    /// each restored product is logged as `restored`. Returns what was restored.
+    /// each restored product is logged as `restored`, but a non-renewing subscription: StoreKit 1's
+    /// `restoreCompletedTransactions` never restores one ("not restorable"), though StoreKit 2's
+    /// `currentEntitlements` has it. Returns what was restored.
     func sync() async throws -> [Transaction] {
         try await simulateConditions(errorSetting: .restoreError)
         try processRenewals()
@@ -16,6 +18,7 @@ extension Store {
             let restored = try entitlements(at: date)
             for transaction in restored {
                 try ledger.recordOwned(account: account, productID: transaction.productID, transactionID: transaction.id)
+                guard transaction.productType != .nonRenewable else { continue }
                 try ledger.log(.restored, account: account, productID: transaction.productID,
                                transactionID: transaction.id, at: date)
             }

@@ -15,7 +15,7 @@ extension Store {
         let date = try currentTime()
         return try ledger.db.transaction { () throws -> MassExtension in
             if let earlier = try ledger.massExtension(productID: productID, requestID: requestID) { return earlier }
-            var succeeded = 0
+            var (succeeded, failed) = (0, 0)
             for account in try ledger.subscribedAccounts() {
                 for record in try ledger.subscriptionStates(account: account) {
                     guard var latest = try ledger.latestTransaction(originalID: record.originalID), latest.productID == productID,
@@ -23,6 +23,12 @@ extension Store {
                           // Active only: not revoked, not in billing retry, not expired.
                           latest.revocationDate == nil, record.billingRetrySince == nil,
                           let expiration = latest.expirationDate, expiration > date else { continue }
+                    // An active subscriber Apple's limits refuse (a free trial, two extensions this year) is
+                    // skipped and counted as failed: Apple's text leaves open whether it counts (README).
+                    if try extensionRefusal(record, latest: latest, at: date) != nil {
+                        failed += 1
+                        continue
+                    }
                     latest.expirationDate = expiration.addingTimeInterval(TimeInterval(days) * 86_400)
                     latest = try ledger.update(latest)
                     try mirrorToFamily(latest.id)
@@ -32,7 +38,7 @@ extension Store {
             }
             let request = MassExtension(productID: productID, requestIdentifier: requestID, extendByDays: days,
                                         storefrontCountryCodes: storefronts, completeDate: date, succeededCount: succeeded,
-                                        failedCount: 0)
+                                        failedCount: failed)
             try ledger.saveMassExtension(request)
             try notify("RENEWAL_EXTENSION", "SUMMARY", transaction: nil, account: "", at: date, summary: [
                 JSON.Member("requestIdentifier", .string(requestID)),
@@ -40,7 +46,7 @@ extension Store {
                 JSON.Member("bundleId", .string(catalog.bundleID)),
                 JSON.Member("productId", .string(productID)),
                 JSON.Member("storefrontCountryCodes", .array(storefronts.map(JSON.string))),
-                JSON.Member("failedCount", .integer(0)),
+                JSON.Member("failedCount", .integer(failed)),
                 JSON.Member("succeededCount", .integer(succeeded)),
             ])
             return request

@@ -88,10 +88,11 @@ extension Store {
 
     // MARK: - Verifying, as the App Store does at purchase
 
-    /// Checks a promotional offer's signature for this purchase and uses up its nonce.
-    /// Run inside the purchase's write transaction. Returns why it fails, or nil.
+    /// Checks a promotional offer's signature for this purchase. Run inside the purchase's write
+    /// transaction. Returns why it fails, or nil and the signature's `nonce`: the purchase uses it up
+    /// (``Ledger/useOfferNonce(_:account:at:)``) only when it goes ahead, so a refused one can be tried again.
     func offerSignatureFault(_ signature: PromotionalOfferSignature, productID: String, offerID: String,
-                             appAccountToken: UUID?, at date: Date) throws -> String? {
+                             appAccountToken: UUID?, at date: Date, nonce checked: inout String?) throws -> String? {
         let nonce: String
         let signedAt: Date
         switch signature {
@@ -144,9 +145,10 @@ extension Store {
         if signedAt.timeIntervalSince(date) > PromotionalOfferSignature.allowedSkew {
             return "the signature's time \(signedAt.formatted(.iso8601)) is in the future (store time \(date.formatted(.iso8601)))"
         }
-        guard try ledger.useOfferNonce(nonce, account: account, at: date) else {
+        guard try !ledger.isOfferNonceUsed(nonce) else {
             return "the nonce \(nonce) was used already: a signature is good for one purchase"
         }
+        checked = nonce
         return nil
     }
 

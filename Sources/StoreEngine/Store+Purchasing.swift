@@ -106,6 +106,11 @@ extension Store {
         let outcome: Result<PurchaseOutcome, StoreError> = try ledger.db.transaction {
             try ledger.ensureAccount(account, at: date)
             try ledger.log(.purchasing, account: account, productID: productID, at: date)
+            // The promotional offer's nonce, used up only by a purchase that goes ahead (not by a refusal).
+            var offerNonce: String?
+            func useNonce() throws {
+                if let offerNonce { _ = try ledger.useOfferNonce(offerNonce, account: account, at: date) }
+            }
             // A failure is logged and committed with the log, then thrown after the write transaction.
             func fail(_ error: StoreError) throws -> Result<PurchaseOutcome, StoreError> {
                 try ledger.log(.failed, account: account, productID: productID, detail: Self.logDetail(error), at: date)
@@ -141,7 +146,7 @@ extension Store {
                                                    reason: "a promotional offer needs its signature (storefront offer sign \(productID) \(offerID))"))
                 }
                 if let fault = try offerSignatureFault(offerSignature, productID: productID, offerID: offerID,
-                                                       appAccountToken: appAccountToken, at: date) {
+                                                       appAccountToken: appAccountToken, at: date, nonce: &offerNonce) {
                     return try fail(.purchaseError(.invalidOfferSignature, reason: fault))
                 }
                 // Promotional offers are for people who subscribe, or once subscribed, in the group.
@@ -171,12 +176,15 @@ extension Store {
             case .fail(let error):
                 return try fail(.simulated(error, cause: cause))
             case .askToBuy:
+                try useNonce()
                 return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
                                                    offerID: offerID, pending: .askToBuy, at: date))
             case .interrupt:
+                try useNonce()
                 return .success(try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
                                                    offerID: offerID, pending: .interrupted, at: date))
             case .succeed:
+                try useNonce()
                 let made = try commitPurchase(item, quantity: quantity, appAccountToken: appAccountToken,
                                               offerID: offerID, pending: nil, outside: outside, at: date)
                 finishing(made)
@@ -308,16 +316,21 @@ extension Store {
            let currentTerms = catalog.product(id: current.productID)?.subscription {
             let (kind, immediate) = SubscriptionChange.Kind.between(currentTerms, terms)
             if !immediate {
-                // Downgrade, or crossgrade to another period: from the next renewal on.
+                // Downgrade, or crossgrade to another period: from the next renewal on. An offer redeemed for
+                // that plan (a code, a promotional offer) goes with it: the renewal into the plan takes the offer
+                // (Apple: OFFER_REDEEMED DOWNGRADE, "goes into effect at the next renewal date").
                 record?.autoRenewProductID = item.id
                 record?.willAutoRenew = true
+                record?.renewalOfferID = offerID
                 try ledger.saveSubscription(record!, account: account)
                 if let pending { try ledger.delete(transactionID: pending.id) }
                 let scheduled = SubscriptionChange(kind: kind, fromProductID: current.productID, toProductID: item.id,
-                                                   effectiveDate: current.expirationDate, current: current, isScheduled: true)
+                                                   effectiveDate: current.expirationDate, current: current, isScheduled: true,
+                                                   offerID: offerID)
                 try ledger.log(.purchased, account: account, productID: item.id, transactionID: current.id,
                                detail: scheduled.summary, at: date)
-                try notify("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", transaction: current, record: record, account: account, at: date)
+                try notify(offerID == nil ? "DID_CHANGE_RENEWAL_PREF" : "OFFER_REDEEMED", "DOWNGRADE", transaction: current,
+                           record: record, account: account, at: date)
                 return .scheduled(scheduled)
             }
             try ledger.markUpgraded(current.id)

@@ -30,6 +30,7 @@ extension Store {
             }
             let request = RefundRequest(transactionID: id, account: account, reason: reason, requestDate: date, status: .pending)
             try ledger.saveRefundRequest(request)
+            try disableAutoRenew(refunding: transaction, at: date)
             if [.consumable, .autoRenewable].contains(transaction.productType) {
                 try notify("CONSUMPTION_REQUEST", transaction: transaction, record: try record(of: transaction), account: account,
                            at: date, extra: [JSON.Member("consumptionRequestReason", .string(reason.appStoreName))])
@@ -40,6 +41,19 @@ extension Store {
             case .decline: return try decide(request, approve: false, reason: nil, at: date)
             }
         }
+    }
+
+    /// A refund request for a subscription turns its auto-renew off at once: Apple's DID_CHANGE_RENEWAL_STATUS
+    /// AUTO_RENEW_DISABLED is sent when "the App Store disabled subscription auto-renewal after the customer
+    /// requested a refund", whatever the App Store decides later. In billing retry, the retry stops too.
+    private func disableAutoRenew(refunding transaction: Transaction, at date: Date) throws {
+        guard transaction.productType == .autoRenewable, var record = try record(of: transaction),
+              record.originalID == transaction.originalID, record.willAutoRenew, record.expirationReason == nil,
+              let latest = try ledger.latestTransaction(originalID: record.originalID), latest.revocationDate == nil else { return }
+        record.willAutoRenew = false
+        try ledger.saveSubscription(record, account: account)
+        try notify("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", transaction: latest, record: record, account: account, at: date)
+        if record.billingRetrySince != nil { try endBillingRetry(&record, latest: latest, at: date) }
     }
 
     /// Every refund request in the store file (of any account), oldest first; those of `status` only when given.

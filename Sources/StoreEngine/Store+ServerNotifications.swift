@@ -93,16 +93,17 @@ extension Store {
     }
 
     /// Lengthens the subscription's current period by `days` (at most 90), as the renewal-date
-    /// extension endpoints do, and records RENEWAL_EXTENDED.
+    /// extension endpoints do, and records RENEWAL_EXTENDED; within Apple's limits (``extensionRefusal(_:latest:at:)``).
     func extendSubscription(originalID: Int64, days: Int) throws -> RenewalExtension? {
         try processRenewals()
         let date = try currentTime()
         return try ledger.db.transaction { () throws -> RenewalExtension? in
+            if try isFamilyShared(originalID) { throw ExtensionError.familyShared }
             guard let owner = try ledger.account(owning: originalID),
                   let record = try ledger.subscriptionStates(account: owner).first(where: { $0.originalID == originalID }),
                   var latest = try ledger.latestTransaction(originalID: record.originalID) else { return nil }
-            guard latest.revocationDate == nil, record.billingRetrySince == nil, let expiration = latest.expirationDate,
-                  expiration > date else { throw ExtensionError.ineligible }
+            if let refusal = try extensionRefusal(record, latest: latest, at: date) { throw refusal }
+            guard let expiration = latest.expirationDate else { throw ExtensionError.ineligible }
             latest.expirationDate = expiration.addingTimeInterval(TimeInterval(days) * 86_400)
             latest = try ledger.update(latest)
             try mirrorToFamily(latest.id)

@@ -36,7 +36,7 @@ extension Store {
             throw SettingError(description: "--once applies to the error settings only, not to \(name)")
         }
         try ledger.db.transaction {
-            if [.billingIssues, .gracePeriod].contains(definition.id) {
+            if [.billingIssues, .gracePeriod, .gracePeriodDuration, .gracePeriodRenewalType].contains(definition.id) {
                 // Renewals that fell due before the change (nothing read since) bill as things were then.
                 try processRenewals()
             }

@@ -60,7 +60,9 @@ extension Store {
             }
             info.expirationReason = record.expirationReason.flatMap(ExpirationReason.init(rawValue:))
             info.isInBillingRetry = record.billingRetrySince != nil
-            info.gracePeriodExpirationDate = record.graceUntil
+            // Only while in the grace period: StoreKit's gracePeriodExpirationDate "is nil if the subscription is
+            // not in a billing grace period" (once billing retry goes on past it, or recovers, or ends).
+            info.gracePeriodExpirationDate = record.graceUntil.flatMap { $0 > date ? $0 : nil }
             if record.expirationReason == nil, state != .revoked {
                 info.priceIncreaseStatus = try pendingIncrease(record, account: account)?.status ?? .noIncreasePending
             }

@@ -107,7 +107,9 @@ extension Store {
                     try notify("GRACE_PERIOD_EXPIRED", transaction: latest, record: record, account: account, at: grace)
                 }
                 if billingRetryLength.after(since) <= date {
+                    // Churned: expired and no longer renewing (autoRenewStatus 0), as Apple's renewal info then says.
                     (record.expirationReason, record.billingRetrySince, record.graceUntil) = (ExpirationReason.billingError.rawValue, nil, nil)
+                    record.willAutoRenew = false
                     try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                    detail: "expired: billing retry ended without payment (billingError)", at: billingRetryLength.after(since))
                     try notify("EXPIRED", "BILLING_RETRY", transaction: latest, record: record, account: account,
@@ -134,8 +136,9 @@ extension Store {
             if try priceIncreaseEnds(&record, latest: latest, account: account, at: expiration) { break }
             if billingIssues {
                 record.billingRetrySince = expiration
-                if try value(.gracePeriod), let period = catalog.product(id: latest.productID)?.subscription?.period {
-                    record.graceUntil = gracePeriod(for: period).after(expiration)
+                if try value(.gracePeriod), let period = catalog.product(id: latest.productID)?.subscription?.period,
+                   let grace = try gracePeriodRule().gracePeriod(for: period, after: latest) {
+                    record.graceUntil = grace.after(expiration)
                 }
                 try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: record.graceUntil == nil ? "renewal failed: billing retry (billingError)"
@@ -153,10 +156,9 @@ extension Store {
         return made
     }
 
-    /// Apple's billing grace period: 6 days for weekly subscriptions, 16 for longer ones.
-    func gracePeriod(for period: ISODuration) -> ISODuration {
-        let reference = Date(timeIntervalSince1970: 0)
-        return period.after(reference) <= ISODuration(weeks: 1).after(reference) ? ISODuration(days: 6) : ISODuration(days: 16)
+    /// The Billing Grace Period as App Store Connect would have it configured (`gracePeriodDuration`, `gracePeriodRenewalType`).
+    func gracePeriodRule() throws -> GracePeriodRule {
+        GracePeriodRule(days: try value(.gracePeriodDuration), renewalType: try value(.gracePeriodRenewalType))
     }
 
     /// Adds the renewal transaction that starts at `start`.
@@ -210,8 +212,20 @@ extension Store {
             if changed, record.expirationReason == nil, let latest = try ledger.latestTransaction(originalID: record.originalID) {
                 try notify("DID_CHANGE_RENEWAL_STATUS", on ? "AUTO_RENEW_ENABLED" : "AUTO_RENEW_DISABLED", transaction: latest,
                            record: record, account: account, at: date)
+                if !on, record.billingRetrySince != nil { try endBillingRetry(&record, latest: latest, at: date) }
             }
         }
+    }
+
+    /// Auto-renew turned off during billing retry (or its grace period): Apple retries billing "until the
+    /// customer resolves their billing issue or cancels their subscription", so the retry stops and the
+    /// subscription expires now, voluntarily (EXPIRED VOLUNTARY): nothing is charged when billing recovers.
+    func endBillingRetry(_ record: inout SubscriptionRecord, latest: Transaction, at date: Date) throws {
+        (record.expirationReason, record.billingRetrySince, record.graceUntil) = (ExpirationReason.autoRenewDisabled.rawValue, nil, nil)
+        try ledger.saveSubscription(record, account: account)
+        try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
+                       detail: "expired: auto-renew turned off during billing retry, which stops (autoRenewDisabled)", at: date)
+        try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: date)
     }
 
     /// Ends the subscription now: the current period is cut short and it does not renew.

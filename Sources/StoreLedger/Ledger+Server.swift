@@ -243,6 +243,11 @@ extension Ledger {
     }
 
     /// Records a signature's nonce; false when it was used before.
+    /// Whether a promotional offer's nonce was used by a purchase already.
+    package func isOfferNonceUsed(_ nonce: String) throws(SQLiteError) -> Bool {
+        try db.scalar("SELECT count(*) FROM offer_nonces WHERE nonce = ?", nonce) ?? 0 > 0
+    }
+
     package func useOfferNonce(_ nonce: String, account: String, at date: Date) throws(SQLiteError) -> Bool {
         try db.run("INSERT OR IGNORE INTO offer_nonces (nonce, account, used) VALUES (?, ?, ?)", nonce, account, date.milliseconds)
         return (try db.scalar("SELECT changes()") ?? 0) > 0

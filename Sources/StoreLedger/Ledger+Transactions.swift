@@ -189,8 +189,13 @@ extension Ledger {
         } else {
             return false
         }
-        return payload == transaction.signedPayload(bundleID: bundle, signedDate: Date(milliseconds: milliseconds),
-                                                    rule: rule)
+        let expected = transaction.signedPayload(bundleID: bundle, signedDate: Date(milliseconds: milliseconds), rule: rule)
+        if payload == expected { return true }
+        // Revoked before builds signed `revocationType` and `revocationPercentage`: both are decided from
+        // columns the payload covers already, so a payload without either still says all the row says.
+        guard payload["revocationType"] == nil, payload["revocationPercentage"] == nil,
+              case .object(let members) = expected else { return false }
+        return payload == .object(members.filter { $0.key != "revocationType" && $0.key != "revocationPercentage" })
     }
 
     static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {

@@ -34,7 +34,10 @@ extension SubscriptionChange {
 extension Product {
     /// The product as `products --json` lists it; `standing`: the engine's, whose words are `status`.
     func json(owned: Transaction?, balance: Int?, standing: ProductStanding? = nil) -> JSON {
-        .object([
+        // The checkmark's answer: a live subscription is the app's at once (currentEntitlements), cache or not.
+        let checked = standing.map { $0.ownership == .owned || $0.ownership == .familyShared } ?? (owned != nil)
+        let granting = owned ?? (checked ? standing?.transaction : nil)
+        return .object([
             "id": .string(id),
             "type": .string(type.rawValue),
             "displayName": .string(displayName),
@@ -61,8 +64,8 @@ extension Product {
             },
             "nonRenewingDuration": nonRenewingDuration.map { .string($0.description) },
             "isFamilyShareable": .bool(isFamilyShareable),
-            "owned": type == .consumable ? nil : .bool(owned != nil),
-            "expirationDate": .date(owned?.expirationDate),
+            "owned": type == .consumable ? nil : .bool(checked),
+            "expirationDate": .date(granting?.expirationDate),
             "balance": type == .consumable ? .integer(balance ?? 0) : nil,
             "ownership": standing.map { .string($0.ownership.name) },
             "status": standing.map { .string($0.text(for: self)) },

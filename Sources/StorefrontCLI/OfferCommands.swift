@@ -318,11 +318,14 @@ extension Session {
 extension Session {
     func redeem(_ code: String) async throws -> Report {
         let outcome = try await appStore.redeemOfferCode(code)
+        // A scheduled change names the plan and offer the renewal takes, not the subscription kept until then.
+        let scheduled: SubscriptionChange? = if case .changeScheduled(let change) = outcome { change } else { nil }
         let json = JSON.object(["result": .string(outcome.result.name), "outcome": .string(outcome.name),
-                                "transaction": outcome.transaction?.json])
+                                "transaction": outcome.transaction?.json, "change": scheduled?.json])
         guard let transaction = outcome.transaction else { return Report(json: json, "Redeemed \(TerminalText.sanitized(code)).") }
-        let name = try await displayName(transaction.productID)
-        let when = { if case .changeScheduled(let change) = outcome { change.effectiveDate.map { " from the renewal on \($0.iso8601)" } ?? "" } else { "" } }()
-        return Report(json: json, "Redeemed \(TerminalText.sanitized(code)): \(name), offer \(TerminalText.sanitized(transaction.offerID ?? ""))\(when) — transaction \(transaction.id), arriving in the app as an update.")
+        let name = try await displayName(scheduled?.toProductID ?? transaction.productID)
+        let offer = scheduled.map { $0.offerID } ?? transaction.offerID
+        let when = scheduled?.effectiveDate.map { " from the renewal on \($0.iso8601)" } ?? ""
+        return Report(json: json, "Redeemed \(TerminalText.sanitized(code)): \(name), offer \(TerminalText.sanitized(offer ?? ""))\(when) — transaction \(transaction.id), arriving in the app as an update.")
     }
 }

@@ -58,12 +58,12 @@ extension Transaction {
     /// Purchases the app has not finished yet.
     public static var unfinished: Transactions { .list { try await $0.store.app.unfinished() } }
 
-    /// The newest transaction of a product; nil when the account never bought it.
+    /// The newest transaction of a product; nil when the account never bought it (or, as Apple's, when it
+    /// is a finished consumable and `includeConsumablesInHistory` is off).
     public static func latest(for productID: String) async -> VerificationResult<Transaction>? {
         guard let context = try? StoreContext.resolve(),
-              let list = try? await context.store.appStore.transactions() else { return nil }
-        return list.first { $0.productID == productID && $0.status == .purchased }
-            .map { verification(of: $0, context: context) }
+              let latest = try? await context.store.app.latestTransaction(for: productID) else { return nil }
+        return verification(of: latest, context: context)
     }
 
     /// The transaction that entitles the account to a product now; nil when none does.

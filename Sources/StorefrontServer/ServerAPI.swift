@@ -35,6 +35,8 @@ struct APIError: Error {
     static let statusRequestNotFound = APIError(status: 404, code: 4040009, message: "The server didn't find a subscription-renewal-date extension request for this requestIdentifier and productId combination.")
     static let extensionIneligible = APIError(status: 403, code: 4030004, message: "Subscription extension ineligible.")
     static let startDateTooFarInPast = APIError(status: 400, code: 4000012, message: "Invalid request. The start date is earlier than the allowed start date.")
+    static let extensionMaximum = APIError(status: 403, code: 4030005, message: "Subscription max extension.")
+    static let extensionFamilyShared = APIError(status: 403, code: 4030007, message: "Subscription extension ineligible for family-shared subscription.")
     static let badRequest = APIError(status: 400, code: 4000000, message: "Bad request.")
     static let notFound = APIError(status: 404, code: 4040000, message: "Not found.")
     static let internalError = APIError(status: 500, code: 5000000, message: "An unknown error occurred.")
@@ -294,8 +296,12 @@ struct ServerAPI: Sendable {
         let extended: RenewalExtension?
         do {
             extended = try await face.extendSubscription(originalTransactionID: id, days: days, reasonCode: reasonCode)
-        } catch is ExtensionError {
-            throw APIError.extensionIneligible
+        } catch let error as ExtensionError {
+            throw switch error {
+            case .ineligible: APIError.extensionIneligible
+            case .maximumReached: APIError.extensionMaximum
+            case .familyShared: APIError.extensionFamilyShared
+            }
         } catch let error as InputError {
             throw APIError(error)
         }

@@ -62,6 +62,10 @@ public enum Action: Equatable, Sendable {
 
     case loaded(StoreSnapshot)
     case loadFailed(String)
+    /// A load the App Store refused (offline, loadProductsError) as it refuses the app's: the products
+    /// loaded before stay, and the purchase conditions, read from the settings, replace the snapshot's,
+    /// so the App Store sheet says what a purchase meets now.
+    case loadRefused(String, conditions: PurchaseConditions)
     /// The store file's current data version, from a periodic check.
     case dataVersion(Int64)
     /// The store's clock brought renewals (made by this process), to show.

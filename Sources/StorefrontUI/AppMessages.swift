@@ -184,12 +184,16 @@ func messageContent(_ message: StoreMessage, _ state: State, inner: Int) -> Shee
     let say = { (text: String, style: Style) in wrap(TerminalText.sanitized(text), inner).map { ($0, style) } }
     switch message.reason {
     case .billingIssue:
-        // Apple's Billing Problem sheet (StoreKit's Message.Reason.billingIssue documentation).
+        // Apple's Billing Problem sheet (StoreKit's Message.Reason.billingIssue documentation). The note names the
+        // state the engine gives the subscription: still entitled in its grace period, or in billing retry.
+        let group = product?.subscription?.subscriptionGroupID
+        let inGrace = group.flatMap { state.snapshot?.subscriptions[$0] }?.state == .inGracePeriod
+        let standing = inGrace ? "in its billing grace period (still entitled)" : "in billing retry"
         return SheetContent(
             title: "Billing Problem",
             body: say("There is a problem with your current payment method. To avoid interruptions to your subscriptions and "
                       + "purchases, update your payment method.", .plain) + [("", .plain)]
-                + say("\(name) is in billing retry. Continue updates the payment method (billingIssues false): the renewal is tried again now.", dim),
+                + say("\(name) is \(standing). Continue updates the payment method (billingIssues false): the renewal is tried again now.", dim),
             buttons: [("[ Continue \(g.enter) ]", .confirm), ("[ Close esc ]", .cancel)])
     case .winBackOffer:
         let offer = product?.subscription?.winBackOffers.first { $0.id == message.offerID }

@@ -32,7 +32,7 @@ func confirmLines(_ product: Product, outcome: PurchaseChoice?, selection: Offer
     } else {
         lines.append(("\(product.kindLabel) \(g.dot) \(product.type == .autoRenewable ? regularPrice(product) : product.displayPrice)", .plain))
     }
-    lines.append(("Account: \(state.account)  [Sandbox]", dim))
+    lines.append(("Account: \(state.account)\(environmentTag(snapshot?.environment ?? .xcode))", dim))
     let offers = offerLines(product, selection, state, width: width)
     lines += offers
     let outcomeText = "Outcome: \(g.left) \(outcomeLabel(outcome)) \(g.right)"
@@ -43,6 +43,16 @@ func confirmLines(_ product: Product, outcome: PurchaseChoice?, selection: Offer
         lines += wrap("\(g.right) \(conditions.summary)", width).map { ($0, style) }
     }
     return lines
+}
+
+/// The environment as the App Store's sheet names it beside the account: none in Production.
+private func environmentTag(_ environment: Transaction.AppStoreEnvironment) -> String {
+    switch environment {
+    case .production: ""
+    case .sandbox: "  [Environment: Sandbox]"
+    case .xcode: "  [Environment: Xcode]"
+    case .localTesting: "  [Environment: LocalTesting]"
+    }
 }
 
 /// "$4.99/month": the price of every period after any offer.

@@ -91,6 +91,9 @@ public final class EngineEffects: Sendable {
                 if try await store.appStore.renewalsDue() { return .catchingUpRenewals(made: made) }
                 return .loaded(try await whenBusyRetry { try await snapshot() })
             } catch {
+                if let conditions = try? await store.testSession.purchaseConditions() {
+                    return .loadRefused(describe(error), conditions: conditions)
+                }
                 return .loadFailed(describe(error))
             }
         case .checkForChanges:

@@ -76,6 +76,9 @@ func reduce(_ state: inout State, _ action: Action) -> [Effect] {
         return due
     case .loaded(let snapshot):
         return loaded(&state, snapshot)
+    case .loadRefused(let message, let conditions):
+        state.snapshot?.conditions = conditions
+        return update(&state, .loadFailed(message))
     case .loadFailed(let message):
         // The products loaded before stay on screen, as an app keeps its Product values.
         if state.loadError != nil, state.busy == .loading { state.failedRetries += 1 }

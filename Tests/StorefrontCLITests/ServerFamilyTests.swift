@@ -39,6 +39,8 @@ struct ServerFamilyTests: ServerHarness {
         let expected = [
             "ONE_TIME_CHARGE PURCHASED", "ONE_TIME_CHARGE FAMILY_SHARED",
             "SUBSCRIBED INITIAL_BUY PURCHASED", "SUBSCRIBED INITIAL_BUY FAMILY_SHARED",
+            // The refund request turns the subscription's auto-renew off, for the family's share too.
+            "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED PURCHASED", "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED FAMILY_SHARED",
             "CONSUMPTION_REQUEST PURCHASED", "REFUND_DECLINED PURCHASED",
             "ONE_TIME_CHARGE PURCHASED", "CONSUMPTION_REQUEST PURCHASED", "REFUND PURCHASED",
             "REFUND PURCHASED", "REVOKE FAMILY_SHARED",
@@ -50,8 +52,8 @@ struct ServerFamilyTests: ServerHarness {
         // A member's transaction is its own; the purchaser's refund revokes it with the purchaser's reason,
         // leaving the family with reason 0 (Apple's revocationReason).
         #expect(got[1]["transactionId"] as? String != pro && got[1]["originalTransactionId"] as? String == got[1]["transactionId"] as? String)
-        #expect(got.dropFirst(8).map { $0["revocationReason"] as? Int } == [1, 1, 1, 0])
-        #expect(got[11]["productId"] as? String == "monthly" && got[11]["status"] as? Int == 5)
+        #expect(got.dropFirst(10).map { $0["revocationReason"] as? Int } == [1, 1, 1, 0])
+        #expect(got[13]["productId"] as? String == "monthly" && got[13]["status"] as? Int == 5)
         #expect(got.allSatisfy { $0["refused"] == nil })
         await server.stop()
         await receiver.stop()

@@ -14,8 +14,11 @@ struct ServerMassExtensionTests: ServerHarness {
         try await store(["buy", "yearly", "--account", "carol"])              // another product
         try await store(["buy", "monthly", "--account", "dave"])
         try await store(["expire", "premium", "--account", "dave"])           // not active
+        try await store(["buy", "monthly", "--account", "bob"])
+        try await store(["expire", "premium", "--account", "bob"])
+        try await store(["clock", "advance", "P8D"])                          // past alice's free trial: Apple extends no free offer period
         try await store(["settings", "set", "storefront", "GBR"])
-        try await store(["buy", "monthly", "--account", "bob"])               // GBR
+        try await store(["buy", "monthly", "--account", "bob"])               // GBR, paid: the trial was taken
         let alice = try await setup.sandbox.storefront(["transactions", "--json", "--account", "alice"], catalog: setup.catalog)
             .jsonObject()
         let aliceOriginal = try #require((alice["transactions"] as? [[String: Any]])?.first?["originalID"] as? Int)

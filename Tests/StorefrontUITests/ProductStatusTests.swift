@@ -38,7 +38,12 @@ struct ProductStatusTests {
             state.messages.policy = .deferred
             _ = update(&state, try #require(await effects.perform(.load)))
             let snapshot = try #require(state.snapshot)
-            for (id, words) in [(monthly, "Subscribed, not on this device"), (swiftShopping, "Purchased, not on this device")] {
+            // The live subscription is in currentEntitlements at once: no Restore for it.
+            let subscribed = try #require(state.products.first { $0.id == monthly })
+            #expect(snapshot.standing(of: subscribed).ownership == .owned)
+            #expect(snapshot.standing(of: subscribed).text(for: subscribed).hasPrefix("Free trial until"), "its trial, as before the reinstall")
+            #expect(!statusText(subscribed, state).contains("restores"))
+            for (id, words) in [(swiftShopping, "Purchased, not on this device")] {
                 let product = try #require(state.products.first { $0.id == id })
                 // What `storefront products` prints for it.
                 let cli = snapshot.standing(of: product).text(for: product)

@@ -79,7 +79,7 @@ struct RenderTests {
             " ▸    Monthl┌───────────────────── App Store ──────────────────────┐   [ Buy ]",
             "  Non-consum│ Monthly Subscription                                 │",
             "      Swift │ 1 month · 1 week free, then $4.99/month              │",
-            "      iPhone│ Account: tester@local  [Sandbox]                     │",
+            "      iPhone│ Account: tester@local  [Environment: Xcode]          │",
             "      Nightl│ Outcome: ‹ as the settings say ›                     │",
             "      Go Pro│ › pending Ask to Buy (askToBuy)                      │",
             "  Consumable│                                                      │",

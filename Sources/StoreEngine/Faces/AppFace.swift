@@ -84,6 +84,13 @@ public struct AppFace: Sendable {
     /// consumables only with `includeConsumablesInHistory`. The newest `limit` only when given.
     public func transactions(limit: Int? = nil) async throws -> [Transaction] { try await store.appTransactions(limit: limit) }
 
+    /// The account's newest transaction of `productID` as the app sees it (`Transaction.latest(for:)`): from
+    /// ``transactions(limit:)``, so a finished consumable is not returned unless `includeConsumablesInHistory`
+    /// (Apple: `SKIncludeConsumableInAppPurchaseHistory` false keeps finished consumables out of `latest(for:)`).
+    public func latestTransaction(for productID: String) async throws -> Transaction? {
+        try await store.appTransactions().first { $0.productID == productID }
+    }
+
     /// One transaction of this account; throws ``StoreError/transactionNotFound(id:)``.
     public func transaction(id: Int64) async throws -> Transaction { try await store.transaction(id: id) }
 

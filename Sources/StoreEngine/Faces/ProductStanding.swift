@@ -14,7 +14,7 @@ public struct ProductStanding: Sendable, Hashable {
         /// The app has it, shared by the family organizer or a member (Family Sharing).
         case familyShared
         /// The App Store says the account has it, the app does not (after `reset app`, deleting the app):
-        /// restoring brings it back.
+        /// restoring brings it back. Not a live subscription: the app sees that in `currentEntitlements` at once.
         case notOnThisDevice
     }
 
@@ -94,9 +94,11 @@ public struct ProductStanding: Sendable, Hashable {
         let live = status.map { $0.state == .subscribed || $0.state == .inGracePeriod } ?? false
         if let owned {
             ownership = owned.ownershipType == .familyShared ? .familyShared : .owned
-        } else if product.type == .autoRenewable, isCurrent, live {
-            ownership = .notOnThisDevice
-            transaction = status?.transaction
+        } else if product.type == .autoRenewable, isCurrent, live, let current = status?.transaction {
+            // A StoreKit 2 app sees a live subscription in `Transaction.currentEntitlements` at once, on any
+            // device and after a reinstall (`reset app`): nothing to restore.
+            ownership = current.ownershipType == .familyShared ? .familyShared : .owned
+            transaction = current
         } else if product.type != .consumable, product.type != .autoRenewable, entitled {
             ownership = .notOnThisDevice
         } else {

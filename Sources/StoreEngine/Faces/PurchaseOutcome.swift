@@ -74,14 +74,16 @@ public struct SubscriptionChange: Sendable, Hashable {
             if kind == .promotionalOffer {
                 return "promotional offer \(offerID ?? "") on \(toProductID) applies at the next renewal, \(when)"
             }
-            return "\(kind.rawValue) to \(toProductID) takes effect at the next renewal, \(when)"
+            let offer = offerID.map { " with offer \($0)" } ?? ""
+            return "\(kind.rawValue) to \(toProductID)\(offer) takes effect at the next renewal, \(when)"
         }
         return "\(kind.rawValue) from \(fromProductID) at once; the unused part of \(current.id) is refunded pro rata"
     }
 
     /// Whether the change waits for the next renewal (nothing is charged now).
     public var isScheduled: Bool
-    /// The promotional offer applied at the renewal, for ``Kind/promotionalOffer``.
+    /// The offer applied at the renewal: for ``Kind/promotionalOffer``, and for a scheduled change of
+    /// plan redeemed with an offer (a code, a promotional offer) for the new plan.
     public var offerID: String? = nil
 }
 

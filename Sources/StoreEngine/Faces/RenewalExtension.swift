@@ -9,8 +9,12 @@ public struct RenewalExtension: Sendable {
 
 /// Why the App Store would not extend a subscription.
 public enum ExtensionError: Error, Sendable {
-    /// Not active (expired, revoked) or not an auto-renewable subscription.
+    /// Not active (expired, revoked, in billing retry), in a free offer period, or not an
+    /// auto-renewable subscription (`SubscriptionExtensionIneligibleError`, 4030004).
     case ineligible
-    /// More than the yearly maximum of extensions.
+    /// Extended twice within the past 365 days already (`SubscriptionMaxExtensionError`, 4030005).
     case maximumReached
+    /// A family member's subscription through Family Sharing: only the purchaser's is extended, and
+    /// the members' with it (`FamilySharedSubscriptionExtensionIneligibleError`, 4030007).
+    case familyShared
 }

@@ -56,7 +56,8 @@ public struct RenewalInfo: Sendable, Hashable {
             "currency": .string(currency),
             "renewalPrice": .integer(NSDecimalNumber(decimal: renewalPrice * 1000).int64Value),
             "expirationIntent": expirationReason.map { .integer($0.appStoreCode) },
-            "isInBillingRetryPeriod": isInBillingRetry ? .bool(true) : nil,
+            // Apple's boolean: false once the retry is over (an involuntary expiry), not left out.
+            "isInBillingRetryPeriod": .bool(isInBillingRetry),
             "gracePeriodExpiresDate": gracePeriodExpirationDate.map { .integer($0.milliseconds) },
             "appAccountToken": appAccountToken.map { .string($0.uuidString.lowercased()) },
             "appTransactionId": appTransactionID.map { .string($0) },

@@ -2,7 +2,8 @@
 public enum SettingName: String, Sendable, Hashable, CaseIterable {
     case canMakePayments, askToBuy, interruptedPurchases, finishTransactions, offline, latency
     case purchaseError, loadProductsError, restoreError, verificationError
-    case timeRate, billingIssues, gracePeriod, storefront, environment, includeConsumablesInHistory
+    case timeRate, billingIssues, gracePeriod, gracePeriodDuration, gracePeriodRenewalType, storefront, environment
+    case includeConsumablesInHistory
     case refundRequestOutcome
     case appAppleId
 
@@ -33,6 +34,17 @@ extension SettingKey where Value == Bool {
     public static let gracePeriod = flag(.gracePeriod)
     /// `Transaction.all` lists finished consumables too (Apple's `SKIncludeConsumableInAppPurchaseHistory`).
     public static let includeConsumablesInHistory = flag(.includeConsumablesInHistory)
+}
+
+extension SettingKey where Value == Int {
+    /// The Billing Grace Period's length in days, as App Store Connect sets it: 3, 16 or 28.
+    public static let gracePeriodDuration = Self(name: .gracePeriodDuration, decode: { Int($0) ?? 16 }, encode: { String($0) })
+}
+
+extension SettingKey where Value == GracePeriodRenewalType {
+    /// Which renewals get the Billing Grace Period, as App Store Connect sets it.
+    public static let gracePeriodRenewalType = Self(name: .gracePeriodRenewalType,
+                                                    decode: { GracePeriodRenewalType(rawValue: $0) ?? .allRenewals }, encode: \.rawValue)
 }
 
 extension SettingKey where Value == Duration {
@@ -156,7 +168,21 @@ extension SettingDefinition {
                  "renewals fail to bill: the subscription enters billing retry (or grace) until it is false again")
         case .gracePeriod:
             flag(name, .store, default: false,
-                 "a failed renewal keeps access for Apple's grace period (6 days weekly, 16 longer) before retry")
+                 "a failed renewal keeps access for the Billing Grace Period (gracePeriodDuration) before retry")
+        case .gracePeriodDuration:
+            SettingDefinition(
+                id: name, scope: .store, defaultValue: "16",
+                summary: "the grace period's days, as App Store Connect offers them: 3, 16 or 28 (a weekly plan's at most 6)",
+                normalize: { value, _ in GracePeriodRenewalType.durationDays(value).map(String.init) },
+                allowed: { _ in "3, 16 or 28 (days; or THREE_DAYS, SIXTEEN_DAYS, TWENTY_EIGHT_DAYS)" },
+                listChoices: { _ in ["3", "16", "28"] })
+        case .gracePeriodRenewalType:
+            SettingDefinition(
+                id: name, scope: .store, defaultValue: GracePeriodRenewalType.allRenewals.rawValue,
+                summary: "which failed renewals get the grace period: ALL_RENEWALS, or PAID_TO_PAID_ONLY (not a free offer's end)",
+                normalize: { value, _ in GracePeriodRenewalType(rawValue: value.uppercased())?.rawValue },
+                allowed: { _ in GracePeriodRenewalType.allCases.map(\.rawValue).joined(separator: ", ") },
+                listChoices: { _ in GracePeriodRenewalType.allCases.map(\.rawValue) })
         case .storefront:
             SettingDefinition(
                 id: name, scope: .store, defaultValue: "",

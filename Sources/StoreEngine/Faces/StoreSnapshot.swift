@@ -50,6 +50,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var refundRequests: [Int64: RefundRequest] = [:]
     /// The price increases the account's subscriptions wait for, with the renewal that takes each.
     public var priceIncreases: [PriceIncrease] = []
+    /// The environment purchases are signed for now (the `environment` setting): the App Store sheet names it.
+    public var environment = Transaction.AppStoreEnvironment.xcode
 
     public init(storefront: Storefront, products: [Product], owned: [String: Transaction], entitled: Set<String>,
                 balances: [String: Int], unverified: [String: String] = [:], canMakePayments: Bool,

@@ -251,8 +251,12 @@ extension Store {
             var graceEnd: Date?
             if notification.subtype == "GRACE_PERIOD" {
                 // Its end as recorded when it ran out; else as the App Store set it (the same rule).
-                let period = transactions.first { $0.id == id }.flatMap { catalog.product(id: $0.productID)?.subscription?.period }
-                graceEnd = graceExpired[id] ?? period.map { gracePeriod(for: $0).after(notification.signedDate) }
+                let lapsed = transactions.first { $0.id == id }
+                let period = lapsed.flatMap { catalog.product(id: $0.productID)?.subscription?.period }
+                let rule = try gracePeriodRule()
+                graceEnd = graceExpired[id] ?? lapsed.flatMap { lapsed in
+                    period.flatMap { rule.gracePeriod(for: $0, after: lapsed) }?.after(notification.signedDate)
+                }
             }
             failures.append(.init(transactionID: id, date: notification.signedDate, gracePeriodEnd: graceEnd))
         }

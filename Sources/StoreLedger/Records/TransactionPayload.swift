@@ -45,6 +45,8 @@ extension Transaction {
             "signedDate": .integer(signedDate.milliseconds),
             "revocationDate": revocationDate.map { .integer($0.milliseconds) },
             "revocationReason": revocationReason.map { .integer($0 == .developerIssue ? 1 : 0) },
+            "revocationType": current ? revocationType.map { .string($0.rawValue) } : nil,
+            "revocationPercentage": current ? revocationPercentage.map { .integer($0) } : nil,
             "isUpgraded": isUpgraded ? .bool(true) : nil,
             "offerType": offerType.map { .integer($0.appStoreCode) },
             "offerIdentifier": offerID.map { .string($0) },
