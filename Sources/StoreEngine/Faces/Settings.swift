@@ -4,6 +4,7 @@ public enum SettingName: String, Sendable, Hashable, CaseIterable {
     case purchaseError, loadProductsError, restoreError, verificationError
     case timeRate, billingIssues, gracePeriod, storefront, environment, includeConsumablesInHistory
     case refundRequestOutcome
+    case sharedSecret
 
     /// The setting's definition: scope, default, allowed values.
     public var definition: SettingDefinition { SettingDefinition.definition(of: self) }
@@ -63,6 +64,9 @@ extension SettingKey where Value == RefundRequestOutcome {
 extension SettingKey where Value == String {
     /// The storefront's alpha-3 country code.
     public static let storefront = Self(name: .storefront, decode: { $0 }, encode: { $0 })
+    /// The app's shared secret verifyReceipt checks `password` against, for receipts with
+    /// subscriptions (hexadecimal; empty: none on file, nothing checked).
+    public static let sharedSecret = Self(name: .sharedSecret, decode: { $0 }, encode: { $0 })
 }
 
 extension SettingKey where Value == Transaction.AppStoreEnvironment {
@@ -168,6 +172,15 @@ extension SettingDefinition {
                 normalize: { value, _ in RefundRequestOutcome(rawValue: value.lowercased())?.rawValue },
                 allowed: { _ in RefundRequestOutcome.allCases.map(\.rawValue).joined(separator: ", ") },
                 listChoices: { _ in RefundRequestOutcome.allCases.map(\.rawValue) })
+        case .sharedSecret:
+            SettingDefinition(
+                id: name, scope: .store, defaultValue: "",
+                summary: "the app's shared secret verifyReceipt wants as password for receipts with subscriptions (empty: none)",
+                normalize: { value, _ in
+                    value.count <= 64 && value.allSatisfy(\.isHexDigit) && value.allSatisfy(\.isASCII) ? value.lowercased() : nil
+                },
+                allowed: { _ in "a hexadecimal string of up to 64 digits (Apple's are 32), or empty for none" },
+                listChoices: { _ in [""] })
         case .environment:
             SettingDefinition(
                 id: name, scope: .store, defaultValue: "Xcode",
