@@ -140,9 +140,9 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
                 case .purchased(let bought, _), .alreadyOwned(let bought): complete(transaction, with: bought, context: context)
                 case .changeScheduled(let change): complete(transaction, with: change.current, context: context)
                 case .pending(let request):
-                    transaction.update { $0.state = .deferred; $0.requestID = request.id }
+                    transaction.update { $0.requestID = request.id }
                     locked { _ = known.insert(request.id) }
-                    updated([transaction])
+                    move(transaction) { $0.state = .deferred }
                 case .userCancelled: fail(transaction, SKError(.paymentCancelled, description: "The user cancelled."))
                 }
             } catch {
@@ -151,30 +151,48 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Marks a transaction `purchased` with the store's transaction, and tells the observers.
+    /// Decides a transaction `purchased` with the store's transaction; the observers hear of it.
     func complete(_ transaction: SKPaymentTransaction, with bought: StoreEngine.Transaction, context: StoreContext) {
         locked { _ = known.insert(bought.id) }
         context.handOut(bought.id)  // StoreKit 2's `Transaction.updates` does not repeat it
-        transaction.update {
-            $0.state = .purchased
-            $0.identifier = String(bought.id)
-            $0.date = bought.purchaseDate
-            $0.engine = bought
-        }
-        updated([transaction])
+        move(transaction, settles: true, engine: bought) { Self.purchased(&$0, bought) }
     }
 
+    /// Decides a transaction `failed`; the observers hear of it.
     func fail(_ transaction: SKPaymentTransaction, _ error: SKError) {
-        transaction.update {
+        move(transaction, settles: true) {
             $0.state = .failed
             $0.error = error
         }
-        updated([transaction])
+    }
+
+    static func purchased(_ fields: inout SKPaymentTransaction.Fields, _ bought: StoreEngine.Transaction) {
+        fields.state = .purchased
+        fields.identifier = String(bought.id)
+        fields.date = bought.purchaseDate
+    }
+
+    /// Changes what `transaction` shows on the main queue, then tells the observers: each callback
+    /// sees the transaction as it is about. `settles`: its outcome is decided now (with the store's
+    /// transaction `engine`, if it was bought), whenever the observers hear of it.
+    func move(_ transaction: SKPaymentTransaction, settles: Bool = false, engine: StoreEngine.Transaction? = nil,
+              _ change: @escaping @Sendable (inout SKPaymentTransaction.Fields) -> Void) {
+        if settles {
+            transaction.update {
+                $0.settled = true
+                if let engine { $0.engine = engine }
+            }
+        }
+        deliver { queue, observers in
+            transaction.update(change)
+            for observer in observers { observer.paymentQueue(queue, updatedTransactions: [transaction]) }
+        }
     }
 
     /// Takes a transaction out of the queue; for a purchase, tells the store the content is
-    /// delivered. Observers hear `removedTransactions` once the store has it. A `purchasing` or
-    /// `deferred` transaction is not finished (Apple's queue raises an exception instead).
+    /// delivered. It leaves ``transactions``, and observers hear `removedTransactions`, once the
+    /// store has it. A `purchasing` or `deferred` transaction is not finished (Apple's queue raises
+    /// an exception instead).
     open func finishTransaction(_ transaction: SKPaymentTransaction) {
         if let owner = transaction.queue, owner !== self {
             owner.finishTransaction(transaction)
@@ -182,17 +200,18 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
         }
         let state = transaction.transactionState
         guard state != .purchasing, state != .deferred else { return }
-        let removed = locked { () -> Bool in
-            guard let index = pending.firstIndex(where: { $0 === transaction }) else { return false }
-            pending.remove(at: index)
-            return true
+        let first = transaction.fields.withLock { fields -> Bool in
+            defer { fields.finishing = true }
+            return !fields.finishing
         }
-        guard removed else { return }
+        guard first, locked({ pending.contains { $0 === transaction } }) else { return }
         Task {
             if let context, let engine = transaction.engine, !engine.isFinished || state == .purchased {
                 _ = try? await context.store.app.finish(engine)
                 context.changed()
             }
+            // Out of `transactions` once the store has it, so an app that waits for an empty queue may quit then.
+            locked { pending.removeAll { $0 === transaction } }
             deliver { queue, observers in
                 for observer in observers { observer.paymentQueue(queue, removedTransactions: [transaction]) }
             }
@@ -218,9 +237,17 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     /// `$STOREFRONT_OFFER_CODE`, as `AppStore.presentOfferCodeRedeemSheet()` does; the transaction
     /// reaches the observers as `purchased`. A bad code, like a closed sheet, tells the app nothing.
     open func presentCodeRedemptionSheet() {
+        let code = AppStore.offerCodeToRedeem ?? ProcessInfo.processInfo.environment["STOREFRONT_OFFER_CODE"]
+        guard let code, !code.isEmpty else { return }
+        redeem(code: code)
+    }
+
+    /// Redeems an offer code as the sheet would; the transaction arrives through the change feed.
+    package func redeem(code: String) {
         guard let context else { return }
         Task {
-            try? await StoreContext.$current.withValue(context) { try await AppStore.presentOfferCodeRedeemSheet() }
+            _ = try? await context.store.appStore.redeemOfferCode(code)
+            context.changed()
         }
     }
 
@@ -278,24 +305,22 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     private func handle(_ change: StoreChange, context: StoreContext) async {
         // A purchase under way says itself which transaction it made.
         await context.purchasesSettled()
-        var changed: [SKPaymentTransaction] = []
-        for transaction in locked({ pending.filter { $0.transactionState == .deferred } }) {
+        var changed: [(SKPaymentTransaction, (@Sendable (inout SKPaymentTransaction.Fields) -> Void)?)] = []
+        for transaction in locked({ pending.filter { $0.requestID != nil && $0.isWaiting } }) {
             guard let requestID = transaction.requestID else { continue }
             if let approved = change.unfinished.first(where: { $0.id == requestID && $0.status == .purchased }) {
                 context.handOut(approved.id)
                 transaction.update {
-                    $0.state = .purchased
-                    $0.identifier = String(approved.id)
-                    $0.date = approved.purchaseDate
+                    $0.settled = true
                     $0.engine = approved
                 }
-                changed.append(transaction)
+                changed.append((transaction, { Self.purchased(&$0, approved) }))
             } else if let request = try? await context.store.app.transaction(id: requestID), request.status == .declined {
-                transaction.update {
+                transaction.update { $0.settled = true }
+                changed.append((transaction, {
                     $0.state = .failed
                     $0.error = SKError(.paymentCancelled, description: "The parent declined the Ask to Buy request.")
-                }
-                changed.append(transaction)
+                }))
             }
         }
         var revokedProducts: [String] = []
@@ -310,9 +335,16 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
             guard !context.wasHandedOut(unfinished.id), locked({ known.insert(unfinished.id).inserted }) else { continue }
             let transaction = SKPaymentTransaction(purchased: unfinished, queue: self)
             locked { pending.append(transaction) }
-            changed.append(transaction)
+            changed.append((transaction, nil))
         }
-        updated(changed)
+        if !changed.isEmpty {
+            let moves = changed.map { UncheckedSendable($0) }
+            deliver { queue, observers in
+                for move in moves { move.value.1.map { change in move.value.0.update(change) } }
+                let transactions = moves.map(\.value.0)
+                for observer in observers { observer.paymentQueue(queue, updatedTransactions: transactions) }
+            }
+        }
         if !revokedProducts.isEmpty {
             let products = revokedProducts
             deliver { queue, observers in
@@ -330,13 +362,15 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
             return lastStorefront
         }
         guard let before, before.countryCode != now.countryCode else { return }
-        let waiting = locked { pending.filter { $0.transactionState == .purchasing || $0.transactionState == .deferred } }
+        let waiting = locked { pending.filter(\.isWaiting) }
         deliver { queue, observers in
             let storefront = SKStorefront(now)
             var ended: [SKPaymentTransaction] = []
             if let delegate = queue.delegate {
-                for transaction in waiting where !delegate.paymentQueue(queue, shouldContinue: transaction, in: storefront) {
+                for transaction in waiting where transaction.isWaiting
+                    && !delegate.paymentQueue(queue, shouldContinue: transaction, in: storefront) {
                     transaction.update {
+                        $0.settled = true
                         $0.state = .failed
                         $0.error = SKError(.storeProductNotAvailable, description: "The storefront changed to \(now.countryCode).")
                     }

@@ -6,6 +6,8 @@ import Synchronization
 open class SKPaymentTransaction: NSObject, @unchecked Sendable {
     // @unchecked: the mutable parts are behind `fields`' lock; the rest is immutable.
 
+    /// What the transaction shows (changed on the main queue, just before the observers hear of
+    /// it, so each callback sees the state it is about) and what the queue knows of it already.
     struct Fields {
         var state: SKPaymentTransactionState
         var error: SKError?
@@ -15,6 +17,10 @@ open class SKPaymentTransaction: NSObject, @unchecked Sendable {
         var engine: StoreEngine.Transaction?
         /// The Ask to Buy request a deferred transaction waits on (the store's transaction keeps its id).
         var requestID: Int64?
+        /// Whether its outcome is decided (purchased or failed), whatever observers have heard yet.
+        var settled = false
+        /// `finishTransaction(_:)` was called: a second call does nothing.
+        var finishing = false
     }
     let fields: Mutex<Fields>
 
@@ -31,7 +37,7 @@ open class SKPaymentTransaction: NSObject, @unchecked Sendable {
         self.original = original
         self.queue = queue
         fields = Mutex(Fields(state: state, identifier: engine.map { String($0.id) }, date: date ?? engine?.purchaseDate,
-                              engine: engine))
+                              engine: engine, settled: state != .purchasing))
         super.init()
     }
 
@@ -54,15 +60,11 @@ open class SKPaymentTransaction: NSObject, @unchecked Sendable {
     /// The Ask to Buy request a deferred transaction waits on.
     var requestID: Int64? { fields.withLock { $0.requestID } }
 
-    /// Moves it on; returns whether it changed.
-    @discardableResult
-    func update(_ change: (inout Fields) -> Void) -> Bool {
-        fields.withLock { fields in
-            let before = (fields.state, fields.identifier)
-            change(&fields)
-            return before != (fields.state, fields.identifier)
-        }
-    }
+    /// Changes its fields under the lock.
+    func update(_ change: (inout Fields) -> Void) { fields.withLock { change(&$0) } }
+
+    /// Whether it waits for the store: still `purchasing`, or `deferred` without an answer.
+    var isWaiting: Bool { fields.withLock { !$0.settled } }
 
     open override var description: String {
         let fields = fields.withLock { $0 }
