@@ -637,10 +637,11 @@ struct StoreSettingsTests {
                 "canMakePayments", "askToBuy", "interruptedPurchases", "finishTransactions", "offline", "latency",
                 "purchaseError", "loadProductsError", "restoreError", "verificationError", "timeRate", "billingIssues",
                 "gracePeriod", "storefront", "environment", "includeConsumablesInHistory", "refundRequestOutcome",
+                "sharedSecret",
             ])
             #expect(defaults.map(\.value) == ["true", "false", "false", "true", "false", "0",
                                               "none", "none", "none", "none", "realTime", "false", "false", "USA", "Xcode",
-                                              "false", "wait"])
+                                              "false", "wait", ""])
             #expect(defaults.allSatisfy { $0.isDefault })
             try await store.setSetting("canMakePayments", to: "no")
             let changed = try await store.settings()
