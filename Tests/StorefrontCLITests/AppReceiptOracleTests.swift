@@ -59,6 +59,26 @@ struct AppReceiptOracleTests: ServerHarness {
         #expect(garbage.status != 0 && garbage.stderr.contains("ValueError"), "\(garbage)")
     }
 
+    @Test("storefront receipt prints the receipt-data Apple's ReceiptUtility reads; --json names its file and purchases")
+    func receiptCommand() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("buy", Demo.goPro).expect(exit: 0)
+        let ids = try await transactionIDs(sandbox, catalog: Binary.catalog)
+        let listed = try await sandbox.storefront("receipt", "--json").jsonObject()
+        #expect(listed["transactionIds"] as? [String] == ids)
+        #expect(listed["receiptType"] as? String == "ProductionSandbox")
+        let path = try #require(listed["path"] as? String)
+        #expect(path == sandbox.path("store.StoreKit/\(Store.defaultAccount)/sandboxReceipt"))
+        let base64 = try #require(listed["receiptData"] as? String)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).base64EncodedString() == base64)
+        let text = try await sandbox.storefront("receipt")
+        text.expect(exit: 0)
+        let found = try await receiptUtility(sandbox, text.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(found.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == ids.first, "\(found)")
+        let refreshed = try await sandbox.storefront("receipt", "refresh")
+        #expect(refreshed.status == 0 && refreshed.stdout.contains(path), "\(refreshed)")
+    }
+
     @Test("openssl verifies the receipt's PKCS#7 signature against the exported root and gets the payload; not an edited one, nor another store's root")
     func openssl() async throws {
         let sandbox = try Sandbox()
