@@ -9,6 +9,7 @@
 #include <openssl/evp.h>
 #include <openssl/objects.h>
 #include <openssl/pem.h>
+#include <openssl/pkcs7.h>
 #include <openssl/sha.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
@@ -23,4 +24,11 @@ static inline int cossl_mbstring_asc(void) { return MBSTRING_ASC; }
 static inline STACK_OF(X509) *cossl_x509_stack_new(void) { return sk_X509_new_null(); }
 static inline int cossl_x509_stack_push(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_push(stack, certificate); }
 static inline void cossl_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+
+// STACK_OF(ASN1_TYPE): the SET and SEQUENCE of an app receipt's attributes (ASN1_SET_ANY, ASN1_SEQUENCE_ANY).
+static inline STACK_OF(ASN1_TYPE) *cossl_asn1_any_stack_new(void) { return sk_ASN1_TYPE_new_null(); }
+static inline int cossl_asn1_any_stack_push(STACK_OF(ASN1_TYPE) *stack, ASN1_TYPE *value) { return sk_ASN1_TYPE_push(stack, value); }
+static inline int cossl_asn1_any_stack_count(const STACK_OF(ASN1_TYPE) *stack) { return sk_ASN1_TYPE_num(stack); }
+static inline ASN1_TYPE *cossl_asn1_any_stack_value(const STACK_OF(ASN1_TYPE) *stack, int index) { return sk_ASN1_TYPE_value(stack, index); }
+static inline void cossl_asn1_any_stack_free(STACK_OF(ASN1_TYPE) *stack) { sk_ASN1_TYPE_pop_free(stack, ASN1_TYPE_free); }
 #endif

@@ -47,6 +47,8 @@ public enum Command: Equatable, Sendable {
     case redeem(code: String)
     /// `app-transaction`: the account's signed `AppTransaction`.
     case appTransaction
+    /// `receipt [refresh]`: the app receipt's base64, or made anew (`SKReceiptRefreshRequest`).
+    case receipt(refresh: Bool)
     /// `price-increase PRODUCT PRICE [--consent-required]`: a subscription's price changes, as in App Store Connect.
     case priceIncrease(productID: String, price: Decimal, consentRequired: Bool)
     /// `price-increase`: the price changes made and the increases this account waits for.
@@ -191,6 +193,7 @@ extension Command {
         case .clock, .advanceClock: ClockCommand.self
         case .log: LogCommand.self
         case .appTransaction: AppTransactionCommand.self
+        case .receipt: ReceiptCommand.self
         case .offerKeys, .offerKeysAdd, .offerKeysCreate, .offerKeysRemove: OfferKeysCommand.self
         case .offerSign: OfferCommand.self
         case .redeem: RedeemCommand.self

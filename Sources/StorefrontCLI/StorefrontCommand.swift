@@ -55,7 +55,7 @@ enum StorefrontCommands {
         AccountsCommand.self, EntitlementsCommand.self, ConsumeCommand.self, ResetCommand.self, SettingsCommand.self,
         ClockCommand.self, StatusCommand.self, AutoRenewCommand.self, ExpireCommand.self, RenewCommand.self,
         LogCommand.self, KeyCommand.self,
-        AppTransactionCommand.self, OfferKeysCommand.self, OfferCommand.self, RedeemCommand.self,
+        AppTransactionCommand.self, ReceiptCommand.self, OfferKeysCommand.self, OfferCommand.self, RedeemCommand.self,
         RefundRequestCommand.self, PriceIncreaseCommand.self, MessagesCommand.self, MessageCommand.self,
         CatalogCommand.self, DoctorCommand.self, VerifyCommand.self, ReplayCommand.self,
         CompletionsCommand.self, ManCommand.self, ServeCommand.self, NotificationsCommand.self,

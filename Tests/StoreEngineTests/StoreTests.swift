@@ -638,11 +638,11 @@ struct StoreSettingsTests {
                 "canMakePayments", "askToBuy", "interruptedPurchases", "finishTransactions", "offline", "latency",
                 "purchaseError", "loadProductsError", "restoreError", "verificationError", "timeRate", "billingIssues",
                 "gracePeriod", "gracePeriodDuration", "gracePeriodRenewalType", "storefront", "environment",
-                "includeConsumablesInHistory", "refundRequestOutcome", "appAppleId",
+                "includeConsumablesInHistory", "refundRequestOutcome", "appAppleId", "sharedSecret",
             ])
             #expect(defaults.map(\.value) == ["true", "false", "false", "true", "false", "0",
                                               "none", "none", "none", "none", "realTime", "false", "false", "16", "ALL_RENEWALS",
-                                              "USA", "Xcode", "false", "wait", "none"])
+                                              "USA", "Xcode", "false", "wait", "none", ""])
             #expect(defaults.allSatisfy { $0.isDefault })
             try await store.setSetting("canMakePayments", to: "no")
             let changed = try await store.settings()

@@ -43,6 +43,7 @@ struct JSONErrorTests {
         "notifications": ["notifications", "extra"],
         "help": ["help", "no-such-command"],
         "app-transaction": ["app-transaction", "extra"],
+        "receipt": ["receipt", "extra"],
         "offer-keys": ["offer-keys", "add", "KEY", "/no/such/key.p8"],
         "offer": ["offer", "sign", "no.such.product", "no-offer"],
         "redeem": ["redeem", "NO-SUCH-CODE"],

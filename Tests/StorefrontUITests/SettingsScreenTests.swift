@@ -333,6 +333,7 @@ struct SettingsScreenTests {
             "    includeConsumablesInHistory  false                   store   Transaction.all lists finished co…",
             "    refundRequestOutcome         wait                    store   a refund request from the app: wa…",
             "    appAppleId                   none                    store   the app's Apple ID (appAppleId) i…",
+            "    sharedSecret                                         store   the app's shared secret verifyRec…",
             "    Sandbox tester               tester@local                    2 testers in this store file; ‹› …",
             "    [ New tester ]                                               an empty history: test a first pu…",
             "    [ Delete the app ]                                           owned products and balances go; R…",

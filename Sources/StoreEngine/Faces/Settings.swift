@@ -6,6 +6,7 @@ public enum SettingName: String, Sendable, Hashable, CaseIterable {
     case includeConsumablesInHistory
     case refundRequestOutcome
     case appAppleId
+    case sharedSecret
 
     /// The setting's definition: scope, default, allowed values.
     public var definition: SettingDefinition { SettingDefinition.definition(of: self) }
@@ -76,6 +77,9 @@ extension SettingKey where Value == RefundRequestOutcome {
 extension SettingKey where Value == String {
     /// The storefront's alpha-3 country code.
     public static let storefront = Self(name: .storefront, decode: { $0 }, encode: { $0 })
+    /// The app's shared secret verifyReceipt checks `password` against, for receipts with
+    /// subscriptions (hexadecimal; empty: none on file, nothing checked).
+    public static let sharedSecret = Self(name: .sharedSecret, decode: { $0 }, encode: { $0 })
 }
 
 extension SettingKey where Value == Int64? {
@@ -207,6 +211,15 @@ extension SettingDefinition {
                 normalize: { value, _ in value.lowercased() == "none" ? "none" : Int64(value).flatMap { $0 > 0 ? String($0) : nil } },
                 allowed: { _ in "none or a positive number (App Store Connect's Apple ID of the app)" },
                 listChoices: { _ in ["none"] })
+        case .sharedSecret:
+            SettingDefinition(
+                id: name, scope: .store, defaultValue: "",
+                summary: "the app's shared secret verifyReceipt wants as password for receipts with subscriptions (empty: none)",
+                normalize: { value, _ in
+                    value.count <= 64 && value.allSatisfy(\.isHexDigit) && value.allSatisfy(\.isASCII) ? value.lowercased() : nil
+                },
+                allowed: { _ in "a hexadecimal string of up to 64 digits (Apple's are 32), or empty for none" },
+                listChoices: { _ in [""] })
         case .environment:
             SettingDefinition(
                 id: name, scope: .store, defaultValue: "Xcode",

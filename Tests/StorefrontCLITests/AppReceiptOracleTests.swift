@@ -1,0 +1,161 @@
+import Foundation
+import StoreEngine
+import Testing
+
+/// The app receipt checked by parties that are not Storefront: Apple's App Store Server
+/// Library's receipt utility reads a transaction id from it, `openssl` verifies its PKCS#7
+/// signature against the root `storefront key export --root` prints, and a legacy backend
+/// script verifies it at `storefront serve`'s verifyReceipt. The purchases are made by the
+/// binary; the receipt is made as an app makes it (StorefrontKit's engine, in this process).
+@Suite("App receipt: Apple's receipt utility, openssl and a legacy backend")
+struct AppReceiptOracleTests: ServerHarness {
+    static let legacyScript = Binary.repository.appendingPathComponent("scripts/legacy-verify-receipt.py").path
+    static let openssl = URL(fileURLWithPath: "/usr/bin/openssl")
+
+    /// The receipt the app reads now (refreshed), from the sandbox's store file.
+    func receipt(_ sandbox: Sandbox, catalog: String) async throws -> (url: URL, der: Data) {
+        let store = try Store(catalog: try Catalog.load(contentsOf: catalog), path: sandbox.store)
+        let url = try await store.app.refreshReceipt()
+        return (url, try Data(contentsOf: url))
+    }
+
+    func transactionIDs(_ sandbox: Sandbox, catalog: String) async throws -> [String] {
+        let listed = try await sandbox.storefront(["transactions", "--json"], catalog: catalog).jsonObject()
+        return try #require(listed["transactions"] as? [[String: Any]]).compactMap { ($0["id"] as? Int).map(String.init) }
+    }
+
+    /// Apple's ReceiptUtility on a base64 receipt: its answer (a transaction id, or None) on stdout.
+    func receiptUtility(_ sandbox: Sandbox, _ base64: String) async throws -> RunResult {
+        try #require(FileManager.default.isExecutableFile(atPath: AppleLibraryTests.python.path),
+                     "Apple's App Store Server Library is not installed in .build/oracle: run `make oracle` (make test does)")
+        let script = """
+            import sys
+            from appstoreserverlibrary.receipt_utility import ReceiptUtility
+            print(ReceiptUtility().extract_transaction_id_from_app_receipt(sys.argv[1]))
+            """
+        return try await Sandbox.launch(AppleLibraryTests.python, arguments: ["-c", script, base64],
+                                        environment: ["PATH": "/usr/bin:/bin"], directory: sandbox.folder)
+    }
+
+    @Test("Apple's ReceiptUtility reads the purchase's transaction id from the receipt, and None from one without purchases")
+    func receiptUtility() async throws {
+        let sandbox = try Sandbox()
+        let empty = try await receipt(sandbox, catalog: Binary.catalog)
+        let none = try await receiptUtility(sandbox, empty.der.base64EncodedString())
+        #expect(none.status == 0 && none.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "None", "\(none)")
+
+        try await sandbox.storefront("buy", Demo.goPro).expect(exit: 0)
+        let one = try await receipt(sandbox, catalog: Binary.catalog)
+        let ids = try await transactionIDs(sandbox, catalog: Binary.catalog)
+        let found = try await receiptUtility(sandbox, one.der.base64EncodedString())
+        #expect(found.status == 0 && found.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == ids.first, "\(found)")
+
+        try await sandbox.storefront("buy", Demo.monthly).expect(exit: 0)
+        let two = try await receipt(sandbox, catalog: Binary.catalog)
+        let either = try await receiptUtility(sandbox, two.der.base64EncodedString())
+        #expect(try await transactionIDs(sandbox, catalog: Binary.catalog).contains(either.stdout.trimmingCharacters(in: .whitespacesAndNewlines)),
+                "\(either)")
+        let garbage = try await receiptUtility(sandbox, Data("not a receipt".utf8).base64EncodedString())
+        #expect(garbage.status != 0 && garbage.stderr.contains("ValueError"), "\(garbage)")
+    }
+
+    @Test("storefront receipt prints the receipt-data Apple's ReceiptUtility reads; --json names its file and purchases")
+    func receiptCommand() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("buy", Demo.goPro).expect(exit: 0)
+        let ids = try await transactionIDs(sandbox, catalog: Binary.catalog)
+        let listed = try await sandbox.storefront("receipt", "--json").jsonObject()
+        #expect(listed["transactionIds"] as? [String] == ids)
+        #expect(listed["receiptType"] as? String == "ProductionSandbox")
+        let path = try #require(listed["path"] as? String)
+        #expect(path == sandbox.path("store.StoreKit/\(Store.defaultAccount)/sandboxReceipt"))
+        let base64 = try #require(listed["receiptData"] as? String)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).base64EncodedString() == base64)
+        let text = try await sandbox.storefront("receipt")
+        text.expect(exit: 0)
+        let found = try await receiptUtility(sandbox, text.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(found.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == ids.first, "\(found)")
+        let refreshed = try await sandbox.storefront("receipt", "refresh")
+        #expect(refreshed.status == 0 && refreshed.stdout.contains(path), "\(refreshed)")
+    }
+
+    @Test("openssl verifies the receipt's PKCS#7 signature against the exported root and gets the payload; not an edited one, nor another store's root")
+    func openssl() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("buy", Demo.goPro).expect(exit: 0)
+        let rootPEM = try await sandbox.storefront("key", "export", "--root")
+        rootPEM.expect(exit: 0)
+        let root = try sandbox.write("root.pem", rootPEM.stdout)
+        let made = try await receipt(sandbox, catalog: Binary.catalog)
+        let file = made.url.path
+        func run(_ arguments: [String]) async throws -> RunResult {
+            try await Sandbox.launch(Self.openssl, arguments: arguments, environment: ["PATH": "/usr/bin:/bin"], directory: sandbox.folder)
+        }
+        let payload = sandbox.path("payload.der")
+        let smime = try await run(["smime", "-verify", "-binary", "-inform", "DER", "-in", file, "-CAfile", root, "-out", payload])
+        #expect(smime.status == 0 && smime.stderr.contains("Verification successful"), "\(smime)")
+        let cms = try await run(["cms", "-verify", "-binary", "-inform", "DER", "-in", file, "-CAfile", root, "-out", payload + ".cms"])
+        #expect(cms.status == 0, "\(cms)")
+        // The payload is Apple's SET of attributes, the product's id among them.
+        let parsed = try await run(["asn1parse", "-inform", "DER", "-in", payload])
+        #expect(parsed.status == 0 && parsed.stdout.contains("SET"), "\(parsed)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: payload))
+        #expect(bytes.first == 0x31, "a SET")
+        #expect(bytes.range(of: Data(Demo.goPro.utf8)) != nil)
+
+        var edited = made.der
+        let at = try #require(edited.range(of: Data(Demo.goPro.utf8))).lowerBound
+        edited[at] ^= 0x20
+        let editedFile = try sandbox.write("edited", edited)
+        let refused = try await run(["smime", "-verify", "-binary", "-inform", "DER", "-in", editedFile, "-CAfile", root, "-out", payload])
+        #expect(refused.status != 0, "an edited receipt verified: \(refused)")
+        let other = try Sandbox()
+        let otherRoot = try sandbox.write("other.pem", try await other.storefront("key", "export", "--root").stdout)
+        let foreign = try await run(["smime", "-verify", "-binary", "-inform", "DER", "-in", file, "-CAfile", otherRoot, "-out", payload])
+        #expect(foreign.status != 0, "another store's root verified the receipt: \(foreign)")
+    }
+
+    @Test("a legacy backend over HTTP: the production URL says 21007, the sandbox URL answers 0 with the receipt and the subscription's state")
+    func legacyBackend() async throws {
+        let setup = try await setup()
+        let secret = "00112233445566778899aabbccddeeff"
+        try await setup.sandbox.storefront(["settings", "set", "sharedSecret", secret], catalog: setup.catalog).expect(exit: 0)
+        try await setup.sandbox.storefront(["buy", "monthly"], catalog: setup.catalog).expect(exit: 0)
+        try await setup.sandbox.storefront(["buy", "pro"], catalog: setup.catalog).expect(exit: 0)
+        let made = try await receipt(setup.sandbox, catalog: setup.catalog)
+        let ids = try await transactionIDs(setup.sandbox, catalog: setup.catalog)
+        let server = try startServer(setup)
+        let port = try await port(of: server)
+        defer { Task { await server.stop() } }
+        func backend(_ password: String?) async throws -> [String: Any] {
+            let result = try await Sandbox.launch(
+                AppleLibraryTests.python,
+                arguments: [Self.legacyScript, "--production", "http://127.0.0.1:\(port)/verifyReceipt",
+                            "--sandbox", "http://127.0.0.1:\(port)/sandbox/verifyReceipt", "--receipt", made.url.path]
+                    + (password.map { ["--password", $0] } ?? []),
+                environment: ["PATH": "/usr/bin:/bin"], directory: setup.sandbox.folder)
+            result.expect(exit: 0)
+            return try result.jsonObject()
+        }
+        let answered = try await backend(secret)
+        #expect(answered["statuses"] as? [Int] == [21007, 0])
+        #expect(ids.contains(try #require(answered["transactionId"] as? String)), "Apple's ReceiptUtility read an id of ours")
+        let answer = try #require(answered["answer"] as? [String: Any])
+        #expect(answer["environment"] as? String == "Sandbox")
+        let receipt = try #require(answer["receipt"] as? [String: Any])
+        #expect(receipt["bundle_id"] as? String == Self.bundleID)
+        let inApp = try #require(receipt["in_app"] as? [[String: Any]])
+        #expect(Set(inApp.compactMap { $0["product_id"] as? String }) == ["monthly", "pro"])
+        #expect(Set(inApp.compactMap { $0["transaction_id"] as? String }) == Set(ids))
+        let trial = try #require(inApp.first { $0["product_id"] as? String == "monthly" })
+        #expect(trial["is_trial_period"] as? String == "true", "the monthly plan starts with a free week")
+        #expect(trial["expires_date_ms"] is String && trial["web_order_line_item_id"] is String)
+        #expect((answer["latest_receipt_info"] as? [[String: Any]])?.isEmpty == false)
+        #expect((answer["pending_renewal_info"] as? [[String: Any]])?.first?["auto_renew_status"] as? String == "1")
+        #expect(answer["latest_receipt"] is String)
+
+        let wrong = try await backend("ffffffffffffffffffffffffffffffff")
+        #expect(wrong["statuses"] as? [Int] == [21007, 21004])
+        await server.stop()
+    }
+}
