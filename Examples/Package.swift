@@ -18,8 +18,13 @@ let package = Package(
         .target(name: "Shop", dependencies: [.product(name: "StorefrontKit", package: root)]),
         /// `shop-cli products | buy ID | restore | listen`, on the catalog and store file StorefrontKit finds.
         .executableTarget(name: "shop-cli", dependencies: ["Shop"]),
+        /// The RazeFaces tutorial's StoreKit 1 `IAPHelper` (Swift 5, as the tutorial), with `import StoreKit` made `import StorefrontKit`.
+        .target(name: "RazeFaces", dependencies: [.product(name: "StorefrontKit", package: root)],
+                swiftSettings: [.swiftLanguageMode(.v5)]),
+        /// `razefaces products | buy ID | restore | listen`: the IAPHelper on the main run loop (`dispatchMain()`).
+        .executableTarget(name: "razefaces-cli", dependencies: ["RazeFaces"], swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "ShopTests", dependencies: [
-            "Shop", "SeedStore",
+            "Shop", "SeedStore", "RazeFaces", "razefaces-cli",
             .product(name: "StorefrontKit", package: root),
             .product(name: "StorefrontKitTest", package: root),
         ]),

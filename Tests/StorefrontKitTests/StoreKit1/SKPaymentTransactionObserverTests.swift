@@ -74,7 +74,7 @@ import Testing
             let run = try await runStorefront(["--catalog", catalogURL.path, "--store", session.storePath,
                                                "approve", String(request.identifier)])
             #expect(run.status == 0, "\(run.output)")
-            let purchased = try #require(await observer.waitFor(ID.shopping, .purchased, seconds: 30))
+            let purchased = try #require(await observer.waitFor(ID.shopping, .purchased, seconds: 60))
             #expect(purchased.identifier == String(request.identifier) && purchased.onMainQueue)
             #expect(await observer.wait { $0.contains(.removed([ID.shopping])) })
             #expect(await Transaction.currentEntitlement(for: ID.shopping) != nil)

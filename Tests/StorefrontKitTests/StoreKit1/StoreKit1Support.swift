@@ -43,7 +43,7 @@ final class RecordingObserver: NSObject, SKPaymentTransactionObserver, @unchecke
     }
 
     /// Waits up to `seconds` for `condition` to hold of the events.
-    func wait(_ seconds: Double = 20, until condition: @escaping ([Event]) -> Bool) async -> Bool {
+    func wait(_ seconds: Double = 60, until condition: @escaping ([Event]) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition(events) { return true }
@@ -53,7 +53,7 @@ final class RecordingObserver: NSObject, SKPaymentTransactionObserver, @unchecke
     }
 
     /// Waits for a transaction of `product` in `state`.
-    func waitFor(_ product: String, _ state: SKPaymentTransactionState, seconds: Double = 20) async -> Seen? {
+    func waitFor(_ product: String, _ state: SKPaymentTransactionState, seconds: Double = 60) async -> Seen? {
         _ = await wait(seconds) { events in
             events.contains { if case .updated(let list) = $0 { list.contains { $0.product == product && $0.state == state } } else { false } }
         }
@@ -111,7 +111,7 @@ final class RecordingProductsDelegate: NSObject, SKProductsRequestDelegate, @unc
     func request(_ request: SKRequest, didFailWithError error: any Error) { state.withLock { $0.error = error } }
 
     /// Waits up to `seconds` for the request to finish or fail.
-    func settle(within seconds: Double = 20) async -> Bool {
+    func settle(within seconds: Double = 60) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if finished || error != nil { return true }
