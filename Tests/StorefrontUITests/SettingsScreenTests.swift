@@ -335,8 +335,6 @@ struct SettingsScreenTests {
             "    appAppleId                   none                    store   the app's Apple ID (appAppleId) i…",
             "    sharedSecret                                         store   the app's shared secret verifyRec…",
             "    Sandbox tester               tester@local                    2 testers in this store file; ‹› …",
-            "    [ New tester ]                                               an empty history: test a first pu…",
-            "    [ Delete the app ]                                           owned products and balances go; R…",
             "────────────────────────────────────────────────────────────────────────────────────────────────────",
             "  purchaseError: the error Product.purchase() fails with (none: no error); for the whole store",
             "  file; o makes it apply to the next call only",
