@@ -13,8 +13,10 @@ import Synchronization
 ///
 /// Tests that run in parallel (Swift Testing's default) each create their own session
 /// and wrap the code under test in `session.run { … }`; they then never see each
-/// other's purchases. Products and transactions remember the store they came from, so
-/// `product.purchase()` and `transaction.finish()` go to the right session anywhere.
+/// other's purchases. What is read inside `run` stays with its session. Products and
+/// listeners read outside any `run` follow the choice: code that loads products or starts
+/// `Transaction.updates` before the test makes its session still buys and listens in it.
+/// Transactions always act on the store they came from.
 ///
 /// Controls are synchronous and `throws`, as in Xcode; they wait briefly for the store file.
 public final class SKTestSession: Sendable {
@@ -61,12 +63,11 @@ public final class SKTestSession: Sendable {
         } catch {
             throw StorefrontKit.ConfigurationError(description: "store file \(error.description)")
         }
-        StoreContext.latestSession.withLock { $0 = context }
+        StoreContext.sessionStarted(context)
     }
 
     deinit {
-        let mine = context
-        StoreContext.latestSession.withLock { if $0 === mine { $0 = nil } }
+        StoreContext.sessionEnded(context)
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -105,6 +106,20 @@ public final class SKTestSession: Sendable {
             try? blockingStoreKitCall { [context] in try await context.store.testSession.set(.purchaseError, to: error) }
             context.changed()
         }
+    }
+
+    /// Renewals of auto-renewable subscriptions fail to bill and enter billing retry
+    /// (the store's `billingIssues` setting); the subscription recovers once it is set back to false.
+    public var shouldEnterBillingRetryOnRenewal: Bool {
+        get { flag(.billingIssues) }
+        set { setFlag(.billingIssues, newValue) }
+    }
+
+    /// A renewal that fails to bill starts with a billing grace period, service continuing
+    /// (the store's `gracePeriod` setting); no effect unless ``shouldEnterBillingRetryOnRenewal``.
+    public var billingGracePeriodIsEnabled: Bool {
+        get { flag(.gracePeriod) }
+        set { setFlag(.gracePeriod, newValue) }
     }
 
     /// Kept for source compatibility: a terminal store shows no dialogs.
