@@ -31,11 +31,13 @@ public final class SKTestSession: Sendable {
     }
 
     /// A session on the configuration file `name` (with or without `.storekit` or `.json`),
-    /// looked for in the current folder, then in the main bundle and every loaded bundle.
+    /// looked for in the current folder, then in the main bundle and every loaded bundle, then
+    /// in the resource bundles SwiftPM puts beside the test binary (`Package_Target.resources`).
     public convenience init(configurationFileNamed name: String) throws {
         let candidates = [name, name + ".storekit", name + ".json"]
         var folders = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
         folders += ([Bundle.main] + Bundle.allBundles).compactMap(\.resourceURL)
+        folders += Self.resourceBundles()
         for folder in folders {
             for candidate in candidates {
                 let url = folder.appendingPathComponent(candidate)
@@ -47,6 +49,16 @@ public final class SKTestSession: Sendable {
             }
         }
         throw StorefrontKit.ConfigurationError(description: "no configuration file named \(name) in \(folders.map(\.path))")
+    }
+
+    /// The `*.resources` folders beside the running binary (where SwiftPM copies a target's resources on Linux).
+    private static func resourceBundles() -> [URL] {
+        let binary = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments.first ?? "")
+        var folder = binary.deletingLastPathComponent()
+        // An `.xctest` bundle's binary sits inside it; its resources are beside the bundle.
+        if folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS" { folder.deleteLastPathComponent() }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".resources") }.sorted().map { folder.appendingPathComponent($0) }
     }
 
     /// A session on the `.storekit` or products.json file at `url`, in a new temporary store file.
