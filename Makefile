@@ -17,13 +17,16 @@ run: build
 	@./.build/debug/storefront --catalog $(CATALOG)
 
 ## Build and run every test (the signed-data tests use Apple's library from .build/oracle),
-## then the Examples package's (StorefrontKit with SKTestSession). A build that prints a
-## warning fails (scripts/no-warnings.sh), its output shown all the same.
+## then the Examples packages' (StorefrontKit with SKTestSession; Examples/StoreApp, an app's
+## store layer and its XCTest suite). A build that prints a warning fails
+## (scripts/no-warnings.sh), its output shown all the same.
 test: deps oracle commit
 	./scripts/no-warnings.sh $(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	./scripts/no-warnings.sh $(SWIFT) build --package-path Examples --build-tests
 	$(SWIFT) test --package-path Examples --skip-build
+	./scripts/no-warnings.sh $(SWIFT) build --package-path Examples/StoreApp --build-tests
+	$(SWIFT) test --package-path Examples/StoreApp --skip-build
 
 build: deps commit
 	$(SWIFT) build
@@ -89,4 +92,4 @@ oracle:
 	@./scripts/install-deps.sh oracle
 
 clean:
-	rm -rf .build Fuzz/.build Examples/.build
+	rm -rf .build Fuzz/.build Examples/.build Examples/StoreApp/.build

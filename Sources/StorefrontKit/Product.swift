@@ -5,6 +5,8 @@ import StoreEngine
 public struct Product: Sendable, Identifiable, Hashable {
     let engine: StoreEngine.Product
     let context: StoreContext
+    /// Read outside a test session's scope: buys in the store chosen when it buys (`StoreContext+Choice.swift`).
+    var follows = false
 
     /// The product identifier from the catalog.
     public var id: String { engine.id }
@@ -22,7 +24,7 @@ public struct Product: Sendable, Identifiable, Hashable {
     public var isFamilyShareable: Bool { engine.isFamilyShareable }
     /// The subscription details of an auto-renewable subscription; nil for anything else.
     public var subscription: SubscriptionInfo? {
-        engine.subscription.map { SubscriptionInfo($0, context: context) }
+        engine.subscription.map { SubscriptionInfo($0, context: context, follows: follows) }
     }
 
     /// The products with these identifiers, in catalog order; unknown identifiers are left out.
@@ -32,7 +34,8 @@ public struct Product: Sendable, Identifiable, Hashable {
         let context = try resolvedContext()
         let wanted = Set(identifiers)
         let all = try await storeKitCall { try await context.store.app.products() }
-        return all.filter { wanted.contains($0.id) }.map { Product(engine: $0, context: context) }
+        let follows = !StoreContext.isScoped
+        return all.filter { wanted.contains($0.id) }.map { Product(engine: $0, context: context, follows: follows) }
     }
 
     /// Buys the product (StoreKit's `Product.purchase(options:)`). A successful transaction
@@ -51,6 +54,7 @@ public struct Product: Sendable, Identifiable, Hashable {
             case .winBackOffer(let id): winBackOfferID = id
             }
         }
+        let context = context.storeNow(follows: follows)
         return try await context.purchasing {
             let outcome = try await storeKitCall {
                 try await context.store.app.purchase(id, quantity: quantity, appAccountToken: token, offerID: offerID,

@@ -7,7 +7,9 @@ import Synchronization
 ///
 /// Which store a static call (`Product.products(for:)`, `Transaction.updates`, …) uses
 /// is decided by ``resolve()``: the task-local ``current`` (set by `SKTestSession.run`),
-/// else the most recently created test session, else the configured or default store.
+/// else the most recently created test session still alive, else the configured or default
+/// store. What is read outside a session's scope follows that choice as it changes
+/// (`StoreContext+Choice.swift`).
 package final class StoreContext: Sendable {
     /// The engine's store over the store file.
     package let store: Store
@@ -45,15 +47,15 @@ package final class StoreContext: Sendable {
 
     /// The store bound to this task (and its child tasks) by a test session's scope.
     @TaskLocal package static var current: StoreContext?
-    /// The most recently created test session's store: used when no scope is bound.
-    package static let latestSession = Mutex<StoreContext?>(nil)
+    /// The stores of the test sessions alive, oldest first: the last is used when no scope is bound.
+    static let sessions = Mutex(Sessions())
     /// The store opened by `StorefrontKit.configure` or found by the CLI's rules.
     static let configured = Mutex<StoreContext?>(nil)
 
     /// The store a static call uses now.
     package static func resolve() throws -> StoreContext {
         if let current { return current }
-        if let session = latestSession.withLock({ $0 }) { return session }
+        if let session = latestSession { return session }
         return try configured.withLock { context in
             if let context { return context }
             let opened = try StorefrontKit.openDefault()

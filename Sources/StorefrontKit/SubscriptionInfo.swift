@@ -20,8 +20,10 @@ extension Product {
         /// (`RenewalInfo.eligibleWinBackOfferIDs` says which the customer may).
         public let winBackOffers: [SubscriptionOffer]
         let context: StoreContext
+        /// Read outside a test session's scope: asks the store chosen when it asks.
+        let follows: Bool
 
-        init(_ info: StoreEngine.Product.SubscriptionInfo, context: StoreContext) {
+        init(_ info: StoreEngine.Product.SubscriptionInfo, context: StoreContext, follows: Bool = false) {
             subscriptionGroupID = info.subscriptionGroupID
             groupDisplayName = info.groupDisplayName
             groupLevel = info.groupLevel
@@ -31,11 +33,15 @@ extension Product {
             promotionalOffers = info.promotionalOffers.map { SubscriptionOffer($0, type: .promotional) }
             winBackOffers = info.winBackOffers.map { SubscriptionOffer($0, type: .winBack) }
             self.context = context
+            self.follows = follows
         }
 
         /// Whether the account may still take this group's introductory offer.
         public var isEligibleForIntroOffer: Bool {
-            get async { (try? await context.store.app.isEligibleForIntroOffer(groupID: subscriptionGroupID)) ?? false }
+            get async {
+                let context = context.storeNow(follows: follows)
+                return (try? await context.store.app.isEligibleForIntroOffer(groupID: subscriptionGroupID)) ?? false
+            }
         }
 
         /// Whether the account may still take the group's introductory offer.
@@ -46,7 +52,7 @@ extension Product {
 
         /// The group's subscription status for this account: empty when it never subscribed.
         public var status: [Status] {
-            get async throws { try await Self.status(for: subscriptionGroupID, context: context) }
+            get async throws { try await Self.status(for: subscriptionGroupID, context: context.storeNow(follows: follows)) }
         }
 
         /// The subscription status of a group for this account.

@@ -3,19 +3,30 @@ import StoreEngine
 
 extension Product.SubscriptionInfo {
     /// Where a subscription group stands for the account (StoreKit's `Product.SubscriptionInfo.Status`).
-    public struct Status: Sendable {
+    ///
+    /// Two statuses are equal when they say the same of the same store's subscription: the same
+    /// state, newest transaction and renewal info; not when only the moment they were signed differs.
+    public struct Status: Sendable, Equatable, Hashable {
         /// Subscribed, expired, in billing retry, in grace period or revoked.
         public let state: RenewalState
         /// The subscription's newest transaction.
         public let transaction: VerificationResult<Transaction>
         /// What happens at the next renewal.
         public let renewalInfo: VerificationResult<RenewalInfo>
+        /// What the status says, as compared (``SubscriptionStatus/comparable``).
+        let facts: SubscriptionStatus
+        let context: StoreContext
 
         init(_ status: SubscriptionStatus, context: StoreContext) {
             state = RenewalState(status.state)
             transaction = Transaction.verification(of: status.transaction, context: context)
             renewalInfo = .verified(RenewalInfo(status.renewalInfo))
+            facts = status.comparable
+            self.context = context
         }
+
+        public static func == (a: Status, b: Status) -> Bool { a.facts == b.facts && a.context === b.context }
+        public func hash(into hasher: inout Hasher) { hasher.combine(facts) }
     }
 
     /// A subscription's state, as StoreKit's `Product.SubscriptionInfo.RenewalState`.

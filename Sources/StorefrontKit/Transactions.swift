@@ -39,8 +39,9 @@ extension Transaction {
     /// launch, then — within a second — approvals, resolved purchases, renewals, refunds and
     /// purchases made outside the app, by this process or another one using the same store file.
     public static var updates: Transactions {
-        let context = try? StoreContext.resolve()
-        return Transactions { UpdatesMonitor.stream(context: context) }
+        // Read outside a test session's scope, it moves to each new session (StoreContext+Choice.swift).
+        let scope = StoreContext.current
+        return Transactions { StoreContext.following(scope: scope) { UpdatesMonitor.stream(context: $0) } }
     }
 
     /// Every transaction of the account, newest first: no requests, and finished consumables

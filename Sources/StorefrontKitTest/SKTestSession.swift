@@ -13,8 +13,10 @@ import Synchronization
 ///
 /// Tests that run in parallel (Swift Testing's default) each create their own session
 /// and wrap the code under test in `session.run { … }`; they then never see each
-/// other's purchases. Products and transactions remember the store they came from, so
-/// `product.purchase()` and `transaction.finish()` go to the right session anywhere.
+/// other's purchases. What is read inside `run` stays with its session. Products and
+/// listeners read outside any `run` follow the choice: code that loads products or starts
+/// `Transaction.updates` before the test makes its session still buys and listens in it.
+/// Transactions always act on the store they came from.
 ///
 /// Controls are synchronous and `throws`, as in Xcode; they wait briefly for the store file.
 public final class SKTestSession: Sendable {
@@ -29,11 +31,13 @@ public final class SKTestSession: Sendable {
     }
 
     /// A session on the configuration file `name` (with or without `.storekit` or `.json`),
-    /// looked for in the current folder, then in the main bundle and every loaded bundle.
+    /// looked for in the current folder, then in the main bundle and every loaded bundle, then
+    /// in the resource bundles SwiftPM puts beside the test binary (`Package_Target.resources`).
     public convenience init(configurationFileNamed name: String) throws {
         let candidates = [name, name + ".storekit", name + ".json"]
         var folders = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
         folders += ([Bundle.main] + Bundle.allBundles).compactMap(\.resourceURL)
+        folders += Self.resourceBundles()
         for folder in folders {
             for candidate in candidates {
                 let url = folder.appendingPathComponent(candidate)
@@ -45,6 +49,16 @@ public final class SKTestSession: Sendable {
             }
         }
         throw StorefrontKit.ConfigurationError(description: "no configuration file named \(name) in \(folders.map(\.path))")
+    }
+
+    /// The `*.resources` folders beside the running binary (where SwiftPM copies a target's resources on Linux).
+    private static func resourceBundles() -> [URL] {
+        let binary = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments.first ?? "")
+        var folder = binary.deletingLastPathComponent()
+        // An `.xctest` bundle's binary sits inside it; its resources are beside the bundle.
+        if folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS" { folder.deleteLastPathComponent() }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".resources") }.sorted().map { folder.appendingPathComponent($0) }
     }
 
     /// A session on the `.storekit` or products.json file at `url`, in a new temporary store file.
@@ -61,12 +75,11 @@ public final class SKTestSession: Sendable {
         } catch {
             throw StorefrontKit.ConfigurationError(description: "store file \(error.description)")
         }
-        StoreContext.latestSession.withLock { $0 = context }
+        StoreContext.sessionStarted(context)
     }
 
     deinit {
-        let mine = context
-        StoreContext.latestSession.withLock { if $0 === mine { $0 = nil } }
+        StoreContext.sessionEnded(context)
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -105,6 +118,20 @@ public final class SKTestSession: Sendable {
             try? blockingStoreKitCall { [context] in try await context.store.testSession.set(.purchaseError, to: error) }
             context.changed()
         }
+    }
+
+    /// Renewals of auto-renewable subscriptions fail to bill and enter billing retry
+    /// (the store's `billingIssues` setting); the subscription recovers once it is set back to false.
+    public var shouldEnterBillingRetryOnRenewal: Bool {
+        get { flag(.billingIssues) }
+        set { setFlag(.billingIssues, newValue) }
+    }
+
+    /// A renewal that fails to bill starts with a billing grace period, service continuing
+    /// (the store's `gracePeriod` setting); no effect unless ``shouldEnterBillingRetryOnRenewal``.
+    public var billingGracePeriodIsEnabled: Bool {
+        get { flag(.gracePeriod) }
+        set { setFlag(.gracePeriod, newValue) }
     }
 
     /// Kept for source compatibility: a terminal store shows no dialogs.

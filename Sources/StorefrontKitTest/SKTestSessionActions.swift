@@ -10,53 +10,72 @@ extension SKTestSession {
         _ = try? act { try await $0.testSession.reset(.all) }
     }
 
-    /// Removes every transaction of the account; settings stay.
-    public func clearTransactions() throws {
-        try act { store in
+    /// Removes every transaction of the account, so one-time purchases can be bought again; settings stay.
+    public func clearTransactions() {
+        _ = try? act { store in
             for transaction in try await store.appStore.transactions() {
                 try await store.appStore.deleteTransaction(transaction.id)
             }
         }
     }
 
-    /// Every transaction of the account, pending requests included, newest first.
+    /// Every transaction of the account, pending requests, failed and consumable ones included, newest first.
     public func allTransactions() -> [SKTestTransaction] {
-        (wait { try await $0.appStore.transactions() } ?? []).map(SKTestTransaction.init)
+        let listed = wait { store -> ([StoreEngine.Transaction], [Int64: Bool]) in
+            let statuses = try await store.appStore.subscriptionStatuses()
+            let renewing = Dictionary(statuses.map { ($0.renewalInfo.originalTransactionID, $0.renewalInfo.willAutoRenew) },
+                                      uniquingKeysWith: { first, _ in first })
+            return (try await store.appStore.transactions(), renewing)
+        }
+        guard let (transactions, renewing) = listed else { return [] }
+        return transactions.map { transaction in
+            SKTestTransaction(transaction, autoRenewing: transaction.productType == .autoRenewable
+                                  && transaction.status == .purchased && renewing[transaction.originalID] == true)
+        }
     }
 
     // MARK: - The App Store's side
 
     /// A purchase made outside the app (another device): the app gets it on `Transaction.updates`.
-    /// Returns the transaction; throws when the purchase did not complete (Ask to Buy, an error).
+    /// Throws when the purchase did not complete (Ask to Buy, an error). The options are not applied.
     @discardableResult
-    public func buyProduct(identifier: String, options: Set<StorefrontKit.Product.PurchaseOption> = []) throws -> StorefrontKit.Transaction {
-        let outcome = try act { try await $0.appStore.purchaseOutsideApp(identifier) }
+    public func buyProduct(identifier: StorefrontKit.Product.ID,
+                           options: Set<StorefrontKit.Product.PurchaseOption> = []) async throws -> StorefrontKit.Transaction {
+        let outcome = try await packageStoreKitCall { [context] in try await context.store.appStore.purchaseOutsideApp(identifier) }
+        context.changed()
         guard let transaction = outcome.transaction else { throw StoreKitError.unknown }
         return StorefrontKit.Transaction.verification(of: transaction, context: context).unsafePayloadValue
     }
 
+    /// A purchase made outside the app, as Xcode's older `buyProduct(productIdentifier:)`: it arrives on
+    /// `Transaction.updates`. Throws when the purchase did not complete (Ask to Buy, an error).
+    public func buyProduct(productIdentifier: String) throws {
+        let outcome = try act { try await $0.appStore.purchaseOutsideApp(productIdentifier) }
+        guard outcome.transaction != nil else { throw StoreKitError.unknown }
+    }
+
     /// A parent approves an Ask to Buy request: it arrives on `Transaction.updates`.
-    public func approveAskToBuyTransaction(identifier: UInt) throws {
+    public func approveAskToBuyTransaction(identifier: Int) throws {
         _ = try act { try await $0.appStore.approve(Int64(identifier)) }
     }
 
     /// A parent declines an Ask to Buy request: nothing is charged.
-    public func declineAskToBuyTransaction(identifier: UInt) throws {
+    public func declineAskToBuyTransaction(identifier: Int) throws {
         _ = try act { try await $0.appStore.decline(Int64(identifier)) }
     }
 
     /// Completes an interrupted purchase: it arrives on `Transaction.updates`.
-    public func resolveIssueForTransaction(identifier: UInt) throws {
+    public func resolveIssueForTransaction(identifier: Int) throws {
         _ = try act { try await $0.appStore.resolve(Int64(identifier)) }
     }
 
     /// Refunds a transaction: revoked now, and delivered again on `Transaction.updates` with its `revocationDate`.
-    public func refundTransaction(identifier: UInt) throws {
+    public func refundTransaction(identifier: Int) throws {
         _ = try act { try await $0.appStore.refund(Int64(identifier)) }
     }
 
     /// Removes a transaction from the history.
-    public func deleteTransaction(identifier: UInt) throws {
+    public func deleteTransaction(identifier: Int) throws {
         try act { try await $0.appStore.deleteTransaction(Int64(identifier)) }
     }
 
@@ -73,12 +92,12 @@ extension SKTestSession {
     }
 
     /// Turns auto-renew off for the subscription of a transaction: it expires at the period's end.
-    public func disableAutoRenewForTransaction(identifier: UInt) throws {
+    public func disableAutoRenewForTransaction(identifier: Int) throws {
         try setAutoRenew(identifier: identifier, false)
     }
 
     /// Turns auto-renew back on for the subscription of a transaction.
-    public func enableAutoRenewForTransaction(identifier: UInt) throws {
+    public func enableAutoRenewForTransaction(identifier: Int) throws {
         try setAutoRenew(identifier: identifier, true)
     }
 
@@ -118,7 +137,7 @@ extension SKTestSession {
         return status?.renewalInfo.autoRenewPreference ?? transaction.productID
     }
 
-    private func setAutoRenew(identifier: UInt, _ on: Bool) throws {
+    private func setAutoRenew(identifier: Int, _ on: Bool) throws {
         let transaction = try act { try await $0.appStore.transaction(id: Int64(identifier)) }
         guard let group = transaction.subscriptionGroupID else { throw StorefrontKit.Product.PurchaseError.productUnavailable }
         try act { try await $0.appStore.setAutoRenew(groupID: group, on) }
@@ -134,17 +153,29 @@ extension SKTestSession {
     // MARK: - Errors and time
 
     /// Makes `api` fail with `error` until set back to nil (Xcode's `setSimulatedError(_:forAPI:)`).
-    /// The error is a `StoreKitError`, `Product.PurchaseError` or a `VerificationError` (for `.verification`).
-    public func setSimulatedError(_ error: (any Error)?, forAPI api: StoreKitAPI) throws {
-        guard let key = api.settingKey else { throw StoreKitError.unsupported }
-        let simulated: SimulatedError?
+    /// The store simulates `.loadProducts`, `.purchase`, `.verification` and `.appStoreSync`;
+    /// for the other APIs, and a `StoreKitError` case the API cannot throw, it throws `StoreKitError.unsupported`.
+    public func setSimulatedError<API: FailableStoreKitAPI>(_ error: API.Failure?, forAPI api: API) async throws {
+        guard let key = (API.self as? any SimulatableAPI.Type)?.settingKey else { throw StoreKitError.unsupported }
+        var simulated: SimulatedError?
         if let error {
-            guard let named = SimulatedError(storeKitError: error) else { throw StoreKitError.unsupported }
+            guard let named = (error as? any SimulatableFailure)?.simulated,
+                  key.name.definition.normalized(named.rawValue, in: context.store.catalog) != nil
+            else { throw StoreKitError.unsupported }
             simulated = named
-        } else {
-            simulated = nil
         }
-        try act { try await $0.testSession.set(key, to: simulated) }
+        let chosen = simulated
+        try await packageStoreKitCall { [context] in try await context.store.testSession.set(key, to: chosen) }
+        context.changed()
+    }
+
+    /// The error `api` is made to fail with now; nil when none.
+    public func simulatedError<API: FailableStoreKitAPI>(forAPI api: API) async -> API.Failure? {
+        guard let key = (API.self as? any SimulatableAPI.Type)?.settingKey,
+              let failure = API.Failure.self as? any SimulatableFailure.Type,
+              let simulated = (try? await context.store.testSession.value(key)) ?? nil
+        else { return nil }
+        return failure.init(simulated: simulated) as? API.Failure
     }
 
     /// Moves the store's clock ahead by an ISO-8601 duration (`P1M`, `P3D`, `PT6H`); renewals that fall due are made.
@@ -161,24 +192,4 @@ extension SKTestSession {
 
     /// The store's time now.
     public var now: Date { wait { try await $0.testSession.clock().now } ?? Date() }
-}
-
-extension SimulatedError {
-    /// The simulated error named as a StoreKit error's case.
-    init?(storeKitError error: any Error) {
-        if let error = error as? StoreKitError {
-            switch error {
-            case .networkError: self = .networkError
-            case .systemError: self = .systemError
-            case .notAvailableInStorefront: self = .notAvailableInStorefront
-            case .notEntitled: self = .notEntitled
-            case .userCancelled: self = .userCancelled
-            case .unknown: self = .unknown
-            case .unsupported: return nil
-            }
-            return
-        }
-        // Product.PurchaseError and VerificationError cases share the engine's case names.
-        self.init(rawValue: String(describing: error))
-    }
 }

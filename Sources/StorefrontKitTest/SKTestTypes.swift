@@ -6,35 +6,12 @@ extension SKTestSession {
     public typealias TimeRate = StoreEngine.TimeRate
 }
 
-/// A StoreKit API a test session can make fail (Xcode's `StoreKitAPI`).
-public struct StoreKitAPI: Hashable, Sendable {
-    let name: String
-    /// `Product.products(for:)`.
-    public static let loadProducts = StoreKitAPI(name: "loadProducts")
-    /// `Product.purchase(options:)`.
-    public static let purchase = StoreKitAPI(name: "purchase")
-    /// The verification of transactions reaching the app.
-    public static let verification = StoreKitAPI(name: "verification")
-    /// `AppStore.sync()`.
-    public static let appStoreSync = StoreKitAPI(name: "appStoreSync")
-
-    var settingKey: SettingKey<SimulatedError?>? {
-        switch name {
-        case "loadProducts": .loadProductsError
-        case "purchase": .purchaseError
-        case "verification": .verificationError
-        case "appStoreSync": .restoreError
-        default: nil
-        }
-    }
-}
-
 /// A transaction as the test session lists it (Xcode's `SKTestTransaction`).
 public struct SKTestTransaction: Sendable, Hashable {
-    /// The transaction's id (the request's id while pending).
-    public let identifier: UInt
+    /// The transaction's id (the request's id while pending): what the session's controls take.
+    public let identifier: Int
     /// The first transaction of the purchase.
-    public let originalTransactionIdentifier: UInt
+    public let originalTransactionIdentifier: Int
     /// The product bought.
     public let productIdentifier: String
     /// When it was bought, by the store's clock.
@@ -47,18 +24,22 @@ public struct SKTestTransaction: Sendable, Hashable {
     public let pendingAskToBuyConfirmation: Bool
     /// Interrupted: waiting for the user.
     public let hasPurchaseIssue: Bool
-    /// Whether the app finished it.
+    /// Whether the subscription renews at the period's end (false for anything but an
+    /// auto-renewable subscription's transaction).
+    public let autoRenewingEnabled: Bool
+    /// Whether the app finished it (not in Xcode).
     public let isFinished: Bool
 
-    init(_ transaction: StoreEngine.Transaction) {
-        identifier = UInt(transaction.id)
-        originalTransactionIdentifier = UInt(transaction.originalID)
+    init(_ transaction: StoreEngine.Transaction, autoRenewing: Bool) {
+        identifier = Int(transaction.id)
+        originalTransactionIdentifier = Int(transaction.originalID)
         productIdentifier = transaction.productID
         purchaseDate = transaction.purchaseDate
         expirationDate = transaction.expirationDate
         revocationDate = transaction.revocationDate
         pendingAskToBuyConfirmation = transaction.status == .pending && transaction.pendingReason == .askToBuy
         hasPurchaseIssue = transaction.status == .pending && transaction.pendingReason == .interrupted
+        autoRenewingEnabled = autoRenewing
         isFinished = transaction.isFinished
     }
 }

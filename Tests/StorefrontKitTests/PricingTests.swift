@@ -21,7 +21,7 @@ import Testing
             await #expect(throws: Product.PurchaseError.ineligibleForOffer) { _ = try await monthly.purchase(options: [.winBackOffer(offer)]) }
             guard case .success(let trial) = try await monthly.purchase() else { Issue.record("expected success"); return }
             try session.advanceClock(by: "P1W")  // one paid month
-            try session.disableAutoRenewForTransaction(identifier: UInt(try trial.payloadValue.id))
+            try session.disableAutoRenewForTransaction(identifier: Int(try trial.payloadValue.id))
             try session.advanceClock(by: "P2M")
             #expect(try await renewalInfo().eligibleWinBackOfferIDs == ["monthly_winback"])
             guard case .success(let result) = try await monthly.purchase(options: [.winBackOffer(offer)]) else {
@@ -64,7 +64,7 @@ import Testing
             try session.declinePriceIncreaseForTransaction(identifier: id)
             let declined = try await renewalInfo()
             #expect(!declined.willAutoRenew && declined.priceIncreaseStatus == .noIncreasePending)
-            try session.enableAutoRenewForTransaction(identifier: UInt(id))
+            try session.enableAutoRenewForTransaction(identifier: Int(id))
             try session.requestPriceIncreaseConsentForTransaction(identifier: id)
             try session.advanceClock(by: "P8D")
             let expired = try await renewalInfo()

@@ -34,7 +34,7 @@ import Testing
             }
 
             let listener = Listener(Transaction.updates)
-            try session.buyProduct(identifier: ID.shopping)  // a canary: the listener has taken its first look
+            try await session.buyProduct(identifier: ID.shopping)  // a canary: the listener has taken its first look
             #expect(await listener.count(atLeast: 1, within: 20))
             try await storefront(session, ["refund-request", "approve", String(bought.id)])
             #expect(await listener.count(atLeast: 2, within: 20))
@@ -48,7 +48,7 @@ import Testing
         let session = try SKTestSession(contentsOf: catalogURL)
         try await session.run {
             let listener = Listener(Transaction.updates)
-            try session.buyProduct(identifier: ID.shopping)  // a canary: the listener has taken its first look
+            try await session.buyProduct(identifier: ID.shopping)  // a canary: the listener has taken its first look
             #expect(await listener.count(atLeast: 1, within: 20))
             try await storefront(session, ["--account", "organizer@local", "accounts", "family", "create", "smiths"])
             try await storefront(session, ["accounts", "family", "add", "smiths", "tester@local"])

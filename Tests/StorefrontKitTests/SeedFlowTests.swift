@@ -56,10 +56,10 @@ import Testing
         let session = try SKTestSession(contentsOf: catalogURL)
         try await session.run {
             let product = try #require(try await Product.products(for: [ID.goPro]).first)
-            try session.setSimulatedError(Product.PurchaseError.purchaseNotAllowed, forAPI: .purchase)
+            try await session.setSimulatedError(.purchase(.purchaseNotAllowed), forAPI: .purchase)
             await #expect(throws: Product.PurchaseError.purchaseNotAllowed) { try await product.purchase() }
-            try session.setSimulatedError(nil, forAPI: .purchase)
-            try session.setSimulatedError(StoreKitError.networkError(URLError(.notConnectedToInternet)), forAPI: .appStoreSync)
+            try await session.setSimulatedError(nil, forAPI: .purchase)
+            try await session.setSimulatedError(.generic(.networkError(URLError(.notConnectedToInternet))), forAPI: .appStoreSync)
             await #expect {
                 try await AppStore.sync()
             } throws: { error in
@@ -80,7 +80,7 @@ import Testing
             await first.finish()
             let status = try #require(try await product.subscription?.status.first)
             #expect(status.state == .subscribed && status.renewalInfo.unsafePayloadValue.willAutoRenew)
-            try session.disableAutoRenewForTransaction(identifier: UInt(first.id))
+            try session.disableAutoRenewForTransaction(identifier: Int(first.id))
             try session.advanceClock(by: "P2M")
             #expect(try await product.subscription?.status.first?.state == .expired)
         }

@@ -34,9 +34,9 @@ import Testing
             await bought.finish()
             let listener = Listener(Transaction.updates)
             // A canary bought outside the app proves the listener has taken its first look.
-            try session.buyProduct(identifier: ID.shopping)
+            try await session.buyProduct(identifier: ID.shopping)
             #expect(await listener.count(atLeast: 1, within: 20))
-            try session.refundTransaction(identifier: UInt(bought.id))
+            try session.refundTransaction(identifier: Int(bought.id))
             #expect(await listener.count(atLeast: 2, within: 20))
             let update = try #require(await listener.received.last)
             #expect(update.unsafePayloadValue.id == bought.id && update.unsafePayloadValue.revocationDate != nil)
@@ -50,7 +50,7 @@ import Testing
             let updates = Transaction.updates
             let product = try #require(try await Product.products(for: [ID.goPro]).first)
             _ = try await product.purchase()  // left unfinished on purpose
-            try session.buyProduct(identifier: ID.shopping)
+            try await session.buyProduct(identifier: ID.shopping)
             let update = try #require(await first(of: updates, within: 20))
             #expect(update.unsafePayloadValue.productID == ID.shopping)
         }

@@ -50,7 +50,7 @@ extension Examples {
             try await shop.requestProducts()
             #expect(try await shop.purchase(goPro) == .purchased(productID: goPro))
             // A canary bought outside the app proves the listener has taken its first look.
-            try session.buyProduct(identifier: shopping)
+            try await session.buyProduct(identifier: shopping)
             #expect(await eventually(within: 20) { await shop.purchasedIdentifiers.contains(shopping) })
             let bought = try #require(session.allTransactions().first { $0.productIdentifier == goPro })
             try session.refundTransaction(identifier: bought.identifier)
@@ -77,7 +77,7 @@ extension Examples {
 
     @Test func aSimulatedPurchaseErrorIsThrown() async throws {
         let session = try SKTestSession(contentsOf: catalog)
-        try session.setSimulatedError(Product.PurchaseError.purchaseNotAllowed, forAPI: .purchase)
+        try await session.setSimulatedError(.purchase(.purchaseNotAllowed), forAPI: .purchase)
         try await session.run {
             let shop = Shop(productIDs: [goPro])
             try await shop.requestProducts()
