@@ -64,7 +64,7 @@ public struct Product: Sendable, Identifiable, Hashable {
             case .custom: break  // StoreKit: "This custom purchase option doesn't have any effect."
             }
         }
-        if let eligibility { try await checkIntroductoryOfferEligibility(eligibility) }
+        let allowsIntroductoryOffer = try await eligibility.asyncMap(checkIntroductoryOfferEligibility)
         if let shouldContinue {
             let now = try await storeKitCall { try await context.store.app.storefront() }
             if now.countryCode != storefrontCode && !shouldContinue(Storefront(countryCode: now.countryCode)) {
@@ -72,9 +72,11 @@ public struct Product: Sendable, Identifiable, Hashable {
             }
         }
         return try await context.purchasing {
-            let outcome = try await storeKitCall {
-                try await context.store.app.purchase(id, quantity: quantity, appAccountToken: token, offerID: offerID,
-                                                     offerSignature: signature, winBackOfferID: winBackOfferID, choice: choice)
+            let outcome = try await Store.$introductoryOfferEligibility.withValue(allowsIntroductoryOffer) {
+                try await storeKitCall {
+                    try await context.store.app.purchase(id, quantity: quantity, appAccountToken: token, offerID: offerID,
+                                                         offerSignature: signature, winBackOfferID: winBackOfferID, choice: choice)
+                }
             }
             context.changed()
             switch outcome.result {
@@ -234,14 +236,16 @@ extension Product {
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
     }
 
-    /// Checks an introductory offer eligibility JWS as the App Store would before the purchase.
-    private func checkIntroductoryOfferEligibility(_ jws: String) async throws {
+    /// Checks an introductory offer eligibility JWS as the App Store would before the purchase;
+    /// returns its `allowIntroductoryOffer`.
+    private func checkIntroductoryOfferEligibility(_ jws: String) async throws -> Bool {
         let claims = (try? JSONSerialization.jsonObject(with: jwsPayload(jws))) as? [String: Any]
         guard let claims, claims["aud"] as? String == "introductory-offer-eligibility", claims["productId"] as? String == id,
-              claims["allowIntroductoryOffer"] is Bool,
+              let allow = claims["allowIntroductoryOffer"] as? Bool,
               await verifiesWithAnOfferKey(jws) else {
             throw PurchaseError.invalidOfferSignature
         }
+        return allow
     }
 
     /// Whether the JWS's `kid` names a registered offer key and the JWS verifies with it.
@@ -262,5 +266,13 @@ extension Product {
         case userCancelled
         /// Waiting for Ask to Buy or for the user: the transaction arrives on `Transaction.updates`.
         case pending
+    }
+}
+
+extension Optional {
+    /// The wrapped value transformed by an async function; nil stays nil.
+    func asyncMap<U>(_ transform: (Wrapped) async throws -> U) async rethrows -> U? {
+        guard let value = self else { return nil }
+        return try await transform(value)
     }
 }

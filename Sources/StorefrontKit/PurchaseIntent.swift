@@ -36,7 +36,8 @@ public struct PurchaseIntent: Sendable, Hashable, Identifiable {
 
     /// Starts a purchase outside the app, as a customer tapping a promoted in-app purchase (or a
     /// win-back offer, `offerID`) on the App Store (StorefrontKit's own): every `intents` sequence
-    /// running now gets it. A product the catalog does not have is dropped, as the App Store would.
+    /// running now gets it; with none running, the next one to start does, as StoreKit holds an
+    /// intent until the app listens. A product the catalog does not have is dropped, as the App Store would.
     public static func send(productID: String, offerID: String? = nil) {
         IntentBus.shared.send(Request(productID: productID, offerID: offerID))
     }
@@ -78,21 +79,35 @@ public struct PurchaseIntent: Sendable, Hashable, Identifiable {
     }
 }
 
-/// Hands each sent purchase intent to every sequence listening in this process.
+/// Hands each sent purchase intent to every sequence listening in this process, or holds it
+/// for the next one to start when none is.
 final class IntentBus: Sendable {
     static let shared = IntentBus()
-    private let listeners = Mutex<[Int: @Sendable (PurchaseIntent.Request) -> Void]>([:])
-    private let nextID = Atomic<Int>(0)
+    private struct State {
+        var listeners: [Int: @Sendable (PurchaseIntent.Request) -> Void] = [:]
+        var held: [PurchaseIntent.Request] = []
+        var nextID = 0
+    }
+    private let state = Mutex(State())
 
     func listen(_ handler: @escaping @Sendable (PurchaseIntent.Request) -> Void) -> Int {
-        let id = nextID.add(1, ordering: .relaxed).newValue
-        listeners.withLock { $0[id] = handler }
+        let (id, held) = state.withLock { state in
+            state.nextID += 1
+            state.listeners[state.nextID] = handler
+            defer { state.held = [] }
+            return (state.nextID, state.held)
+        }
+        for request in held { handler(request) }
         return id
     }
 
-    func stop(_ id: Int) { _ = listeners.withLock { $0.removeValue(forKey: id) } }
+    func stop(_ id: Int) { _ = state.withLock { $0.listeners.removeValue(forKey: id) } }
 
     func send(_ request: PurchaseIntent.Request) {
-        for handler in listeners.withLock({ Array($0.values) }) { handler(request) }
+        let handlers = state.withLock { state in
+            if state.listeners.isEmpty { state.held.append(request) }
+            return Array(state.listeners.values)
+        }
+        for handler in handlers { handler(request) }
     }
 }

@@ -81,9 +81,22 @@ import Testing
             await #expect(throws: Product.PurchaseError.invalidOfferSignature) {
                 _ = try await monthly.purchase(options: [.introductoryOfferEligibility(compactJWS: forAnother)])
             }
-            let signed = try await eligibilityJWS(productID: ID.monthly, allow: true)
-            let bought = try await buy(ID.monthly, options: [.introductoryOfferEligibility(compactJWS: signed)])
-            #expect(bought.offerType == .introductory)
+            #expect(await monthly.subscription?.isEligibleForIntroOffer == true, "never subscribed")
+            let refused = try await eligibilityJWS(productID: ID.monthly, allow: false)
+            let full = try await buy(ID.monthly, options: [.introductoryOfferEligibility(compactJWS: refused)])
+            #expect(full.offerType == nil && full.price == Decimal(string: "4.99"), "the server said no free trial")
+        }
+    }
+
+    @Test func introductoryOfferEligibilityCanGrantTheOfferAgain() async throws {
+        try await inSession { session in
+            try await buy(ID.monthly)
+            try session.expireSubscription(productIdentifier: ID.monthly)
+            let monthly = try await product(ID.monthly)
+            #expect(await monthly.subscription?.isEligibleForIntroOffer == false, "subscribed before")
+            let granted = try await eligibilityJWS(productID: ID.monthly, allow: true)
+            let trial = try await buy(ID.monthly, options: [.introductoryOfferEligibility(compactJWS: granted)])
+            #expect(trial.offerType == .introductory && trial.offer?.paymentMode == .freeTrial && trial.price == 0)
         }
     }
 }
