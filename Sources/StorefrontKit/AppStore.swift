@@ -62,15 +62,17 @@ public struct Storefront: Sendable, Hashable, Identifiable {
     }
 
     /// The storefront each time it changes (`storefront set`, the test session's `storefront`),
-    /// by this process or another one using the same store file; not the one it is in at the start.
+    /// by this process or another one using the same store file, from the moment the sequence is
+    /// made; not the one it is in then (read now, waiting briefly for the store file).
     public static var updates: Storefronts {
         let context = try? StoreContext.resolve()
+        let start = context.flatMap { context in BlockingExecutor.wait { try? await context.store.app.storefront().countryCode } }
         return Storefronts {
             AsyncStream { continuation in
                 guard let context else { return }  // no store: a change never comes
                 let changes = context.store.changes.changes()
                 let task = Task {
-                    var last = try? await context.store.app.storefront().countryCode
+                    var last = start
                     for await _ in changes {
                         guard let now = try? await context.store.app.storefront(), now.countryCode != last else { continue }
                         last = now.countryCode

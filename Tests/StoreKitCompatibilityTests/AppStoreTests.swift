@@ -35,7 +35,7 @@ import Testing
         try await inSession { session in
             #expect(await Storefront.current?.currency == Locale.Currency("USD"))
             let updates = Storefront.updates
-            async let changed = firstElement(of: updates, within: 20)
+            async let changed = firstElement(of: updates, within: 120)
             try await Task.sleep(for: .milliseconds(300))
             session.storefront = "JPN"
             let storefront = try #require(await changed)

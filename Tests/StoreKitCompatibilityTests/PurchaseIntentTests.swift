@@ -7,7 +7,7 @@ import Testing
     @Test func aPromotedPurchaseArrivesAndTheAppCompletesIt() async throws {
         try await inSession { _ in
             let intents = PurchaseIntent.intents
-            async let first = firstElement(of: intents, within: 20)
+            async let first = firstElement(of: intents, within: 120)
             try await Task.sleep(for: .milliseconds(300))
             PurchaseIntent.send(productID: "no.such.product")
             PurchaseIntent.send(productID: ID.goPro)
@@ -21,7 +21,7 @@ import Testing
     @Test func aWinBackOfferComesWithItsOffer() async throws {
         try await inSession { _ in
             let intents = PurchaseIntent.intents
-            async let first = firstElement(of: intents, within: 20)
+            async let first = firstElement(of: intents, within: 120)
             try await Task.sleep(for: .milliseconds(300))
             PurchaseIntent.send(productID: ID.monthly, offerID: "monthly_winback")
             let intent = try #require(await first)
