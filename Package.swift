@@ -81,6 +81,8 @@ let package = Package(
         // The golden screens are read through #filePath, not bundled.
         .testTarget(name: "StorefrontUITests", dependencies: ["StorefrontUI", "CursesBackend", "TestSupport"], exclude: ["Goldens"]),
         .testTarget(name: "StorefrontKitTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "storefront", "TestSupport"]),
+        /// StoreKit 2 app code per area, compiled as Apple's documentation writes it, and each declaration's behaviour.
+        .testTarget(name: "StoreKitCompatibilityTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "StoreEngine", "TestSupport"]),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "StorefrontCLI", "TestSupport"]),
         .testTarget(
             name: "StorefrontCLITests",

@@ -394,7 +394,7 @@ extension Store {
             let terms = item.subscription!
             transaction.expirationDate = terms.period.after(date)
             let offerType: Transaction.OfferType? = offerID != nil ? offerKind(item, id: offerID!)
-                : try isEligibleForIntroOffer(groupID: terms.groupID) ? .introductory : nil
+                : try Self.introductoryOfferEligibility ?? isEligibleForIntroOffer(groupID: terms.groupID) ? .introductory : nil
             if let offerType, let offer = offerTerms(item, type: offerType, id: offerID) {
                 (transaction.offerType, transaction.offerID, transaction.price) = (offerType, offerID, offer.price)
                 transaction.applyOffer(mode: offer.mode, period: offer.period, count: offer.count)

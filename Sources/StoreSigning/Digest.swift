@@ -10,6 +10,13 @@ package enum Digest {
         return digest
     }
 
+    /// The SHA-384 digest of `bytes` (48 bytes): StoreKit's device verification hash.
+    package static func sha384(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(SHA384_DIGEST_LENGTH))
+        SHA384(bytes, bytes.count, &digest)
+        return digest
+    }
+
     /// HMAC-SHA256 (RFC 2104) on the one-shot SHA-256.
     package static func hmac(key: [UInt8], _ message: [UInt8]) -> [UInt8] {
         var block = key.count > 64 ? sha256(key) : key

@@ -42,19 +42,62 @@ public struct Storefront: Sendable, Hashable, Identifiable {
     /// The storefront's currency code (`USD`).
     public let currencyCode: String?
 
-    init(countryCode: String) {
+    init(countryCode: String, currency: String? = nil) {
         let known = AppStoreStorefront.named(countryCode)
         self.countryCode = countryCode
         id = known?.id ?? countryCode
-        currencyCode = known?.currency
+        currencyCode = currency ?? known?.currency
     }
+
+    /// The currency the storefront prices in.
+    public var currency: Locale.Currency? { currencyCode.map { Locale.Currency($0) } }
 
     /// The storefront the store is in now; nil when no store can be opened.
     public static var current: Storefront? {
         get async {
             guard let context = try? StoreContext.resolve(),
                   let storefront = try? await context.store.app.storefront() else { return nil }
-            return Storefront(countryCode: storefront.countryCode)
+            return Storefront(countryCode: storefront.countryCode, currency: storefront.currency)
+        }
+    }
+
+    /// The storefront each time it changes (`storefront set`, the test session's `storefront`),
+    /// by this process or another one using the same store file, from the moment the sequence is
+    /// made; not the one it is in then (read now, waiting briefly for the store file).
+    public static var updates: Storefronts {
+        let context = try? StoreContext.resolve()
+        let start = context.flatMap { context in BlockingExecutor.wait { try? await context.store.app.storefront().countryCode } }
+        return Storefronts {
+            AsyncStream { continuation in
+                guard let context else { return }  // no store: a change never comes
+                let changes = context.store.changes.changes()
+                let task = Task {
+                    var last = start
+                    for await _ in changes {
+                        guard let now = try? await context.store.app.storefront(), now.countryCode != last else { continue }
+                        last = now.countryCode
+                        continuation.yield(Storefront(countryCode: now.countryCode, currency: now.currency))
+                    }
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            }
+        }
+    }
+
+    /// An asynchronous sequence of storefronts (StoreKit's `Storefront.Storefronts`).
+    public struct Storefronts: AsyncSequence, Sendable {
+        /// Each storefront as the account moved to it.
+        public typealias Element = Storefront
+        let makeStream: @Sendable () -> AsyncStream<Storefront>
+
+        /// Starts the sequence.
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: makeStream().makeAsyncIterator()) }
+
+        /// Iterates the sequence.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var base: AsyncStream<Storefront>.AsyncIterator
+            /// The next storefront; never nil while the sequence runs.
+            public mutating func next() async -> Storefront? { await base.next() }
         }
     }
 }

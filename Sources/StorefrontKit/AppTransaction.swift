@@ -6,6 +6,10 @@ import Synchronization
 /// like a transaction, and verified against its certificate chain.
 public struct AppTransaction: Sendable, Hashable, SignedByStore {
     package let engine: StoreEngine.AppTransaction
+    /// The device it reached (its `deviceVerification` is for this `deviceVerificationID`).
+    let device: UUID?
+
+    package init(engine: StoreEngine.AppTransaction, device: UUID? = nil) { (self.engine, self.device) = (engine, device) }
 
     /// The app's bundle id (the catalog's).
     public var bundleID: String { engine.bundleID }
@@ -24,13 +28,36 @@ public struct AppTransaction: Sendable, Hashable, SignedByStore {
     /// The signed payload as JSON, with the App Store's field names.
     public var jsonRepresentation: Data { jwsPayload(engine.jwsRepresentation) }
     var jws: String { engine.jwsRepresentation ?? "" }
+    /// The App Store's id of the app (`appAppleId`): nil in the sandbox and in Xcode, as on a device.
+    public var appID: UInt64? { payloadNumber("appAppleId") }
+    /// The App Store's id of the app's version (`versionExternalIdentifier`): nil in the sandbox and in Xcode.
+    public var appVersionID: UInt64? { payloadNumber("versionExternalIdentifier") }
+    /// When the customer pre-ordered the app (`preorderDate`); nil: not pre-ordered (never, here).
+    public var preorderDate: Date? {
+        payloadNumber("preorderDate").map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+    /// The platform of the account's first purchase of the app (`originalPlatform`).
+    public var originalPlatform: AppStore.Platform { AppStore.Platform(rawValue: engine.originalPlatform) }
+    /// The UUID mixed into ``deviceVerification``.
+    public var deviceVerificationNonce: UUID { DeviceVerification.nonce(for: jws.isEmpty ? "app \(engine.appTransactionID)" : jws) }
+    /// SHA-384 of ``deviceVerificationNonce`` and `AppStore.deviceVerificationID`, lowercased and
+    /// joined (see `Transaction.deviceVerification`); empty for a value not read from a store.
+    public var deviceVerification: Data {
+        device.map { DeviceVerification.hash(nonce: deviceVerificationNonce, device: $0) } ?? Data()
+    }
+
+    private func payloadNumber(_ name: String) -> UInt64? {
+        let payload = (try? JSONSerialization.jsonObject(with: jsonRepresentation)) as? [String: Any]
+        guard let number = payload?[name] as? NSNumber, number.int64Value >= 0 else { return nil }
+        return number.uint64Value
+    }
 
     /// The account's app transaction, verified against the store's chain.
     public static var shared: VerificationResult<AppTransaction> {
         get async throws {
             let context = try resolvedContext()
             let engine = try await storeKitCall { try await context.store.app.appTransaction() }
-            let value = AppTransaction(engine: engine)
+            let value = AppTransaction(engine: engine, device: DeviceVerification.id(of: context.store))
             do {
                 _ = try await context.store.app.verify(jws: value.jws)
                 return .verified(value)
@@ -45,6 +72,24 @@ public struct AppTransaction: Sendable, Hashable, SignedByStore {
 }
 
 extension AppStore {
+    /// An Apple platform, as App Store Connect names it (StoreKit's `AppStore.Platform`).
+    public struct Platform: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The platform's name (`iOS`).
+        public let rawValue: String
+        /// Creates the platform with this raw value.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// iOS.
+        public static let iOS = Platform(rawValue: "iOS")
+        /// macOS.
+        public static let macOS = Platform(rawValue: "macOS")
+        /// tvOS.
+        public static let tvOS = Platform(rawValue: "tvOS")
+        /// visionOS.
+        public static let visionOS = Platform(rawValue: "visionOS")
+        /// The name.
+        public var description: String { rawValue }
+    }
+
     /// The code the next ``presentOfferCodeRedeemSheet()`` enters, as a customer would type it
     /// on the App Store's sheet (there is no sheet here); nil: `$STOREFRONT_OFFER_CODE`.
     public static var offerCodeToRedeem: String? {

@@ -2,7 +2,7 @@ import Foundation
 import StoreEngine
 
 /// An error of the StoreKit framework, with StoreKit's case names (`StoreKitError`).
-public enum StoreKitError: Error, Sendable, CustomStringConvertible {
+public enum StoreKitError: Error, LocalizedError, Sendable, CustomStringConvertible {
     case unknown
     case userCancelled
     /// The App Store could not be reached (the `offline` setting, a simulated `networkError`).
@@ -25,11 +25,42 @@ public enum StoreKitError: Error, Sendable, CustomStringConvertible {
         case .unsupported: "StoreKitError.unsupported"
         }
     }
+
+    /// What went wrong, in a sentence to show the customer.
+    public var errorDescription: String? {
+        switch self {
+        case .unknown: "An unknown error occurred."
+        case .userCancelled: "The request was cancelled."
+        case .networkError: "The App Store could not be reached."
+        case .systemError: "A system error occurred."
+        case .notAvailableInStorefront: "This isn't available in your country or region."
+        case .notEntitled: "The app isn't entitled to do this."
+        case .unsupported: "This isn't supported."
+        }
+    }
+
+    /// Why it went wrong: the underlying error for a network or system error.
+    public var failureReason: String? {
+        switch self {
+        case .networkError(let error): "Network error \(error.code.rawValue)."
+        case .systemError(let error): "\(error)"
+        default: nil
+        }
+    }
+
+    /// What the customer can do about it.
+    public var recoverySuggestion: String? {
+        switch self {
+        case .networkError: "Check your connection and try again."
+        case .notAvailableInStorefront: "Change your App Store country or region."
+        default: nil
+        }
+    }
 }
 
 extension Product {
     /// Why a purchase could not be made, as StoreKit's `Product.PurchaseError`.
-    public enum PurchaseError: Error, Sendable, Hashable {
+    public enum PurchaseError: Error, LocalizedError, Sendable, Hashable {
         case invalidQuantity
         case productUnavailable
         case purchaseNotAllowed
@@ -38,6 +69,39 @@ extension Product {
         case invalidOfferPrice
         case invalidOfferSignature
         case missingOfferParameters
+
+        /// What went wrong, in a sentence to show the customer.
+        public var errorDescription: String? {
+            switch self {
+            case .invalidQuantity: "The quantity isn't valid."
+            case .productUnavailable: "This item isn't available."
+            case .purchaseNotAllowed: "Purchases aren't allowed on this account."
+            case .ineligibleForOffer: "You aren't eligible for this offer."
+            case .invalidOfferIdentifier: "The offer isn't valid."
+            case .invalidOfferPrice: "The offer's price isn't valid."
+            case .invalidOfferSignature: "The offer's signature isn't valid."
+            case .missingOfferParameters: "The offer is missing information."
+            }
+        }
+
+        /// Why it went wrong.
+        public var failureReason: String? {
+            switch self {
+            case .invalidQuantity: "A consumable is bought 1 to 10 at a time; other products one at a time."
+            case .productUnavailable: "The App Store does not sell this product in this storefront."
+            case .purchaseNotAllowed: "The account may not make payments."
+            case .ineligibleForOffer: "The offer's rules exclude this customer."
+            case .invalidOfferIdentifier: "No offer of this product has this identifier."
+            case .invalidOfferPrice: "The offer's price is higher than the product's."
+            case .invalidOfferSignature: "The signature does not match the offer or its key."
+            case .missingOfferParameters: "The offer's key, nonce, timestamp or signature is missing."
+            }
+        }
+
+        /// What the customer can do about it.
+        public var recoverySuggestion: String? {
+            self == .purchaseNotAllowed ? "Ask the account's organiser, or check Screen Time restrictions." : nil
+        }
     }
 }
 

@@ -7,6 +7,9 @@ public struct Product: Sendable, Identifiable, Hashable {
     let context: StoreContext
     /// Read outside a test session's scope: buys in the store chosen when it buys (`StoreContext+Choice.swift`).
     var follows = false
+    /// The storefront the product was loaded in: its country code and the locale its price is written in.
+    let storefrontCode: String
+    let locale: String
 
     /// The product identifier from the catalog.
     public var id: String { engine.id }
@@ -35,7 +38,10 @@ public struct Product: Sendable, Identifiable, Hashable {
         let wanted = Set(identifiers)
         let all = try await storeKitCall { try await context.store.app.products() }
         let follows = !StoreContext.isScoped
-        return all.filter { wanted.contains($0.id) }.map { Product(engine: $0, context: context, follows: follows) }
+        let storefront = try await storeKitCall { try await context.store.app.storefront() }
+        return all.filter { wanted.contains($0.id) }.map {
+            Product(engine: $0, context: context, follows: follows, storefrontCode: storefront.countryCode, locale: storefront.locale)
+        }
     }
 
     /// Buys the product (StoreKit's `Product.purchase(options:)`). A successful transaction
@@ -46,19 +52,35 @@ public struct Product: Sendable, Identifiable, Hashable {
         var offerID: String?
         var signature: PromotionalOfferSignature?
         var winBackOfferID: String?
+        var choice: PurchaseChoice?
+        var shouldContinue: (@Sendable (Storefront) -> Bool)?
+        var eligibility: String?
         for option in options {
             switch option.kind {
             case .quantity(let value): quantity = value
             case .appAccountToken(let value): token = value
             case .promotionalOffer(let id, let signed): (offerID, signature) = (id, signed)
             case .winBackOffer(let id): winBackOfferID = id
+            case .simulatesAskToBuy(let on): choice = on ? .askToBuy : nil
+            case .onStorefrontChange(let box): shouldContinue = box.decide
+            case .introductoryOfferEligibility(let jws): eligibility = jws
+            case .custom: break  // StoreKit: "This custom purchase option doesn't have any effect."
+            }
+        }
+        let allowsIntroductoryOffer = try await eligibility.asyncMap(checkIntroductoryOfferEligibility)
+        if let shouldContinue {
+            let now = try await storeKitCall { try await context.store.app.storefront() }
+            if now.countryCode != storefrontCode && !shouldContinue(Storefront(countryCode: now.countryCode)) {
+                throw PurchaseError.productUnavailable
             }
         }
         let context = context.storeNow(follows: follows)
         return try await context.purchasing {
-            let outcome = try await storeKitCall {
-                try await context.store.app.purchase(id, quantity: quantity, appAccountToken: token, offerID: offerID,
-                                                     offerSignature: signature, winBackOfferID: winBackOfferID)
+            let outcome = try await Store.$introductoryOfferEligibility.withValue(allowsIntroductoryOffer) {
+                try await storeKitCall {
+                    try await context.store.app.purchase(id, quantity: quantity, appAccountToken: token, offerID: offerID,
+                                                         offerSignature: signature, winBackOfferID: winBackOfferID, choice: choice)
+                }
             }
             context.changed()
             switch outcome.result {
@@ -109,8 +131,61 @@ extension Product {
             case appAccountToken(UUID)
             case promotionalOffer(String, PromotionalOfferSignature)
             case winBackOffer(String)
+            case simulatesAskToBuy(Bool)
+            case onStorefrontChange(StorefrontChangeDecision)
+            case introductoryOfferEligibility(String)
+            case custom(key: String, value: CustomValue)
+        }
+        /// A custom option's value, of one of the four types StoreKit takes.
+        enum CustomValue: Hashable, Sendable {
+            case string(String), number(Double), bool(Bool), data(Data)
+        }
+        /// The app's answer to a storefront change, compared by identity (a closure has no equality).
+        final class StorefrontChangeDecision: Hashable, Sendable {
+            let decide: @Sendable (Storefront) -> Bool
+            init(_ decide: @escaping @Sendable (Storefront) -> Bool) { self.decide = decide }
+            static func == (a: StorefrontChangeDecision, b: StorefrontChangeDecision) -> Bool { a === b }
+            func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
         }
         let kind: Kind
+
+        /// Makes the purchase wait for Ask to Buy approval, as a child account's would (StoreKit's
+        /// sandbox and Xcode option; here in every environment): `.pending`, then the approved
+        /// or declined transaction on `Transaction.updates`. `false` follows the store's settings.
+        public static func simulatesAskToBuyInSandbox(_ simulatesAskToBuy: Bool) -> PurchaseOption {
+            PurchaseOption(kind: .simulatesAskToBuy(simulatesAskToBuy))
+        }
+
+        /// Whether the purchase goes on when the storefront changed since the product was loaded:
+        /// `false` stops it with `Product.PurchaseError.productUnavailable` (StoreKit 1's
+        /// `storeProductNotAvailable`). Without this option it goes on.
+        public static func onStorefrontChange(shouldContinuePurchase: @escaping @Sendable (Storefront) -> Bool) -> PurchaseOption {
+            PurchaseOption(kind: .onStorefrontChange(StorefrontChangeDecision(shouldContinuePurchase)))
+        }
+
+        /// Redeems a promotional offer with its legacy signature (StoreKit's newer spelling of
+        /// ``promotionalOffer(offerID:keyID:nonce:signature:timestamp:)``).
+        public static func promotionalOffer(offerID: String, signature: SubscriptionOffer.Signature) -> PurchaseOption {
+            promotionalOffer(offerID: offerID, keyID: signature.keyID, nonce: signature.nonce,
+                             signature: signature.signature, timestamp: signature.timestamp)
+        }
+
+        /// Sets the customer's introductory offer eligibility with a JWS the app's server signed
+        /// (`aud` `introductory-offer-eligibility`, `productId`, `allowIntroductoryOffer`), with an
+        /// offer key registered in the store (`offer-keys`). One that does not verify, or is for
+        /// another product, fails the purchase with `Product.PurchaseError.invalidOfferSignature`.
+        public static func introductoryOfferEligibility(compactJWS: String) -> PurchaseOption {
+            PurchaseOption(kind: .introductoryOfferEligibility(compactJWS))
+        }
+
+        /// A string for a custom key: it has no effect, as in StoreKit.
+        public static func custom(key: String, value: String) -> PurchaseOption { PurchaseOption(kind: .custom(key: key, value: .string(value))) }
+        /// A number for a custom key: it has no effect, as in StoreKit.
+        public static func custom(key: String, value: Double) -> PurchaseOption { PurchaseOption(kind: .custom(key: key, value: .number(value))) }
+        /// A Boolean for a custom key: it has no effect, as in StoreKit.
+        public static func custom(key: String, value: Bool) -> PurchaseOption { PurchaseOption(kind: .custom(key: key, value: .bool(value))) }
+        /// Data for a custom key (StoreKit's Advanced Commerce API requests): it has no effect here.
+        public static func custom(key: String, value: Data) -> PurchaseOption { PurchaseOption(kind: .custom(key: key, value: .data(value))) }
 
         /// Buys `quantity` of a consumable (1 to 10).
         public static func quantity(_ quantity: Int) -> PurchaseOption { PurchaseOption(kind: .quantity(quantity)) }
@@ -138,6 +213,55 @@ extension Product {
         }
     }
 
+    /// The newest transaction of the product for the account; nil when it never bought it (StoreKit's `latestTransaction`).
+    public var latestTransaction: VerificationResult<Transaction>? {
+        get async { await Transaction.latest(for: id) }
+    }
+
+    /// The transaction that entitles the account to the product now; nil when none does (StoreKit's `currentEntitlement`).
+    public var currentEntitlement: VerificationResult<Transaction>? {
+        get async { await Transaction.currentEntitlement(for: id) }
+    }
+
+    /// The product as JSON, in the shape of the App Store's product attributes: `offerName` (the
+    /// id), `kind`, `name`, `description`, the price in `offers`, and a subscription's period and offers.
+    public var jsonRepresentation: Data {
+        var offer: [String: Any] = ["price": "\(engine.price)", "priceFormatted": engine.displayPrice,
+                                    "currencyCode": engine.currencyCode]
+        if let subscription = engine.subscription { offer["recurringSubscriptionPeriod"] = subscription.subscriptionPeriod.description }
+        var object: [String: Any] = ["offerName": engine.id, "kind": type.localizedDescription, "name": engine.displayName,
+                                     "description": ["standard": engine.description], "isFamilyShareable": engine.isFamilyShareable ? 1 : 0,
+                                     "offers": [offer]]
+        if let subscription = engine.subscription {
+            object["subscriptionFamilyId"] = subscription.subscriptionGroupID
+            object["subscriptionFamilyName"] = subscription.groupDisplayName
+            object["subscriptionFamilyRank"] = subscription.groupLevel
+        }
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    }
+
+    /// Checks an introductory offer eligibility JWS as the App Store would before the purchase;
+    /// returns its `allowIntroductoryOffer`.
+    private func checkIntroductoryOfferEligibility(_ jws: String) async throws -> Bool {
+        let claims = (try? JSONSerialization.jsonObject(with: jwsPayload(jws))) as? [String: Any]
+        guard let claims, claims["aud"] as? String == "introductory-offer-eligibility", claims["productId"] as? String == id,
+              let allow = claims["allowIntroductoryOffer"] as? Bool,
+              await verifiesWithAnOfferKey(jws) else {
+            throw PurchaseError.invalidOfferSignature
+        }
+        return allow
+    }
+
+    /// Whether the JWS's `kid` names a registered offer key and the JWS verifies with it.
+    private func verifiesWithAnOfferKey(_ jws: String) async -> Bool {
+        let header = (try? JSONSerialization.jsonObject(with: jwsPart(jws, 0))) as? [String: Any]
+        guard let keyID = header?["kid"] as? String,
+              let key = (try? await context.store.appStore.offerKeys())?.first(where: { $0.keyID == keyID }),
+              let verifier = try? SigningKey(pem: key.publicKeyPEM) else { return false }
+        do { _ = try verifier.verify(jws) } catch { return false }
+        return true
+    }
+
     /// What a purchase came to, as StoreKit's `Product.PurchaseResult`.
     public enum PurchaseResult: Sendable {
         /// Bought (or, for what the account owns already, handed back): deliver and finish it.
@@ -146,5 +270,13 @@ extension Product {
         case userCancelled
         /// Waiting for Ask to Buy or for the user: the transaction arrives on `Transaction.updates`.
         case pending
+    }
+}
+
+extension Optional {
+    /// The wrapped value transformed by an async function; nil stays nil.
+    func asyncMap<U>(_ transform: (Wrapped) async throws -> U) async rethrows -> U? {
+        guard let value = self else { return nil }
+        return try await transform(value)
     }
 }

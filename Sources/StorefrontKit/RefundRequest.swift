@@ -13,12 +13,28 @@ extension Transaction {
     }
 
     /// Why the refund request could not be made (StoreKit's `Transaction.RefundRequestError`).
-    public enum RefundRequestError: Error, Sendable, Hashable {
+    public enum RefundRequestError: Error, LocalizedError, Sendable, Hashable {
         /// The customer asked for a refund of this transaction before.
         case duplicateRequest
         /// The request failed: a transaction the account cannot ask about (another account's,
         /// refunded, not purchased, or shared by family).
         case failed
+
+        /// What went wrong, in a sentence to show the customer.
+        public var errorDescription: String? {
+            switch self {
+            case .duplicateRequest: "You already asked for a refund of this purchase."
+            case .failed: "The refund request could not be made."
+            }
+        }
+
+        /// Why it went wrong.
+        public var failureReason: String? {
+            switch self {
+            case .duplicateRequest: "A refund request for this transaction exists."
+            case .failed: "The transaction is not one this account can ask a refund of."
+            }
+        }
     }
 
     /// What the customer does on the refund sheet, which StorefrontKit does not draw

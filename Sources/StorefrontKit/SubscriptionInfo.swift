@@ -117,6 +117,23 @@ extension Product {
             (period, periodCount, paymentMode) = (SubscriptionPeriod(offer.period), offer.periodCount, PaymentMode(offer.paymentMode))
         }
 
+        /// A promotional offer's legacy signature, made by the app's server (StoreKit's `Product.SubscriptionOffer.Signature`).
+        public struct Signature: Sendable, Hashable {
+            /// The id of the offer key that signed it (`offer-keys`).
+            public var keyID: String
+            /// The one-time UUID the signature covers.
+            public var nonce: UUID
+            /// When it was signed, in milliseconds since 1970.
+            public var timestamp: Int
+            /// The signature's DER bytes (base64-decoded).
+            public var signature: Data
+
+            /// A signature of these parts.
+            public init(keyID: String, nonce: UUID, timestamp: Int, signature: Data) {
+                (self.keyID, self.nonce, self.timestamp, self.signature) = (keyID, nonce, timestamp, signature)
+            }
+        }
+
         /// The kind of offer, as StoreKit's `Product.SubscriptionOffer.OfferType`.
         public struct OfferType: RawRepresentable, Hashable, Sendable {
             /// StoreKit's raw value.

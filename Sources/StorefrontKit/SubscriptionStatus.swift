@@ -20,7 +20,7 @@ extension Product.SubscriptionInfo {
         init(_ status: SubscriptionStatus, context: StoreContext) {
             state = RenewalState(status.state)
             transaction = Transaction.verification(of: status.transaction, context: context)
-            renewalInfo = .verified(RenewalInfo(status.renewalInfo))
+            renewalInfo = .verified(RenewalInfo(status.renewalInfo, device: DeviceVerification.id(of: context.store)))
             facts = status.comparable
             self.context = context
         }
@@ -65,7 +65,9 @@ extension Product.SubscriptionInfo {
     /// What happens at a subscription's next renewal (StoreKit's `Product.SubscriptionInfo.RenewalInfo`).
     public struct RenewalInfo: Sendable, Hashable, SignedByStore {
         let engine: StoreEngine.RenewalInfo
-        init(_ engine: StoreEngine.RenewalInfo) { self.engine = engine }
+        /// The device it reached (its `deviceVerification` is for this `deviceVerificationID`).
+        let device: UUID?
+        init(_ engine: StoreEngine.RenewalInfo, device: UUID? = nil) { (self.engine, self.device) = (engine, device) }
 
         /// The subscription's first transaction.
         public var originalTransactionID: UInt64 { UInt64(engine.originalTransactionID) }
@@ -83,12 +85,8 @@ extension Product.SubscriptionInfo {
         public var isInBillingRetry: Bool { engine.isInBillingRetry }
         /// When the billing grace period ends, while in it.
         public var gracePeriodExpirationDate: Date? { engine.gracePeriodExpirationDate }
-        /// Why it expired, once it has: the engine's case name (`autoRenewDisabled`, `billingError`, …).
-        public var expirationReason: String? { engine.expirationReason?.rawValue }
         /// The renewal price, in `currency`.
         public var renewalPrice: Decimal? { engine.renewalPrice }
-        /// The currency code of the renewal price.
-        public var currency: String { engine.currency }
         /// Whether a price increase waits for the subscription, and whether the customer agreed.
         public var priceIncreaseStatus: PriceIncreaseStatus { PriceIncreaseStatus(engine.priceIncreaseStatus) }
         /// The win-back offers the customer may redeem, best first (empty unless the subscription lapsed).

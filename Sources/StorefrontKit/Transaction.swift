@@ -36,29 +36,47 @@ public struct Transaction: Sendable, Identifiable, Hashable, SignedByStore {
     public var environment: AppStore.Environment { AppStore.Environment(rawValue: engine.environment.rawValue.capitalized) }
     /// The subscription group of a subscription.
     public var subscriptionGroupID: String? { engine.subscriptionGroupID }
-    /// The offer redeemed, if any.
-    public var offer: Offer? { engine.offerType.map { Offer(type: Offer.OfferType(rawValue: $0.rawValue), id: engine.offerID) } }
-    /// The kind of offer redeemed (older StoreKit spelling of `offer?.type`).
-    public var offerType: Offer.OfferType? { offer?.type }
-    /// The offer identifier redeemed (older StoreKit spelling of `offer?.id`).
+    /// The offer redeemed, if any: its type, id, payment mode and whole length.
+    public var offer: Offer? {
+        engine.offerType.map {
+            Offer(type: OfferType($0), id: engine.offerID, paymentMode: engine.offerPaymentMode.map(Offer.PaymentMode.init),
+                  period: engine.offerPeriod.map(Product.SubscriptionPeriod.init))
+        }
+    }
+    /// The kind of offer redeemed (StoreKit's older spelling of `offer?.type`).
+    public var offerType: OfferType? { offer?.type }
+    /// The offer identifier redeemed (StoreKit's older spelling of `offer?.id`).
     public var offerID: String? { engine.offerID }
+    /// The app's bundle id, as the App Store signed it (`bundleId`).
+    public var appBundleID: String { payloadString("bundleId") ?? context.store.catalog.bundleID }
+    /// One per subscription period, shared by the devices of the account (`webOrderLineItemId`);
+    /// nil for anything but an auto-renewable subscription.
+    public var webOrderLineItemID: String? { engine.productType == .autoRenewable ? engine.webOrderLineItemID : nil }
+    /// The account's app download, the same in every transaction and in `AppTransaction.shared` (`appTransactionId`).
+    public var appTransactionID: String {
+        payloadString("appTransactionId") ?? AppTransactionID.make(account: engine.account, bundleID: context.store.catalog.bundleID)
+    }
     /// A purchase, or an automatic renewal.
     public var reason: Reason { Reason(rawValue: engine.reason == .renewal ? "RENEWAL" : "PURCHASE") }
     /// The storefront it was bought in.
     public var storefront: Storefront { Storefront(countryCode: engine.storefront) }
     /// The price paid, in `currency`.
     public var price: Decimal? { engine.price }
-    /// The currency code of the price (`USD`).
-    public var currency: String? { engine.currency }
+    /// The currency of the price.
+    public var currency: Locale.Currency? { engine.currency.isEmpty ? nil : Locale.Currency(engine.currency) }
+    /// The UUID mixed into ``deviceVerification``: one per transaction, lowercased when hashed.
+    public var deviceVerificationNonce: UUID { DeviceVerification.nonce(for: jws.isEmpty ? "transaction \(engine.id)" : jws) }
+    /// SHA-384 of ``deviceVerificationNonce`` and `AppStore.deviceVerificationID`, lowercased and
+    /// joined: how an app checks that the transaction was signed for this device.
+    public var deviceVerification: Data { DeviceVerification.hash(nonce: deviceVerificationNonce, store: context.store) }
     /// When the App Store signed it.
-    public var signedDate: Date {
-        let payload = (try? JSONSerialization.jsonObject(with: jsonRepresentation)) as? [String: Any]
-        if let ms = payload?["signedDate"] as? NSNumber { return Date(timeIntervalSince1970: ms.doubleValue / 1000) }
-        return engine.purchaseDate
-    }
+    public var signedDate: Date { jwsSignedDate(engine.jwsRepresentation) ?? engine.purchaseDate }
     /// The signed payload as JSON, with the App Store's field names.
     public var jsonRepresentation: Data { jwsPayload(engine.jwsRepresentation) }
     var jws: String { engine.jwsRepresentation ?? "" }
+    private func payloadString(_ name: String) -> String? {
+        ((try? JSONSerialization.jsonObject(with: jsonRepresentation)) as? [String: Any])?[name] as? String
+    }
 
     /// Tells the store the content is delivered: the transaction leaves `Transaction.unfinished`.
     public func finish() async {
@@ -114,27 +132,62 @@ extension Transaction {
         public static let renewal = Reason(rawValue: "RENEWAL")
     }
 
+    /// The kind of offer a transaction redeemed (StoreKit's `Transaction.OfferType`), with the
+    /// App Store's numbers (`offerType` in signed payloads).
+    public struct OfferType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The App Store's number: 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+        public let rawValue: Int
+        /// Creates the offer type with this raw value.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// An introductory offer.
+        public static let introductory = OfferType(rawValue: 1)
+        /// A promotional offer.
+        public static let promotional = OfferType(rawValue: 2)
+        /// An offer code.
+        public static let code = OfferType(rawValue: 3)
+        /// A win-back offer.
+        public static let winBack = OfferType(rawValue: 4)
+
+        init(_ type: StoreEngine.Transaction.OfferType) {
+            self = switch type {
+            case .introductory: .introductory
+            case .promotional: .promotional
+            case .code: .code
+            case .winBack: .winBack
+            }
+        }
+
+        /// The case name.
+        public var description: String {
+            ["", "introductory", "promotional", "code", "winBack"][safe: rawValue] ?? "\(rawValue)"
+        }
+    }
+
     /// The offer a transaction redeemed (StoreKit's `Transaction.Offer`).
     public struct Offer: Hashable, Sendable {
         /// The kind of offer.
         public let type: OfferType
         /// The offer identifier; nil for an introductory offer.
         public let id: String?
+        /// How the offer is paid (`offerDiscountType`).
+        public let paymentMode: PaymentMode?
+        /// The offer's whole length (`offerPeriod`): a pay-as-you-go offer's periods together.
+        public let period: Product.SubscriptionPeriod?
 
-        /// The kind of offer (StoreKit's `Transaction.OfferType`).
-        public struct OfferType: RawRepresentable, Hashable, Sendable {
-            /// The case name.
+        /// How an offer is paid (StoreKit's `Transaction.Offer.PaymentMode`).
+        public struct PaymentMode: RawRepresentable, Hashable, Sendable {
+            /// The App Store's name (`offerDiscountType`).
             public let rawValue: String
-            /// Creates the offer type with this raw value.
+            /// Creates the payment mode with this raw value.
             public init(rawValue: String) { self.rawValue = rawValue }
-            /// An introductory offer.
-            public static let introductory = OfferType(rawValue: "introductory")
-            /// A promotional offer.
-            public static let promotional = OfferType(rawValue: "promotional")
-            /// An offer code.
-            public static let code = OfferType(rawValue: "code")
-            /// A win-back offer.
-            public static let winBack = OfferType(rawValue: "winBack")
+            /// Nothing to pay for the offer's periods.
+            public static let freeTrial = PaymentMode(rawValue: "FREE_TRIAL")
+            /// The offer price each period.
+            public static let payAsYouGo = PaymentMode(rawValue: "PAY_AS_YOU_GO")
+            /// The offer price once, up front.
+            public static let payUpFront = PaymentMode(rawValue: "PAY_UP_FRONT")
+
+            init(_ mode: StoreEngine.PaymentMode) { self.init(rawValue: mode.offerDiscountType) }
         }
     }
 }

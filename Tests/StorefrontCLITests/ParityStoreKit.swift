@@ -35,7 +35,7 @@ struct StoreKitReading: Sendable {
         }
         for await result in Transaction.all {
             let transaction = result.unsafePayloadValue
-            reading.prices[Int64(transaction.id)] = (transaction.price, transaction.currency, transaction.storefront.countryCode)
+            reading.prices[Int64(transaction.id)] = (transaction.price, transaction.currency?.identifier, transaction.storefront.countryCode)
         }
         return reading
     }

@@ -68,7 +68,7 @@ import Testing
             try session.requestPriceIncreaseConsentForTransaction(identifier: id)
             try session.advanceClock(by: "P8D")
             let expired = try await renewalInfo()
-            #expect(expired.expirationReason == "didNotConsentToPriceIncrease")
+            #expect(expired.expirationReason == .didNotConsentToPriceIncrease)
         }
     }
 
