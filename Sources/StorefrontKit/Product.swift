@@ -67,6 +67,7 @@ public struct Product: Sendable, Identifiable, Hashable {
             case .custom: break  // StoreKit: "This custom purchase option doesn't have any effect."
             }
         }
+        let context = context.storeNow(follows: follows)
         let allowsIntroductoryOffer = try await eligibility.asyncMap(checkIntroductoryOfferEligibility)
         if let shouldContinue {
             let now = try await storeKitCall { try await context.store.app.storefront() }
@@ -74,7 +75,6 @@ public struct Product: Sendable, Identifiable, Hashable {
                 throw PurchaseError.productUnavailable
             }
         }
-        let context = context.storeNow(follows: follows)
         return try await context.purchasing {
             let outcome = try await Store.$introductoryOfferEligibility.withValue(allowsIntroductoryOffer) {
                 try await storeKitCall {

@@ -37,7 +37,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // What `Product.products(for:)` hands out when no session exists yet.
         let engineProduct = try #require(try await developer.store.app.products().first { $0.id == ID.goPro })
-        let product = Product(engine: engineProduct, context: developer, follows: true)
+        let product = Product(engine: engineProduct, context: developer, follows: true, storefrontCode: "USA", locale: "en_US")
         let session = try SKTestSession(contentsOf: catalogURL)
         try await session.run {
             guard case .success(let result) = try await product.purchase() else { Issue.record("not bought"); return }

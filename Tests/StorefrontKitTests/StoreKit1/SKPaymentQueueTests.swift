@@ -46,11 +46,11 @@ import Testing
             queue.add(tooMany)
             #expect(await observer.waitFor(ID.coins, .failed)?.errorCode == .paymentInvalid)
 
-            try session.setSimulatedError(Product.PurchaseError.purchaseNotAllowed, forAPI: .purchase)
+            try await session.setSimulatedError(.purchase(.purchaseNotAllowed), forAPI: .purchase)
             let goPro = try #require(try await loadSKProducts([ID.goPro]).first)
             queue.add(SKPayment(product: goPro))
             #expect(await observer.waitFor(ID.goPro, .failed)?.errorCode == .paymentNotAllowed)
-            try session.setSimulatedError(nil, forAPI: .purchase)
+            try await session.setSimulatedError(nil, forAPI: .purchase)
             #expect(await Array(Transaction.unfinished).isEmpty)
             #expect(await Array(Transaction.all).isEmpty, "nothing was charged")
         }
@@ -76,7 +76,7 @@ import Testing
     @Test func restoreBringsBackNonConsumablesAndSubscriptionsOnlyThenSaysItFinished() async throws {
         let session = try SKTestSession(contentsOf: catalogURL)
         for product in [ID.shopping, ID.coins, "com.example.storefront.seasonpass", ID.monthly] {
-            let bought = try session.buyProduct(identifier: product)
+            let bought = try await session.buyProduct(identifier: product)
             await bought.finish()
         }
         try await session.run {
@@ -97,7 +97,7 @@ import Testing
 
     @Test func aRestoreErrorReachesTheObserver() async throws {
         let session = try SKTestSession(contentsOf: catalogURL)
-        try session.setSimulatedError(StoreKitError.networkError(URLError(.notConnectedToInternet)), forAPI: .appStoreSync)
+        try await session.setSimulatedError(.generic(.networkError(URLError(.notConnectedToInternet))), forAPI: .appStoreSync)
         await session.run {
             let queue = SKPaymentQueue.default()
             let observer = RecordingObserver()

@@ -88,7 +88,7 @@ import Testing
             let observer = RecordingObserver()
             queue.add(observer)
             defer { queue.remove(observer) }
-            let first = try session.buyProduct(identifier: ID.monthly)  // on another device
+            let first = try await session.buyProduct(identifier: ID.monthly)  // on another device
             let delivered = try #require(await observer.waitFor(ID.monthly, .purchased))
             #expect(delivered.identifier == String(first.id))
             #expect(await observer.wait { $0.contains(.removed([ID.monthly])) })
@@ -119,7 +119,7 @@ import Testing
             try StoreContext.resolve().changed()
             #expect(await observer.wait { $0.contains(.revoked([ID.goPro])) })
             try await Task.sleep(for: .milliseconds(300))
-            try session.buyProduct(identifier: ID.shopping)  // another change: the revocation is not told twice
+            try await session.buyProduct(identifier: ID.shopping)  // another change: the revocation is not told twice
             #expect(await observer.waitFor(ID.shopping, .purchased) != nil)
             #expect(observer.events.filter { $0 == .revoked([ID.goPro]) }.count == 1)
         }
@@ -130,7 +130,7 @@ import Testing
         try await session.run {
             let store = try StoreContext.resolve().store
             _ = try await store.appStore.createOfferKey(keyID: "SK1")
-            let lapsed = try session.buyProduct(identifier: ID.monthly)
+            let lapsed = try await session.buyProduct(identifier: ID.monthly)
             await lapsed.finish()
             try session.expireSubscription(productIdentifier: ID.monthly)
             let queue = SKPaymentQueue.default()

@@ -64,7 +64,7 @@ import Testing
 
     @Test func theStoresLoadProductsErrorFailsTheRequestWithItsSKErrorCode() async throws {
         let session = try SKTestSession(contentsOf: catalogURL)
-        try session.setSimulatedError(StoreKitError.networkError(URLError(.notConnectedToInternet)), forAPI: .loadProducts)
+        try await session.setSimulatedError(.generic(.networkError(URLError(.notConnectedToInternet))), forAPI: .loadProducts)
         try await session.run {
             let delegate = RecordingProductsDelegate()
             let request = SKProductsRequest(productIdentifiers: [ID.shopping])

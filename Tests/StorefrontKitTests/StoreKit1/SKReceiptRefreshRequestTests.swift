@@ -52,7 +52,7 @@ import Testing
             #expect(empty.first == 0x30, "PKCS#7 DER")
             #expect(!Self.contains(empty, Array(ID.goPro.utf8)))
 
-            _ = try session.buyProduct(identifier: ID.goPro)
+            _ = try await session.buyProduct(identifier: ID.goPro)
             #expect(AppStore.receiptURL == url)
             #expect(Self.contains(try Data(contentsOf: url), Array(ID.goPro.utf8)), "reading the URL brought the receipt up to date")
         }
