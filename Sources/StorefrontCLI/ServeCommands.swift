@@ -145,8 +145,12 @@ extension Session {
             : kept.isEmpty ? "no URL yet (--notify URL, or serve urls add URL)"
             : "the URLs kept in the store: " + kept.map { TerminalText.sanitized($0) }.joined(separator: ", ")
         console.out("storefront serve: listening on http://\(shown) (App Store Server API); notifications to \(targets)")
-        let signal = await Self.waitForStopSignal()
+        let stop = await Self.waitForStop(watching: store)
         await server.stop()
+        guard case .signal(let signal) = stop else {
+            if case .replaced(let reason) = stop { console.err("storefront serve: stopped: \(reason)") }
+            return .failure
+        }
         console.err("storefront serve: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM"))")
         return .success
     }

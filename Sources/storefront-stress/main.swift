@@ -54,6 +54,8 @@ let parts: [(name: String, run: (Context) async -> (Findings, String))] = [
     ("umask", RoundTwo.umask),
     ("argument escapes", RoundTwo.argumentEscapes),
     ("column edits", RoundTwo.columnEdits),
+    ("lowered versions", RoundThreeStore.loweredVersions),
+    ("restores", RoundThreeStore.restores),
 ]
 let only = value("--only")
 let started = Date()
