@@ -15,6 +15,9 @@ extension Ledger {
         var armed = false
         var largestSize: Int64 = 0
         var highestCounter: UInt32 = 0
+        /// Whether the file's header has said it is a store file (application_id), as it does
+        /// once page 1 was checkpointed into it: a new file's is still in the log.
+        var sawStoreHeader = false
         /// Why the file was found replaced: kept, so every later use refuses too.
         package var replaced: String?
     }
@@ -27,6 +30,7 @@ extension Ledger {
         if db.mainFile(header: &header, size: &size, moved: &moved) == SQLITE_OK {
             fileWatch.largestSize = size
             fileWatch.highestCounter = header[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            fileWatch.sawStoreHeader = header[68..<72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } == UInt32(bitPattern: Self.applicationID)
         }
         fileWatch.armed = true
         db.guardFile = { [unowned self] () throws(SQLiteError) in try self.checkFile() }
@@ -48,7 +52,8 @@ extension Ledger {
         } else if status == SQLITE_OK {
             let counter = header[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             let appID = header[68..<72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            if !header.starts(with: Array("SQLite format 3\0".utf8)) || appID != UInt32(bitPattern: Self.applicationID) {
+            let isStore = appID == UInt32(bitPattern: Self.applicationID)
+            if !header.starts(with: Array("SQLite format 3\0".utf8)) || (fileWatch.sawStoreHeader && !isStore) {
                 reason = "it was overwritten with a file that is not a store file"
             } else if size < fileWatch.largestSize {
                 reason = "it was overwritten (copied over, say): it shrank from \(fileWatch.largestSize) to \(size) bytes, which SQLite never does to it"
@@ -57,6 +62,7 @@ extension Ledger {
             } else {
                 fileWatch.largestSize = size
                 fileWatch.highestCounter = counter
+                fileWatch.sawStoreHeader = fileWatch.sawStoreHeader || isStore
             }
         }
         guard let reason else { return }

