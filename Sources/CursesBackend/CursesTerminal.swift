@@ -170,14 +170,21 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
     /// `timeout` from a script), or end at once, again and again (a hung-up terminal reads as its
     /// end). Either would have the loop spin at full speed for keys that cannot come.
     private func noteFailedRead(_ code: Int32, after elapsed: Duration, timeoutMilliseconds: Int) {
-        guard inputIsTerminal, inputLost == nil else { return }
-        if code == EIO || code == ENXIO || code == EBADF {
-            inputLost = "the terminal cannot be read (\(String(cString: strerror(code))))"
-            return
-        }
+        guard inputIsTerminal, inputLost == nil, let input else { return }
         let quick = timeoutMilliseconds >= 5 && elapsed < .milliseconds(timeoutMilliseconds) / 2
         quickFailures = quick ? quickFailures + 1 : 0
-        if quickFailures >= 20 { inputLost = "the terminal gives no more input (it hung up)" }
+        // Only reads that end at once, many in a row, and then only what the input says of itself:
+        // a wait cut short by a signal, or errno left by something else ncurses did, is no verdict.
+        guard quickFailures >= 20 else { return }
+        quickFailures = 0
+        var descriptor = pollfd(fd: fileno(input), events: Int16(POLLIN), revents: 0)
+        let hungUp = poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+        var byte: UInt8 = 0
+        if hungUp {
+            inputLost = "the terminal gives no more input (it hung up)"
+        } else if code == EIO, descriptor.revents & Int16(POLLIN) != 0, read(fileno(input), &byte, 0) < 0, errno == EIO {
+            inputLost = "the terminal cannot be read (\(String(cString: strerror(EIO))))"
+        }
     }
 
     private func functionKey(_ code: Int32) -> TerminalEvent? {

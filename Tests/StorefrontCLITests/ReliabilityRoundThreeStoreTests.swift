@@ -9,7 +9,7 @@ import TestSupport
 /// close leaves a moved file's log beside the path), closes the connection and exits.
 private let holderScript = """
     import os, sqlite3, sys, time
-    db = sqlite3.connect(sys.argv[1], isolation_level=None)
+    db = sqlite3.connect(sys.argv[1])
     db.execute("SELECT count(*) FROM transactions").fetchall()
     print("holding", flush=True)
     while not os.path.exists(sys.argv[2]):
@@ -28,13 +28,13 @@ struct ReliabilityRoundThreeStoreTests {
         let stop = sandbox.path("stop-holding")
         let holder = try BackgroundProcess(URL(fileURLWithPath: "/usr/bin/python3"), [script, sandbox.store, stop],
                                            in: sandbox.folder)
-        _ = try await holder.wait(for: "(holding)", seconds: 30)
+        _ = try await holder.wait(for: "(holding)", seconds: 120)
         return (holder, stop)
     }
 
     func release(_ holder: (process: BackgroundProcess, stop: String)) async throws {
         _ = FileManager.default.createFile(atPath: holder.stop, contents: Data())
-        _ = try await holder.process.wait(for: "(closed)", seconds: 30)
+        _ = try await holder.process.wait(for: "(closed)", seconds: 120)
         await holder.process.stop()
     }
 
