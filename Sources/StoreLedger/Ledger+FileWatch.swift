@@ -80,6 +80,9 @@ extension Ledger {
     private func writeBackLogOfMovedFile() {
         db.checkpointsBeforeClose = true
         guard db.isOutsideTransaction else { return }
+        // Without waiting: a look of the change feed runs here, on a queue every store's feed shares.
+        db.waitWhenBusy(milliseconds: 0)
+        defer { db.waitWhenBusy(milliseconds: 30_000) }
         try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 

@@ -72,7 +72,10 @@ package final class SQLiteDatabase {
 
     deinit {
         for prepared in statements.values { sqlite3_finalize(prepared.statement) }
-        if checkpointsBeforeClose { sqlite3_exec(handle, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil) }
+        if checkpointsBeforeClose {
+            busyLimit.pointee = 0  // at once or not at all: closing never waits for another connection
+            sqlite3_exec(handle, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
+        }
         sqlite3_close_v2(handle)
         transactionChanges.deallocate()
         busyLimit.deallocate()
