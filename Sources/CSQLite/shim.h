@@ -33,4 +33,20 @@ static int csqlite_busy(void *context, int count) {
     return 1;
 }
 static inline void csqlite_busy_timeout(sqlite3 *db, long long *limit_ms) { sqlite3_busy_handler(db, csqlite_busy, limit_ms); }
+
+/// The main database file as this connection has it open: its first `count` bytes and its size,
+/// read through SQLite's own handle (a handle of ours, closed, would drop every POSIX lock this
+/// process holds on the file), and whether its path names another file now (SQLITE_FCNTL_HAS_MOVED:
+/// deleted, or renamed over).
+static inline int csqlite_main_file(sqlite3 *db, unsigned char *header, int count, sqlite3_int64 *size, int *moved) {
+    sqlite3_file *file = 0;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || !file || !file->pMethods) {
+        return SQLITE_ERROR;
+    }
+    *moved = 0;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_HAS_MOVED, moved) != SQLITE_OK) { *moved = 0; }
+    int status = file->pMethods->xFileSize(file, size);
+    if (status != SQLITE_OK) { return status; }
+    return file->pMethods->xRead(file, header, count, 0);  /* SQLITE_IOERR_SHORT_READ: shorter, zero-filled */
+}
 #endif

@@ -21,6 +21,12 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
     private var previous: CellCanvas<Target>?
     private var ended = false
     public let supportsUnicode: Bool
+    /// Why the terminal can no longer be read, once it is so (see ``nextEvent(timeoutMilliseconds:)``).
+    public private(set) var inputLost: String?
+    /// Whether input was a terminal at the start (a headless screen reads /dev/null, which ends at once).
+    private let inputIsTerminal: Bool
+    /// Reads in a row that failed long before their timeout.
+    private var quickFailures = 0
 
     /// Starts curses on the process's own terminal (standard input and output).
     /// Call `setlocale(LC_ALL, "")` first.
@@ -54,6 +60,7 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
         self.input = input
         self.output = output
         self.ownsFiles = ownsFiles
+        inputIsTerminal = input.map { isatty(fileno($0)) == 1 } ?? false
         set_term(screen)
         window = cn_stdscr()
         supportsUnicode = cn_locale_is_utf8() != 0
@@ -137,8 +144,14 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
     public func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent? {
         wtimeout(window, Int32(timeoutMilliseconds))
         var code: wint_t = 0
+        errno = 0
+        let began = ContinuousClock.now
         let status = wget_wch(window, &code)
-        if status == ERR { return nil }
+        if status == ERR {
+            noteFailedRead(errno, after: ContinuousClock.now - began, timeoutMilliseconds: timeoutMilliseconds)
+            return nil
+        }
+        quickFailures = 0
         if status == KEY_CODE_YES { return functionKey(Int32(code)) }
         switch code {
         case 10, 13: return .key(.enter)
@@ -149,6 +162,28 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
         default:
             guard let scalar = Unicode.Scalar(UInt32(code)) else { return nil }
             return .key(.character(Character(scalar)))
+        }
+    }
+
+    /// A read that ended without a key is a timeout, unless the terminal is gone: reads fail with
+    /// EIO (a process in the background, its terminal hung up or taken away: started under
+    /// `timeout` from a script), or end at once, again and again (a hung-up terminal reads as its
+    /// end). Either would have the loop spin at full speed for keys that cannot come.
+    private func noteFailedRead(_ code: Int32, after elapsed: Duration, timeoutMilliseconds: Int) {
+        guard inputIsTerminal, inputLost == nil, let input else { return }
+        let quick = timeoutMilliseconds >= 5 && elapsed < .milliseconds(timeoutMilliseconds) / 2
+        quickFailures = quick ? quickFailures + 1 : 0
+        // Only reads that end at once, many in a row, and then only what the input says of itself:
+        // a wait cut short by a signal, or errno left by something else ncurses did, is no verdict.
+        guard quickFailures >= 20 else { return }
+        quickFailures = 0
+        var descriptor = pollfd(fd: fileno(input), events: Int16(POLLIN), revents: 0)
+        let hungUp = poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+        var byte: UInt8 = 0
+        if hungUp {
+            inputLost = "the terminal gives no more input (it hung up)"
+        } else if code == EIO, descriptor.revents & Int16(POLLIN) != 0, read(fileno(input), &byte, 0) < 0, errno == EIO {
+            inputLost = "the terminal cannot be read (\(String(cString: strerror(EIO))))"
         }
     }
 

@@ -133,10 +133,18 @@ extension Scenario {
     /// Reads a scenario file; the catalog is resolved against the file's folder, the store
     /// commands checked with the command line's parser.
     public static func load(path: String, commands: any ScenarioCommandLine) throws(ScenarioSyntaxError) -> Scenario {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ScenarioSyntaxError(path: path, line: 0, column: 0, message: "cannot read the file")
+        // A regular file of at most 16 MiB (a scenario is lines someone wrote): a FIFO, a device or a
+        // huge file is refused, never waited on or read into all memory.
+        let data: [UInt8]
+        switch BoundedFileRead.bytes(of: path, limit: 16 << 20) {
+        case .success(let bytes): data = bytes
+        case .failure(.notRegular(let kind)):
+            throw ScenarioSyntaxError(path: path, line: 0, column: 0, message: "is \(kind), not a regular file: a scenario is read from a file")
+        case .failure(.tooLarge):
+            throw ScenarioSyntaxError(path: path, line: 0, column: 0, message: "is larger than 16 MiB, the most a scenario may be")
+        case .failure: throw ScenarioSyntaxError(path: path, line: 0, column: 0, message: "cannot read the file")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: data, as: UTF8.self) else {
             throw ScenarioSyntaxError(path: path, line: 0, column: 0, message: "not UTF-8 text")
         }
         return try parse(text, path: path, commands: commands)
@@ -146,7 +154,8 @@ extension Scenario {
     public static func parse(_ text: String, path: String, commands: any ScenarioCommandLine) throws(ScenarioSyntaxError) -> Scenario {
         var scenario = Scenario(path: path, catalogPath: "", catalogLine: 0, start: defaultStart, size: defaultSize, steps: [])
         var captures: Set<String> = []
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // "\r\n" is one Character in Swift, not "\n" after "\r": split on both, or a CRLF file is one line.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
         for (index, rawLine) in lines.enumerated() {
             let number = index + 1
             func fail(_ column: Int, _ message: String) -> ScenarioSyntaxError {

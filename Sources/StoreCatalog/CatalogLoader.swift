@@ -29,57 +29,29 @@ public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 extension Catalog {
+    /// The largest catalog file read: 256 MiB. The App Store allows 10,000 in-app purchases an
+    /// app, a few hundred bytes each and a few more in each localization: a real catalog is a few
+    /// megabytes, 100 MB at the most. The file is held whole while it is read (and its catalog
+    /// beside it), so a bound keeps `-c /dev/zero`, or a file named by mistake, from taking all memory.
+    public static let largestFile = 256 << 20
+
     /// Reads and validates a catalog file: products.json, or an Xcode StoreKit
     /// configuration file (`.storekit`), told apart by content, not by the name.
+    /// A regular file only, of at most ``largestFile`` bytes.
     public static func load(contentsOf path: String) throws(CatalogError) -> Catalog {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CatalogError(file: path, kind: .missing, reason: "no such file")
-        }
-        guard !isDirectory.boolValue, let bytes = contents(of: path) else {
+        let bytes: [UInt8]
+        switch BoundedFileRead.bytes(of: path, limit: largestFile) {
+        case .success(let read): bytes = read
+        case .failure(.missing): throw CatalogError(file: path, kind: .missing, reason: "no such file")
+        case .failure(.folder): throw CatalogError(file: path, kind: .unreadable, reason: "is a folder, not a catalog file")
+        case .failure(.notRegular(let kind)):
+            throw CatalogError(file: path, kind: .unreadable, reason: "is \(kind), not a regular file: a catalog is read from a file")
+        case .failure(.tooLarge):
             throw CatalogError(file: path, kind: .unreadable,
-                               reason: isDirectory.boolValue ? "is a folder, not a catalog file" : "cannot be read")
+                               reason: "is larger than \(largestFile >> 20) MiB, the most a catalog may be (a real one is a few MB)")
+        case .failure(.unreadable(let reason)): throw CatalogError(file: path, kind: .unreadable, reason: "cannot be read (\(reason))")
         }
         return try parse(bytes, file: path)
-    }
-
-    /// The file's bytes, read straight into the array (not into `Data` and copied again).
-    private static func contents(of path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { return nil }
-        let capacity = max(Int(status.st_size), 0) + 1
-        var failed = false
-        // Read into the array's uninitialized room: not zeroed first, so each page is touched once.
-        var bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            while count < buffer.count {
-                let read = Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
-                if read == 0 { return }
-                if read < 0 {
-                    if errno == EINTR { continue }
-                    failed = true
-                    return
-                }
-                count += read
-            }
-        }
-        // Grown since its size was taken, or not a regular file: the rest, to its end.
-        if !failed && bytes.count == capacity {
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
-                let read = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-                if read == 0 { break }
-                if read < 0 {
-                    if errno == EINTR { continue }
-                    failed = true
-                    break
-                }
-                bytes += chunk[..<read]
-            }
-        }
-        return failed ? nil : bytes
     }
 
     /// Parses and validates catalog text (products.json or `.storekit`); `file` names it in errors.

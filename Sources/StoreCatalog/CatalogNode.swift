@@ -245,6 +245,53 @@ package struct Node {
 
     // MARK: The path
 
+    /// The JSON paths of `nodes` (values of one document), in their order, found in one walk of the
+    /// document however many there are. `path` walks it for one node: a note on each of thousands of
+    /// values (repeated locales, repaired prices) made loading quadratic in the file.
+    package static func paths(of nodes: [Node]) -> [String] {
+        guard let first = nodes.first else { return [] }
+        let wanted = Set(nodes.map(\.start))
+        let last = nodes.map(\.start).max() ?? 0
+        var found: [Int: String] = [:]
+        var reader = JSONReader(first.bytes, at: first.root)
+        reader.checksDuplicateKeys = false
+        enum Step { case key(JSONReader.Key), element(Int) }
+        var steps: [Step] = []
+        func render(_ reader: JSONReader) -> String {
+            var path = ""
+            for step in steps {
+                switch step {
+                case .key(let key): path += (path.isEmpty ? "" : ".") + reader.text(of: key)
+                case .element(let offset): path += "[\(offset)]"
+                }
+            }
+            return path
+        }
+        // Down every value up to the last one wanted (nothing past it can hold one), each byte read once.
+        func walk(_ reader: inout JSONReader) {
+            let start = reader.index
+            if wanted.contains(start) { found[start] = render(reader) }
+            guard start <= last else { return reader.skipChecked() }
+            switch reader.kindOfChecked {
+            case .object:
+                try? reader.object { reader, key in
+                    steps.append(.key(key))
+                    walk(&reader)
+                    steps.removeLast()
+                }
+            case .array:
+                try? reader.array { reader, offset in
+                    steps.append(.element(offset))
+                    walk(&reader)
+                    steps.removeLast()
+                }
+            default: reader.skipChecked()
+            }
+        }
+        walk(&reader)
+        return nodes.map { found[$0.start] ?? $0.path }
+    }
+
     /// The JSON path of this node, such as `products[3].price`: found by walking down from
     /// the document's value, only when an error or a note names it.
     package var path: String {

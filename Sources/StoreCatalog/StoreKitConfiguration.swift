@@ -100,8 +100,18 @@ package struct StoreKitReader {
     package let root: Node
     var seenIDs: [String: Node] = [:]  // product id -> its node where first declared (the path is made only for an error)
     package var notes: [String] = []
+    /// Notes that name a value's place: its note's index, the path put in front once all are read (one walk).
+    private var placedNotes: [(node: Node, note: Int)] = []
+    /// The groups read so far, id → display name, and the next suffix to try for a repeated id.
+    private var groupNames: [String: String] = [:], groupSuffixes: [String: Int] = [:]
 
     package init(root: Node) { self.root = root }
+
+    /// A note on the value at `node`, which its JSON path will begin.
+    mutating func note(at node: Node, _ text: String) {
+        placedNotes.append((node, notes.count))
+        notes.append(text)
+    }
 
     package mutating func catalog() throws -> Catalog {
         let root = try self.root.object()
@@ -132,6 +142,9 @@ package struct StoreKitReader {
                               products: products, subscriptionGroups: groups)
         catalog.startingSettings = startingSettings
         catalog.format = .storeKit(major: major, minor: minor)
+        for (placed, path) in zip(placedNotes, Node.paths(of: placedNotes.map(\.node))) {
+            notes[placed.note] = "\(path): " + notes[placed.note]
+        }
         catalog.notes = notes
         return catalog
     }
@@ -163,7 +176,7 @@ package struct StoreKitReader {
             if let match = AppStoreStorefront.named(code.uppercased()) {
                 home = match
             } else {
-                notes.append("\(node.path): \(node.describe()) is not one of the App Store's \(AppStoreStorefront.all.count) storefronts (an alpha-3 code such as \"USA\" or \"PRT\"): prices are shown as in USA (USD)")
+                note(at: node, "\(node.describe()) is not one of the App Store's \(AppStoreStorefront.all.count) storefronts (an alpha-3 code such as \"USA\" or \"PRT\"): prices are shown as in USA (USD)")
             }
         }
         var locale = home.locale
@@ -214,7 +227,7 @@ package struct StoreKitReader {
                 let localeNode = try entry.required("locale")
                 let locale = try localeNode.nonEmptyString()
                 if localizations[locale] != nil {
-                    notes.append("\(localeNode.path): locale \"\(locale)\" repeats in this product's localizations: the first is used")
+                    note(at: localeNode, "locale \"\(locale)\" repeats in this product's localizations: the first is used")
                     continue
                 }
                 var displayName = try entry.present("displayName")?.string() ?? ""
@@ -338,14 +351,14 @@ package struct StoreKitReader {
         }
         if mode == .freeTrial {
             if let priceNode, !blank, (try? priceNode.price()) != 0 {
-                notes.append("\(priceNode.path): a free trial costs 0; the leftover price \(priceNode.describe()) is ignored")
+                note(at: priceNode, "a free trial costs 0; the leftover price \(priceNode.describe()) is ignored")
             }
             return 0
         }
         if let priceNode, !blank { return try priceNode.price() }
         guard priceNode != nil || required else { return nil }
         let modeName = mode.map { "a \($0.rawValue) offer" } ?? "an offer"
-        notes.append("\(priceNode?.path ?? node.path): \(modeName) \(priceNode == nil ? "without a displayPrice" : "with an empty displayPrice") is read as costing 0")
+        note(at: priceNode ?? node, "\(modeName) \(priceNode == nil ? "without a displayPrice" : "with an empty displayPrice") is read as costing 0")
         return 0
     }
 
@@ -380,11 +393,14 @@ package struct StoreKitReader {
         // stay apart, as the file draws them, each with its own levels, under derived ids;
         // merged, their levels could clash and their plans would replace each other.
         var id = idInFile
-        if let earlier = existing.first(where: { $0.id == idInFile }) {
-            var suffix = 2
-            while existing.contains(where: { $0.id == "\(idInFile)-\(suffix)" }) { suffix += 1 }
+        if existing.count != groupNames.count { groupNames = Dictionary(existing.map { ($0.id, $0.displayName) }) { a, _ in a } }
+        if let earlier = groupNames[idInFile] {
+            // From the last suffix given for this id (a lookup each, not a look through every group each).
+            var suffix = groupSuffixes[idInFile, default: 2]
+            while groupNames["\(idInFile)-\(suffix)"] != nil { suffix += 1 }
             id = "\(idInFile)-\(suffix)"
-            notes.append("\(idNode.path): subscription group id \"\(idInFile)\" repeats (group \"\(earlier.displayName)\" has it): this group (\"\(displayName)\") is kept apart as \"\(id)\"")
+            groupSuffixes[idInFile] = suffix + 1
+            note(at: idNode, "subscription group id \"\(idInFile)\" repeats (group \"\(earlier)\" has it): this group (\"\(displayName)\") is kept apart as \"\(id)\"")
         }
 
         var subscriptions: [CatalogProduct] = []
@@ -396,6 +412,7 @@ package struct StoreKitReader {
         let ordered = subscriptions.enumerated()
             .sorted { ($0.element.subscription!.level, $0.offset) < ($1.element.subscription!.level, $1.offset) }
             .map(\.element.id)
+        groupNames[id] = groupNames[id] ?? displayName
         return (SubscriptionGroup(id: id, displayName: displayName, subscriptionIDs: ordered), subscriptions)
     }
 }

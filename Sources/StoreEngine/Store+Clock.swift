@@ -24,11 +24,22 @@ extension Store {
         }
         let target = try ledger.db.transaction {
             let target = duration.after(try currentTime())
+            let limit = clockLimit()
+            // Past its certificates' end no signature the store makes there verifies: refused, not reached.
+            guard target <= limit else {
+                throw SettingError(description: "clock advance \(duration) would take the store's clock to \(target.formatted(.iso8601)), past \(limit.formatted(.iso8601)), the end of its certificates' validity: the clock cannot pass it, or no purchase made after it could be verified")
+            }
             try anchorClock(storeTime: target)
             return target
         }
         try processRenewals()
         return target
+    }
+
+    /// The latest time the store's clock may show: the end of the shortest validity in its certificate chain.
+    func clockLimit() -> Date {
+        let chain = certificateChain()
+        return [chain.leaf, chain.intermediate, chain.root].compactMap(\.notAfter).min() ?? .distantFuture
     }
 
     /// The longest jump `clock advance` makes at once.

@@ -71,6 +71,28 @@ extension Ledger {
         for id in ids { try reseal(id) }
     }
 
+    /// Seals, from scratch, the rows of a file that had no seals (schema 5 and older) whose JWS
+    /// verifies and says what the row says (as the bundle id it was signed for), and the pending
+    /// or declined ones, which carry none; any other row is left unsealed, so it stays unverified:
+    /// a migration never vouches for a row it cannot verify.
+    func sealRowsThatVerify() throws(SQLiteError) {
+        let rows = try db.rows("SELECT \(Self.columns) FROM transactions ORDER BY id") { row in
+            var transaction = Self.unverifiedTransaction(row)
+            transaction.jwsRepresentation = row.optionalText(.jws)
+            return transaction
+        }
+        try db.run("UPDATE transactions SET seal = NULL")
+        try saveHead([UInt8](repeating: 0, count: 32))
+        for transaction in rows where verifiesAsSigned(transaction) { try reseal(transaction.id) }
+    }
+
+    /// Whether a row's JWS (if it needs one) verifies under the store's key and says what the row says.
+    private func verifiesAsSigned(_ transaction: Transaction) -> Bool {
+        guard let jws = transaction.jwsRepresentation else { return transaction.status != .purchased }
+        guard let payload = try? key.verifySignature(jws).payload else { return false }
+        return Self.payload(payload, signs: transaction, bundleID: nil)
+    }
+
     /// Folds the head again from the seals of the rows there are (after a reset deleted rows).
     func refoldHead() throws(SQLiteError) {
         var digest = [UInt8](repeating: 0, count: 32)

@@ -54,8 +54,16 @@ extension Ledger {
         guard try db.scalar("PRAGMA user_version") ?? 0 < Self.schemaVersion else { return }
         try db.transaction {
             // Checked again under the write lock: another process may have done it meanwhile.
-            let version = try db.scalar("PRAGMA user_version") ?? 0
-            guard version < Self.schemaVersion else { return }
+            let stated = try db.scalar("PRAGMA user_version") ?? 0
+            guard stated < Self.schemaVersion else { return }
+            // A version set back by hand is the schema the columns show: a file with seals keeps
+            // them, and its head, as they are. Sealed again, an edit made under them (finished=0
+            // for a second consumable, a refund undone) would be laundered.
+            let shape = try Self.shapeVersion(of: db)
+            let version = max(stated, shape)
+            if let lowered = Self.loweredVersion(stated: stated, shape: shape) {
+                warnings.append("\(path): \(lowered); opened as schema \(Self.schemaVersion) with every seal kept, so an edit made under them still shows (`storefront doctor`)")
+            }
             // Schema 5's columns, then schema 6's seal per row and sealed head (before the re-signing, which reseals).
             if version < 5 {
                 for column in ["offer_discount_type", "offer_period"]
@@ -68,9 +76,13 @@ extension Ledger {
             }
             try db.execute(Self.sealHeadTable)
             if version < 5 { try migrate4to5(signingKey) }
-            // Every row sealed as it stands: edits made before schema 6 cannot be told any more.
+            // Every row that verifies sealed as it stands (edits made before schema 6 to what the JWS does
+            // not cover cannot be told any more); one that does not stays unsealed, so unverified.
             // Schemas 7, 8 and 9 add tables only: their rows keep their seals (resealing would hide an edit).
-            if version < 6 { try resealAll() }
+            if version < 6 {
+                if key == nil { key = try loadIdentity(signingKey) }
+                try sealRowsThatVerify()
+            }
             try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
         }
     }

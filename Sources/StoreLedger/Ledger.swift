@@ -51,6 +51,8 @@ package final class Ledger {
     package private(set) var sealKey: [UInt8] = []
     /// HMAC-SHA256 under ``sealKey``, keyed once: seals and marks (LedgerSeals, LedgerVerifiedRows).
     package private(set) var sealHasher = SealHasher(key: [])
+    /// That the file at ``path`` is still the one open (LedgerFileWatch).
+    package internal(set) var fileWatch = FileWatch()
 
     /// Opens the store file at `path`, creating it (and, with `createFolder`,
     /// its folder) when there is none.
@@ -100,6 +102,14 @@ package final class Ledger {
             createInPlace = !Self.createComplete(at: file, date: now())
         }
         let exists = location.info != nil
+        // Never paired with another file's log: a running process may hold the -wal and -shm of
+        // the file that was here before (this one moved into its place).
+        if let info = location.info, let foreign = StoreFileCompanions.foreignCompanions(of: file, info: info) {
+            throw StoreFileError(path: path, reason: foreign)
+        }
+        if exists, let missing = StoreFileCompanions.missingWAL(of: file), missing.live {
+            throw StoreFileError(path: path, reason: missing.message)
+        }
         do {
             db = try SQLiteDatabase(path: file, create: createInPlace)
             if createInPlace { chmod(file, 0o600) }
@@ -129,6 +139,7 @@ package final class Ledger {
         } catch {
             throw Self.openingFailure(of: path, "has an unusable certificate chain", error)
         }
+        armFileWatch()
     }
 
     /// Why a step of opening failed: busy (the file is fine, try again) when another process
@@ -165,7 +176,10 @@ package final class Ledger {
             try db.execute("PRAGMA synchronous = FULL")
             try db.transaction {
                 // Checked again under the write lock: another process may have created it meanwhile.
-                let current = try db.scalar("PRAGMA user_version") ?? 0
+                // A version set back by hand counts as the schema its columns show: the steps
+                // below it would create tables there are, or add a column twice, and every open fail.
+                let stated = try db.scalar("PRAGMA user_version") ?? 0
+                let current = applicationID == Int64(Self.applicationID) ? max(stated, try Self.shapeVersion(of: db)) : stated
                 if current < 1 { try createSchema() }
                 if current == 1 { try Self.migrate1to2(db) }
                 if (1...2).contains(current) { try Self.migrate2to3(db) }
@@ -228,7 +242,8 @@ package final class Ledger {
 
     /// Changes whenever another connection commits: cheap to poll.
     package func dataVersion() throws(SQLiteError) -> Int64 {
-        try db.scalar("PRAGMA data_version") ?? 0
+        try checkFile()
+        return try db.scalar("PRAGMA data_version") ?? 0
     }
 
 }

@@ -72,6 +72,10 @@ package final class SQLiteDatabase {
 
     deinit {
         for prepared in statements.values { sqlite3_finalize(prepared.statement) }
+        if checkpointsBeforeClose {
+            busyLimit.pointee = 0  // at once or not at all: closing never waits for another connection
+            sqlite3_exec(handle, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
+        }
         sqlite3_close_v2(handle)
         transactionChanges.deallocate()
         busyLimit.deallocate()
@@ -215,6 +219,7 @@ package final class SQLiteDatabase {
             defer { try? execute("PRAGMA synchronous = FULL") }
             return try transaction(body)
         }
+        if !nested { try guardFile?() }
         try execute(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -230,6 +235,7 @@ package final class SQLiteDatabase {
     /// file, however other processes write meanwhile. Inside another transaction it just runs.
     package func read<T>(_ body: () throws -> T) throws -> T {
         guard sqlite3_get_autocommit(handle) != 0 else { return try body() }
+        try guardFile?()
         try execute("BEGIN")
         do {
             let result = try body()
@@ -242,6 +248,22 @@ package final class SQLiteDatabase {
     }
 
     package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Called before each outermost transaction and read: the store's check that its path still
+    /// names the file this connection has open (LedgerFileWatch).
+    package var guardFile: (() throws(SQLiteError) -> Void)?
+    /// Whether closing first writes the log back into the file and empties it (a moved file's, which
+    /// SQLite's own close leaves beside the path).
+    var checkpointsBeforeClose = false
+    /// No transaction open on this connection.
+    var isOutsideTransaction: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// The main file's first bytes and size through SQLite's own handle, and whether its path
+    /// names another file now; SQLite's result code of the read.
+    func mainFile(header: inout [UInt8], size: inout Int64, moved: inout Int32) -> Int32 {
+        let count = Int32(header.count)
+        return header.withUnsafeMutableBufferPointer { csqlite_main_file(handle, $0.baseAddress, count, &size, &moved) }
+    }
 
     private func prepared(_ sql: String) throws(SQLiteError) -> Prepared {
         if let cached = statements[sql] { return cached }

@@ -91,6 +91,7 @@ public enum StoreDoctor {
         // a read-only connection cannot use): the main file is then the whole database.
         let walExists = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size]) as? Int ?? 0) > 0
         if let full = diskFull(beside: path) { problem("disk full", full) }
+        if let missing = StoreFileCompanions.missingWAL(of: path) { problem("wal", missing.message) }
 
         // Read-only; with no -wal file the main file is the whole database and is
         // opened immutable, which creates no -wal or -shm beside it.
@@ -126,7 +127,11 @@ public enum StoreDoctor {
             checkup.problems.append(.init(check: check, message: message, transactionIDs: ids))
         }
         let applicationID = try db.scalar("PRAGMA application_id") ?? 0
-        let version = try db.scalar("PRAGMA user_version") ?? 0
+        let stated = try db.scalar("PRAGMA user_version") ?? 0
+        // Read as the schema its columns show: a version set back by hand would have the seals
+        // read as absent (and an edit under them pass), and makes no migration to come.
+        let shape = try Ledger.shapeVersion(of: db)
+        let version = applicationID == Int64(Ledger.applicationID) ? max(stated, shape) : stated
         let tables = Set(try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'") { $0.text(.name) })
         guard applicationID == Int64(Ledger.applicationID) else {
             problem("application", applicationID == 0 && version == 0 && tables.isEmpty
@@ -139,7 +144,11 @@ public enum StoreDoctor {
             problem("schema", "was written by a newer storefront (schema version \(version); this one reads up to \(Ledger.schemaVersion))")
             return
         }
-        checkup.passed.append("a store file, schema version \(version)")
+        if let lowered = Ledger.loweredVersion(stated: stated, shape: shape) {
+            problem("schema", "\(lowered); storefront opens it as schema \(Ledger.schemaVersion) and seals nothing again, so what was edited under its seals is still found")
+        } else {
+            checkup.passed.append("a store file, schema version \(version)")
+        }
 
         let integrity = try db.rows("PRAGMA integrity_check(20)") { $0.text(.integrity_check) }
         if integrity == ["ok"] {
@@ -233,7 +242,9 @@ public enum StoreDoctor {
             problem("unverified", "\(unverified.count) of \(count) transactions fail verification (tampered): \(reasons.joined(separator: "; "))",
                     unverified.map(\.id))
         }
-        if (6...8).contains(version) {
+        if stated < shape {
+            // Said above, as a problem: no migration is to come.
+        } else if (6...8).contains(version) {
             let tables = [(7, "schema 7's tables (offer keys, used nonces, redeemed offer codes)"),
                           (8, "schema 8's (price changes, price increases, messages, families, family-shared transactions, refund requests)"),
                           (9, "schema 9's (each transaction's history revision, in id order)")]

@@ -147,8 +147,12 @@ extension Session {
             : "the URLs kept in the store: " + kept.map { TerminalText.sanitized($0) }.joined(separator: ", ")
         let sending = server.isSending ? "notifications to \(targets)" : "not sending notifications (another serve sends them)"
         console.out("storefront serve: listening on http://\(shown) (App Store Server API); \(sending)")
-        let signal = await Self.waitForStopSignal()
+        let stop = await Self.waitForStop(watching: store)
         await server.stop()
+        guard case .signal(let signal) = stop else {
+            if case .replaced(let reason) = stop { console.err("storefront serve: stopped: \(reason)") }
+            return .failure
+        }
         console.err("storefront serve: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM"))")
         return .success
     }

@@ -23,6 +23,8 @@ public final class Program {
     private var needsRender = true
     /// Called on the loop's thread after every action with the state it left (`--record`'s view).
     public var observe: ((Action, State) -> Void)?
+    /// Why the loop stopped by itself: the terminal could no longer be read (``Terminal/inputLost``).
+    public private(set) var stoppedBecause: String?
 
     /// - Parameter perform: runs one effect against the engine and returns the action reporting its result.
     public init(state: State, terminal: any Terminal<ClickTarget>, timeZone: TimeZone = .current, stop: StopSignal = StopSignal(),
@@ -83,6 +85,9 @@ public final class Program {
             case .click(let x, let y):
                 if let target = lastCanvas?.target(atX: x, y: y) { dispatch(.click(target)) }
             }
+        } else if stoppedBecause == nil, let lost = terminal.inputLost {
+            stoppedBecause = lost
+            dispatch(.terminate)
         }
         for action in inbox.takeAll() {
             dispatch(action)

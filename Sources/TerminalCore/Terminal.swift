@@ -42,5 +42,13 @@ public protocol Terminal<Target>: AnyObject {
     func draw(_ canvas: CellCanvas<Target>)
     /// The next input, waiting at most `timeoutMilliseconds`; nil when none came.
     func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent?
+    /// Why input can no longer be read (reads fail with EIO, the terminal hung up), once it is
+    /// so: the program then stops instead of waiting for keys that cannot come.
+    var inputLost: String? { get }
+}
+
+extension Terminal {
+    /// A terminal whose input never fails.
+    public var inputLost: String? { nil }
 }
 

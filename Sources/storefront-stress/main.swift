@@ -55,6 +55,8 @@ let parts: [(name: String, run: (Context) async -> (Findings, String))] = [
     ("argument escapes", RoundTwo.argumentEscapes),
     ("column edits", RoundTwo.columnEdits),
     ("server attack", ServerAttack.run),
+    ("lowered versions", RoundThreeStore.loweredVersions),
+    ("restores", RoundThreeStore.restores),
 ]
 let only = value("--only")
 let started = Date()

@@ -60,6 +60,11 @@ private func runLoop(store: Store, invocation: Invocation, console: Console, sto
     }
     program.run()
     if let recorder { try? blocking { await recorder.finish() } }
+    if let reason = program.stoppedBecause {
+        terminal.end()
+        console.err("storefront: \(reason): the paywall stops (nothing is lost: every purchase is in the store file)")
+        return .noTerminal
+    }
     return .success
 }
 

@@ -44,6 +44,17 @@ struct ScenarioFormatTests {
         #expect(seconds == 1.5)
     }
 
+    /// A file saved with Windows line ends reads as the same lines: "\r\n" is one Swift Character,
+    /// so splitting on "\n" alone made the whole file one line (its header a catalog named with the steps).
+    @Test func readsCRLFFilesAsLines() throws {
+        let text = "catalog products.json\r\nsize 80x24\r\n\r\nbuy premium as first\r\nclock advance P1W\r\n"
+        let scenario = try Scenario.parse(text, path: "/tmp/flows/crlf.scenario", commands: CLI.scenarioCommandLine)
+        #expect(scenario.catalogPath == "/tmp/flows/products.json" && scenario.catalogLine == 1)
+        #expect(scenario.size == Size(columns: 80, rows: 24))
+        #expect(scenario.steps.map(\.line) == [4, 5])
+        #expect(scenario.steps.map(\.source) == ["buy premium as first", "clock advance P1W"])
+    }
+
     /// Each malformed line is named by line and column, with the fault.
     @Test(arguments: [
         ("buy x\n", 1, 1, "no catalog"),

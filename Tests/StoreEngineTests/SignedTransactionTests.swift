@@ -104,7 +104,13 @@ struct SignedTransactionTests {
                                                                  rule: .withoutAccount))
                 try db.run("UPDATE transactions SET jws = ? WHERE id = ?", jws, transaction.id)
             }
-            try db.execute("UPDATE transactions SET quantity = 2 WHERE id = \(faces.id); PRAGMA user_version = 3;")
+            // Without what schemas 5 and 6 added (a schema 3 file, not a newer one whose user_version was set back).
+            try db.execute("""
+                UPDATE transactions SET quantity = 2 WHERE id = \(faces.id);
+                DROP TABLE seal_head; DROP TABLE verified_rows; ALTER TABLE transactions DROP COLUMN offer_period;
+                ALTER TABLE transactions DROP COLUMN offer_discount_type; ALTER TABLE transactions DROP COLUMN seal;
+                PRAGMA user_version = 3;
+                """)
 
             let reopened = try fixture.open()
             #expect(try db.scalar("PRAGMA user_version") == Ledger.schemaVersion)

@@ -20,6 +20,14 @@ extension Store {
     /// for even when nothing was written (a caller that steps the clock itself).
     func lookForChanges(_ feed: StoreChangeFeed, cause: StoreChange.Cause, full: Bool = false) throws -> StoreChange? {
         let mark = feed.mark()
+        // A file replaced under the store is used no more (LedgerFileWatch): subscribers hear it once,
+        // and nothing is read from the file this store still has open.
+        if fileReplacement() != nil {
+            guard feed.state.withLock({ state in defer { state.replacementHeard = true }; return !state.replacementHeard }) else { return nil }
+            let change = StoreChange(sequence: 0, cause: .replaced, dataVersion: mark.seen?.dataVersion ?? 0,
+                                     storeTime: (try? currentTime()) ?? Date(), renewalsMade: 0, madeDueChanges: false, unfinished: [])
+            return feed.deliver(change, snapshot: change, seen: mark.seen ?? (0, 0), wake: .after(nil))
+        }
         let version = try dataVersion()
         let own = ledger.db.totalChanges
         let replaced = mark.replaced || (feed.state.withLock { $0.inode } != StoreChangeFeed.inode(of: path))

@@ -37,6 +37,8 @@ public final class StoreChangeFeed: Sendable {
         /// The store file's inode when last looked at, to notice it replaced.
         var inode: UInt64?
         var replaced = false
+        /// Whether subscribers were told the store's file is used no more (replaced under it).
+        var replacementHeard = false
         var reads = 0
     }
 
