@@ -67,7 +67,9 @@ struct ServerGateTests {
         #expect(none.hasPrefix("HTTP/1.1 401"), "\(none.prefix(200))")
         // A good token's body is read and answered as before.
         let token = try fixture.token()
-        let body = #"{"startDate": 0, "endDate": 1}"#
+        // The day before the fixture's clock: Apple refuses a start more than 180 days back (4000012).
+        let end = Int(fixture.clock.now.timeIntervalSince1970 * 1000)
+        let body = #"{"startDate": \#(end - 86_400_000), "endDate": \#(end)}"#
         let good = await Self.exchange(port: port, "POST /inApps/v1/notifications/history HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
                                  + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
         #expect(good.hasPrefix("HTTP/1.1 200"), "\(good.prefix(300))")
