@@ -135,7 +135,8 @@ struct QAControlsEndToEndTests {
         try await withPaywall(sandbox) { session in
             try await session.waitFor("the checkmark") { owned("Swift Shopping", $0) }
             try await session.send("s")
-            try await session.waitFor("the settings") { $0.contains { $0.contains("[ Delete the app ]") } }
+            // The list scrolls at 100×30 (the actions below the settings come into view with End).
+            try await session.waitFor("the settings") { $0.contains { $0.contains("canMakePayments") } }
             // The last line is Reset everything; two up is Delete the app.
             try await session.send("End", "Up", "Up")
             try await session.waitFor("Delete the app selected") { $0.contains { $0.contains("▸") && $0.contains("[ Delete the app ]") } }
