@@ -83,8 +83,13 @@ typealias Status = Product.SubscriptionInfo.Status
             let log = StatusLog(Status.updates)
             defer { log.stop() }
             try await log.prime(session, Int(bought.id))
-            try await Task.sleep(for: .seconds(1))
-            let before = log.count
+            // Priming's last toggle may still be on its way (the feed looks again for up to 1.6 s):
+            // wait until two seconds pass with nothing new.
+            var before = -1
+            for _ in 0..<15 where before != log.count {
+                before = log.count
+                try await Task.sleep(for: .seconds(2))
+            }
             // A change that leaves the subscription as it was: a consumable bought outside the app.
             try await session.buyProduct(identifier: ID.coins)
             try await Task.sleep(for: .seconds(2))
