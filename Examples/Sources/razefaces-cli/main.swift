@@ -1,4 +1,4 @@
-// razefaces products | buy PRODUCT_ID | restore | listen
+// razefaces products | buy PRODUCT_ID | restore | receipt | listen
 //
 // The RazeFaces tutorial's IAPHelper driven from a terminal. StoreKit 1 calls its observers on
 // the main queue, so the program ends with dispatchMain(): the main queue runs from there on, and
@@ -36,6 +36,26 @@ func exitWhenFinished(_ status: Int32) {
     if SKPaymentQueue.default().transactions.isEmpty { exit(status) }
     DispatchQueue.main.asyncAfter(deadline: .now() + 0.05) { exitWhenFinished(status) }
 }
+
+/// Refreshes the app receipt as a StoreKit 1 app does before sending it to its backend.
+final class ReceiptReader: NSObject, SKRequestDelegate, @unchecked Sendable {
+    func requestDidFinish(_ request: SKRequest) {
+        // Apple's apps read Bundle.main.appStoreReceiptURL; on Linux AppStore.receiptURL stands in.
+        guard let url = AppStore.receiptURL, let receipt = try? Data(contentsOf: url) else {
+            print("razefaces: no receipt after the refresh")
+            exit(1)
+        }
+        print("receipt \(url.path) (\(receipt.count) bytes)")
+        print(receipt.base64EncodedString())
+        exit(0)
+    }
+
+    func request(_ request: SKRequest, didFailWithError error: Error) {
+        print("receipt refresh failed: \(error)")
+        exit(1)
+    }
+}
+let receiptReader = ReceiptReader()
 
 func failureText(_ note: Notification) -> String {
     guard let transaction = note.object as? SKPaymentTransaction else { return "failed" }
@@ -89,6 +109,10 @@ case "restore"?:
         exitWhenFinished(0)
     })
     store.restorePurchases()
+case "receipt"?:
+    let refresh = SKReceiptRefreshRequest()
+    refresh.delegate = receiptReader
+    refresh.start()
 case "listen"?:
     tokens.append(center.addObserver(forName: .IAPHelperPurchaseNotification, object: nil, queue: nil) { note in
         print("purchased \(note.object as? String ?? "?")")
@@ -98,7 +122,7 @@ case "listen"?:
     })
     print("listening for transactions; Ctrl-C to stop")
 default:
-    print("usage: razefaces products | buy PRODUCT_ID | restore | listen")
+    print("usage: razefaces products | buy PRODUCT_ID | restore | receipt | listen")
     exit(2)
 }
 dispatchMain()

@@ -93,7 +93,7 @@ extension Examples {
 
     @Test func restoreOnAReinstalledAppBringsBackTheRazeFace() async throws {
         let session = try SKTestSession(contentsOf: catalog)
-        let bought = try session.buyProduct(identifier: RazeFaceProducts.NightlyRage)
+        let bought = try await session.buyProduct(identifier: RazeFaceProducts.NightlyRage)
         await bought.finish()
         await session.run {
             let finished = Posted(.IAPHelperRestoreFinishedNotification)
@@ -109,7 +109,7 @@ extension Examples {
 
     @Test func aFailedPurchaseCarriesItsSKErrorAndIsNotRemembered() async throws {
         let session = try SKTestSession(contentsOf: catalog)
-        try session.setSimulatedError(Product.PurchaseError.purchaseNotAllowed, forAPI: .purchase)
+        try await session.setSimulatedError(.purchase(.purchaseNotAllowed), forAPI: .purchase)
         try await session.run {
             let failures = Posted(.IAPHelperPurchaseFailedNotification)
             let helper = IAPHelper(productIds: RazeFaceProducts.productIdentifiers, defaults: freshDefaults())
@@ -173,6 +173,13 @@ extension Examples {
         #expect(bought.status == 0 && bought.output.contains("purchased \(RazeFaceProducts.SwiftShopping)"), "\(bought.output)")
         let restored = try run(["restore"], home: "reinstalled")
         #expect(restored.status == 0 && restored.output.contains("owned: \(RazeFaceProducts.SwiftShopping)"), "\(restored.output)")
+        // The receipt the program refreshes is PKCS#7 (DER SEQUENCE) and lists the purchase's product id.
+        let receipt = try run(["receipt"])
+        let lines = receipt.output.split(separator: "\n").map(String.init)
+        #expect(receipt.status == 0 && lines.first?.hasPrefix("receipt ") == true, "\(receipt.output)")
+        let der = try #require(lines.last.flatMap { Data(base64Encoded: $0) }, "\(receipt.output)")
+        #expect(der.first == 0x30)
+        #expect(der.range(of: Data(RazeFaceProducts.SwiftShopping.utf8)) != nil, "the in-app purchase's product id (1702)")
     }
 }
 }
