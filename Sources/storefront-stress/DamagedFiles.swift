@@ -122,8 +122,10 @@ enum DamagedFiles {
                 }
                 let run = Processes.run(command)
                 runs += 1
-                findings.check(run.status == 74 && !run.crashed && run.stdout.isEmpty,
-                               "\(item.name) \(arguments[0]): expected exit 74 and no output, got \(run.summary)")
+                // With --json the error is the one JSON error object on stdout (the --json contract).
+                let quiet = arguments.contains("--json") ? run.stdout.contains("\"error\"") : run.stdout.isEmpty
+                findings.check(run.status == 74 && !run.crashed && quiet,
+                               "\(item.name) \(arguments[0]): expected exit 74 and no output but a --json error, got \(run.summary)")
                 findings.check(run.stderr.contains(path) || run.stderr.contains((path as NSString).deletingLastPathComponent),
                                "\(item.name) \(arguments[0]): the error does not name the file: \(run.stderr)")
                 findings.check(item.saying.contains { run.stderr.contains($0) },

@@ -16,7 +16,7 @@ import Testing
         func requestDidFinish(_ request: SKRequest) { state.withLock { $0.finished = true; $0.onMain = isOnMainQueue() } }
         func request(_ request: SKRequest, didFailWithError error: any Error) { state.withLock { $0.error = error } }
 
-        func settle(within seconds: Double = 20) async -> Bool {
+        func settle(within seconds: Double = 90) async -> Bool {  // returns at once when called back; long only for a loaded run
             let deadline = Date().addingTimeInterval(seconds)
             while Date() < deadline {
                 if finished || error != nil { return true }
