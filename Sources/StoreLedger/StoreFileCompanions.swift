@@ -16,7 +16,11 @@ package enum StoreFileCompanions {
     /// The processes other than this one that hold a lock on the file at `path` (from /proc/locks).
     static func lockHolders(of path: String) -> [pid_t] {
         var info = stat()
-        guard stat(path, &info) == 0, let text = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return [] }
+        // Read to its end: /proc/locks says its size is 0, and a process with many stores open
+        // (a test run) has pages of locks; a read of one page missed the holder's line.
+        guard stat(path, &info) == 0, let locks = FileHandle(forReadingAtPath: "/proc/locks") else { return [] }
+        defer { try? locks.close() }
+        let text = String(decoding: locks.readDataToEndOfFile(), as: UTF8.self)
         let device = UInt64(info.st_dev)
         // Linux's dev_t: the major number in bits 8–19 and 32–63, the minor in 0–7 and 20–31.
         let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~UInt64(0xFFF))
@@ -55,11 +59,17 @@ package enum StoreFileCompanions {
     /// file that was at this path when they opened it (since moved, or renamed over by a backup),
     /// and SQLite would lay its log over this one's pages.
     package static func foreignCompanions(of path: String, info: stat) -> String? {
-        let holders = lockHolders(of: path + "-shm")
-        guard !holders.isEmpty else { return nil }
-        for pid in holders {
-            // One that has this very file open: the companions are this file's (or cannot be told).
-            guard let has = process(pid, hasOpen: info.st_dev, info.st_ino), !has else { return nil }
+        // A process closing the store lets go of the file a moment before its -shm lock: only
+        // holders seen without the file three times, 50 ms apart, hold another file's log.
+        var holders: [pid_t] = []
+        for look in 0..<3 {
+            if look > 0 { usleep(50_000) }
+            holders = lockHolders(of: path + "-shm")
+            guard !holders.isEmpty else { return nil }
+            for pid in holders {
+                // One that has this very file open: the companions are this file's (or cannot be told).
+                guard let has = process(pid, hasOpen: info.st_dev, info.st_ino), !has else { return nil }
+            }
         }
         let names = holders.map { "\($0) (\(commandName($0)))" }.joined(separator: ", ")
         return "its -wal and -shm belong to another file: process \(names) still has open the store file that was at this path (this one was put in its place while it ran: moved or renamed over), and opened with them this file would be mixed with that one's log. Stop \(holders.count == 1 ? "that process" : "those processes") first (each then writes its log back into its own file), then try again"
