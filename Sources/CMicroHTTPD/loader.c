@@ -57,7 +57,9 @@ struct MHD_Daemon *cmhd_start(const struct sockaddr *address, int ipv6,
                               void (*log)(void *context, const char *line)) {
     if (!cmhd_available()) return NULL;
     log_line = log;
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
+    // poll(), not select(): select refuses a socket numbered 1024 or more, and a process with many
+    // files open (a test run, a server beside many stores) gets such numbers for its listen socket.
+    unsigned int flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
     if (ipv6) flags |= MHD_USE_IPv6;
     return mhd.start_daemon(flags, 0, NULL, NULL, handler, context,
                             MHD_OPTION_SOCK_ADDR, address,

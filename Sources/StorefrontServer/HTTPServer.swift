@@ -78,6 +78,8 @@ public final class HTTPServer: @unchecked Sendable {
     // The daemon pointer is set once in start and cleared once in stop, both under `lock`.
     private var daemon: OpaquePointer?
     private let lock = NSLock()
+    /// libmicrohttpd's last message while starting: the reason when it cannot listen.
+    private var startMessage: String?
     let handler: @Sendable (HTTPRequest) -> HTTPResponse
     /// Looks at a request's headers before its body is read: a response here is the answer,
     /// and the body is never taken in (an unauthenticated one costs no more than its headers).
@@ -133,10 +135,17 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard let started else {
             guard cmhd_available() != 0 else { throw ServerError("cannot serve: libmicrohttpd (libmicrohttpd.so.12) is not installed") }
-            throw ServerError("cannot listen on \(address) (the port is in use, or the address is not this machine's)")
+            let reason = lock.withLock { startMessage } ?? "the port is in use, or the address is not this machine's"
+            throw ServerError("cannot listen on \(address) (\(reason))")
         }
         lock.withLock { daemon = started }
         port = cmhd_port(started)
+    }
+
+    /// Takes one of libmicrohttpd's messages: kept as the reason while starting, and logged.
+    fileprivate func heard(_ line: String) {
+        lock.withLock { if daemon == nil { startMessage = line } }
+        log("libmicrohttpd: " + line)
     }
 
     /// Stops listening and waits for the connection threads to end.
@@ -251,7 +260,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
 
 private let logHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void = { context, line in
     guard let context, let line else { return }
-    Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().log("libmicrohttpd: " + String(cString: line))
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    server.heard(String(cString: line))
 }
 
 private let completedHandler: MHD_RequestCompletedCallback = { _, _, state, _ in
