@@ -48,6 +48,17 @@ package enum StoreFileCompanions {
         return false
     }
 
+    /// Whether process `pid` is on its way out (the kernel's PF_EXITING, or a zombie): its locks go with it.
+    static func isExiting(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return true }
+        // After "pid (comm)": state, ppid, pgrp, session, tty_nr, tpgid, flags.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 6, let flags = UInt64(fields[6]) else { return false }
+        let exitingFlag: UInt64 = 0x4  // include/linux/sched.h
+        return flags & exitingFlag != 0 || fields[0] == "Z" || fields[0] == "X"
+    }
+
     /// The command name of process `pid`, for a message.
     static func commandName(_ pid: pid_t) -> String {
         let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
@@ -59,12 +70,14 @@ package enum StoreFileCompanions {
     /// file that was at this path when they opened it (since moved, or renamed over by a backup),
     /// and SQLite would lay its log over this one's pages.
     package static func foreignCompanions(of path: String, info: stat) -> String? {
-        // A process closing the store lets go of the file a moment before its -shm lock: only
-        // holders seen without the file three times, 50 ms apart, hold another file's log.
+        // A process closing the store lets go of the file a moment before its -shm lock, and one
+        // exiting closes its files in order, the store's before the -shm's: on a loaded machine
+        // either can be stalled between the two for a tenth of a second or more. Only holders
+        // that are not exiting, seen without the file for a second, hold another file's log.
         var holders: [pid_t] = []
-        for look in 0..<3 {
-            if look > 0 { usleep(50_000) }
-            holders = lockHolders(of: path + "-shm")
+        for look in 0..<10 {
+            if look > 0 { usleep(100_000) }
+            holders = lockHolders(of: path + "-shm").filter { !isExiting($0) }
             guard !holders.isEmpty else { return nil }
             for pid in holders {
                 // One that has this very file open: the companions are this file's (or cannot be told).
