@@ -68,6 +68,10 @@ package final class Ledger {
         self.file = file
         let fileManager = FileManager.default
         var createInPlace = false
+        // Already open in this process (another Store, a reopened paywall): the checks below would
+        // read the file and its -shm through descriptors of their own, and closing one drops every
+        // POSIX lock SQLite holds on that file here. The open connection vouches for the file.
+        let openHere = location.info.map { StoreFileCompanions.process(getpid(), hasOpen: $0.st_dev, $0.st_ino) == true } ?? false
         if let info = location.info {
             guard info.st_mode & S_IFMT != S_IFDIR else { throw StoreFileError(path: path, reason: "is a folder, not a store file") }
             guard access(file, R_OK) == 0 else {
@@ -80,7 +84,7 @@ package final class Ledger {
                 throw StoreFileError(path: path, reason: "is read-only; the store file must be writable")
             }
             // SQLite opens a file cut short inside its last page as if whole, and would write to it.
-            if let truncation = StoreFileHeader.truncation(at: file) {
+            if !openHere, let truncation = StoreFileHeader.truncation(at: file) {
                 throw StoreFileError(path: path, reason: "\(truncation): damaged; `storefront doctor` tells more")
             }
             // It holds the private key: owner only. Repaired, with a warning, when others may read it.
@@ -104,10 +108,10 @@ package final class Ledger {
         let exists = location.info != nil
         // Never paired with another file's log: a running process may hold the -wal and -shm of
         // the file that was here before (this one moved into its place).
-        if let info = location.info, let foreign = StoreFileCompanions.foreignCompanions(of: file, info: info) {
+        if !openHere, let info = location.info, let foreign = StoreFileCompanions.foreignCompanions(of: file, info: info) {
             throw StoreFileError(path: path, reason: foreign)
         }
-        if exists, let missing = StoreFileCompanions.missingWAL(of: file), missing.live {
+        if exists, !openHere, let missing = StoreFileCompanions.missingWAL(of: file), missing.live {
             throw StoreFileError(path: path, reason: missing.message)
         }
         do {
