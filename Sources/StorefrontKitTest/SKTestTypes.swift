@@ -1,5 +1,6 @@
 import Foundation
 import StoreEngine
+import StorefrontKit
 
 extension SKTestSession {
     /// How fast the store's clock runs: Xcode's `SKTestSession.TimeRate` case names (the engine's own type).
@@ -29,6 +30,10 @@ public struct SKTestTransaction: Sendable, Hashable {
     public let autoRenewingEnabled: Bool
     /// Whether the app finished it (not in Xcode).
     public let isFinished: Bool
+    /// Where it stands, as StoreKit 1 names it (Xcode's tests compare it, e.g. `== .deferred`):
+    /// `deferred` while it waits (Ask to Buy, an interrupted purchase), as Storefront's
+    /// `SKPaymentQueue` reports such a purchase; `failed` once declined; else `purchased`.
+    public let state: SKPaymentTransactionState
 
     init(_ transaction: StoreEngine.Transaction, autoRenewing: Bool) {
         identifier = Int(transaction.id)
@@ -41,5 +46,10 @@ public struct SKTestTransaction: Sendable, Hashable {
         hasPurchaseIssue = transaction.status == .pending && transaction.pendingReason == .interrupted
         autoRenewingEnabled = autoRenewing
         isFinished = transaction.isFinished
+        state = switch transaction.status {
+        case .pending: .deferred
+        case .declined: .failed
+        case .purchased: .purchased
+        }
     }
 }

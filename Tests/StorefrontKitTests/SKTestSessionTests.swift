@@ -30,8 +30,10 @@ import Testing
             let request: SKTestTransaction = try #require(session.allTransactions().first)
             let identifier: Int = request.identifier
             #expect(request.pendingAskToBuyConfirmation)
+            #expect(request.state == .deferred)
             try session.approveAskToBuyTransaction(identifier: identifier)
             let bought = try #require(session.allTransactions().first { $0.productIdentifier == ID.goPro && !$0.pendingAskToBuyConfirmation })
+            #expect(bought.state == .purchased)
             try session.refundTransaction(identifier: bought.identifier)
             #expect(session.allTransactions().first { $0.identifier == bought.identifier }?.revocationDate != nil)
             let declined = try #require(try await Product.products(for: [ID.shopping]).first)
@@ -39,6 +41,7 @@ import Testing
             let second = try #require(session.allTransactions().first { $0.pendingAskToBuyConfirmation })
             try session.declineAskToBuyTransaction(identifier: second.identifier)
             #expect(!session.allTransactions().contains { $0.pendingAskToBuyConfirmation })
+            #expect(session.allTransactions().filter { $0.productIdentifier == ID.shopping }.map(\.state) == [.failed])
             #expect(await Transaction.currentEntitlement(for: ID.shopping) == nil)
         }
     }
