@@ -62,8 +62,9 @@ public struct Message: Sendable, Hashable, Identifiable {
     /// deferred), then — within a second — each one queued after, by this process or another one
     /// using the same store file. Each comes once per sequence.
     public static var messages: Messages {
-        let context = try? StoreContext.resolve()
-        return Messages { MessagesMonitor.stream(context: context) }
+        // Read outside a test session's scope, it moves to each new session (StoreContext+Choice.swift).
+        let scope = StoreContext.current
+        return Messages { StoreContext.following(scope: scope) { MessagesMonitor.stream(context: $0) } }
     }
 
     /// An asynchronous sequence of messages (StoreKit's `Message.Messages`).
@@ -89,9 +90,8 @@ public struct Message: Sendable, Hashable, Identifiable {
 
 /// Hands the app the messages queued for it, at each change the store's change feed hands out.
 enum MessagesMonitor {
-    static func stream(context: StoreContext?) -> AsyncStream<Message> {
+    static func stream(context: StoreContext) -> AsyncStream<Message> {
         AsyncStream { continuation in
-            guard let context else { return }  // no store: a message never comes
             let changes = context.store.changes.changes()
             let task = Task { await watch(context, changes, continuation) }
             continuation.onTermination = { _ in task.cancel() }

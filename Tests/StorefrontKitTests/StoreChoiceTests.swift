@@ -82,6 +82,32 @@ import Testing
         let session = try #require(sessions.first { $0.storePath == update.unsafePayloadValue.context.store.path })
         #expect(session.allTransactions().map(\.identifier) == [Int(update.unsafePayloadValue.id)])
     }
+
+    @Test func messagesReadOutsideAScopeMoveToEachNewSession() async throws {
+        // Read before any of this test's sessions exists, as an app's store layer reads it at launch.
+        let messages = Message.messages
+        let heard = Mutex<Message?>(nil)
+        let mine = StorePaths()
+        let listening = Task {
+            let message = await firstElement(of: messages, within: 60) { message in
+                message.reason == .priceIncreaseConsent && mine.paths.withLock { $0.contains(message.context.store.path) }
+            }
+            heard.withLock { $0 = message }
+        }
+        defer { listening.cancel() }
+        var sessions: [SKTestSession] = []
+        for _ in 0..<20 where heard.withLock({ $0 }) == nil {
+            let session = try SKTestSession(contentsOf: catalogURL)
+            sessions.append(session)
+            mine.paths.withLock { _ = $0.insert(session.storePath) }
+            try await Task.sleep(for: .milliseconds(300))
+            let bought = try await session.buyProduct(identifier: ID.monthly)
+            try session.requestPriceIncreaseConsentForTransaction(identifier: Int(bought.id))
+            try await Task.sleep(for: .milliseconds(700))
+        }
+        let message = try #require(heard.withLock { $0 })
+        #expect(sessions.contains { $0.storePath == message.context.store.path })
+    }
 }
 
 /// Store file paths, shared with a listener's filter.
