@@ -46,6 +46,7 @@ extension StoreContext {
             sessions.alive.removeAll { $0 === context }
             return Array(sessions.watchers.values)
         }
+        SKPaymentQueue.storeEnded(context)
         for watcher in watchers { watcher.yield() }
     }
 

@@ -47,6 +47,13 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
         }
     }
 
+    /// A test session's store is gone: its default queue goes too, its watcher stopped, so the
+    /// store closes (a test process makes hundreds of sessions; each kept its file open).
+    static func storeEnded(_ context: StoreContext) {
+        let queue = queues.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
+        queue?.stopWatching()
+    }
+
     /// Whether the account may make payments (the store's `canMakePayments` setting). Waits briefly for the store.
     open class func canMakePayments() -> Bool {
         BlockingExecutor.wait {
@@ -278,6 +285,14 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     }
 
     // MARK: - Watching the store
+
+    private func stopWatching() {
+        let task = locked { () -> Task<Void, Never>? in
+            defer { watcher = nil }
+            return watcher
+        }
+        task?.cancel()
+    }
 
     private func startWatching() {
         guard let context else { return }

@@ -6,6 +6,39 @@ import Testing
 /// `SKPaymentQueue`: payments from `purchasing` to `purchased` or `failed`, finishing, restore,
 /// and what the store's conditions make of a payment.
 @Suite struct SKPaymentQueueTests {
+    /// The descriptors of this process that name the file at `path` (or name it deleted).
+    private static func descriptors(naming path: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.filter { name in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name) else { return false }
+            return target.hasPrefix(path)
+        }
+    }
+
+    @Test func anEndedSessionsDefaultQueueLetsItsStoreClose() async throws {
+        var path = ""
+        do {
+            let session = try SKTestSession(contentsOf: catalogURL)
+            path = session.storePath
+            try await session.run {
+                let queue = SKPaymentQueue.default()
+                let observer = RecordingObserver()
+                queue.add(observer)  // the queue now watches the session's store
+                let product = try #require(try await loadSKProducts([ID.shopping]).first)
+                queue.add(SKPayment(product: product))
+                #expect(await observer.wait { $0.contains(.removed([ID.shopping])) })
+                #expect(!Self.descriptors(naming: path).isEmpty, "the store is open while the session lives")
+            }
+        }
+        // The session is gone; its queue, watcher and store with it (a test process makes hundreds).
+        var open = Self.descriptors(naming: path)
+        for _ in 0..<50 where !open.isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+            open = Self.descriptors(naming: path)
+        }
+        #expect(open.isEmpty, "descriptors still open on the ended session's store: \(open)")
+    }
+
     @Test func aPurchaseGoesPurchasingThenPurchasedOnTheMainQueueAndFinishingLeavesNothingUnfinished() async throws {
         let session = try SKTestSession(contentsOf: catalogURL)
         try await session.run {
