@@ -36,7 +36,9 @@ def describe(decoded):
         if value is None:
             continue
         kind = type(value).__name__
-        if hasattr(value, "value"):  # an enum of the library
+        if attr.has(type(value)):  # a nested object of the library (commitmentInfo)
+            value = describe(value)
+        elif hasattr(value, "value"):  # an enum of the library
             kind = "enum:" + type(value).__name__
             value = value.value
         fields[name] = {"value": value, "type": kind}

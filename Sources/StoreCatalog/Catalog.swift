@@ -112,6 +112,8 @@ public struct SubscriptionTerms: Sendable, Hashable {
     public var introductoryOffer: IntroductoryOffer?
     /// Promotional, offer-code and win-back offers, in file order.
     public var offers: [SubscriptionOffer] = []
+    /// Billing plans beside paying up front: a one-year subscription's monthly plan (`BillingPlan`).
+    public var billingPlans: [BillingPlan] = []
 }
 
 /// The kind of file a catalog was read from.

@@ -78,6 +78,18 @@ extension Catalog {
                 ])
             },
             "offers": terms.flatMap { $0.offers.isEmpty ? nil : .array($0.offers.map(offerJSON)) },
+            "billingPlans": terms.flatMap { $0.billingPlans.isEmpty ? nil : .array($0.billingPlans.map(billingPlanJSON)) },
+        ])
+    }
+
+    /// A billing plan in products.json's shape (`BillingPlan`).
+    private func billingPlanJSON(_ plan: BillingPlan) -> JSON {
+        .object([
+            "billingPlanType": .string(plan.type.rawValue),
+            "price": .decimalText(plan.price),
+            "prices": plan.prices.isEmpty ? nil : .object(plan.prices.sorted { $0.key < $1.key }.map {
+                JSON.Member($0.key, .decimalText($0.value))
+            }),
         ])
     }
 

@@ -27,6 +27,8 @@ public struct Product: Sendable, Hashable, Identifiable {
         public var promotionalOffers: [Offer] = []
         /// The win-back offers, whoever may redeem them (`RenewalInfo.eligibleWinBackOfferIDs` says who may).
         public var winBackOffers: [Offer] = []
+        /// Every way to pay for it (StoreKit's `pricingTerms`): up front first, then a monthly plan if any.
+        public var pricingTerms: [PricingTerms] = []
     }
 
     /// A subscription offer with its localized price (StoreKit's `Product.SubscriptionOffer`).
@@ -103,7 +105,8 @@ extension Catalog {
                                   price: offer.price, displayPrice: displayPrice(offer.price))
                 },
                 promotionalOffers: terms.offers.filter { $0.kind == .promotional }.map { productOffer($0, of: terms, displayPrice) },
-                winBackOffers: terms.offers.filter { $0.kind == .winBack }.map { productOffer($0, of: terms, displayPrice) })
+                winBackOffers: terms.offers.filter { $0.kind == .winBack }.map { productOffer($0, of: terms, displayPrice) },
+                pricingTerms: Product.PricingTerms.all(of: terms, upFront: price, in: storefront, displayPrice: displayPrice))
         }
         return Product(id: item.id, type: item.type, displayName: text.displayName, description: text.description,
                        price: price, displayPrice: displayPrice(price), currencyCode: storefront.currency,

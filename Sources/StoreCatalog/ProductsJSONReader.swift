@@ -163,11 +163,16 @@ package struct CatalogReader {
             let levelNode = try fields.required("level")
             let level = try levelNode.integer()
             guard level >= 1 else { throw levelNode.fail("level must be 1 or more (1 is the highest tier)") }
-            terms = SubscriptionTerms(groupID: group, period: try fields.required("period").duration(), level: level,
+            let period = try fields.required("period").duration()
+            terms = SubscriptionTerms(groupID: group, period: period, level: level,
                                       introductoryOffer: try fields.child("introductoryOffer").map(readOffer),
-                                      offers: try fields.child("offers")?.elements().map(readSubscriptionOffer) ?? [])
+                                      offers: try fields.child("offers")?.elements().map(readSubscriptionOffer) ?? [],
+                                      billingPlans: try fields.child("billingPlans")?.billingPlans(
+                                          period: period, priceKey: "price", storefronts: storefronts) ?? [])
         } else if let offersNode = fields.child("offers") {
             throw offersNode.fail("only a subscription in \"subscriptionGroups\" has \"offers\"")
+        } else if let plansNode = fields.child("billingPlans") {
+            throw plansNode.fail("only a subscription in \"subscriptionGroups\" has \"billingPlans\"")
         }
 
         var availability: [String]?

@@ -10,10 +10,11 @@ import Foundation
 /// `referenceName`, `displayPrice`, `familyShareable` and `localizations`,
 /// a subscription's `groupNumber`, `subscriptionGroupID`, `recurringSubscriptionPeriod`,
 /// `introductoryOffer` (or the first of a newer file's `introductoryOffers`),
-/// `adHocOffers`, `codeOffers` and `winbackOffers`, the `settings` listed in
+/// `adHocOffers`, `codeOffers`, `winbackOffers` and `billingPlans` (a one-year subscription's
+/// `MONTHLY` plan and its `displayPrice`: `BillingPlan`), the `settings` listed in
 /// `startingSettingNames` plus `_storefront` and `_locale`, and `version`.
 /// Everything else (`identifier`, `internalID`, group localizations, `appPolicies`,
-/// `billingPlans`, unknown keys of newer versions) is ignored, never fatal.
+/// unknown keys of newer versions) is ignored, never fatal.
 public enum StoreKitConfiguration {
     /// The `version.major` values this reader was written against; a newer file is
     /// read as far as it keeps their shape, with a note.
@@ -260,9 +261,11 @@ package struct StoreKitReader {
                     offers.append(try readOffer(offer, kind: kind))
                 }
             }
+            let period = try node.required("recurringSubscriptionPeriod").duration()
             terms = SubscriptionTerms(
-                groupID: group, period: try node.required("recurringSubscriptionPeriod").duration(), level: level,
-                introductoryOffer: try readIntroductoryOffer(node), offers: offers)
+                groupID: group, period: period, level: level,
+                introductoryOffer: try readIntroductoryOffer(node), offers: offers,
+                billingPlans: try node.present("billingPlans")?.billingPlans(period: period, priceKey: "displayPrice") ?? [])
         }
 
         return CatalogProduct(

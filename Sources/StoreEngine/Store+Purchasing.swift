@@ -122,6 +122,7 @@ extension Store {
                 return try fail(.notAvailableInStorefront(productID: productID, storefront: storefront.countryCode))
             }
             guard FaceValidation.isValidQuantity(quantity, of: item.type) else { return try fail(.invalidQuantity(quantity)) }
+            if let refusal = billingPlanRefusal(item) { return try fail(refusal) }
             // The rule order is PurchaseConditions': the device first, then the offer, then the App Store's answer.
             let conditions = try purchaseConditions()
             switch conditions.deviceRefusal(outside: outside) {
@@ -401,6 +402,7 @@ extension Store {
                 // Pay up front covers the whole offer; the other modes one period at a time.
                 transaction.expirationDate = offer.period.after(date)
             }
+            startCommitment(&transaction, item, in: storefront, at: date)
         }
         return transaction
     }

@@ -69,6 +69,7 @@ extension Store {
             if state == .expired {
                 info.eligibleWinBackOfferIDs = try eligibleWinBackOfferIDs(groupID: record.groupID, account: account, at: date, record: record)
             }
+            try applyCommitment(to: &info, record: record, latest: latest, state: state, account: account, in: storefront)
             info.appAccountToken = latest.appAccountToken
             info.appTransactionID = AppTransactionID.make(account: account, bundleID: catalog.bundleID)
             if signed { info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date)) }

@@ -118,7 +118,8 @@ extension Store {
                 break
             }
             guard expiration <= date else { break }
-            guard record.willAutoRenew else {
+            // Inside a 12-month commitment the monthly payments run to its end, auto-renew off or on (Store+Commitment).
+            guard record.willAutoRenew || latest.isInsideCommitment else {
                 record.expirationReason = ExpirationReason.autoRenewDisabled.rawValue
                 try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: auto-renew was off (autoRenewDisabled)", at: expiration)
@@ -183,6 +184,7 @@ extension Store {
             transaction.expirationDate = try renewalEnd(after: start, period: offer.period, latest: latest)
             if offer.scheduled { record.renewalOfferID = nil }
         }
+        try continueCommitment(&transaction, after: latest, item: item, in: storefront, at: start)
         let stored = try ledger.insert(transaction)
         try shareWithFamily(stored, at: start)
         let change = item.id == latest.productID ? "" : " (now \(item.id): the change waited for this renewal)"

@@ -30,7 +30,7 @@ package enum Column: Int, CaseIterable, Sendable {
     // PRAGMA integrity_check's one column
     case integrity_check
     // Expressions, named with AS
-    case renewal_offer, can_sign, term_end
+    case renewal_offer, can_sign, term_end, commitment
 
     /// The column's name in SQL.
     package var name: String { Self.names[rawValue] }

@@ -26,6 +26,7 @@ extension Ledger {
                 }
                 var seals = SealAccumulator()
                 let seal = try insertRow(draft, jws: jws, seals: &seals)
+                if draft.commitment != nil { try saveCommitment(of: draft) }
                 try foldIntoHead(seals)
                 var stored = try db.rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", draft.id,
                                          as: Self.unverifiedTransaction).first ?? draft
@@ -87,7 +88,7 @@ extension Ledger {
         ]
         let seal = sealHasher.mac(Self.canonicalBytes(values))
         let sealText = Self.hex(seal)
-        try db.query("INSERT INTO transactions (\(Self.columns)) VALUES (\(Self.insertPlaceholders))", values + [sealText]) { _ in }
+        try db.query("INSERT INTO transactions (\(Self.insertColumns)) VALUES (\(Self.insertPlaceholders))", values + [sealText]) { _ in }
         if jws != nil { try advanceRevision(of: transaction.id) }
         seals.add(seal)
         return sealText

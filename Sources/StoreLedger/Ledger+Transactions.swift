@@ -17,8 +17,11 @@ extension Ledger {
         .offer_type, .status, .finished, .jws, .pending_reason, .offer_id, .offer_discount_type, .offer_period,
     ]
 
-    /// The `SELECT` list of a transaction: ``sealedColumns`` and the seal.
-    package static let columns = (sealedColumns + [.seal]).selectList
+    /// The `SELECT` list of a transaction: ``sealedColumns``, the seal, and its commitment (LedgerCommitments).
+    package static let columns = (sealedColumns + [.seal]).selectList + ", " + commitmentExpression
+
+    /// The columns an insert writes: ``sealedColumns`` and the seal.
+    static let insertColumns = (sealedColumns + [.seal]).selectList
 
     /// A transaction row, verified: its JWS must carry a valid signature of this
     /// store's key over exactly the payload the row describes.
@@ -199,7 +202,7 @@ extension Ledger {
     }
 
     static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {
-        Transaction(
+        var transaction = Transaction(
             id: row.int64(.id), originalID: row.int64(.original_id), productID: row.text(.product_id),
             productType: ProductType(rawValue: row.text(.product_type)) ?? .nonConsumable,
             purchaseDate: Date(milliseconds: row.int64(.purchase_date)),
@@ -224,6 +227,8 @@ extension Ledger {
             offerID: row.optionalText(.offer_id),
             offerPaymentMode: row.optionalText(.offer_discount_type).flatMap(PaymentMode.init(rawValue:)),
             offerPeriod: row.optionalText(.offer_period).flatMap(ISODuration.init))
+        transaction.commitment = commitment(row)
+        return transaction
     }
 
     /// The account's transactions, newest first; optionally of one product only, or only the newest `limit`.
@@ -308,6 +313,7 @@ extension Ledger {
             transaction.currency, DecimalText.format(transaction.price), transaction.offerType?.rawValue,
             transaction.offerID, transaction.status.rawValue, transaction.pendingReason?.rawValue,
             transaction.offerPaymentMode?.rawValue, transaction.offerPeriod?.description, transaction.id)
+        try saveCommitment(of: transaction)
         if transaction.status == .purchased { try sign(transaction.id) }
         try reseal(transaction.id)
         return try self.transaction(id: transaction.id) ?? transaction
@@ -317,6 +323,7 @@ extension Ledger {
     package func delete(transactionID id: Int64) throws(SQLiteError) {
         try unseal(id)
         try db.run("DELETE FROM transactions WHERE id = ?", id)
+        try db.run("DELETE FROM transaction_commitments WHERE transaction_id = ?", id)
         try db.run("DELETE FROM app_owned WHERE transaction_id = ?", id)
     }
 

@@ -73,6 +73,7 @@ extension Ledger {
     /// Drops the marks of rows there are no more (after a reset deleted rows).
     func forgetStaleMarks() throws(SQLiteError) {
         try db.run("DELETE FROM verified_rows WHERE transaction_id NOT IN (SELECT id FROM transactions)")
+        try db.run("DELETE FROM transaction_commitments WHERE transaction_id NOT IN (SELECT id FROM transactions)")
     }
 }
 

@@ -194,6 +194,7 @@ package final class Ledger {
                 try db.execute(Self.indexes)
                 try db.execute(Self.serveTables)
                 try db.execute(Self.verifiedRowsTable)
+                try db.execute(Self.commitmentsTable)
             }
         } catch let error as StoreFileError {
             throw error

@@ -199,7 +199,8 @@ public enum StoreDoctor {
         var unverified: [(id: Int64, reason: String)] = []
         var unfinished: [Int64] = []
         var count = 0
-        try db.query("SELECT \(Ledger.columns(forSchema: version)) FROM transactions ORDER BY id", []) { row in
+        let withCommitments = try Ledger.hasCommitments(db)
+        try db.query("SELECT \(Ledger.columns(forSchema: version, withCommitments: withCommitments)) FROM transactions ORDER BY id", []) { row in
             count += 1
             var transaction = Ledger.unverifiedTransaction(row)
             if transaction.status == .purchased, !transaction.isFinished { unfinished.append(transaction.id) }

@@ -29,7 +29,7 @@ enum ProductsCommand: StorefrontCommand {
 /// `buy PRODUCT_ID`: a purchase as `Product.purchase()`, or one made outside the app (`--outside`).
 enum BuyCommand: StorefrontCommand {
     static let help = CommandHelp(
-        name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID (--signature SIGNATURE | --sign) | --win-back OFFER_ID] [--app-account-token UUID] [--outcome OUTCOME | --outside] [--json]",
+        name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID (--signature SIGNATURE | --sign) | --win-back OFFER_ID] [--billing-plan PLAN] [--app-account-token UUID] [--outcome OUTCOME | --outside] [--json]",
         summary: "Purchase a product and deliver it, as Product.purchase()",
         details: """
             Buys the product for the account and, as the app would, delivers the content
@@ -58,6 +58,12 @@ enum BuyCommand: StorefrontCommand {
               --app-account-token UUID   the app's token for the purchase
                                   (Product.PurchaseOption.appAccountToken): signed as
                                   appAccountToken in the transaction and its renewal info
+              --billing-plan PLAN monthly buys a one-year subscription's monthly plan
+                                  (Product.PurchaseOption.billingPlanType(.monthly)): billed
+                                  every month over a 12-month commitment, each month a
+                                  transaction with its commitmentInfo; upfront (the default)
+                                  bills the year at once; a product without a monthly plan
+                                  → productUnavailable
             Subscriptions follow their group: an upgrade (a lower level number) takes effect at
             once, a downgrade or a crossgrade to another period at the next renewal. The first
             subscription in a group gets its introductory offer.
@@ -68,7 +74,7 @@ enum BuyCommand: StorefrontCommand {
             --json prints {"result": "success" | "userCancelled" | "pending", "transaction": {…},
             "alreadyOwned": …, "finished": …}.
             """,
-        options: ["--quantity", "--outcome", "--outside", "--offer", "--signature", "--sign", "--win-back", "--app-account-token"],
+        options: ["--quantity", "--outcome", "--outside", "--offer", "--signature", "--sign", "--win-back", "--app-account-token", "--billing-plan"],
         operands: [.productID])
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
@@ -85,7 +91,7 @@ enum BuyCommand: StorefrontCommand {
             ? .buyOutside(productID: args[0], quantity: line.quantity ?? 1)
             : .buy(productID: args[0], quantity: line.quantity ?? 1, outcome: line.outcome, offerID: line.offerID,
                    appAccountToken: line.appAccountToken, offerSigning: try line.offer.signing(offerID: line.offerID),
-                   winBackOfferID: line.pricing.winBackOfferID)
+                   winBackOfferID: line.pricing.winBackOfferID, billingPlan: line.billingPlan)
     }
 
     static func needsCatalog(_ command: Command) -> Bool { true }
@@ -94,9 +100,9 @@ enum BuyCommand: StorefrontCommand {
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {
         switch command {
-        case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken, let signing, let winBack):
+        case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken, let signing, let winBack, let plan):
             try await session.buy(productID, quantity: quantity, choice: choice, offerID: offerID, appAccountToken: appAccountToken,
-                                  offerSigning: signing, winBackOfferID: winBack)
+                                  offerSigning: signing, winBackOfferID: winBack, billingPlan: plan)
         case .buyOutside(let productID, let quantity): try await session.buyOutside(productID, quantity: quantity)
         default: nil
         }
@@ -327,11 +333,13 @@ extension Session {
     }
 
     func buy(_ productID: String, quantity: Int, choice: PurchaseChoice?, offerID: String?,
-             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil, winBackOfferID: String? = nil) async throws -> Report {
+             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil, winBackOfferID: String? = nil,
+             billingPlan: BillingPlanType? = nil) async throws -> Report {
         let signature = try await offerSignature(offerSigning, productID: productID, offerID: offerID,
                                                  appAccountToken: appAccountToken)
         let purchase = try await app.buy(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
-                                         offerSignature: signature, winBackOfferID: winBackOfferID, choice: choice)
+                                         offerSignature: signature, winBackOfferID: winBackOfferID,
+                                         billingPlanType: billingPlan, choice: choice)
         let outcome = purchase.outcome
         let json = JSON.object([
             "result": .string(outcome.result.name),
@@ -354,6 +362,8 @@ extension Session {
         case .purchased(let transaction, let change):
             if TransactionFacts.isFreeTrial(transaction) {
                 lines.append("Started the free trial of \(name) — transaction \(transaction.id).")
+            } else if let commitment = transaction.commitment {
+                lines.append("Subscribed to \(name) for \(transaction.displayPrice)/month for \(commitment.totalBillingPeriods) months (billing period \(commitment.billingPeriodNumber) of \(commitment.totalBillingPeriods), commitment until \(StatusText.shortDate(commitment.commitmentExpiresDate))) — transaction \(transaction.id).")
             } else if transaction.offerType == .winBack {
                 lines.append("Resubscribed to \(name) with the win-back offer \(TerminalText.sanitized(transaction.offerID ?? "")) for \(transaction.displayPrice) — transaction \(transaction.id).")
             } else {

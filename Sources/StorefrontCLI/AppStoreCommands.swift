@@ -292,6 +292,10 @@ extension Session {
                 notes.append("price increase \(info.priceIncreaseStatus.rawValue), renews at \(DecimalText.format(info.renewalPrice))")
             }
             if !info.eligibleWinBackOfferIDs.isEmpty { notes.append("win-back: \(info.eligibleWinBackOfferIDs.joined(separator: ", "))") }
+            if let commitment = status.transaction.commitment, let after = info.commitmentInfo {
+                // A monthly plan: where the commitment stands, and what happens when it ends.
+                notes.append("\(status.transaction.displayPrice)/month for \(commitment.totalBillingPeriods) months, payment \(commitment.billingPeriodNumber) of \(commitment.totalBillingPeriods); commitment \(after.willAutoRenew ? "renews" : "ends") \(commitment.commitmentExpiresDate.iso8601)")
+            }
             let date = info.renewalDate ?? status.transaction.expirationDate
             table.add(status.groupID, status.state.rawValue, status.transaction.productID,
                       info.willAutoRenew ? "on" : "off", date?.iso8601 ?? "", notes.joined(separator: ", "))

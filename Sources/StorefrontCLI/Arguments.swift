@@ -87,6 +87,12 @@ extension Invocation {
                     throw UsageError(description: "--app-account-token needs a UUID (8-4-4-4-12 hex digits), not \"\(text)\"", command: operands.first)
                 }
                 line.appAccountToken = token
+            case "--billing-plan":
+                let text = try value(for: option, inline: inline)
+                guard let plan = BillingPlanType(argument: text) else {
+                    throw UsageError(description: "--billing-plan takes monthly (monthly with a 12-month commitment) or upfront, not \"\(text)\"", command: operands.first)
+                }
+                line.billingPlan = plan
             case "--record":
                 let path = try value(for: option, inline: inline)
                 guard !path.isEmpty else { throw UsageError(description: "--record needs a file", command: nil) }

@@ -65,7 +65,8 @@ public enum Command: Equatable, Sendable {
     /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a
     /// promotional offer, `--win-back` a win-back offer.
     case buy(productID: String, quantity: Int, outcome: PurchaseChoice? = nil, offerID: String? = nil,
-             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil, winBackOfferID: String? = nil)
+             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil, winBackOfferID: String? = nil,
+             billingPlan: BillingPlanType? = nil)
     /// `buy --outside`: a purchase made outside the app, reaching it as an update.
     case buyOutside(productID: String, quantity: Int)
     /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.

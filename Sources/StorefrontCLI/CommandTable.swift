@@ -88,6 +88,7 @@ public struct OptionSpec: Equatable, Sendable {
         OptionSpec("--key", value: "KEY_ID", "offer sign: the offer key to sign with (offer-keys)"),
         OptionSpec("--legacy", "offer sign: the legacy form (key id, nonce, timestamp, signature) instead of a compact JWS"),
         OptionSpec("--app-account-token", value: "UUID", "the app's token for the purchase (appAccountToken)"),
+        OptionSpec("--billing-plan", value: "PLAN", "buy: monthly (a one-year subscription's monthly plan, 12-month commitment) or upfront"),
         OptionSpec("--reason", value: "REASON", kind: .words(Transaction.RevocationReason.allNames),
                    "why the refund: developerIssue or other (default other)"),
         OptionSpec("--request-reason", value: "REASON", kind: .words(RefundRequestReason.allCases.map(\.rawValue)),

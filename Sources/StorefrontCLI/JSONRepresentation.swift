@@ -106,6 +106,15 @@ extension Transaction {
             "subscriptionGroupID": subscriptionGroupID.map { .string($0) },
             "offerType": offerType.map { .string($0.rawValue) },
             "offerID": offerID.map { .string($0) },
+            "billingPlanType": commitment.map { .string($0.billingPlanType.rawValue) },
+            "commitmentInfo": commitment.map { commitment in
+                .object([
+                    "billingPeriodNumber": .integer(commitment.billingPeriodNumber),
+                    "totalBillingPeriods": .integer(commitment.totalBillingPeriods),
+                    "commitmentExpiresDate": .date(commitment.commitmentExpiresDate),
+                    "commitmentPrice": .decimal(commitment.commitmentPrice),
+                ])
+            },
             "status": .string(status.rawValue),
             "pendingReason": pendingReason.map { .string($0.rawValue) },
             "isFinished": .bool(isFinished),
@@ -175,6 +184,16 @@ extension RenewalInfo {
             "gracePeriodExpirationDate": .date(gracePeriodExpirationDate),
             "priceIncreaseStatus": .string(priceIncreaseStatus.rawValue),
             "eligibleWinBackOfferIDs": eligibleWinBackOfferIDs.isEmpty ? nil : .array(eligibleWinBackOfferIDs.map(JSON.string)),
+            "renewalBillingPlanType": renewalBillingPlanType.map { .string($0.rawValue) },
+            "commitmentInfo": commitmentInfo.map { info in
+                .object([
+                    "autoRenewPreference": .string(info.autoRenewPreference),
+                    "willAutoRenew": .bool(info.willAutoRenew),
+                    "renewalBillingPlanType": .string(info.renewalBillingPlanType.rawValue),
+                    "renewalDate": .date(info.renewalDate),
+                    "renewalPrice": .decimal(info.renewalPrice),
+                ])
+            },
             "jwsRepresentation": jwsRepresentation.map { .string($0) },
         ])
     }

@@ -86,6 +86,8 @@ struct CommandArguments {
     var requestReason: RefundRequestReason?
     var offerID: String?
     var appAccountToken: UUID?
+    /// `buy --billing-plan`: how a one-year subscription is billed (PurchaseOption.billingPlanType).
+    var billingPlan: BillingPlanType?
     var root = false
     var der = false
     var junit: String?
@@ -120,7 +122,7 @@ struct CommandArguments {
         let allowed = entry.options.filter { option in
             switch option {
             case "--once": args.count == 3           // settings set NAME VALUE --once
-            case "--app-account-token": !outside     // the app's token: not a purchase outside it
+            case "--app-account-token", "--billing-plan": !outside     // the app's choices: not a purchase outside it
             case "--der": root                       // key export --root --der
             case "--reason": name != "refund-request" || args.first == "approve"
             case "--request-reason": args.first == "begin"  // refund-request begin ID

@@ -55,6 +55,7 @@ public struct Product: Sendable, Identifiable, Hashable {
         var choice: PurchaseChoice?
         var shouldContinue: (@Sendable (Storefront) -> Bool)?
         var eligibility: String?
+        var billingPlan: StoreEngine.BillingPlanType?
         for option in options {
             switch option.kind {
             case .quantity(let value): quantity = value
@@ -64,6 +65,7 @@ public struct Product: Sendable, Identifiable, Hashable {
             case .simulatesAskToBuy(let on): choice = on ? .askToBuy : nil
             case .onStorefrontChange(let box): shouldContinue = box.decide
             case .introductoryOfferEligibility(let jws): eligibility = jws
+            case .billingPlanType(let raw): billingPlan = StoreEngine.BillingPlanType(rawValue: raw)
             case .custom: break  // StoreKit: "This custom purchase option doesn't have any effect."
             }
         }
@@ -79,7 +81,8 @@ public struct Product: Sendable, Identifiable, Hashable {
             let outcome = try await Store.$introductoryOfferEligibility.withValue(allowsIntroductoryOffer) {
                 try await storeKitCall {
                     try await context.store.app.purchase(id, quantity: quantity, appAccountToken: token, offerID: offerID,
-                                                         offerSignature: signature, winBackOfferID: winBackOfferID, choice: choice)
+                                                         offerSignature: signature, winBackOfferID: winBackOfferID,
+                                                         billingPlanType: billingPlan, choice: choice)
                 }
             }
             context.changed()
@@ -134,6 +137,7 @@ extension Product {
             case simulatesAskToBuy(Bool)
             case onStorefrontChange(StorefrontChangeDecision)
             case introductoryOfferEligibility(String)
+            case billingPlanType(String)
             case custom(key: String, value: CustomValue)
         }
         /// A custom option's value, of one of the four types StoreKit takes.

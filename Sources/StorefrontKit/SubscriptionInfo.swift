@@ -19,6 +19,8 @@ extension Product {
         /// The win-back offers configured for the subscription, whoever may redeem them
         /// (`RenewalInfo.eligibleWinBackOfferIDs` says which the customer may).
         public let winBackOffers: [SubscriptionOffer]
+        /// Every way to pay for it (StoreKit's `pricingTerms`): `.upFront` first, then `.monthly` if the subscription has it.
+        public let pricingTerms: [PricingTerms]
         let context: StoreContext
         /// Read outside a test session's scope: asks the store chosen when it asks.
         let follows: Bool
@@ -32,6 +34,7 @@ extension Product {
             // The engine priced the offers in the product's storefront, as it priced the product.
             promotionalOffers = info.promotionalOffers.map { SubscriptionOffer($0, type: .promotional) }
             winBackOffers = info.winBackOffers.map { SubscriptionOffer($0, type: .winBack) }
+            pricingTerms = info.pricingTerms.map(PricingTerms.init)
             self.context = context
             self.follows = follows
         }

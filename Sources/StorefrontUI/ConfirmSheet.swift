@@ -28,9 +28,10 @@ func confirmLines(_ product: Product, outcome: PurchaseChoice?, selection: Offer
     } else if let current, current.transaction.productID == product.id, current.state == .subscribed || current.state == .inGracePeriod {
         say("Subscribed to this plan already: nothing charged\(current.renewalInfo.willAutoRenew ? "" : "; auto-renew turns on")", .plain)
     } else if let group, snapshot?.introEligibleGroups.contains(group) == true, let offer = product.subscription?.introductoryOffer {
-        say("\(product.kindLabel) \(g.dot) \(StatusText.offerTerms(offer, product))", Style(bold: true))
+        say("\(product.kindLabel) \(g.dot) \(StatusText.offerTerms(offer, product))\(monthlyPlan(product))", Style(bold: true))
     } else {
-        lines.append(("\(product.kindLabel) \(g.dot) \(product.type == .autoRenewable ? regularPrice(product) : product.displayPrice)", .plain))
+        let price = "\(product.kindLabel) \(g.dot) \(product.type == .autoRenewable ? regularPrice(product) : product.displayPrice)"
+        if monthlyPlan(product).isEmpty { lines.append((price, .plain)) } else { say(price + monthlyPlan(product), .plain) }
     }
     lines.append(("Account: \(state.account)\(environmentTag(snapshot?.environment ?? .xcode))", dim))
     let offers = offerLines(product, selection, state, width: width)
@@ -53,6 +54,11 @@ private func environmentTag(_ environment: Transaction.AppStoreEnvironment) -> S
     case .xcode: "  [Environment: Xcode]"
     case .localTesting: "  [Environment: LocalTesting]"
     }
+}
+
+/// ", or $9.99/month for 12 months": a one-year subscription's monthly plan (`PricingTerms.summary`).
+private func monthlyPlan(_ product: Product) -> String {
+    product.subscription?.monthlyTerms.map { ", or \($0.summary)" } ?? ""
 }
 
 /// "$4.99/month": the price of every period after any offer.

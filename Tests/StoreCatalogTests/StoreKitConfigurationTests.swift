@@ -514,7 +514,6 @@ struct StoreKitConfigurationTests {
             {"version": {"major": 5, "minor": 2}, "futureList": [{"anything": true}],
              "subscriptionGroups": [{"id": "g", "name": "G", "subscriptions": [
                {"productID": "s", "displayPrice": "2.99", "recurringSubscriptionPeriod": "P1W", "groupNumber": 1,
-                "billingPlans": [{"billingPlanType": "MONTHLY"}],
                 "introductoryOffers": [{"paymentMode": "payUpFront", "subscriptionPeriod": "P1M", "displayPrice": "1.99"}]}]}]}
             """
         let catalog = try load(text)

@@ -36,12 +36,17 @@ public struct AppFace: Sendable {
     /// A promotional offer (`offerID`) needs its signature (`offerSignature`), as Apple requires:
     /// `missingOfferParameters` without one, `invalidOfferSignature` when it does not check out.
     /// A win-back offer (`winBackOfferID`, StoreKit's `PurchaseOption.winBackOffer`) needs none; an
-    /// account that may not redeem it gets `ineligibleForOffer`.
+    /// account that may not redeem it gets `ineligibleForOffer`. `billingPlanType` `.monthly`
+    /// (StoreKit's `PurchaseOption.billingPlanType`) buys a one-year subscription's monthly plan
+    /// with its 12-month commitment; a product without one fails with `productUnavailable`.
     public func purchase(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
                          offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
-                         winBackOfferID: String? = nil, choice: PurchaseChoice? = nil) async throws -> PurchaseOutcome {
-        try await store.purchase(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
-                                 offerSignature: offerSignature, winBackOfferID: winBackOfferID, choice: choice)
+                         winBackOfferID: String? = nil, billingPlanType: BillingPlanType? = nil,
+                         choice: PurchaseChoice? = nil) async throws -> PurchaseOutcome {
+        try await Store.$billingPlanType.withValue(billingPlanType) {
+            try await store.purchase(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
+                                     offerSignature: offerSignature, winBackOfferID: winBackOfferID, choice: choice)
+        }
     }
 
     /// What an app does on a Buy tap: purchase, then deliver and finish a new, verified
@@ -49,10 +54,13 @@ public struct AppFace: Sendable {
     /// transaction reaches the app unverified (it is left unfinished).
     public func buy(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
                     offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
-                    winBackOfferID: String? = nil, choice: PurchaseChoice? = nil) async throws -> AppPurchase {
-        try await store.purchaseAndFinish(productID, quantity: quantity, appAccountToken: appAccountToken,
-                                          offerID: offerID, offerSignature: offerSignature, winBackOfferID: winBackOfferID,
-                                          choice: choice)
+                    winBackOfferID: String? = nil, billingPlanType: BillingPlanType? = nil,
+                    choice: PurchaseChoice? = nil) async throws -> AppPurchase {
+        try await Store.$billingPlanType.withValue(billingPlanType) {
+            try await store.purchaseAndFinish(productID, quantity: quantity, appAccountToken: appAccountToken,
+                                              offerID: offerID, offerSignature: offerSignature, winBackOfferID: winBackOfferID,
+                                              choice: choice)
+        }
     }
 
     /// Delivers a transaction's content to the app and finishes it (`Transaction.finish()`).

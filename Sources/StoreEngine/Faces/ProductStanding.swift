@@ -71,6 +71,8 @@ public struct ProductStanding: Sendable, Hashable {
     public var balance: Int?
     /// The price to show; nil when payments are not allowed (the product cannot be bought).
     public var displayPrice: String?
+    /// A one-year subscription's monthly plan in words (``billingPlanText(_:current:canMakePayments:)``), if it has one.
+    public var billingPlanText: String? = nil
 
     /// The standing from its parts (what a snapshot holds of the product).
     /// - Parameters:
@@ -136,6 +138,9 @@ public struct ProductStanding: Sendable, Hashable {
         if status == nil, owned == nil, introEligible, canMakePayments, let offer = product.subscription?.introductoryOffer {
             introductoryOffer = offer
         }
+        if product.type == .autoRenewable {
+            billingPlanText = Self.billingPlanText(product, current: isCurrent ? status : nil, canMakePayments: canMakePayments)
+        }
     }
 
     /// The status in words, the one wording the CLI and the paywall print:
@@ -148,6 +153,7 @@ public struct ProductStanding: Sendable, Hashable {
     public func text(for product: Product, dot: String = "·", warning: String = "⚠") -> String {
         if unverifiedReason != nil { return "\(warning) Unverified" }
         var text = mainText(product)
+        if let billingPlanText { text = text.isEmpty ? billingPlanText : "\(text) \(dot) \(billingPlanText)" }
         // What waits: a request for a parent or the user, a transaction the app left unfinished.
         var marks: [String] = []
         if let pending { marks.append(pending.reason == .askToBuy ? "Pending approval" : "Pending (interrupted)") }

@@ -40,6 +40,10 @@ public struct RenewalInfo: Sendable, Hashable {
     public var priceIncreaseStatus = PriceIncreaseStatus.noIncreasePending
     /// The win-back offers the customer may redeem, best first (`eligibleWinBackOfferIds`), once it lapsed.
     public var eligibleWinBackOfferIDs: [String] = []
+    /// How the next renewal is billed (`renewalBillingPlanType`); set for a subscription that has a monthly plan.
+    public var renewalBillingPlanType: BillingPlanType? = nil
+    /// The commitment's renewal (`commitmentInfo`), while a monthly plan's commitment runs.
+    public var commitmentInfo: RenewalCommitmentInfo? = nil
     public var jwsRepresentation: String?
 
     /// The JWS payload, with the names of Apple's `JWSRenewalInfoDecodedPayload`.
@@ -67,6 +71,8 @@ public struct RenewalInfo: Sendable, Hashable {
             "offerPeriod": offerPeriod.map { .string($0.description) },
             "priceIncreaseStatus": priceIncreaseStatus.appStoreCode.map { .integer($0) },
             "eligibleWinBackOfferIds": eligibleWinBackOfferIDs.isEmpty ? nil : .array(eligibleWinBackOfferIDs.map(JSON.string)),
+            "renewalBillingPlanType": renewalBillingPlanType.map { .string($0.rawValue) },
+            "commitmentInfo": commitmentInfo?.payload,
         ])
     }
 }

@@ -45,6 +45,8 @@ public struct Transaction: Sendable, Hashable, Identifiable {
     public var jwsRepresentation: String?
     /// Whether the signature and the stored record agree, as StoreKit's `VerificationResult`.
     public var verification: Verification = .verified
+    /// A monthly plan's billing period: its place in the 12-month commitment; nil when billed up front.
+    public var commitment: TransactionCommitment?
     /// The simulated `verificationError` this copy reached the app with. Not stored:
     /// the next read of the transaction verifies it again.
     public var simulatedVerificationError: SimulatedError?

@@ -60,6 +60,9 @@ extension Transaction {
             "currency": .string(currency),
             "appTransactionId": current ? .string(AppTransactionID.make(account: account, bundleID: bundleID)) : nil,
             "sandboxAccount": rule != .withoutAccount ? .string(account) : nil,
+            // A monthly plan's period only: an up-front transaction's payload stays as every earlier build signed it.
+            "billingPlanType": current ? commitment.map { .string($0.billingPlanType.rawValue) } : nil,
+            "commitmentInfo": current ? commitment?.payload : nil,
         ])
     }
 
