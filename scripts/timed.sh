@@ -13,5 +13,5 @@ fi
 name=$1; shift
 began=$(date +%s.%N)
 "$@"; status=$?
-printf '%s %s %s\n' "$name" "$began" "$(date +%s.%N)" >> "$record"
+printf '%s %s %s %s\n' "$name" "$began" "$(date +%s.%N)" "$status" >> "$record"
 exit $status
