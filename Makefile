@@ -10,7 +10,7 @@ FUZZ_FLAGS = -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld
 # e.g. STRESS_FLAGS="--quick" or "--only crash"
 STRESS_FLAGS ?=
 
-.PHONY: run test build bench deps oracle clean stress fuzz-build commit release install uninstall deb check-deb
+.PHONY: run test test-clock build bench deps oracle clean stress fuzz-build commit release install uninstall deb check-deb
 
 ## Open the storefront on the bundled catalog (builds first).
 run: build
@@ -20,13 +20,17 @@ run: build
 ## then the Examples packages' (StorefrontKit with SKTestSession; Examples/StoreApp, an app's
 ## store layer and its XCTest suite). A build that prints a warning fails
 ## (scripts/no-warnings.sh), its output shown all the same.
-test: deps oracle commit
-	./scripts/no-warnings.sh $(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
-	./scripts/no-warnings.sh $(SWIFT) build --package-path Examples --build-tests
-	$(SWIFT) test --package-path Examples --skip-build
-	./scripts/no-warnings.sh $(SWIFT) build --package-path Examples/StoreApp --build-tests
-	$(SWIFT) test --package-path Examples/StoreApp --skip-build
+## Each phase's time goes to .build/make-test-times.txt (scripts/timed.sh; `make bench` shows it).
+test: test-clock deps oracle commit
+	./scripts/timed.sh build ./scripts/no-warnings.sh $(SWIFT) build --build-tests
+	./scripts/timed.sh tests $(SWIFT) test --skip-build
+	./scripts/timed.sh examples-build ./scripts/no-warnings.sh $(SWIFT) build --package-path Examples --build-tests
+	./scripts/timed.sh examples-tests $(SWIFT) test --package-path Examples --skip-build
+	./scripts/timed.sh storeapp-build ./scripts/no-warnings.sh $(SWIFT) build --package-path Examples/StoreApp --build-tests
+	./scripts/timed.sh storeapp-tests $(SWIFT) test --package-path Examples/StoreApp --skip-build
+
+test-clock:
+	@./scripts/timed.sh --start
 
 build: deps commit
 	$(SWIFT) build

@@ -141,6 +141,23 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
         doupdate()
     }
 
+    public func nextEvent(timeoutMilliseconds: Int, wake: Int32) -> TerminalEvent? {
+        guard wake >= 0, timeoutMilliseconds > 0, inputIsTerminal, inputLost == nil, let input else {
+            return nextEvent(timeoutMilliseconds: timeoutMilliseconds)
+        }
+        // A key ncurses already holds (the rest of an escape sequence it gave back) is not on the descriptor.
+        wtimeout(window, 0)
+        var code: wint_t = 0
+        let status = wget_wch(window, &code)
+        if status != ERR { return event(status: status, code: code) }
+        var descriptors = [pollfd(fd: fileno(input), events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        let ready = poll(&descriptors, 2, Int32(clamping: timeoutMilliseconds))
+        // Only the wake: back to the loop. A key, a hang-up, a timeout or a signal (a resize): as before.
+        if ready > 0, descriptors[0].revents == 0 { return nil }
+        return nextEvent(timeoutMilliseconds: descriptors[0].revents != 0 ? timeoutMilliseconds : 0)
+    }
+
     public func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent? {
         wtimeout(window, Int32(timeoutMilliseconds))
         var code: wint_t = 0
@@ -152,6 +169,11 @@ public final class CursesTerminal<Target: Hashable & Sendable>: Terminal {
             return nil
         }
         quickFailures = 0
+        return event(status: status, code: code)
+    }
+
+    /// The event a successful `wget_wch` read.
+    private func event(status: Int32, code: wint_t) -> TerminalEvent? {
         if status == KEY_CODE_YES { return functionKey(Int32(code)) }
         switch code {
         case 10, 13: return .key(.enter)

@@ -78,7 +78,7 @@ public final class Program {
     /// One turn of the loop: draw, wait for input, then apply input and finished effects.
     public func step(timeoutMilliseconds: Int) {
         redraw()
-        if let event = terminal.nextEvent(timeoutMilliseconds: timeoutMilliseconds) {
+        if let event = terminal.nextEvent(timeoutMilliseconds: timeoutMilliseconds, wake: inbox.wakeDescriptor) {
             switch event {
             case .key(let key): dispatch(.key(key))
             case .resize(let size): dispatch(.resized(size))
@@ -149,6 +149,35 @@ private final class Inbox: Sendable {
     }
 
     private let contents = Mutex(Contents())
+    /// A pipe that each posted action pokes, so the loop's wait for a key ends when one comes.
+    private let wake: (read: Int32, write: Int32)
+
+    init() {
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            for end in ends {
+                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            }
+        } else {
+            ends = [-1, -1]
+        }
+        wake = (ends[0], ends[1])
+    }
+
+    deinit {
+        if wake.read >= 0 { close(wake.read) }
+        if wake.write >= 0 { close(wake.write) }
+    }
+
+    /// Readable while an action waits (-1: no pipe could be had; the loop's waits end on their own).
+    var wakeDescriptor: Int32 { wake.read }
+
+    private func poke() {
+        guard wake.write >= 0 else { return }
+        var one: UInt8 = 1
+        _ = write(wake.write, &one, 1)  // a full pipe already has a poke waiting
+    }
 
     /// An effect has started; its task will post once.
     func expect() {
@@ -161,18 +190,24 @@ private final class Inbox: Sendable {
             contents.awaited -= 1
             if let action { contents.actions.append(action) }
         }
+        poke()
     }
 
     /// An action that came unasked for (a subscription's), not the result of an effect.
     func arrived(_ action: Action) {
         contents.withLock { $0.actions.append(action) }
+        poke()
     }
 
     /// Whether an effect is still running.
     var isAwaiting: Bool { contents.withLock { $0.awaited > 0 } }
 
     func takeAll() -> [Action] {
-        contents.withLock { contents in
+        if wake.read >= 0 {
+            var pokes = [UInt8](repeating: 0, count: 64)
+            while read(wake.read, &pokes, pokes.count) > 0 {}
+        }
+        return contents.withLock { contents in
             defer { contents.actions.removeAll() }
             return contents.actions
         }

@@ -42,6 +42,9 @@ public protocol Terminal<Target>: AnyObject {
     func draw(_ canvas: CellCanvas<Target>)
     /// The next input, waiting at most `timeoutMilliseconds`; nil when none came.
     func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent?
+    /// The same, but the wait also ends (nil) as soon as `wake` is readable: a result from the
+    /// engine is drawn when it comes, not at the end of a wait for a key.
+    func nextEvent(timeoutMilliseconds: Int, wake: Int32) -> TerminalEvent?
     /// Why input can no longer be read (reads fail with EIO, the terminal hung up), once it is
     /// so: the program then stops instead of waiting for keys that cannot come.
     var inputLost: String? { get }
@@ -50,5 +53,10 @@ public protocol Terminal<Target>: AnyObject {
 extension Terminal {
     /// A terminal whose input never fails.
     public var inputLost: String? { nil }
+
+    /// A terminal that cannot wait on a descriptor waits for a key alone.
+    public func nextEvent(timeoutMilliseconds: Int, wake: Int32) -> TerminalEvent? {
+        nextEvent(timeoutMilliseconds: timeoutMilliseconds)
+    }
 }
 

@@ -40,6 +40,13 @@ enum Benchmark {
             print(Report.table(paint.terminal + [paint.memory]))
             return
         }
+        if settings.profile == "latency" || settings.profile == "test-loop" {
+            // Figures 11 and 11a (a second process commits), or 12 (read from the last `make test`), alone.
+            let figures = settings.profile == "test-loop" ? TestLoopFigures.read() : try await LatencyBenchmark.run(
+                binary: binary, benchBinary: Bundle.main.executablePath ?? CommandLine.arguments[0], work: work, progress: progress)
+            print(Report.table(figures))
+            return
+        }
         if !settings.profile.isEmpty {
             try await Profile.run(settings.profile, binary: binary, work: work, runs: runs)
             return
@@ -154,6 +161,11 @@ enum Benchmark {
         figures += try await ServerBenchmark.run(
             binary: binary, benchBinary: Bundle.main.executablePath ?? CommandLine.arguments[0], catalog: small,
             catalogPath: smallPath, work: work, rounds: 3, progress: progress)
+
+        // MARK: 11. Live: another process's commit, seen; 12. the test loop
+        figures += try await LatencyBenchmark.run(binary: binary, benchBinary: Bundle.main.executablePath ?? CommandLine.arguments[0],
+                                                  work: work, progress: progress)
+        figures += TestLoopFigures.read()
 
         progress("done")
         print("Storefront benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, "

@@ -5,15 +5,20 @@ import Foundation
 // Usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N]
 //        storefront-bench --profile load|load-times|seed|restore|purchase|snapshot|paint|keypress|serve   (one run of one part, for valgrind --tool=callgrind; load-times: figure 6a alone)
 //        storefront-bench --profile first-paint   (figures 1, 1a, 1b, 1c, 2, 2a and 5 alone)
+//        storefront-bench --profile latency|test-loop   (figures 11 and 11a, or 12, alone)
 
 // The bench's own baseline server (figure 10): libmicrohttpd answering 1 KB, in a process of its own.
 if CommandLine.arguments.dropFirst().first == "--baseline-server" { ServerBenchmark.baselineServer() }
+// The second process of figures 11 and 11a: buys what it is told on a store file of its own connection.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--committer" {
+    LatencyBenchmark.committerMain(catalogPath: CommandLine.arguments[2], storePath: CommandLine.arguments[3])
+}
 
 var options = ["--storefront": ".build/release/storefront", "--work": ".build/bench", "--runs": "5", "--profile": ""]
 var arguments = CommandLine.arguments.dropFirst()
 while let name = arguments.popFirst() {
     guard options[name] != nil, let value = arguments.popFirst() else {
-        FileHandle.standardError.write(Data("usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N] [--profile load|load-times|seed|restore|purchase|snapshot|paint|keypress|serve|first-paint]\n".utf8))
+        FileHandle.standardError.write(Data("usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N] [--profile load|load-times|seed|restore|purchase|snapshot|paint|keypress|serve|first-paint|latency|test-loop]\n".utf8))
         exit(64)
     }
     options[name] = value

@@ -162,7 +162,12 @@ public final class StoreChangeFeed: Sendable {
             let (clockWake, first) = state.withLock { ($0.clockWake, !$0.waitingForFirst.isEmpty) }
             if let clockWake { deadline = min(deadline ?? clockWake, clockWake) }
             if watcher == nil { deadline = min(deadline ?? clock.now + Self.fallbackInterval, clock.now + Self.fallbackInterval) }
-            let wait = first ? 0 : deadline.map { Self.milliseconds(until: $0, clock) } ?? -1
+            // To the microsecond: the first follow-ups after a write are 100 and 250 µs, and poll's
+            // milliseconds rounded up made each a whole one. The last part of a wait shorter than a
+            // millisecond is slept (no spin of zero-length polls); what came meanwhile is read after.
+            let left = first ? Duration.zero : deadline.map { max(.zero, $0 - clock.now) }
+            if let left, left < .milliseconds(1), left > .zero { Self.sleep(left) }
+            let wait = left.map { Int32(min(Int64(Int32.max), $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)) } ?? -1
             var fds = [pollfd(fd: watcher?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: poke.read, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, wait)
@@ -208,12 +213,10 @@ public final class StoreChangeFeed: Sendable {
         for continuation in all { continuation.finish() }
     }
 
-    private static func milliseconds(until deadline: ContinuousClock.Instant, _ clock: ContinuousClock) -> Int32 {
-        let left = deadline - clock.now
-        guard left > .zero else { return 0 }
-        let (seconds, attoseconds) = left.components
-        // Rounded up: a wake a little late, never a spin of zero-length waits just before the deadline.
-        return Int32(min(Int64(Int32.max), seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+    private static func sleep(_ duration: Duration) {
+        var time = timespec(tv_sec: Int(duration.components.seconds), tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
+        var left = timespec()
+        while nanosleep(&time, &left) == -1, errno == EINTR { time = left }
     }
 
     /// Waits on this (dedicated) thread for async work on the store's queue: the task starts on a
