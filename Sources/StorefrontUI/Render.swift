@@ -59,16 +59,17 @@ private func drawTitleBar(_ state: State, into canvas: inout Canvas) {
     let short: [(String, Screen)] = [("p Pay", .paywall), ("t Trans", .transactions), ("s Set", .settings)]
     let tabsWidth = { (tabs: [(String, Screen)]) in tabs.map { TerminalText.width($0.0) + 2 }.reduce(0, +) }
     // The tabs stay, and so does "Storefront". The store file's name comes next (a paywall started
-    // without --store quietly uses the default one) unless the store's clock needs its room; the
-    // tabs shorten first; at the last the account is cut with "…", never the name.
+    // without --store quietly uses the default one), then the account (the sheet names it too)
+    // unless the store's clock needs the room; the tabs shorten first; at the last the account is
+    // cut with "…", never the name.
     let file = (state.storePath as NSString).lastPathComponent
-    func title(_ file: String?, _ account: String) -> String {
-        " Storefront \(g.dot) " + (file.map { "\($0) \(g.dot) " } ?? "") + "\(account) \(g.dot) \(storefront)\(clock)"
+    func title(_ file: String?, _ account: String?) -> String {
+        " Storefront \(g.dot) " + [file, account, storefront].compactMap { $0 }.joined(separator: " \(g.dot) ") + clock
     }
     var choice: (String, [(String, Screen)])?
-    search: for name in [file, nil] as [String?] {
-        for tabs in [full, short] where TerminalText.width(title(name, state.account)) + 1 + tabsWidth(tabs) <= canvas.width {
-            choice = (title(name, state.account), tabs)
+    search: for (name, account) in [(file, state.account), (file, nil), (nil, state.account)] as [(String?, String?)] {
+        for tabs in [full, short] where TerminalText.width(title(name, account)) + 1 + tabsWidth(tabs) <= canvas.width {
+            choice = (title(name, account), tabs)
             break search
         }
     }

@@ -10,7 +10,7 @@ struct CatalogRuleTests {
     func pendingID(_ sandbox: Sandbox) async throws -> Int {
         let run = try await sandbox.storefront("transactions", "--pending", "--json")
         run.expect(exit: 0)
-        let requests = try run.jsonObject().objects("transactions")
+        let requests = try run.jsonObject().objects("requests")
         return try #require(requests.first?["id"] as? Int, "no pending request:\n\(run)")
     }
 

@@ -86,7 +86,7 @@ struct TitleStoreFileTests {
         #expect(title.hasSuffix(columns == 80 ? "s Set" : "s Settings"), "the tabs stay: \(title)")
     }
 
-    @Test("a long account is cut with …; the title keeps Storefront and the tabs")
+    @Test("with the store's clock, the store file stays and the account gives way; at 60 columns the account is cut with …")
     func longAccount() {
         var state = loadedState(columns: 80, rows: 24)
         state.account = "a-very-long-sandbox-tester-name@example.com"
@@ -94,7 +94,10 @@ struct TitleStoreFileTests {
         snap.clock = fixedDate
         _ = update(&state, .loaded(snap))
         let title = render(state, timeZone: utc).lines[0]
-        #expect(title.hasPrefix(" Storefront · a-very-long") && title.contains("…") && title.hasSuffix("s Set"), "\(title)")
+        #expect(title.hasPrefix(" Storefront · store.sqlite · USA · 2026-12-01 00:00 UTC") && title.hasSuffix("s Set"), "\(title)")
+        _ = update(&state, .resized(Size(columns: 60, rows: 16)))
+        let narrow = render(state, timeZone: utc).lines[0]
+        #expect(narrow.hasPrefix(" Storefront · a-ver") && narrow.contains("…") && narrow.hasSuffix("s Set"), "\(narrow)")
     }
 }
 
