@@ -57,9 +57,13 @@ extension ScenarioRun {
             let screen = try await openPaywall()
             await screen.poll()
             let lines = screen.lines
-            // The line's text, not its spacing: columns widen and narrow with the terminal, so a row
-            // recorded at 100 columns reads the same at 80 or 120 (runs of spaces are one space).
-            let shown = lines.contains { Self.spacing($0).contains(Self.spacing(text)) }
+            // The line's text, not its spacing: columns widen and narrow with the terminal (and a
+            // wider one adds KIND), so the words are looked for in order on one line.
+            let words = Self.spacing(text).split(separator: " ").map(String.init)
+            let shown = lines.contains { line in
+                Self.spacing(line).contains(Self.spacing(text))
+                    || Self.wordsInOrder(words, Self.spacing(line).split(separator: " ").map(String.init)) == words.count
+            }
             if shown != wanted {
                 fail(wanted ? "the screen to show \"\(text)\"" : "the screen not to show \"\(text)\"",
                      wanted ? "not on screen" : "shown")
