@@ -57,8 +57,13 @@ extension ScenarioRun {
             let screen = try await openPaywall()
             await screen.poll()
             let lines = screen.lines
-            // Locales put no-break spaces in prices ("0,99 €"): a scenario writes a plain space.
-            let shown = lines.contains { Self.plainSpaces($0).contains(Self.plainSpaces(text)) }
+            // The line's text, not its spacing: columns widen and narrow with the terminal (and a
+            // wider one adds KIND), so the words are looked for in order on one line.
+            let words = Self.spacing(text).split(separator: " ").map(String.init)
+            let shown = lines.contains { line in
+                Self.spacing(line).contains(Self.spacing(text))
+                    || Self.wordsInOrder(words, Self.spacing(line).split(separator: " ").map(String.init)) == words.count
+            }
             if shown != wanted {
                 fail(wanted ? "the screen to show \"\(text)\"" : "the screen not to show \"\(text)\"",
                      wanted ? "not on screen" : "shown")
@@ -127,15 +132,46 @@ extension ScenarioRun {
         String(text.map { $0 == "\u{00A0}" || $0 == "\u{202F}" ? " " : $0 })
     }
 
+    /// `text` with every run of spaces one plain space, and none at its ends. Locales put no-break
+    /// spaces in prices ("0,99 €"): a scenario writes a plain space.
+    static func spacing(_ text: String) -> String {
+        plainSpaces(text).split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+    }
+
     private func list(_ items: [String]) -> String { items.isEmpty ? "nothing" : items.joined(separator: ", ") }
 
-    /// The screen around where `text` should be: the line sharing most of its words, two lines either side.
+    /// The screen around where `text` should be, two lines either side, that line marked `▶`: the
+    /// line sharing most of its words in order, and of those the one they make up most of (the status
+    /// line "Purchased Swift Shopping" before the row "Swift Shopping $0.99 Owned [ Buy ]").
     func excerpt(_ lines: [String], around text: String) -> [String] {
-        let words = text.split(separator: " ").filter { $0.count > 1 }
-        let scores = lines.map { line in words.filter { line.contains($0) }.count }
-        let numbered = lines.enumerated().map { String(format: "%3d │ ", $0.offset + 1) + $0.element }
-        guard let best = scores.indices.max(by: { scores[$0] < scores[$1] }), scores[best] > 0 else { return numbered }
-        return Array(numbered[max(0, best - 2)...min(lines.count - 1, best + 2)])
+        let words = Self.spacing(text).split(separator: " ").map(String.init)
+        let scores = lines.map { line -> (Int, Double) in
+            let shown = Self.spacing(line).split(separator: " ").map(String.init)
+            let common = Self.wordsInOrder(words, shown)
+            return (common, shown.isEmpty ? 0 : Double(common) / Double(shown.count))
+        }
+        guard let best = scores.indices.max(by: { scores[$0] < scores[$1] }), scores[best].0 > 0 else {
+            return lines.enumerated().map { String(format: "%3d │ ", $0.offset + 1) + $0.element }
+        }
+        return (max(0, best - 2)...min(lines.count - 1, best + 2)).map {
+            String(format: $0 == best ? "%3d ▶ " : "%3d │ ", $0 + 1) + lines[$0]
+        }
+    }
+
+    /// How many of `wanted`'s words `line` has in the same order (their longest common subsequence);
+    /// a word cut short with "…" on screen counts when the wanted word starts with what is left.
+    static func wordsInOrder(_ wanted: [String], _ line: [String]) -> Int {
+        guard !wanted.isEmpty, !line.isEmpty else { return 0 }
+        var previous = [Int](repeating: 0, count: line.count + 1)
+        for word in wanted {
+            var current = [Int](repeating: 0, count: line.count + 1)
+            for (index, shown) in line.enumerated() {
+                let same = shown == word || (shown.hasSuffix("…") && shown.count > 1 && word.hasPrefix(shown.dropLast()))
+                current[index + 1] = same ? previous[index] + 1 : max(previous[index + 1], current[index])
+            }
+            previous = current
+        }
+        return previous[line.count]
     }
 }
 

@@ -142,8 +142,8 @@ private final class RecorderWorker: @unchecked Sendable {
         let lines = render(state, timeZone: TimeZone(identifier: "UTC")!).lines
         if let line = lines.first(where: { $0.contains(product.displayName) && $0.contains(state.glyphs.pointer) }),
            let start = line.range(of: product.displayName) {
-            let row = line[start.lowerBound...].replacingOccurrences(of: "[ Buy ]", with: "")
-                .trimmingCharacters(in: .whitespaces)
+            // Its words, one space apart: the replay matches text, not the columns of this width.
+            let row = ScenarioRun.spacing(line[start.lowerBound...].replacingOccurrences(of: "[ Buy ]", with: ""))
             write("expect screen \(Self.quoted(row))")
         }
     }

@@ -17,6 +17,11 @@ extension Store {
     /// Jumps the store's clock ahead, then makes the renewals that fell due. Returns the new time.
     @discardableResult
     func advanceClock(by duration: ISODuration) throws -> Date {
+        try advanceClockCounting(by: duration).now
+    }
+
+    /// ``advanceClock(by:)``, and how many renewals the jump made (every account's).
+    func advanceClockCounting(by duration: ISODuration) throws -> (now: Date, renewals: Int) {
         let start = try currentTime()
         // Bounded: a subscription renews at most so many times in the jump (weekly: 5,218 in 100 years).
         guard duration.after(start) <= Self.longestClockAdvance.after(start) else {
@@ -32,8 +37,7 @@ extension Store {
             try anchorClock(storeTime: target)
             return target
         }
-        try processRenewals()
-        return target
+        return (target, try processRenewals())
     }
 
     /// The latest time the store's clock may show: the end of the shortest validity in its certificate chain.

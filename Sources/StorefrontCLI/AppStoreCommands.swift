@@ -5,17 +5,18 @@ import StorefrontUI
 /// `approve ID`: a parent approves an Ask to Buy request.
 enum ApproveCommand: StorefrontCommand {
     static let help = CommandHelp(
-        name: "approve", usage: "approve TRANSACTION_ID [--json]",
+        name: "approve", usage: "approve REQUEST_ID [--json]",
         summary: "Approve an Ask to Buy request, as the parent",
         details: """
-            Completes a purchase pending Ask to Buy approval: it is charged and dated now, and
-            reaches the app as an update (a running paywall shows it within a second).
+            Completes a purchase pending Ask to Buy approval (REQUEST_ID: transactions --pending
+            lists the requests): it is charged and dated now, and reaches the app as an update (a
+            running paywall shows it within a second).
             """,
         operands: [.text])
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
-        return .approve(transactionID: try line.transactionID())
+        return .approve(transactionID: try line.requestID())
     }
 
     static func needsCatalog(_ command: Command) -> Bool { true }
@@ -29,14 +30,17 @@ enum ApproveCommand: StorefrontCommand {
 /// `decline ID`: a parent declines an Ask to Buy request.
 enum DeclineCommand: StorefrontCommand {
     static let help = CommandHelp(
-        name: "decline", usage: "decline TRANSACTION_ID [--json]",
+        name: "decline", usage: "decline REQUEST_ID [--json]",
         summary: "Decline an Ask to Buy request, as the parent",
-        details: "Declines a purchase pending Ask to Buy approval: nothing is charged or delivered.",
+        details: """
+            Declines a purchase pending Ask to Buy approval (REQUEST_ID: transactions --pending
+            lists the requests): nothing is charged or delivered.
+            """,
         operands: [.text])
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
-        return .decline(transactionID: try line.transactionID())
+        return .decline(transactionID: try line.requestID())
     }
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {
@@ -48,17 +52,18 @@ enum DeclineCommand: StorefrontCommand {
 /// `resolve ID`: the customer completes an interrupted purchase.
 enum ResolveCommand: StorefrontCommand {
     static let help = CommandHelp(
-        name: "resolve", usage: "resolve TRANSACTION_ID [--json]",
+        name: "resolve", usage: "resolve REQUEST_ID [--json]",
         summary: "Complete an interrupted purchase",
         details: """
-            Completes a purchase that interruptedPurchases left pending, as when the user has
-            accepted the terms: it is charged now and reaches the app as an update.
+            Completes a purchase that interruptedPurchases left pending (REQUEST_ID: transactions
+            --pending lists the requests), as when the user has accepted the terms: it is charged
+            now and reaches the app as an update.
             """,
         operands: [.text])
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
-        return .resolve(transactionID: try line.transactionID())
+        return .resolve(transactionID: try line.requestID())
     }
 
     static func needsCatalog(_ command: Command) -> Bool { true }

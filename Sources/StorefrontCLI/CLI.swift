@@ -3,7 +3,7 @@ import StoreEngine
 import StorefrontUI
 
 /// The exit codes scripts rely on (sysexits.h where one fits).
-public enum ExitCode: Int32, Sendable {
+public enum ExitCode: Int32, Sendable, CaseIterable {
     case success = 0
     /// The operation failed (a StoreKit error such as purchaseNotAllowed).
     case failure = 1
@@ -111,15 +111,22 @@ public enum CLI {
         if let code = await invocation.command.type?.runAlone(invocation.command, context) { return exit(code) }
 
         let catalog: Catalog
+        var catalogFile: String?
         do {
             switch location.catalog {
             case .file(let path, _):
                 // The paywall's recorder names the file it used (a .storekit found here).
                 invocation.catalogPath = path
                 catalog = try Catalog.load(contentsOf: path)
+                catalogFile = path
             case .none where !invocation.command.needsCatalog:
                 catalog = .absent
             case .none:
+                // None named, none here: the catalog this store file last ran with.
+                if let remembered = RememberedCatalog.path(beside: location.storePath) {
+                    invocation.catalogPath = remembered
+                    catalogFile = remembered
+                }
                 catalog = try Catalog.load(contentsOf: invocation.catalogPath)
             case .ambiguous(_, let files):
                 let message = StoreLocation.ambiguity(files)
@@ -132,13 +139,19 @@ public enum CLI {
             case .missing, .unreadable:
                 return failed(error.description, [line, invocation.catalogGiven
                     ? "Pass the catalog with --catalog PATH."
-                    : "This command needs the catalog: pass it with --catalog PATH (default ./products.json, else the one .storekit file in this folder)."],
+                    : "This command needs the catalog: pass it with --catalog PATH (default ./products.json, else the one .storekit file in this folder, else the one this store file last ran with)."],
                     .catalogMissing)
             case .malformed, .invalid:
                 return failed(error.description, [line], .badCatalog)
             }
         }
-        for note in catalog.notes { console.err("storefront: note: \(TerminalText.sanitized(note))") }
+        // Once, in a line: every command would otherwise repeat them all; `catalog check` lists them
+        // and the paywall shows them when it opens.
+        if !catalog.notes.isEmpty {
+            let file = TerminalText.sanitized(invocation.catalogPath)
+            console.err("storefront: note: reading \(file) made \(catalog.notes.count) note\(catalog.notes.count == 1 ? "" : "s") "
+                        + "(what it repaired or ignored); storefront catalog check \(file) lists them")
+        }
 
         let store: Store
         do {
@@ -155,6 +168,7 @@ public enum CLI {
         }
 
         for warning in store.warnings { console.err("storefront: warning: \(warning)") }
+        if let catalogFile { RememberedCatalog.remember(catalogFile, beside: location.storePath) }
         let session = Session(store: store, invocation: invocation, console: console)
         do {
             // The store opens: renewals that fell due while nothing ran are made now, in order.

@@ -160,8 +160,23 @@ private struct Summary {
             lines.append("Starting settings: " + catalog.startingSettings.sorted { $0.key < $1.key }
                 .map { "\($0.key)=\($0.value)" }.joined(separator: ", "))
         }
-        for note in catalog.notes { lines.append("Note: \(note)") }
+        lines += Self.noteLines(catalog.notes, file: file)
         return lines
+    }
+
+    /// The notes summarised once: a count, then each distinct note on its own line (a repeated
+    /// one with ×N), the file's name left out of each since the first line names it.
+    static func noteLines(_ notes: [String], file: String) -> [String] {
+        guard !notes.isEmpty else { return [] }
+        var order: [String] = [], counts: [String: Int] = [:]
+        let prefixes = [file + ": ", (file as NSString).lastPathComponent + ": "]
+        for note in notes {
+            let text = prefixes.first(where: note.hasPrefix).map { String(note.dropFirst($0.count)) } ?? note
+            if counts[text] == nil { order.append(text) }
+            counts[text, default: 0] += 1
+        }
+        return ["Notes: \(notes.count) (what reading the file repaired or ignored; the catalog works as read)"]
+            + order.map { "  - \($0)\(counts[$0]! > 1 ? " (×\(counts[$0]!))" : "")" }
     }
 
     func json(file: String) -> JSON {

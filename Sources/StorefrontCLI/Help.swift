@@ -56,7 +56,8 @@ struct CommandHelp {
               \(defaultStore)
 
             Exit codes: 0 done, 1 the operation failed, 2 no terminal for the paywall,
-            64 usage, 65 bad catalog, 66 catalog missing, 74 store file unusable
+            64 usage, 65 bad catalog, 66 catalog missing, 74 store file unusable,
+            75 store file busy: another process held it too long, nothing was done, try again
             (doctor: 1 problems found, 74 cannot be read).
             """
     }

@@ -188,9 +188,10 @@ extension Session {
     }
 
     func advanceClock(_ duration: ISODuration) async throws -> Report {
-        let now = try await testSession.advanceClock(by: duration)
-        return Report(json: .object(["now": .date(now), "advancedBy": .string(duration.description)]),
-                      "Advanced the clock by \(duration.spelledOut): store time is \(now.iso8601). Renewals due by then are made.")
+        let (now, renewals) = try await testSession.advanceClockReportingRenewals(by: duration)
+        let made = renewals == 0 ? "No renewal was due by then." : "\(renewals) renewal\(renewals == 1 ? "" : "s") made."
+        return Report(json: .object(["now": .date(now), "advancedBy": .string(duration.description), "renewals": .integer(renewals)]),
+                      "Advanced the clock by \(duration.spelledOut): store time is \(now.iso8601). \(made)")
     }
 
     func accounts() async throws -> Report {

@@ -135,10 +135,16 @@ struct CommandArguments {
     }
 
     /// The one operand, a transaction id.
-    func transactionID() throws(UsageError) -> Int64 {
-        try expect(1, "a TRANSACTION_ID")
+    func transactionID() throws(UsageError) -> Int64 { try id(of: "transaction") }
+
+    /// The one operand, a pending request's id (Ask to Buy, an interrupted purchase): a request, in
+    /// Apple's word, is not a transaction until it completes.
+    func requestID() throws(UsageError) -> Int64 { try id(of: "request") }
+
+    private func id(of what: String) throws(UsageError) -> Int64 {
+        try expect(1, "a \(what.uppercased())_ID")
         guard let id = Int64(args[0]), id > 0 else {
-            throw UsageError(description: "\(name) needs a transaction id (a whole number), not \"\(args[0])\"", command: name)
+            throw UsageError(description: "\(name) needs a \(what) id (a whole number), not \"\(args[0])\"", command: name)
         }
         return id
     }

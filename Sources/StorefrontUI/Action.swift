@@ -7,8 +7,9 @@ public enum PurchaseReport: Equatable, Sendable {
     /// A downgrade or crossgrade to another period: nothing charged now, it starts at the renewal.
     case changeScheduled(SubscriptionChange)
     case userCancelled
-    /// Waiting for Ask to Buy approval or an interrupted purchase's action.
-    case pending(Transaction.PendingReason?)
+    /// Waiting for Ask to Buy approval or an interrupted purchase's action; `requestID` is the
+    /// request the Transaction Manager lists (and `approve`, `resolve` take).
+    case pending(Transaction.PendingReason?, requestID: Int64? = nil)
     /// Purchased, but the app left it unfinished: it "crashed" before `finish()` (`finishTransactions`
     /// false) and delivered nothing; the next launch delivers it.
     case unfinished(transactionID: Int64)

@@ -107,7 +107,7 @@ func drawDetail(_ state: State, timeZone: TimeZone, into canvas: inout Canvas) {
     let layout = ManagerLayout(state.size)
     let name = state.products.first { $0.id == tx.productID }?.displayName ?? tx.productID
     let rows = detailPaneRows(state, timeZone: timeZone)
-    canvas.put(TerminalText.truncated("Transaction \(tx.id) \(state.glyphs.dot) \(name)  (Esc closes)",
+    canvas.put(TerminalText.truncated("\(tx.status == .pending ? "Request" : "Transaction") \(tx.id) \(state.glyphs.dot) \(name)  (Esc closes)",
                                       to: canvas.width - 4), x: 2, y: 3, style: Style(bold: true))
     let scroll = min(detail.scroll, max(0, rows.count - layout.listHeight))
     let width = detailPaneWidth(state.size)

@@ -119,7 +119,7 @@ public final class EngineEffects: Sendable {
                 case .alreadyOwned(let transaction): .success(transactionID: transaction.id, restored: true)
                 case .changeScheduled(let change): .changeScheduled(change)
                 case .userCancelled: .userCancelled
-                case .pending(let request): .pending(request.reason)
+                case .pending(let request): .pending(request.reason, requestID: request.id)
                 }
                 return .paywall(.purchased(productID: productID, report))
             } catch StoreError.failedVerification(let error, let id) {

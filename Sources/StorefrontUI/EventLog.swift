@@ -39,7 +39,11 @@ func drawLog(_ state: State, _ layout: Layout, timeZone: TimeZone, into canvas: 
     let scroll = max(0, min(state.logScroll, all.count - layout.logHeight))
     let events = all.dropLast(scroll).suffix(layout.logHeight)
     if events.isEmpty {
-        canvas.put("No transactions yet. Press \(state.glyphs.enter) to buy, r to restore.", x: 1, y: layout.logTop, style: dim)
+        // Nothing read is not nothing there: an account with a history whose load failed has no events on screen.
+        let empty = state.snapshot != nil ? "No transactions yet. Press \(state.glyphs.enter) to buy, r to restore."
+            : state.loadError != nil ? "The event log is not loaded: the store could not be read (r retries)."
+            : "Loading the event log…"
+        canvas.put(TerminalText.truncated(empty, to: max(0, canvas.width - 2)), x: 1, y: layout.logTop, style: dim)
     }
     // The right column is kept for the scroll marks, so they never cover a line's text.
     let room = canvas.width - 4

@@ -18,27 +18,28 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
     let quit = KeyHelp(keys: "q  Ctrl-C", does: "quit", hint: "q quit")
     switch screen {
     case .paywall:
+        // One line a key, so every key fits the first page at 80×24 (the newcomer never
+        // found o, b and m); the footer starts with "move" (footerHints).
         return [
-            move, scroll,
             KeyHelp(keys: "\(g.enter)  space", does: "buy the selected product: the App Store sheet", hint: "\(g.enter) buy"),
-            KeyHelp(keys: "\(g.left) \(g.right)  o  tab", does: "on the App Store sheet: choose how this purchase ends; "
-                        + "\(g.up) \(g.down) go to a subscription's Offer and Signature lines"),
-            KeyHelp(keys: "t", does: "the Transaction Manager: approve, decline, refund, expire, renew", hint: "t transactions"),
+            KeyHelp(keys: "t", does: "the Transaction Manager: approve, decline, refund, renew", hint: "t transactions"),
             KeyHelp(keys: "s", does: "settings, testers and resets", hint: "s settings"),
             KeyHelp(keys: "r", does: "restore purchases (after a failed load: retry)", hint: "r restore"),
             KeyHelp(keys: "c", does: "consume one of the selected consumable", hint: "c consume"),
             KeyHelp(keys: "o", does: "Redeem Code: type an offer code, \(g.enter) redeems it"),
-            KeyHelp(keys: "m", does: "the App Store's messages: shown at once, or deferred"),
             KeyHelp(keys: "b", does: "request a refund, as the app's beginRefundRequest"),
-            clock, log,
-            KeyHelp(keys: "[ ]  { }", does: "scroll the event log a line, a page (older, newer)"),
-            KeyHelp(keys: "/", does: "search: the table shows the products whose name, id, kind, price or status match what "
-                        + "you type (case and accents ignored); \(g.enter) keeps the filter, esc clears it", hint: "/ search"),
-            KeyHelp(keys: "n  N", does: "the next, the previous match of the search kept (round)"),
+            KeyHelp(keys: "m", does: "the App Store's messages: shown at once, or deferred"),
+            clock,
+            KeyHelp(keys: "/  n N", does: "search by name, id, kind, price, status; n N next, previous",
+                    hint: "/ search"),
+            KeyHelp(keys: "esc", does: "quit, after asking (\(g.enter) stays); first clears a search"),
+            KeyHelp(keys: "\(g.left) \(g.right)  o  tab", does: "on the App Store sheet: how this purchase ends"),
+            KeyHelp(keys: "\(g.up) \(g.down)  k j", does: "move; PgUp PgDn Home End g G: page, first, last",
+                    hint: "\(g.up)\(g.down) move"),
+            KeyHelp(keys: "l  [ ]  { }", does: "show or hide the event log; scroll it a line, a page", hint: "l log"),
             help,
             KeyHelp(keys: "q  Ctrl-C", does: "quit", hint: "q quit"),
-            KeyHelp(keys: "esc", does: "quit, after asking; with a search kept, clears it first"),
-            KeyHelp(keys: "mouse", does: "click a row, [ Buy ], [ Restore Purchases ], a tab, a button"),
+            KeyHelp(keys: "mouse", does: "click a row, [ Buy ], [ Restore Purchases ], a tab"),
         ]
     case .transactions:
         return [
@@ -106,7 +107,10 @@ func helpLines(for screen: Screen, _ g: Glyphs, width: Int) -> [String] {
 /// always ending with "? help" (and "q quit" when it fits).
 /// `offered` keeps a hint or drops it (the manager's actions the selected transaction does not allow).
 func footerHints(for screen: Screen, _ g: Glyphs, width: Int, offered: (String) -> Bool = { _ in true }) -> String {
-    fitHints(keyHelp(for: screen, g).compactMap(\.hint).filter(offered), width: width)
+    let hints = keyHelp(for: screen, g).compactMap(\.hint).filter(offered)
+    // "move" leads the footer wherever the help lists it.
+    let isMove = { (hint: String) in hint.hasSuffix(" move") }
+    return fitHints(hints.filter(isMove) + hints.filter { !isMove($0) }, width: width)
 }
 
 /// The footer while the manager's detail pane is open: its own keys first, then the actions.

@@ -70,12 +70,15 @@ func purchaseEnded(_ state: inout State, _ productID: String, _ report: Purchase
     case .userCancelled:
         // Esc on the sheet and the "cancel" outcome alike: the user's own choice, said on the status line.
         state.flash = "Purchase of \(product) cancelled (userCancelled)"
-    case .pending(let reason):
+    case .pending(let reason, let requestID):
         let reason = reason ?? .askToBuy
+        let id = requestID.map { " \($0)" } ?? ""
         let action = switch reason {
-        case .interrupted: "Resolve it in the Transaction Manager (t, then v) or with storefront resolve."
-        case .askToBuy: "Approve it in the Transaction Manager (t, then a) or with storefront approve."
+        case .interrupted: "Resolve it in the Transaction Manager (t, then v) or with storefront resolve\(id)."
+        case .askToBuy: "Approve it in the Transaction Manager (t, then a) or with storefront approve\(id)."
         }
+        // The advice must act on this request: t opens the manager on it.
+        state.manager.focus = requestID
         state.sheet = .alert(title: "Purchase Pending", message: reason.sentence(for: product) + " " + action)
     case .failed(let name, let domain, let message):
         state.sheet = .alert(title: "Purchase Failed",

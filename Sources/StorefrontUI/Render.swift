@@ -58,17 +58,28 @@ private func drawTitleBar(_ state: State, into canvas: inout Canvas) {
     let full: [(String, Screen)] = [("p Paywall", .paywall), ("t Transactions", .transactions), ("s Settings", .settings)]
     let short: [(String, Screen)] = [("p Pay", .paywall), ("t Trans", .transactions), ("s Set", .settings)]
     let tabsWidth = { (tabs: [(String, Screen)]) in tabs.map { TerminalText.width($0.0) + 2 }.reduce(0, +) }
-    // The tabs stay: the title drops "Storefront", then the tabs shorten, then the account is cut.
-    let titles = [" Storefront \(g.dot) \(state.account) \(g.dot) \(storefront)\(clock)", " \(state.account) \(g.dot) \(storefront)\(clock)"]
+    // The tabs stay, and so does "Storefront". The store file's name comes next (a paywall started
+    // without --store quietly uses the default one), then the account (the sheet names it too)
+    // unless the store's clock needs the room; the tabs shorten first; at the last the account is
+    // cut with "…", never the name.
+    let file = (state.storePath as NSString).lastPathComponent
+    func title(_ file: String?, _ account: String?) -> String {
+        " Storefront \(g.dot) " + [file, account, storefront].compactMap { $0 }.joined(separator: " \(g.dot) ") + clock
+    }
     var choice: (String, [(String, Screen)])?
-    for tabs in [full, short] {
-        if let title = titles.first(where: { TerminalText.width($0) + 1 + tabsWidth(tabs) <= canvas.width }) {
-            choice = (title, tabs)
-            break
+    search: for (name, account) in [(file, state.account), (file, nil), (nil, state.account)] as [(String?, String?)] {
+        for tabs in [full, short] where TerminalText.width(title(name, account)) + 1 + tabsWidth(tabs) <= canvas.width {
+            choice = (title(name, account), tabs)
+            break search
         }
     }
     let tabs = choice?.1 ?? short
-    let title = choice?.0 ?? " " + TerminalText.truncated(String(titles[1].dropFirst()), to: max(0, canvas.width - tabsWidth(short) - 2))
+    let room = max(0, canvas.width - tabsWidth(short) - 1)
+    let title = choice?.0 ?? {
+        let over = TerminalText.width(title(nil, state.account)) - room
+        let account = TerminalText.truncated(state.account, to: max(6, TerminalText.width(state.account) - over))
+        return TerminalText.truncated(title(nil, account), to: room)
+    }()
     canvas.put(title, x: 0, y: 0, limit: canvas.width, style: Style(bold: true, reverse: true))
     let width = tabsWidth(tabs)
     guard width < canvas.width else { return }
@@ -173,7 +184,10 @@ private func drawTable(_ state: State, _ layout: Layout, into canvas: inout Canv
         let retry = state.busy == .loading ? "[ Retrying \(spinner(state)) ]" : "[ Retry r ]"
         canvas.put(retry, x: 2, y: row + 1, style: Style(bold: true, reverse: true))
         canvas.addHotspot(x: 2, y: row + 1, width: retry.count, target: .retry)
-        canvas.put("offline or loadProductsError? change it on the settings screen (s)", x: retry.count + 4, y: row + 1,
+        // Each retry's result shows: a retry that fails at once must not look like a key that did nothing.
+        let tries = state.failedRetries > 0 && state.busy != .loading
+            ? "retried \(state.failedRetries)×, still failing \(state.glyphs.dot) " : ""
+        canvas.put(tries + "offline or loadProductsError? change it on the settings screen (s)", x: retry.count + 4, y: row + 1,
                    limit: max(0, canvas.width - retry.count - 5), style: dim)
         return
     }

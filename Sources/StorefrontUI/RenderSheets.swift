@@ -51,8 +51,9 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
         buttons = [("[ Buy \(state.glyphs.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)]
     case .confirmQuit:
         title = "Quit?"
-        body = wrap("Quit Storefront? The store file keeps everything; q quits without asking.", inner).map { ($0, .plain) }
-        buttons = [("[ Quit \(state.glyphs.enter) ]", .confirm), ("[ Stay esc ]", .cancel)]
+        body = wrap("Quit Storefront? The store file keeps everything. Press q (or y) to quit; "
+                    + "\(state.glyphs.enter) or esc stays.", inner).map { ($0, .plain) }
+        buttons = [("[ Quit q ]", .sheetKey("q")), ("[ Stay \(state.glyphs.enter) ]", .cancel)]
     case .refund(let id, let reason):
         title = "Refund"
         body = wrap("Refund transaction \(id)? Its entitlement goes at once; the app gets it as an update.", inner).map { ($0, .plain) }
@@ -92,7 +93,9 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
     let left = max(0, (canvas.width - width) / 2)
     let top = max(0, (canvas.height - height) / 2)
     let g = state.glyphs
-    canvas.clear(x: left, y: top, width: width, height: height)
+    // The rows the sheet spans are cleared from edge to edge: pieces of the screen behind
+    // ("ases ]" of [ Restore Purchases ], "Monthl") beside its borders read as broken text.
+    canvas.clear(x: 0, y: top, width: canvas.width, height: height)
     let horizontal = String(repeating: g.horizontal, count: max(0, width - 2))
     canvas.put(g.corners.topLeft + horizontal + g.corners.topRight, x: left, y: top)
     canvas.put(g.corners.bottomLeft + horizontal + g.corners.bottomRight, x: left, y: top + height - 1)

@@ -103,6 +103,8 @@ public struct ManagerState: Equatable, Sendable {
     public var detail: TransactionDetailState?
     /// The search (/) over the list; `scroll` counts the rows it shows.
     public var search = TableSearch()
+    /// The transaction an alert named ("t, then v"): the list selects it when it next loads.
+    public var focus: Int64?
 
     public var selected: Transaction? {
         transactions.flatMap { $0.indices.contains(selection) ? $0[selection] : nil }
@@ -128,6 +130,9 @@ public struct State: Equatable, Sendable {
     public var followsCurrentAccount = true
     /// Whether the first load, the app's launch, has come back.
     public var hasLaunched = false
+    /// What reading the catalog repaired or ignored (a `.storekit` file's notes): shown once, at launch,
+    /// where the tester looks, rather than on the terminal the paywall covers.
+    public var catalogNotes: [String] = []
     /// The store's contents; nil until the first load.
     public var snapshot: StoreSnapshot?
     /// Why the last load failed, shown instead of the table.

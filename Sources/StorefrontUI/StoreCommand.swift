@@ -28,9 +28,9 @@ extension StoreCommand {
     /// What the spinner says meanwhile.
     var progress: String {
         switch self {
-        case .approve(let id): "Approving \(id)…"
-        case .decline(let id): "Declining \(id)…"
-        case .resolve(let id): "Resolving \(id)…"
+        case .approve(let id): "Approving request \(id)…"
+        case .decline(let id): "Declining request \(id)…"
+        case .resolve(let id): "Resolving request \(id)…"
         case .refund(let id, _): "Refunding \(id)…"
         case .delete(let id): "Deleting \(id)…"
         case .buyOutside: "Purchasing outside the app…"

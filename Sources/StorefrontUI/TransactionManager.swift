@@ -210,7 +210,8 @@ private func drawDetailLine(_ state: State, layout: ManagerLayout, into canvas: 
     rule(layout.detailRow - 1, state, into: &canvas)
     if let selected = state.manager.selected {
         let dot = state.glyphs.dot
-        var detail = "tx \(selected.id)"
+        // A pending purchase is a request (Apple's word), not a transaction, until it completes.
+        var detail = "\(selected.status == .pending ? "request" : "tx") \(selected.id)"
         // What was charged, and the offer it was charged under.
         detail += " \(dot) \(selected.displayPrice)"
         if let offer = selected.offerType {

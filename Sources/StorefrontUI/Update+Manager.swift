@@ -118,6 +118,12 @@ func reduceManager(_ state: inout State, _ action: ManagerAction) -> [Effect] {
         state.manager.facts = Dictionary(facts.map { ($0.transactionID, $0) }, uniquingKeysWith: { _, newer in newer })
         // A shorter list (a delete, a reset elsewhere) moves the cursor and the scroll back onto its rows.
         if state.manager.search.isFiltering { filter(&state, .transactions) } else { selectTransaction(&state, state.manager.selection) }
+        // The transaction an alert named is the one selected (its search cleared if it hides it).
+        if let focus = state.manager.focus, let index = transactions.firstIndex(where: { $0.id == focus }) {
+            if let matches = state.manager.search.matches, !matches.contains(index) { state.manager.search = TableSearch() }
+            selectTransaction(&state, index)
+            state.manager.focus = nil
+        }
         return refreshDetail(&state)
     case .historyFailed(let message):
         // An empty list and an alert, rather than "Loading transactions…" for ever.

@@ -160,13 +160,14 @@ private func refundKey(_ state: inout State, id: Int64, reason: Transaction.Revo
     return []
 }
 
-/// "Quit Storefront?": ⏎ y q quit, Esc n stay.
+/// "Quit Storefront?": y or q quits; ⏎, Esc and n stay. Esc then ⏎ is a reflex (dismiss, then
+/// confirm something), so ⏎ must never be the key that leaves the app.
 private func confirmQuitKey(_ state: inout State, _ key: Key) {
     switch key {
-    case .enter, .character("y"), .character("q"):
+    case .character("y"), .character("q"):
         state.sheet = nil
         state.isRunning = false
-    case .escape, .character("n"):
+    case .enter, .escape, .character("n"):
         state.sheet = nil
     default: break
     }

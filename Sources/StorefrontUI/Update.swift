@@ -169,6 +169,11 @@ private func loaded(_ state: inout State, _ snapshot: StoreSnapshot) -> [Effect]
         if !updates.isEmpty { notes.append("Delivered at launch (left unfinished before): " + updates) }
         if !snapshot.left.isEmpty { notes.append("Still unfinished: " + names(snapshot.left.map(\.productID))) }
         if !notes.isEmpty { state.flash = notes.joined(separator: "; ") }
+        if !state.catalogNotes.isEmpty, state.sheet == nil {
+            let count = state.catalogNotes.count
+            state.sheet = .alert(title: "Catalog Notes", message: "Reading the catalog made \(count) note\(count == 1 ? "" : "s") "
+                                    + "(storefront catalog check FILE lists them): " + state.catalogNotes.joined(separator: " · "))
+        }
     } else if !updates.isEmpty {
         state.flash = "Arrived as an update: " + updates
     }

@@ -60,12 +60,14 @@ public struct CellCanvas<Target: Hashable & Sendable>: Equatable, Sendable {
 
     /// Writes `text` at (x, y), at most `limit` columns wide (to the right edge
     /// by default). Control characters are shown escaped; wide characters take
-    /// two cells and are never split. Returns the columns written.
+    /// two cells and are never split. A text cut short ends with "…" in its last
+    /// column, so a cut never reads as the whole text. Returns the columns written.
     @discardableResult
     public mutating func put(_ text: String, x: Int, y: Int, limit: Int? = nil, style: Style = .plain) -> Int {
         guard y >= 0, y < height, x < width else { return 0 }
         let end = min(width, x + (limit ?? width))
         var column = x
+        var last: (column: Int, columns: Int)?
         let safe = TerminalText.sanitized(text)
         for character in asciiOnly ? TerminalText.ascii(safe) : safe {
             let glyph = String(character)
@@ -78,12 +80,18 @@ public struct CellCanvas<Target: Hashable & Sendable>: Equatable, Sendable {
                 continue
             }
             if column + columns > end {
+                // The last character written gives its place to the ellipsis (a wide one, both cells).
+                if let last, last.column >= 0 {
+                    cells[y * width + last.column] = Cell(text: asciiOnly ? "~" : "…", style: style)
+                    if last.columns == 2 { cells[y * width + last.column + 1] = Cell(text: " ", style: style) }
+                }
                 break
             }
             if column >= 0 {
                 cells[y * width + column] = Cell(text: glyph, style: style)
                 if columns == 2 { cells[y * width + column + 1] = Cell(text: "", style: style) }
             }
+            last = (column, columns)
             column += columns
         }
         return column - x

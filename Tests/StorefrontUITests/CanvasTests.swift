@@ -7,17 +7,19 @@ struct CanvasTests {
     func putLimit() {
         var canvas = Canvas(width: 10, height: 2)
         #expect(canvas.put("abcdef", x: 2, y: 0, limit: 3) == 3)
-        #expect(canvas.lines == ["  abc", ""])
+        #expect(canvas.lines == ["  ab…", ""], "a text cut short says so with …")
         #expect(canvas.put("0123456789ABC", x: 0, y: 1) == 10, "the right edge clips")
-        #expect(canvas.lines[1] == "0123456789")
+        #expect(canvas.lines[1] == "012345678…")
+        canvas.put("abc", x: 7, y: 0, limit: 3)
+        #expect(canvas.lines[0] == "  ab…  abc", "a text that fits its limit is whole")
     }
 
     @Test("a wide character is never split at the edge")
     func wideAtEdge() {
         var canvas = Canvas(width: 5, height: 1)
         canvas.put("ab年年", x: 0, y: 0)
-        #expect(canvas.lines == ["ab年"], "the second 年 would need columns 4 and 5")
-        #expect(canvas[3, 0].text == "")
+        #expect(canvas.lines == ["ab…"], "the second 年 would need columns 4 and 5: the first gives its place to …")
+        #expect(canvas[3, 0].text == " ")
     }
 
     @Test("combining marks join the character before them")

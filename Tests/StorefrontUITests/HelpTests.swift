@@ -38,6 +38,20 @@ struct HelpTests {
         }
     }
 
+    @Test("at 80×24 every paywall key is on the help's first page, one line each, o b m among them")
+    func paywallFirstPage() {
+        var state = loadedState(on: .paywall, columns: 80, rows: 24)
+        #expect(update(&state, .key(.character("?"))) == [])
+        let page = render(state, timeZone: utc).lines.joined(separator: "\n")
+        #expect(!page.contains("more:"), "nothing left for a second page")
+        for key in keyHelp(for: .paywall, .unicode) {
+            #expect(page.contains("│ " + TerminalText.padded(key.keys, to: 11) + "  " + key.does), "first page lacks \(key.keys)")
+        }
+        for key in ["o", "b", "m"] {
+            #expect(keyHelp(for: .paywall, .unicode).contains { $0.keys == key }, "\(key) is a paywall key")
+        }
+    }
+
     @Test("each screen's help names its own keys")
     func perScreen() {
         let manager = helpText(.transactions, columns: 100, rows: 30).joined(separator: "\n")

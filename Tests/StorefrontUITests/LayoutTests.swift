@@ -13,7 +13,7 @@ struct LayoutTests {
         var state = loadedState(columns: 80, rows: 24, snapshot: eligible)
         #expect(update(&state, .key(.down)) == [])
         let lines = render(state, timeZone: utc).lines
-        #expect(lines[0].hasSuffix("p Paywall  t Transactions  s Settings"))
+        #expect(lines[0].hasPrefix(" Storefront · store.sqlite · ") && lines[0].hasSuffix("p Pay  t Trans  s Set"), "the store file named, the tabs shortened")
         #expect(lines[4] == "      PRODUCT               PRICE   STATUS")
         #expect(lines[7] == " ▸    Monthly Subscription  $4.99   1 week free, then $4.99/month      [ Buy ]")
         #expect(lines[23].contains("t transactions") && lines[23].contains("s settings") && lines[23].contains("? help"))

@@ -21,7 +21,7 @@ struct RenderTests {
                                 snapshot: snapshot(owned: owned, balances: [coins: 300], events: events))
         state.selection = index(of: iPhoneRage)
         let expected = [
-            " Storefront · tester@local · USA                              p Paywall  t Transactions  s Settings",
+            " Storefront · store.sqlite · tester@local · USA               p Paywall  t Transactions  s Settings",
             "  ★ Barcode Scanner Premium",
             "  Unlimited scans · No ads · Cloud sync",
             "  Scan without limits · Sync your history across devices · Unlock every RazeFace",
@@ -69,22 +69,22 @@ struct RenderTests {
         state.selection = index(of: monthly)
         _ = update(&state, .key(.enter))
         let expected = [
-            " Storefront · tester@local · USA          p Paywall  t Transactions  s Settings",
+            " Storefront · store.sqlite · tester@local · USA           p Pay  t Trans  s Set",
             "  ★ Barcode Scanner Premium",
             "  Unlimited scans · No ads · Cloud sync",
             String(repeating: "─", count: 73) + " 2/8 ──",
             "      PRODUCT               PRICE   STATUS",
             "  Premium (subscription group)",
             "      Annual Subscription   $39.99",
-            " ▸    Monthl┌───────────────────── App Store ──────────────────────┐   [ Buy ]",
-            "  Non-consum│ Monthly Subscription                                 │",
-            "      Swift │ 1 month · 1 week free, then $4.99/month              │",
-            "      iPhone│ Account: tester@local  [Environment: Xcode]          │",
-            "      Nightl│ Outcome: ‹ as the settings say ›                     │",
-            "      Go Pro│ › pending Ask to Buy (askToBuy)                      │",
-            "  Consumable│                                                      │",
-            "      100 Co│            [ Confirm ⏎ ]   [ Cancel esc ]            │",
-            "  Non-renewi└──────────────────────────────────────────────────────┘",
+            "            ┌───────────────────── App Store ──────────────────────┐",
+            "            │ Monthly Subscription                                 │",
+            "            │ 1 month · 1 week free, then $4.99/month              │",
+            "            │ Account: tester@local  [Environment: Xcode]          │",
+            "            │ Outcome: ‹ as the settings say ›                     │",
+            "            │ › pending Ask to Buy (askToBuy)                      │",
+            "            │                                                      │",
+            "            │            [ Confirm ⏎ ]   [ Cancel esc ]            │",
+            "            └──────────────────────────────────────────────────────┘",
             "   ✓  Season Pass           $9.99   Bought Dec 1, 2026 · 3 months (ap…",
             "                                                         [ Restore Purchases ]",
             String(repeating: "─", count: 80),
@@ -95,6 +95,7 @@ struct RenderTests {
             " ↑↓ move  ⏎ buy  t transactions  s settings  r restore  l log  ? help  q quit",
         ]
         let canvas = render(state, timeZone: utc)
+        // The rows the sheet spans are blank beside it: no "Monthl", no half of [ Buy ].
         #expect(canvas.lines == expected)
         // The sheet's buttons are clickable.
         let row = canvas.lines.firstIndex { $0.contains("[ Confirm") }!
@@ -247,8 +248,12 @@ struct RenderTests {
 
 extension String {
     /// The character offset of the first occurrence of `text` (tests only).
-    func distance(of text: String) -> Int {
-        distance(from: startIndex, to: range(of: text)!.lowerBound)
+    func distance(of text: String, sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+        guard let range = range(of: text) else {
+            Issue.record("\"\(text)\" is not in \"\(self)\"", sourceLocation: sourceLocation)
+            return 0
+        }
+        return distance(from: startIndex, to: range.lowerBound)
     }
 }
 

@@ -310,7 +310,7 @@ struct SettingsScreenTests {
                              selecting: line("purchaseError"))
         state.flash = "purchaseError = networkError (once)"
         let expected = [
-            " Storefront · tester@local · USA                              p Paywall  t Transactions  s Settings",
+            " Storefront · store.sqlite · tester@local · USA               p Paywall  t Transactions  s Settings",
             "  Settings · simulated conditions, kept in the store file; other processes see them at once",
             String(repeating: "─", count: 100),
             "    canMakePayments              true                    account whether the account may buy (fals…",

@@ -181,7 +181,7 @@ private enum LedgerTransactionsReason {
 }
 
 private let expectedScreen = """
-     Storefront · tester@local · USA                              p Paywall  t Transactions  s Settings
+     Storefront · store.sqlite · tester@local · USA               p Paywall  t Transactions  s Settings
       Transaction Manager · tester@local · 2 transactions, newest first
     ────────────────────────────────────────────────────────────────────────────────────────────────────
       Transaction 2000000004 · Monthly Subscription  (Esc closes)

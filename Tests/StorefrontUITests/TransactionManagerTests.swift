@@ -76,9 +76,9 @@ struct TransactionManagerTests {
     @Test("each action key runs its command only on a transaction that allows it; otherwise a note says why")
     func actionsNeedTheRightState() {
         let allowed: [(key: Character, command: (Int64) -> StoreCommand, ids: Set<Int64>, progress: String)] = [
-            ("a", StoreCommand.approve, [2_000_000_006], "Approving"),
-            ("d", StoreCommand.decline, [2_000_000_006], "Declining"),
-            ("v", StoreCommand.resolve, [2_000_000_005], "Resolving"),
+            ("a", StoreCommand.approve, [2_000_000_006], "Approving request"),
+            ("d", StoreCommand.decline, [2_000_000_006], "Declining request"),
+            ("v", StoreCommand.resolve, [2_000_000_005], "Resolving request"),
         ]
         for (key, command, ids, progress) in allowed {
             for transaction in history {
@@ -125,7 +125,7 @@ struct TransactionManagerTests {
         var state = manager(selecting: 2_000_000_006)
         _ = update(&state, .key(.character("a")))
         #expect(update(&state, .key(.character("d"))).isEmpty)
-        #expect(state.busy == .working("Approving 2000000006…"))
+        #expect(state.busy == .working("Approving request 2000000006…"))
     }
 
     @Test("a finished command notes its result and reads the screen again; a failure is an alert")
@@ -296,7 +296,7 @@ struct TransactionManagerTests {
         var state = manager(selecting: 2_000_000_005)
         state.flash = "Approved 2000000007 (Go Pro): it arrives as an update"
         let expected = [
-            " Storefront · tester@local · USA                              p Paywall  t Transactions  s Settings",
+            " Storefront · store.sqlite · tester@local · USA               p Paywall  t Transactions  s Settings",
             "  Transaction Manager · tester@local · 6 transactions, newest first",
             String(repeating: "─", count: 93) + " 2/6 ──",
             "  ID          PRODUCT                   PURCHASED         STATE                  EXPIRES",
@@ -308,7 +308,7 @@ struct TransactionManagerTests {
             "  2000000001  100 Coins                 2026-12-01 09:30  purchased, unfinished",
             "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
             String(repeating: "─", count: 100),
-            "  tx 2000000005 · $0.99  ·  i details  v resolve (complete it)  x delete",
+            "  request 2000000005 · $0.99  ·  i details  v resolve (complete it)  x delete",
             "  Approved 2000000007 (Go Pro): it arrives as an update",
             // The interrupted purchase selected: only the actions the engine allows on it are offered.
             " ↑↓ move  v resolve  x delete  i details  o outside  + > clock  l log  / search  ? help  q quit",

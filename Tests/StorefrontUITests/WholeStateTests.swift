@@ -179,13 +179,23 @@ struct PaywallWholeStateTests {
 
 @Suite("update, whole State: sheets")
 struct SheetWholeStateTests {
-    @Test("Quit Storefront?: Esc opens it and closes it; Enter quits")
+    @Test("Quit Storefront?: Esc opens it and closes it; Enter stays (Esc then Enter never quits); q or y quits")
     func confirmQuit() {
         var state = loadedState()
         assertUpdate(&state, .key(.escape)) { $0.sheet = .confirmQuit }
         assertUpdate(&state, .key(.escape)) { $0.sheet = nil }
         assertUpdate(&state, .paywall(.askToQuit)) { $0.sheet = .confirmQuit }
-        assertUpdate(&state, .key(.enter)) {
+        assertUpdate(&state, .key(.enter)) { $0.sheet = nil }
+        assertUpdate(&state, .key(.escape)) { $0.sheet = .confirmQuit }
+        assertUpdate(&state, .key(.character("y"))) {
+            $0.sheet = nil
+            $0.isRunning = false
+        }
+        var clicked = loadedState()
+        assertUpdate(&clicked, .key(.escape)) { $0.sheet = .confirmQuit }
+        // The sheet's [ Quit q ] button: a click quits, as q does.
+        #expect(route(.sheetKey("q"), clicked) == .sheet(.confirmQuit(.character("q"))))
+        assertUpdate(&clicked, .sheet(.confirmQuit(.character("q")))) {
             $0.sheet = nil
             $0.isRunning = false
         }

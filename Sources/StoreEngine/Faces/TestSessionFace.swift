@@ -46,6 +46,12 @@ public struct TestSessionFace: Sendable {
     @discardableResult
     public func advanceClock(by duration: ISODuration) async throws -> Date { try await store.advanceClock(by: duration) }
 
+    /// Moves the store's clock ahead and makes the renewals that fell due: the new time, and how
+    /// many renewals were made (every account's), which `clock advance` reports.
+    public func advanceClockReportingRenewals(by duration: ISODuration) async throws -> (now: Date, renewals: Int) {
+        try await store.advanceClockCounting(by: duration)
+    }
+
     // MARK: - Accounts and resets
 
     /// The sandbox accounts that have used this store file, oldest first.
