@@ -10,7 +10,7 @@ FUZZ_FLAGS = -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld
 # e.g. STRESS_FLAGS="--quick" or "--only crash"
 STRESS_FLAGS ?=
 
-.PHONY: run test test-clock build bench deps oracle clean stress fuzz-build commit release install uninstall deb check-deb
+.PHONY: run test test-clock build bench deps oracle clean stress fuzz-build commit release install uninstall deb check-deb docs
 
 ## Open the storefront on the bundled catalog (builds first).
 run: build
@@ -35,12 +35,18 @@ test-clock:
 build: deps commit
 	$(SWIFT) build
 
+## Write the generated docs again: docs/command-line.md from the command table, and the
+## paywall's pictures (docs/pictures/*.svg) from its renderer. `make test` fails while one is stale.
+docs: deps commit
+	$(SWIFT) build --build-tests
+	STOREFRONT_WRITE_DOCS=1 $(SWIFT) test --skip-build --filter 'DocsTests|DocsPictureTests'
+
 ## The commit `storefront --version` names (.build/storefront-commit.h, rewritten only when it changes).
 commit:
 	@./scripts/commit-header.sh
 
 # The Swift runtime and Foundation linked into the binary, not loaded from ~20 shared libraries:
-# a process starts in 8 ms of CPU where it took 13, and touches 7 MB less (README: Performance).
+# a process starts in 8 ms of CPU where it took 13, and touches 7 MB less (docs/performance.md).
 # Linked by lld with packed relative relocations (DT_RELR, glibc 2.36): the 1.8 MB table of
 # ~77,000 relocations the loader reads at every start is 14 KB, and the paywall peaks 4 MB lower.
 # The functions the paywall runs side by side (scripts/link-order.sh wrote the list): 6 MB less.
@@ -79,7 +85,7 @@ stress: build fuzz-build
 fuzz-build: deps
 	$(SWIFT) build --package-path Fuzz $(FUZZ_FLAGS)
 
-## Measure speed beside baselines run now on this machine (README: Performance).
+## Measure speed beside baselines run now on this machine (docs/performance.md).
 ## A release build, synthetic data made on the spot, dialog as the terminal baseline.
 bench: deps commit
 	@./scripts/install-deps.sh bench

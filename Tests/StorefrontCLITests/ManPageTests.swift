@@ -42,17 +42,17 @@ struct ManPageTests {
         for setting in SettingDefinition.all {
             #expect(sections["SETTINGS", default: []].contains { $0.hasPrefix("\\fB\(setting.name)\\fR") }, "\(setting.name)")
         }
-        // Every exit code the program can return, as the README lists them.
+        // Every exit code the program can return, as the guide's scripting page lists them.
         let codes = (0...255).compactMap { ExitCode(rawValue: Int32($0)) }
         #expect(codes.count == ExitCode.documented.count)
         for code in codes {
             #expect(sections["EXIT STATUS", default: []].contains(".B \(code.rawValue)"), "exit code \(code.rawValue)")
         }
-        let readme = try String(contentsOf: Binary.repository.appendingPathComponent("README.md"), encoding: .utf8)
-        for code in codes { #expect(readme.contains("| \(code.rawValue) |"), "README lacks exit code \(code.rawValue)") }
+        let scripting = try Docs.text("docs/scripting.md"), docs = try Docs.all()
+        for code in codes { #expect(scripting.contains("| \(code.rawValue) |"), "docs/scripting.md lacks exit code \(code.rawValue)") }
         for variable in ["STOREFRONT_STORE", "XDG_STATE_HOME", "HOME", "TERM"] {
             #expect(sections["ENVIRONMENT", default: []].contains(".B \(variable)"), "\(variable)")
-            #expect(variable == "HOME" || variable == "TERM" || readme.contains(variable))
+            #expect(variable == "HOME" || variable == "TERM" || docs.contains(variable))
         }
         #expect(sections["FILES", default: []].joined().contains("store.sqlite"))
         #expect(sections["FILES", default: []].joined().contains("products.json"))

@@ -36,11 +36,11 @@ struct ReplayTests {
             .filter { $0.hasSuffix(".scenario") }.sorted().map { scenarios.appendingPathComponent($0).path }
     }
 
-    /// The README's QA recipes, as scenario files: every one passes, through the built binary,
+    /// The guide's QA recipes (docs/qa-recipes.md), as scenario files: every one passes, through the built binary,
     /// and the JUnit report says so in a form XML readers take.
     @Test func everyRecipeScenarioPasses() async throws {
         let files = Self.scenarioFiles
-        #expect(files.count >= 26, "the README's recipes: \(files)")
+        #expect(files.count >= 26, "the QA recipes: \(files)")
         let sandbox = try Sandbox()
         let junit = sandbox.path("junit.xml")
         let run = try await sandbox.run(["replay"] + files + ["--junit", junit])
@@ -55,12 +55,12 @@ struct ReplayTests {
         #expect(reader.testcases == files.count && reader.failures == 0)
     }
 
-    /// Every recipe the README's tables list links its scenario file, and the file exists.
-    @Test func theReadmeLinksEachScenario() throws {
-        let readme = try String(contentsOf: Binary.repository.appendingPathComponent("README.md"), encoding: .utf8)
+    /// Every scenario file is a recipe of the guide's QA recipes page, linked from its table.
+    @Test func theQARecipesLinkEachScenario() throws {
+        let recipes = try String(contentsOf: Binary.repository.appendingPathComponent("docs/qa-recipes.md"), encoding: .utf8)
         for file in Self.scenarioFiles {
             let name = (file as NSString).lastPathComponent
-            #expect(readme.contains("(scenarios/\(name))"), "README does not link scenarios/\(name)")
+            #expect(recipes.contains("(../scenarios/\(name))"), "docs/qa-recipes.md does not link scenarios/\(name)")
         }
     }
 

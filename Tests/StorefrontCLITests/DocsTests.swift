@@ -1,0 +1,194 @@
+import Foundation
+@testable import StorefrontCLI
+import Testing
+import TestSupport
+
+/// The README and the guide under docs/: the generated command-line page is current, every link
+/// goes somewhere, every `storefront` command line they show parses, and the README keeps its promises.
+@Suite("Docs")
+struct DocsTests {
+    @Test("docs/command-line.md is the command table as the code has it (`make docs` writes it)")
+    func commandLinePageIsCurrent() throws {
+        if let stale = try Docs.check(generated: CommandReference.markdown, at: CommandReference.path) {
+            Issue.record(Comment(rawValue: stale))
+        }
+        let page = CommandReference.markdown
+        for command in CommandHelp.visible {
+            #expect(page.contains("\n### \(command.name)\n"), "\(command.name) has no section")
+        }
+        for option in OptionSpec.all { #expect(page.contains("`\(option.names.joined(separator: ", "))"), "\(option.long)") }
+        for code in ExitCode.documented { #expect(page.contains("| \(code.rawValue) |"), "exit code \(code.rawValue)") }
+        #expect(!page.contains("__complete"))
+    }
+
+    @Test("the scripting page's table of commands in StoreKit's terms has a row for every command, and only those")
+    func scriptingTableListsEveryCommand() throws {
+        let page = try Docs.text("docs/scripting.md")
+        let table = page.components(separatedBy: "## The commands in StoreKit's terms").dropFirst().first?
+            .components(separatedBy: "\n## ").first ?? ""
+        // The first cell of each row names its commands, each in its own code span.
+        let firstCells = table.split(separator: "\n").filter { $0.hasPrefix("| `") }
+            .map { $0.dropFirst(2).components(separatedBy: " | ").first ?? "" }
+        let named = Set(firstCells.flatMap { $0.matches(of: /`([a-z][a-z-]*)/).map { String($0.output.1) } })
+        #expect(named.count >= 30, "\(named)")
+        for command in CommandHelp.visible { #expect(named.contains(command.name), "docs/scripting.md has no row for \(command.name)") }
+        for name in named { #expect(CommandHelp.named(name) != nil, "docs/scripting.md lists \(name), which is no command") }
+    }
+
+    @Test("every relative link on every page names a file that exists, and its #anchor a heading there")
+    func everyLinkResolves() throws {
+        var checked = 0
+        for page in Docs.pages {
+            let folder = (page as NSString).deletingLastPathComponent
+            for target in Self.links(in: try Docs.text(page)) {
+                if target.hasPrefix("http://") || target.hasPrefix("https://") || target.hasPrefix("mailto:") { continue }
+                let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                let file = parts[0].isEmpty ? page : ((folder as NSString).appendingPathComponent(parts[0]) as NSString).standardizingPath
+                checked += 1
+                guard FileManager.default.fileExists(atPath: Repository.file(file)) else {
+                    Issue.record("\(page) links \(target): no such file \(file)")
+                    continue
+                }
+                if parts.count == 2 {
+                    let anchors = Self.anchors(in: try Docs.text(file))
+                    #expect(anchors.contains(parts[1]), "\(page) links \(target): \(file) has no heading #\(parts[1])")
+                }
+            }
+        }
+        #expect(checked >= 40, "the pages link each other")
+    }
+
+    @Test("every guide page is linked from the README or the guide's index")
+    func everyPageIsReachable() throws {
+        let linked = Self.links(in: try Docs.text("README.md")).map { $0.split(separator: "#").first.map(String.init) ?? "" }
+            + Self.links(in: try Docs.text("docs/README.md")).map { "docs/" + ($0.split(separator: "#").first.map(String.init) ?? "") }
+        for page in Docs.pages where page.hasPrefix("docs/") && page != "docs/README.md" {
+            #expect(linked.contains(page), "nothing links \(page)")
+        }
+    }
+
+    @Test("every `storefront …` line the docs show parses with the real parser")
+    func everyCommandParses() throws {
+        var parsed = 0
+        // The generated page shows each command's help (checked above); CONTRIBUTING.md shows an error on purpose.
+        let skipped: Set<String> = ["docs/ARCHITECTURE.md", "CONTRIBUTING.md", CommandReference.path]
+        for page in Docs.pages where !skipped.contains(page) {
+            for line in Self.commandLines(in: try Docs.text(page)) {
+                let words = Self.words(line)
+                do throws(UsageError) {
+                    _ = try Invocation.parse(words)
+                    parsed += 1
+                } catch {
+                    // Prose may name a command without its operands (`storefront catalog check`): every
+                    // word is then one of that command's own, as its usage line spells them.
+                    if let command = words.first.flatMap(CommandHelp.named),
+                       words.allSatisfy({ command.usage.split(whereSeparator: { " []|".contains($0) }).contains(Substring($0)) }) {
+                        parsed += 1
+                        continue
+                    }
+                    Issue.record("\(page): `\(line)` does not parse: \(error.description)")
+                }
+            }
+        }
+        #expect(parsed >= 80, "the docs show commands: \(parsed)")
+    }
+
+    @Test("the README is short, shows the two set-up commands, and .ci/run runs the test command it names")
+    func readmeContract() throws {
+        let readme = try Docs.text("README.md")
+        #expect(readme.utf8.count <= 15_500, "README.md is \(readme.utf8.count) bytes")
+        #expect(readme.contains("\nmake run ") && readme.contains("\nmake test "), "the quick start's commands")
+        let ci = try String(contentsOfFile: Repository.file(".ci/run"), encoding: .utf8)
+        #expect(ci.split(separator: "\n").contains("make test"), ".ci/run runs the README's test command")
+        let makefile = try String(contentsOfFile: Repository.file("Makefile"), encoding: .utf8)
+        for target in ["run:", "test:", "docs:", "deb:"] { #expect(makefile.contains("\n\(target)"), "make \(target)") }
+        // Every make target a page names is one the Makefile has.
+        for page in Docs.pages where page != CommandReference.path {
+            for target in try Self.makeTargets(in: Docs.text(page)) {
+                #expect(makefile.contains("\n\(target):") || makefile.contains(" \(target):"), "\(page) runs make \(target)")
+            }
+        }
+    }
+
+    // MARK: - Reading Markdown
+
+    /// The text outside fenced code blocks and inline code: where links are links.
+    static func prose(_ text: String) -> String {
+        var fence = false
+        return text.split(separator: "\n", omittingEmptySubsequences: false).compactMap { line -> String? in
+            if line.hasPrefix("```") { fence.toggle(); return nil }
+            return fence ? nil : String(line).replacing(/`[^`]*`/, with: "")
+        }.joined(separator: "\n")
+    }
+
+    /// The targets of `[text](target)` links and `![alt](target)` pictures.
+    static func links(in text: String) -> [String] {
+        prose(text).matches(of: /\]\(([^)\s]+)\)/).map { String($0.output.1) }
+    }
+
+    /// The anchors GitHub gives a page's headings.
+    static func anchors(in text: String) -> Set<String> {
+        var fence = false, anchors: Set<String> = []
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("```") { fence.toggle(); continue }
+            let level = line.prefix { $0 == "#" }.count
+            guard !fence, (1...6).contains(level), line.dropFirst(level).hasPrefix(" ") else { continue }
+            let heading = String(line.dropFirst(level + 1)).replacingOccurrences(of: "`", with: "")
+            anchors.insert(CommandReference.anchor(heading))
+        }
+        return anchors
+    }
+
+    /// `storefront …` command lines: in code blocks, a line starting with it (after `$ `), and
+    /// inline code spans that are one; up to a pipe, `&&`, `;`, `>` or a comment.
+    static func commandLines(in text: String) -> [String] {
+        var fence = false, found: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { fence.toggle(); continue }
+            if fence {
+                var body = line.trimmingCharacters(in: .whitespaces)
+                if body.hasPrefix("$ ") { body.removeFirst(2) }
+                if body.hasPrefix("storefront ") || body == "storefront" { found.append(body) }
+            } else {
+                for span in line.matches(of: /`(storefront(?: [^`]*)?)`/) { found.append(String(span.output.1)) }
+            }
+        }
+        return found.map { line in
+            var line = line
+            for stop in [" | ", " \\| ", " && ", "; ", " > ", " # ", " → ", " …"] {
+                if let range = line.range(of: stop) { line = String(line[..<range.lowerBound]) }
+            }
+            return line.trimmingCharacters(in: .whitespaces)
+        }
+        // A synopsis (`storefront [OPTIONS] COMMAND`) names the parts of a command line; it is not one.
+        // `storefront 0.1.0 (commit …)` is output, `storefront __complete` the completions' hidden helper.
+        .filter { !$0.isEmpty && !$0.contains("[") && !$0.contains("COMMAND") && !$0.contains("…") }
+        .filter { !$0.hasPrefix("storefront __") && $0.dropFirst(11).first?.isNumber != true }
+    }
+
+    /// A command line's arguments after `storefront`, quotes removed; shell variables and
+    /// substitutions stand for a value (`$S`, the recipes' `--store FILE`, is dropped).
+    static func words(_ line: String) -> [String] {
+        let unquoted = line.replacing(/"\$\([^)]*\)"|\$\([^)]*\)/, with: "VALUE")
+        return unquoted.split(separator: " ").dropFirst().compactMap { word -> String? in
+            let word = word.trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            if word == "$S" { return nil }
+            if word.hasPrefix("$") { return "VALUE" }
+            // `approve|decline`, `on\|off` in a table: the first of the alternatives.
+            let first = word.replacingOccurrences(of: "\\|", with: "|").split(separator: "|").first.map(String.init) ?? word
+            // A transaction's or a count's placeholder stands for a number, which also serves as a product id.
+            return ["ID", "N", "TRANSACTION_ID"].contains(first) ? "7" : first
+        }
+    }
+
+    /// The targets of `make X` the pages run.
+    static func makeTargets(in text: String) -> [String] {
+        var fence = false, targets: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { fence.toggle(); continue }
+            if fence, let match = line.firstMatch(of: /^\s*make ([a-z][a-z-]*)/) { targets.append(String(match.output.1)) }
+            if !fence { targets += line.matches(of: /`make ([a-z][a-z-]*)/).map { String($0.output.1) } }
+        }
+        return targets
+    }
+}
