@@ -128,12 +128,17 @@ enum RoundTwo {
         let findings = Findings()
         let store = context.folder("lock-hogs") + "/s.sqlite"
         _ = sf(context, store, ["buy", Demo.coins])
-        guard let hog = Processes.spawn(["/bin/bash", "-c", "(echo 'BEGIN IMMEDIATE;'; sleep 40; echo 'COMMIT;') | sqlite3 \"$0\"", store],
-                                        stdout: "/dev/null", stderr: "/dev/null") else {
+        // sqlite3 says "locked" once it holds the write lock: the purchase starts behind it, however
+        // long a loaded machine takes to start sqlite3 (half a second was not always enough).
+        let said = context.folder("lock-hogs") + "/hog.out"
+        guard let hog = Processes.spawn(["/bin/bash", "-c", "(echo 'BEGIN IMMEDIATE;'; echo \"SELECT 'locked';\"; sleep 40; echo 'COMMIT;') | sqlite3 \"$0\"", store],
+                                        stdout: said, stderr: "/dev/null") else {
             findings.fail("cannot start sqlite3")
             return (findings, "")
         }
-        usleep(500_000)
+        let deadline = Date().addingTimeInterval(20)
+        while !Processes.read(said).contains("locked"), Date() < deadline { usleep(10_000) }
+        findings.check(Processes.read(said).contains("locked"), "sqlite3 did not take the write lock in 20 s")
         let buy = sf(context, store, ["buy", Demo.coins, "--json"])
         findings.check(buy.status == 75, "a purchase behind a lock hog exited \(buy.status), not 75: \(buy.summary)")
         findings.check(buy.stderr.contains("again"), "no retry hint: \(buy.stderr.prefix(300))")
