@@ -69,7 +69,8 @@ let package = Package(
         /// the stress suite and the bench are executables.
         .target(name: "TestSupport"),
         /// `make stress`: crash, concurrency, damaged-file, fuzz, hostile-text, terminal and tampering parts.
-        .executableTarget(name: "storefront-stress", dependencies: ["StoreEngine", "StorefrontCLI", "StorefrontServer", "StorefrontUI", "TestSupport"]),
+        .executableTarget(name: "storefront-stress", dependencies: ["StoreEngine", "StorefrontCLI", "StorefrontServer", "StorefrontUI",
+                                                                  "StorefrontKit", "TestSupport"]),
         /// `make bench`: the measurements of the README's Performance section.
         .executableTarget(name: "storefront-bench", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "StorefrontKit", "TestSupport"]),
 

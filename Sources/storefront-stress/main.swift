@@ -7,7 +7,8 @@ import Glibc
 //   storefront-stress --storefront PATH --catalog PATH [--fuzzer PATH] [--corpus DIR] [--quick] [--only PART]
 //
 // The same executable is its own child process: `child-buyer STORE CATALOG` (crash
-// safety) and `child-worker STORE CATALOG OPERATIONS` (concurrency).
+// safety), `child-worker STORE CATALOG OPERATIONS` (concurrency) and `child-inotify-hog SECONDS`
+// (inotify exhausted).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
@@ -15,6 +16,8 @@ case "child-buyer" where arguments.count == 3:
     exit(await CrashSafety.child(store: arguments[1], catalog: arguments[2]))
 case "child-worker" where arguments.count == 4:
     exit(await Concurrency.worker(store: arguments[1], catalog: arguments[2], operations: Int(arguments[3]) ?? 10))
+case "child-inotify-hog" where arguments.count == 2:
+    exit(InotifyExhausted.hog(seconds: Double(arguments[1]) ?? 1))
 default:
     break
 }
@@ -57,6 +60,7 @@ let parts: [(name: String, run: (Context) async -> (Findings, String))] = [
     ("server attack", ServerAttack.run),
     ("lowered versions", RoundThreeStore.loweredVersions),
     ("restores", RoundThreeStore.restores),
+    ("inotify exhausted", InotifyExhausted.run),
 ]
 let only = value("--only")
 let started = Date()

@@ -44,12 +44,15 @@ public final class StoreChangeFeed: Sendable {
 
     let state: Mutex<State>
     let path: String
+    /// inotify, or polling where it cannot be had (WatchOrPoll.swift).
+    let watching: FeedWatching
     /// A pipe that pokes the watching thread (a new subscriber, a wake asked for, a stop): read end, write end.
     private let poke: (read: Int32, write: Int32)
 
-    init(store: Store, path: String) {
+    init(store: Store, path: String, watchers: StoreFileWatcherFactory = .inotify) {
         state = Mutex(State(store: store, inode: Self.inode(of: path)))
         self.path = path
+        watching = FeedWatching(watchers)
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
             for end in ends {
@@ -140,7 +143,7 @@ public final class StoreChangeFeed: Sendable {
     static let fallbackInterval: Duration = .milliseconds(250)
 
     private func watch() {
-        let watcher = FolderWatch(path: path)
+        let watchOrPoll = watching.start(path: path)
         let clock = ContinuousClock()
         var lastWrite: ContinuousClock.Instant?
         var followUp = Self.followUps.count
@@ -155,6 +158,7 @@ public final class StoreChangeFeed: Sendable {
                 if store == nil { finishAll() }
                 return
             }
+            let watcher = watchOrPoll.current()
             // How long to wait: the next follow-up look after a write, the clock's next due date,
             // a new subscriber's first value (at once), or the fallback timer without inotify.
             var deadline: ContinuousClock.Instant?
@@ -303,12 +307,13 @@ private final class LookExecutor: TaskExecutor, @unchecked Sendable {
 /// inotify on the store file's folder, for the file and its write-ahead log: a folder watch sees
 /// a file created, written, renamed over or deleted, so a replaced file or a WAL made later needs
 /// no new watch. A replaced folder is watched again at its path.
-private final class FolderWatch {
+final class FolderWatch: StoreFileWatcher {
     let descriptor: Int32
     private let folder: String
     private let names: Set<String>
     private let file: String
     private var watch: Int32
+    private(set) var lostBecause: Int32?
 
     init?(path: String) {
         let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
@@ -319,7 +324,9 @@ private final class FolderWatch {
         guard descriptor >= 0 else { return nil }
         watch = inotify_add_watch(descriptor, folder, Self.mask)
         guard watch >= 0 else {
+            let failure = errno
             close(descriptor)
+            errno = failure
             return nil
         }
     }
@@ -348,7 +355,10 @@ private final class FolderWatch {
                     // The folder itself went: watch whatever is at its path now.
                     inotify_rm_watch(descriptor, watch)
                     watch = inotify_add_watch(descriptor, folder, Self.mask)
+                    if watch < 0 { lostBecause = errno }  // no folder there now: the feed polls (WatchOrPoll)
                     replaced = true
+                } else if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    written = true  // events were dropped: one of them may be a write
                 } else if names.contains(name) {
                     written = true
                     if name == file, mask & UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE) != 0 { replaced = true }
