@@ -15,26 +15,31 @@ package enum StoreFileCompanions {
 
     /// The processes other than this one that hold a lock on the file at `path` (from /proc/locks).
     static func lockHolders(of path: String) -> [pid_t] {
+        Set(locks(on: path).map(\.pid).filter { $0 != getpid() }).sorted()
+    }
+
+    /// The POSIX and flock locks held on the file at `path`, by process: the holder and the lock
+    /// as /proc/locks describes it without its line number ("POSIX ADVISORY READ 128 128").
+    static func locks(on path: String) -> [(pid: pid_t, lock: String)] {
         var info = stat()
         // Read to its end: /proc/locks says its size is 0, and a process with many stores open
         // (a test run) has pages of locks; a read of one page missed the holder's line.
-        guard stat(path, &info) == 0, let locks = FileHandle(forReadingAtPath: "/proc/locks") else { return [] }
-        defer { try? locks.close() }
-        let text = String(decoding: locks.readDataToEndOfFile(), as: UTF8.self)
+        guard stat(path, &info) == 0, let file = FileHandle(forReadingAtPath: "/proc/locks") else { return [] }
+        defer { try? file.close() }
+        let text = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
         let device = UInt64(info.st_dev)
         // Linux's dev_t: the major number in bits 8–19 and 32–63, the minor in 0–7 and 20–31.
         let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~UInt64(0xFFF))
         let minor = (device & 0xFF) | ((device >> 12) & ~UInt64(0xFF))
         let name = String(format: "%02llx:%02llx:%llu", major, minor, UInt64(info.st_ino))
-        var holders: Set<pid_t> = []
         // "1: POSIX  ADVISORY  READ 1234 08:02:131 128 128" (a blocked waiter's line starts "1: ->").
-        for line in text.split(separator: "\n") where !line.contains("->") {
+        return text.split(separator: "\n").compactMap { line in
+            guard !line.contains("->") else { return nil }
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard let index = fields.firstIndex(where: { $0 == name }), index >= 1,
-                  let pid = pid_t(fields[index - 1]), pid != getpid() else { continue }
-            holders.insert(pid)
+            guard let index = fields.firstIndex(where: { $0 == name }), index >= 2,
+                  let pid = pid_t(fields[index - 1]) else { return nil }
+            return (pid, (fields[1..<(index - 1)] + fields[(index + 1)...]).joined(separator: " "))
         }
-        return holders.sorted()
     }
 
     /// Whether process `pid` has the file `device`/`inode` open; nil when that cannot be seen.
