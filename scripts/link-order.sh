@@ -3,7 +3,7 @@
 # (10,000 products, 100,000 transactions: first paint, a key press, quit), in the order
 # callgrind first lists them. `make release`/`make bench` hand it to lld, which puts those
 # functions side by side: the kernel maps 64 KB around every code page a process touches,
-# so scattered, they kept ~6 MB more of the binary resident (README: Performance, memory).
+# so scattered, they kept ~6 MB more of the binary resident (docs/performance.md, memory).
 # A stale list is harmless (functions it no longer names keep the default order); rerun this
 # after large changes. Usage: link-order.sh BINARY CATALOG STORE   (e.g. the bench's
 # .build/release/storefront, .build/bench/catalog-10000.json, .build/bench/history-100000.sqlite)

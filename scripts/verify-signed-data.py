@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Decodes signed transactions and renewal info with Apple's App Store Server Library.
 
-An independent check of Storefront's signed data (see README: Signing). Reads one
+An independent check of Storefront's signed data (see docs/store-file.md: signed data). Reads one
 JSON document on standard input:
 
     {"transactions": ["JWS", ...], "renewalInfo": ["JWS", ...], "appTransactions": ["JWS", ...]}

@@ -2,7 +2,7 @@
 ///
 /// A product's subscription terms and durations are ~300 bytes inline that 9 in 10 products of a
 /// large catalog leave nil; out of line, 10,000 catalog products and their priced copies take
-/// ~4 MB less (README: Performance, memory).
+/// ~4 MB less (docs/performance.md, memory).
 @propertyWrapper
 public struct OutOfLine<Wrapped: Sendable & Hashable>: Sendable, Hashable {
     private final class Box: Sendable {

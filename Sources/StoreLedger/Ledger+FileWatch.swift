@@ -87,6 +87,6 @@ extension Ledger {
     }
 
     private func replacedError(_ reason: String) -> SQLiteError {
-        SQLiteError(code: SQLITE_IOERR, message: "\(path) was replaced while this process had it open: \(reason). This process uses it no more, so nothing is written to a file no one reads again, nor a restored file mixed with the old one's -wal; start it again to use the file now at \(path) (README: Restoring a backup)")
+        SQLiteError(code: SQLITE_IOERR, message: "\(path) was replaced while this process had it open: \(reason). This process uses it no more, so nothing is written to a file no one reads again, nor a restored file mixed with the old one's -wal; start it again to use the file now at \(path) (docs/store-file.md: Backing up and restoring)")
     }
 }

@@ -34,7 +34,7 @@ package final class Ledger {
     package var warnings: [String] = []
     package let db: SQLiteDatabase
     /// The store's signing key and its certificate chain, kept inside the store file
-    /// (see README: one file to share).
+    /// (see docs/store-file.md).
     package var key: SigningIdentity!
     /// Real time, as the store's clock reads it (tests pass their own).
     package let now: @Sendable () -> Date

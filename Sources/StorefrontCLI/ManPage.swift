@@ -79,7 +79,7 @@ enum ManPage {
         page.append(contentsOf: examples.map(text))
         page.append(".fi")
         page.append(".SH SEE ALSO")
-        page.append(text("storefront COMMAND --help; the README of the Storefront sources."))
+        page.append(text("storefront COMMAND --help; the README and the guide (docs/) of the Storefront sources."))
         return page.joined(separator: "\n")
     }
 
