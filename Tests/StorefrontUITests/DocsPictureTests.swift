@@ -82,21 +82,7 @@ struct DocsPictureTests {
             _ = try await store.app.buy(yearly)  // an upgrade
             _ = try await store.app.buy(monthly)  // a downgrade at the renewal
 
-            let effects = EngineEffects(store: store, latency: .zero)
-            var state = State(size: pictureSize, account: store.account, storePath: "/tmp/store.sqlite", paywall: demoCatalog.paywall)
-            state.messages.policy = .deferred
-            let loaded = await effects.perform(.load)
-            _ = update(&state, try #require(loaded))
-            _ = update(&state, .key(.character("t")))
-            let list = await effects.perform(.loadHistory)
-            _ = update(&state, try #require(list))
-            let newest = try #require(state.manager.transactions?.first)
-            let opened = update(&state, .key(.enter))
-            let group = try #require(newest.subscriptionGroupID)
-            #expect(opened == [.loadNotifications(transactionID: newest.id), .loadSubscriptionHistory(groupID: group)])
-            _ = update(&state, .manager(.notificationsLoaded(transactionID: newest.id, [])))
-            let groupHistory = await effects.perform(.loadSubscriptionHistory(groupID: group))
-            _ = update(&state, try #require(groupHistory))
+            let state = try await managerState(store, columns: pictureSize.columns, rows: pictureSize.rows)
             #expect(render(state, timeZone: utc).lines.contains { $0.contains("Subscription timeline") })
             try assertPicture("timeline", state)
         }

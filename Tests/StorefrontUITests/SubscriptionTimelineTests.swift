@@ -9,7 +9,7 @@ import Testing
 
 /// The manager at `columns`×`rows` on a real store, its history and snapshot read, the pane open on `transactionID`
 /// (the newest transaction when nil).
-private func managerState(_ store: Store, columns: Int = 100, rows: Int = 30, glyphs: Glyphs = .unicode,
+func managerState(_ store: Store, columns: Int = 100, rows: Int = 30, glyphs: Glyphs = .unicode,
                           open transactionID: Int64? = nil) async throws -> State {
     let effects = EngineEffects(store: store, latency: .zero)
     var state = State(size: Size(columns: columns, rows: rows), glyphs: glyphs, account: store.account,
