@@ -342,7 +342,10 @@ struct ServerAPI: Sendable {
     /// How far back Get Notification History reaches: Apple's startDate is "within the past 180 days".
     static let notificationHistoryDays: Double = 180
 
-    func notificationHistory(_ request: HTTPRequest) async throws -> JSON {
+    /// Get Notification History's filter and page, read from the request's body and token.
+    /// Apart from the async handler: Swift 6.3's release build crashes (LLVM's coroutine
+    /// splitting, swifterror) on this parsing inside an async function.
+    static func notificationQuery(_ request: HTTPRequest) throws -> (filter: NotificationFilter, after: Int64?) {
         guard let body = try? JSON.parse(request.body) else { throw APIError.badRequest }
         func milliseconds(_ key: String, _ error: APIError) throws -> Date {
             guard case .number(let text)? = body[key] else { throw error }
@@ -351,16 +354,13 @@ struct ServerAPI: Sendable {
         var filter = NotificationFilter(startDate: try milliseconds("startDate", .invalidStartDate),
                                         endDate: try milliseconds("endDate", .invalidEndDate))
         if filter.startDate! > filter.endDate! { throw APIError.startAfterEnd }
-        if filter.startDate! < (try await face.now()).addingTimeInterval(-Self.notificationHistoryDays * 86_400) {
-            throw APIError.startDateTooFarInPast
-        }
         if case .string(let type)? = body["notificationType"] {
-            guard Self.notificationTypes.contains(type) else { throw APIError.invalidNotificationType }
+            guard notificationTypes.contains(type) else { throw APIError.invalidNotificationType }
             filter.type = type
         }
         if case .string(let subtype)? = body["notificationSubtype"] { filter.subtype = subtype }
         if case .string(let transaction)? = body["transactionId"] {
-            filter.transactionID = try Self.transactionID(transaction)
+            filter.transactionID = try transactionID(transaction)
             if filter.type != nil { throw APIError.multipleFilters }
         }
         if case .bool(let only)? = body["onlyFailures"] { filter.onlyFailures = only }
@@ -369,6 +369,14 @@ struct ServerAPI: Sendable {
             guard let bytes = Base64URL.decode(token), let text = String(bytes: bytes, encoding: .utf8), text.hasPrefix("n:"),
                   let id = Int64(text.dropFirst(2)) else { throw APIError.invalidPaginationToken }
             after = id
+        }
+        return (filter, after)
+    }
+
+    func notificationHistory(_ request: HTTPRequest) async throws -> JSON {
+        let (filter, after) = try Self.notificationQuery(request)
+        if filter.startDate! < (try await face.now()).addingTimeInterval(-Self.notificationHistoryDays * 86_400) {
+            throw APIError.startDateTooFarInPast
         }
         var found = try await face.notifications(filter, after: after, limit: Self.pageSize + 1)
         let hasMore = found.count > Self.pageSize
