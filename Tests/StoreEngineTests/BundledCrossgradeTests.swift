@@ -3,7 +3,7 @@ import Testing
 @testable import StoreEngine
 
 /// The bundled products.json's premium group as a tester meets it: Annual at level 1, Monthly and
-/// Quarterly side by side at level 2. Between Monthly and Quarterly is a crossgrade; their periods
+/// 3-Month side by side at level 2. Between Monthly and 3-Month is a crossgrade; their periods
 /// differ, so (Apple's rule) it takes effect at the next renewal, nothing charged now.
 @Suite("Subscriptions: the bundled catalog's crossgrade")
 struct BundledCrossgradeTests {
@@ -41,7 +41,7 @@ struct BundledCrossgradeTests {
         #expect(catalog.product(from: quarterly, in: try #require(catalog.storefront("JPN"))).displayPrice == "\u{A5}1,800")
     }
 
-    @Test("a monthly subscriber: Quarterly is a crossgrade at the next renewal, Annual an upgrade at once; buying Quarterly does what the sheet said")
+    @Test("a monthly subscriber: 3-Month is a crossgrade at the next renewal, Annual an upgrade at once; buying 3-Month does what the sheet said")
     func monthlyToQuarterly() async throws {
         try await withBundledStore { store, clock in
             _ = try await buy(store, Self.month)                    // a free week, to Jan 12
@@ -57,14 +57,14 @@ struct BundledCrossgradeTests {
 
             let before = try await store.appStore.notifications().last?.id ?? 0
             guard case .changeScheduled(let change) = try await store.purchase(Self.quarter) else {
-                Issue.record("buying Quarterly while on Monthly was not a scheduled change")
+                Issue.record("buying 3-Month while on Monthly was not a scheduled change")
                 return
             }
             #expect(change.kind == .crossgrade && change.isScheduled)
             #expect(change.fromProductID == Self.month && change.toProductID == Self.quarter)
             #expect(change.effectiveDate == month.expirationDate && change.current.id == month.id)
             #expect(change.summary == "crossgrade to \(Self.quarter) takes effect at the next renewal, 2026-02-12")
-            // Nothing charged now; the monthly plan runs to its end and renews into Quarterly.
+            // Nothing charged now; the monthly plan runs to its end and renews into 3-Month.
             #expect(try await store.transactions().filter { $0.productID == Self.quarter }.isEmpty)
             #expect(try await store.currentEntitlements().map(\.productID) == [Self.month])
             let status = try #require(try await store.appStore.subscriptionStatuses().first)
@@ -72,7 +72,7 @@ struct BundledCrossgradeTests {
             // Apple: a crossgrade to another duration is DID_CHANGE_RENEWAL_PREF DOWNGRADE (it waits, as a downgrade does).
             let sent = try await store.appStore.notifications(after: before).map { "\($0.type) \($0.subtype ?? "")" }
             #expect(sent == ["DID_CHANGE_RENEWAL_PREF DOWNGRADE"])
-            // The rows: Monthly says it changes, Quarterly when it starts.
+            // The rows: Monthly says it changes, 3-Month when it starts.
             let rows = try await store.app.snapshot()
             let product = { (id: String) in try #require(rows.products.first { $0.id == id }) }
             #expect(rows.standing(of: try product(Self.month)).text(for: try product(Self.month)).hasPrefix("Until Feb 12, 2026, then changes"))
@@ -87,11 +87,11 @@ struct BundledCrossgradeTests {
         }
     }
 
-    @Test("a quarterly subscriber: Monthly is a crossgrade too, Annual an upgrade; from Annual, Quarterly is a downgrade")
+    @Test("a 3-month subscriber: Monthly is a crossgrade too, Annual an upgrade; from Annual, 3-Month is a downgrade")
     func theOtherWays() async throws {
         try await withBundledStore { store, _ in
             let quarter = try await buy(store, Self.quarter)
-            #expect(quarter.price == decimal("12.99") && quarter.expirationDate == utc(2026, 4, 5, 9), "no trial: Quarterly has none")
+            #expect(quarter.price == decimal("12.99") && quarter.expirationDate == utc(2026, 4, 5, 9), "no trial: 3-Month has none")
             var planned = try await store.app.snapshot().plannedChanges
             #expect(planned[Self.month] == PlannedChange(kind: .crossgrade, fromProductID: Self.quarter, isScheduled: true,
                                                          effectiveDate: quarter.expirationDate))
