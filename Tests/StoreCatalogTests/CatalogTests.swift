@@ -38,7 +38,7 @@ struct BundledCatalogTests {
         let levels = try group.subscriptionIDs.map { try #require(catalog.product(id: $0)?.subscription?.level) }
         #expect(levels == levels.sorted())
         #expect(levels.first == 1)
-        #expect(Set(group.subscriptionIDs) == ["barcode_month_subscription", "barcode_year_subscription"])
+        #expect(Set(group.subscriptionIDs) == ["barcode_month_subscription", "barcode_year_subscription", "barcode_quarter_subscription"])
     }
 
     @Test("display order: subscriptions, then non-consumables, consumables, non-renewing")

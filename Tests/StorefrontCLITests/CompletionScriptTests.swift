@@ -105,7 +105,7 @@ struct CompletionScriptTests {
         #expect(offers["storefront --catalog other.json buy "] == ["alpha.one"])
         #expect(offers["storefront -c other.json consume "] == ["alpha.one"])
         #expect(offers["storefront --catalog missing.json buy "] == [])
-        #expect(offers["storefront status "] == ["premium", Demo.monthly, Demo.yearly])
+        #expect(offers["storefront status "] == ["premium", Demo.monthly, Demo.yearly, Demo.quarterly])
         #expect(offers["storefront auto-renew premium "] == ["on", "off"])
         #expect(offers["storefront settings "] == ["set"])
         #expect(offers["storefront settings set "] == Set(SettingDefinition.all.map(\.name)))

@@ -12,12 +12,14 @@ enum Demo {
     static let seasonPass = "com.example.storefront.seasonpass"
     static let monthly = "barcode_month_subscription"
     static let yearly = "barcode_year_subscription"
+    /// At level 2 beside `monthly`: moving between the two is a crossgrade.
+    static let quarterly = "barcode_quarter_subscription"
 
     /// Every product of the bundled catalog, with its type.
     static let types: [String: String] = [
         swiftShopping: "nonConsumable", iPhoneRage: "nonConsumable", nightlyRage: "nonConsumable",
         goPro: "nonConsumable", coins: "consumable", seasonPass: "nonRenewable",
-        monthly: "autoRenewable", yearly: "autoRenewable",
+        monthly: "autoRenewable", yearly: "autoRenewable", quarterly: "autoRenewable",
     ]
 
     /// A one-product catalog whose product has this JSON text as its body.

@@ -68,7 +68,7 @@ struct PaywallDetailEndToEndTests {
             try await session.waitFor("n to the next match") { $0.contains { $0.contains("▸") && $0.contains("Nightly Rage") } }
             try await session.send("Escape")
             try await session.waitFor("everything again") { lines in
-                lines.contains { $0.contains("Swift Shopping") } && lines.contains { $0.contains(" 5/8 ") }
+                lines.contains { $0.contains("Swift Shopping") } && lines.contains { $0.contains(" 6/9 ") }
             }
         }
     }

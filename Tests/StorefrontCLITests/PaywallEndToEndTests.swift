@@ -113,7 +113,7 @@ struct PaywallEndToEndTests {
         let sandbox = try Sandbox()
         try await withPaywall(sandbox) { session in
             try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
-            try await session.send("Down", "Down", "Enter")
+            try await session.send("Down", "Down", "Down", "Enter")  // the three plans, then Swift Shopping
             // Until its buttons, drawn last: a capture can land while the sheet is half drawn.
             let sheet = try await session.waitFor("the confirmation sheet") { lines in
                 lines.contains { $0.contains("App Store") } && lines.contains { $0.contains("[ Confirm") }
@@ -163,7 +163,7 @@ struct PaywallEndToEndTests {
             }
             #expect(!lines.contains { $0.contains("$0.99") })
             // As StoreKit with payments restricted: no App Store sheet (no Confirm, no price), refused at once.
-            try await session.send("Down", "Down", "Enter")
+            try await session.send("Down", "Down", "Down", "Enter")  // the three plans, then Swift Shopping
             let alert = try await session.waitFor("the alert") { $0.contains { $0.contains("Purchase Failed") } }
             #expect(alert.contains { $0.contains("purchaseNotAllowed") })
             #expect(!alert.contains { $0.contains("✓") })
@@ -178,9 +178,10 @@ struct PaywallEndToEndTests {
             try await session.resize(columns: 80, rows: 24)
             let small = try await session.waitFor("the 80×24 layout") { lines in
                 lines.count >= 24 && lines[23].contains("q quit") && lines[3].hasPrefix(String(repeating: "─", count: 60))
-                    && lines[3].hasSuffix(" 1/8 ──") && lines[3].count == 80
+                    && lines[3].hasSuffix(" 1/9 ──") && lines[3].count == 80
             }
-            #expect(small.contains { $0.contains("Season Pass") })
+            // Thirteen lines of table in twelve rows: the last heading shows, with the mark that a row is below.
+            #expect(small.contains { $0.contains("Non-renewing subscriptions") && $0.hasSuffix("↓") }, "\(small.joined(separator: "\n"))")
             try await session.resize(columns: 50, rows: 12)
             try await session.waitFor("the too-small message") { $0.contains { $0.contains("needs 60×16") } }
             try await session.resize(columns: 100, rows: 30)

@@ -32,7 +32,7 @@ struct QAControlsEndToEndTests {
         let sandbox = try Sandbox()
         try await withPaywall(sandbox) { session in
             try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
-            try await session.send("Down", "Down", "Enter")
+            try await session.send("Down", "Down", "Down", "Enter")  // Swift Shopping, below the three plans
             try await session.waitFor("the sheet's outcome") { $0.contains { $0.contains("Outcome: ‹ as the settings say ›") } }
             try await session.send("Right", "Right", "Right")
             try await session.waitFor("Ask to Buy chosen") { $0.contains { $0.contains("Outcome: ‹ Ask to Buy (pending) ›") } }
@@ -70,7 +70,7 @@ struct QAControlsEndToEndTests {
         try await sandbox.storefront("settings", "set", "interruptedPurchases", "true").expect(exit: 0)
         try await withPaywall(sandbox) { session in
             try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
-            try await session.send("Down", "Down", "Enter")
+            try await session.send("Down", "Down", "Down", "Enter")  // Swift Shopping, below the three plans
             try await session.waitFor("the sheet") { $0.contains { $0.contains("Outcome: ‹ as the settings say ›") } }
             try await session.send("Enter")
             let alert = try await session.waitFor("the pending alert") { $0.contains { $0.contains("Purchase Pending") } }
@@ -219,7 +219,7 @@ struct QAControlsEndToEndTests {
             }
             #expect(owned("Swift Shopping", error), "the products loaded before stay on screen")
             // Loaded, then the network drops, then Buy: the purchase meets the network error.
-            try await session.send("Down", "Down", "Down", "Enter")
+            try await session.send("Down", "Down", "Down", "Down", "Enter")  // iPhone Rage, not owned
             try await session.waitFor("the sheet") { $0.contains { $0.contains("[ Confirm") } }
             try await session.send("Enter")
             let alert = try await session.waitFor("the alert") { $0.contains { $0.contains("Purchase Failed") } }

@@ -11,7 +11,7 @@ struct RecordEndToEndTests {
         let session = try await TmuxSession.start(sandbox, arguments: ["--latency", "0", "--record", file])
         do {
             try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
-            try await session.send("Down", "Down")   // onto Swift Shopping
+            try await session.send("Down", "Down", "Down")   // past the three plans, onto Swift Shopping
             try await session.waitFor("the selection") { lines in
                 lines.contains { $0.contains("▸") && $0.contains("Swift Shopping") }
             }

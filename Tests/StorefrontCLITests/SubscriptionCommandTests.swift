@@ -267,6 +267,30 @@ struct SubscriptionCommandTests {
         #expect(row.contains("Starts "))
     }
 
+    @Test("the bundled catalog's crossgrade: on Monthly, buy Quarterly (level 2 too, another period) waits for the renewal; --json says crossgrade")
+    func crossgrade() async throws {
+        let sandbox = try Sandbox()
+        let trial = try await sandbox.subscribe(Demo.monthly)
+        let run = try await sandbox.storefront("buy", Demo.quarterly)
+        run.expect(exit: 0)
+        let renewal = String(try #require(trial["expirationDate"] as? String).prefix(10))
+        #expect(run.stdout.contains("Subscribed to 3-Month Subscription: the crossgrade to \(Demo.quarterly) takes effect at the next renewal, \(renewal)."),
+                "\(run)")
+        #expect(run.stdout.contains("Nothing is charged now; Monthly Subscription runs until then"), "\(run)")
+        #expect(try await sandbox.history().count == 1, "no transaction for a crossgrade that waits")
+        let info = try #require(try await sandbox.statuses().first?["renewalInfo"] as? [String: Any])
+        #expect(info["autoRenewPreference"] as? String == Demo.quarterly && info["currentProductID"] as? String == Demo.monthly)
+        #expect(try await sandbox.storefront("status").stdout.contains("next: \(Demo.quarterly)"))
+        // Back to Monthly before the renewal: the plan it is on, so the waiting crossgrade is called off.
+        try await sandbox.storefront("buy", Demo.monthly).expect(exit: 0)
+        let json = try await sandbox.storefront("buy", Demo.quarterly, "--json").jsonObject()
+        #expect(json["outcome"] as? String == "changeScheduled", "\(json)")
+        let change = try #require(json["change"] as? [String: Any], "\(json)")
+        #expect(change["kind"] as? String == "crossgrade" && change["scheduled"] as? Bool == true, "\(change)")
+        #expect(change["from"] as? String == Demo.monthly && change["to"] as? String == Demo.quarterly, "\(change)")
+        #expect(change["effectiveDate"] as? String == trial["expirationDate"] as? String, "\(change)")
+    }
+
     @Test("billing issues with grace: inGracePeriod 16 days after the trial's end, then billing retry")
     func billingGrace() async throws {
         let sandbox = try Sandbox()

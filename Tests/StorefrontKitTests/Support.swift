@@ -14,6 +14,8 @@ enum ID {
     static let coins = "com.example.storefront.coins100"
     static let monthly = "barcode_month_subscription"
     static let yearly = "barcode_year_subscription"
+    /// At Monthly's level: a change between the two is a crossgrade.
+    static let quarterly = "barcode_quarter_subscription"
 }
 
 /// The first element of `sequence` within `seconds`, else nil.

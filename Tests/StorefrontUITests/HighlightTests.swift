@@ -26,7 +26,7 @@ struct HighlightTests {
         let line = canvas.lines[row]
         #expect(line.contains("iPhone Rage") && line.hasSuffix("[ Buy ]"), "\(line)")
         // Names start at 6 and the KIND column at 28: the bar is the name column and one space each side.
-        #expect(canvas.lines[row - 6].distance(of: "KIND") == 28)
+        #expect(canvas.lines[row - 7].distance(of: "KIND") == 28)
         #expect(reversed(canvas, row: row) == Array(0...26))
         let buy = line.distance(of: "[ Buy ]")
         for x in buy..<buy + 7 { #expect(canvas[x, row].style == Style(bold: true, color: .green)) }
@@ -69,9 +69,9 @@ struct HighlightTests {
         }
         let (from, to) = (selectedRow(before), selectedRow(after))
         #expect(to == from + 1)
-        let rule = before.lines.firstIndex { $0.contains(" 4/8 ") }!
+        let rule = before.lines.firstIndex { $0.contains(" 5/9 ") }!
         #expect(Set(changed.keys) == [rule, from, to])
-        #expect(changed[rule] == [before.lines[rule].distance(of: "4/8")], "only the digit of 4/8 → 5/8")
+        #expect(changed[rule] == [before.lines[rule].distance(of: "5/9")], "only the digit of 5/9 → 6/9")
         let buy = before.lines[from].distance(of: "[ Buy ]")
         for row in [from, to] {
             #expect(changed[row]!.allSatisfy { $0 <= 26 || (buy..<buy + 7).contains($0) }, "row \(row): \(changed[row]!)")

@@ -25,11 +25,12 @@ struct RenderTests {
             "  ★ Barcode Scanner Premium",
             "  Unlimited scans · No ads · Cloud sync",
             "  Scan without limits · Sync your history across devices · Unlock every RazeFace",
-            String(repeating: "─", count: 93) + " 4/8 ──",
+            String(repeating: "─", count: 93) + " 5/9 ──",
             "      PRODUCT               KIND                   PRICE   STATUS",
             "  Premium (subscription group)",
             "      Annual Subscription   1 year                 $39.99",
             "   ✓  Monthly Subscription  1 month                $4.99   Renews Dec 31, 2026",
+            "      3-Month Subscription  3 months               $12.99",
             "  Non-consumables",
             "   ✓  Swift Shopping        Non-consumable         $0.99   Owned",
             " ▸    iPhone Rage           Non-consumable         $0.99                                   [ Buy ]",
@@ -48,15 +49,14 @@ struct RenderTests {
             "",
             "",
             "",
-            "",
             String(repeating: "─", count: 100),
             " ↑↓ move  ⏎ buy  t transactions  s settings  r restore  c consume  + > clock  ? help  q quit",
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)
         // The selected row's head is highlighted (HighlightTests has the rest); others are not.
-        #expect(canvas[10, 11].style.reverse)
-        #expect(!canvas[10, 10].style.reverse)
+        #expect(canvas[10, 12].style.reverse)
+        #expect(!canvas[10, 11].style.reverse)
     }
 
     @Test("80×24: a trial's sheet says the trial, then the price, and what the settings make of it; a pending request on its row")
@@ -72,7 +72,7 @@ struct RenderTests {
             " Storefront · store.sqlite · tester@local · USA           p Pay  t Trans  s Set",
             "  ★ Barcode Scanner Premium",
             "  Unlimited scans · No ads · Cloud sync",
-            String(repeating: "─", count: 73) + " 2/8 ──",
+            String(repeating: "─", count: 73) + " 2/9 ──",
             "      PRODUCT               PRICE   STATUS",
             "  Premium (subscription group)",
             "      Annual Subscription   $39.99",
@@ -85,7 +85,8 @@ struct RenderTests {
             "            │                                                      │",
             "            │            [ Confirm ⏎ ]   [ Cancel esc ]            │",
             "            └──────────────────────────────────────────────────────┘",
-            "   ✓  Season Pass           $9.99   Bought Dec 1, 2026 · 3 months (ap…",
+            // Season Pass, owned, is below the fold: the mark says rows are below.
+            "  Non-renewing subscriptions                                                  ↓",
             "                                                         [ Restore Purchases ]",
             String(repeating: "─", count: 80),
             " No transactions yet. Press ⏎ to buy, r to restore.",
@@ -124,7 +125,7 @@ struct RenderTests {
         let row = canvas.lines.first { $0.contains("Swift Shopping") }!
         #expect(row.hasPrefix(" >[x] Swift Shopping"))
         #expect(canvas.lines.first { $0.contains("iPhone Rage") }!.hasPrefix("  [ ] iPhone Rage"))
-        #expect(canvas.lines[3] == String(repeating: "-", count: 73) + " 3/8 --", "the rule, with where the cursor is")
+        #expect(canvas.lines[3] == String(repeating: "-", count: 73) + " 4/9 --", "the rule, with where the cursor is")
         for line in canvas.lines {
             let isASCII = line.unicodeScalars.allSatisfy { $0.isASCII }
             #expect(isASCII, "non-ASCII on an ASCII screen: \(line)")
