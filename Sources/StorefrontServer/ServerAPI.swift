@@ -342,16 +342,25 @@ struct ServerAPI: Sendable {
     /// How far back Get Notification History reaches: Apple's startDate is "within the past 180 days".
     static let notificationHistoryDays: Double = 180
 
-    func notificationHistory(_ request: HTTPRequest) async throws -> JSON {
+    /// Get Notification History's body and its start and end dates, checked (start before end).
+    static func notificationHistoryDates(_ request: HTTPRequest) throws -> (body: JSON, start: Date, end: Date) {
         guard let body = try? JSON.parse(request.body) else { throw APIError.badRequest }
         func milliseconds(_ key: String, _ error: APIError) throws -> Date {
             guard case .number(let text)? = body[key] else { throw error }
             return try RequestDates.date(text, error: error)
         }
-        var filter = NotificationFilter(startDate: try milliseconds("startDate", .invalidStartDate),
-                                        endDate: try milliseconds("endDate", .invalidEndDate))
-        if filter.startDate! > filter.endDate! { throw APIError.startAfterEnd }
-        if filter.startDate! < (try await face.now()).addingTimeInterval(-Self.notificationHistoryDays * 86_400) {
+        let start = try milliseconds("startDate", .invalidStartDate), end = try milliseconds("endDate", .invalidEndDate)
+        if start > end { throw APIError.startAfterEnd }
+        return (body, start, end)
+    }
+
+    func notificationHistory(_ request: HTTPRequest) async throws -> JSON {
+        // Parsed apart from this async function: in one body with it, the release build's compiler
+        // crashed (signal 11 splitting the coroutine, Swift 6's LLVM).
+        let (body, startDate, endDate) = try Self.notificationHistoryDates(request)
+        var filter = NotificationFilter(startDate: startDate, endDate: endDate)
+        let now = try await face.now()
+        if startDate < now.addingTimeInterval(-Self.notificationHistoryDays * 86_400) {
             throw APIError.startDateTooFarInPast
         }
         if case .string(let type)? = body["notificationType"] {
