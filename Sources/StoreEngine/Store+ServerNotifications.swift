@@ -3,6 +3,16 @@ import Foundation
 // MARK: - Recording
 
 extension Store {
+    /// A random (version 4, RFC 4122 variant) UUID from one `getrandom` call (`getentropy`): Foundation's `UUID()`
+    /// on Linux opens, reads and closes `/dev/urandom` for each, three system calls a purchase.
+    static func randomUUID() -> UUID {
+        var b = [UInt8](repeating: 0, count: 16)
+        guard getentropy(&b, 16) == 0 else { return UUID() }
+        b[6] = b[6] & 0x0F | 0x40
+        b[8] = b[8] & 0x3F | 0x80
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+
     /// Records the notification Apple would send for an event, inside the write that makes it.
     /// `record` is the subscription as it stands after the event (for `signedRenewalInfo` and `status`).
     /// `extra`: members of `data` some types carry (CONSUMPTION_REQUEST's `consumptionRequestReason`).
@@ -20,7 +30,7 @@ extension Store {
             if let renewal = status.renewalInfo.jwsRepresentation { data.append(JSON.Member("signedRenewalInfo", .string(renewal))) }
             data.append(JSON.Member("status", .integer(status.state.appStoreStatus)))
         }
-        let uuid = UUID().uuidString.lowercased()
+        let uuid = Self.randomUUID().uuidString.lowercased()
         let payload = JSON.object([
             "notificationType": .string(type),
             "subtype": subtype.map { .string($0) },
