@@ -342,14 +342,18 @@ struct ServerAPI: Sendable {
     /// How far back Get Notification History reaches: Apple's startDate is "within the past 180 days".
     static let notificationHistoryDays: Double = 180
 
+    /// The date a request body's member `key` gives in milliseconds, refused with `error` unless in range.
+    /// (A function of its own: nested in the async `notificationHistory`, the release build's
+    /// coroutine splitting crashed the compiler, Swift 6.3.1.)
+    private static func date(_ body: JSON, _ key: String, _ error: APIError) throws(APIError) -> Date {
+        guard case .number(let text)? = body[key] else { throw error }
+        return try RequestDates.date(text, error: error)
+    }
+
     func notificationHistory(_ request: HTTPRequest) async throws -> JSON {
         guard let body = try? JSON.parse(request.body) else { throw APIError.badRequest }
-        func milliseconds(_ key: String, _ error: APIError) throws -> Date {
-            guard case .number(let text)? = body[key] else { throw error }
-            return try RequestDates.date(text, error: error)
-        }
-        var filter = NotificationFilter(startDate: try milliseconds("startDate", .invalidStartDate),
-                                        endDate: try milliseconds("endDate", .invalidEndDate))
+        var filter = NotificationFilter(startDate: try Self.date(body, "startDate", .invalidStartDate),
+                                        endDate: try Self.date(body, "endDate", .invalidEndDate))
         if filter.startDate! > filter.endDate! { throw APIError.startAfterEnd }
         if filter.startDate! < (try await face.now()).addingTimeInterval(-Self.notificationHistoryDays * 86_400) {
             throw APIError.startDateTooFarInPast
