@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "CBuildInfo"),
         /// libcurl for serve's notification POSTs, loaded with dlopen when the first is sent.
         .target(name: "CCurl"),
+        /// glibc's malloc settings the executable makes at start (one arena: docs/performance.md, memory).
+        .target(name: "CMalloc"),
 
         // MARK: - Layers
         /// The catalog: the JSON reader, products.json and `.storekit` readers, catalog values,
@@ -63,7 +65,7 @@ let package = Package(
         .target(name: "StorefrontCLI", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "Scenarios", "CBuildInfo"]),
         /// The real terminal: Canvas → ncurses, keys/mouse/resize → events.
         .target(name: "CursesBackend", dependencies: ["TerminalCore", "CNcursesw"]),
-        .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "Scenarios", "CursesBackend"]),
+        .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "Scenarios", "CursesBackend", "CMalloc"]),
         /// What the test targets, the stress suite and the bench share: a clock the test moves,
         /// temporary folders, the built binaries and child processes, tmux sessions. No Testing:
         /// the stress suite and the bench are executables.

@@ -91,7 +91,7 @@ enum PaintBenchmark {
         let figures = [
             Figure(number: "1", measure: "First complete paint, 10,000 products, from process start",
                    value: milliseconds(paintOurs), baseline: "dialog --menu " + milliseconds(paintTheirs),
-                   ratio: paintOurs / paintTheirs, goal: "≤ 1.00", met: paintOurs <= paintTheirs),
+                   ratio: paintOurs / paintTheirs, goal: "≤ 0.75", met: paintOurs / paintTheirs <= 0.75),
             Figure(number: "2", measure: "Bytes written for one cursor-down", value: "\(bytesOurs) B",
                    baseline: "dialog \(bytesTheirs) B", ratio: Double(bytesOurs) / Double(bytesTheirs),
                    goal: "≤ 1.00", met: bytesOurs <= bytesTheirs),

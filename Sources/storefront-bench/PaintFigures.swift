@@ -23,7 +23,7 @@ enum PaintFigures {
         var figures = [paint.figures[0],
                        Figure(number: "1a", measure: "First complete paint, 10,000 products + 100,000 transactions",
                               value: milliseconds(heavyPaint), baseline: "dialog --menu " + milliseconds(paintTheirs),
-                              ratio: heavyPaint / paintTheirs, goal: "≤ 1.20", met: heavyPaint / paintTheirs <= 1.2)]
+                              ratio: heavyPaint / paintTheirs, goal: "≤ 0.90", met: heavyPaint / paintTheirs <= 0.9)]
         // CPU time, which a loaded machine moves less than wall-clock time (no goal of its own).
         if (paint.ours + paint.theirs + heavyRuns).allSatisfy({ $0.paintCPU != nil }) {
             let cpuTheirs = median(paint.theirs.compactMap(\.paintCPU))
@@ -37,14 +37,14 @@ enum PaintFigures {
         }
         figures += paint.figures.dropFirst()
 
-        // 5: the runs of 1a.
+        // 5: the runs of 1a (issue 32's goal: 30 MB; it was 40).
         guard heavyRuns.allSatisfy({ $0.peakKilobytes != nil }) else {
             throw PseudoTerminal.Failure(description: "cannot read the paywall's peak memory from /proc")
         }
         let peak = Double(median(heavyRuns.compactMap(\.peakKilobytes))) / 1024
         let memory = Figure(number: "5", measure: "Peak resident memory, paywall, 10,000 products + 100,000 transactions",
-                            value: String(format: "%.1f MB", peak), baseline: "limit 40 MB", ratio: peak / 40,
-                            goal: "≤ 1.00", met: peak <= 40)
+                            value: String(format: "%.1f MB", peak), baseline: "limit 30 MB", ratio: peak / 30,
+                            goal: "≤ 1.00", met: peak <= 30)
         return (figures, memory)
     }
 }
