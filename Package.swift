@@ -74,7 +74,8 @@ let package = Package(
         .executableTarget(name: "storefront-stress", dependencies: ["StoreEngine", "StorefrontCLI", "StorefrontServer", "StorefrontUI",
                                                                   "StorefrontKit", "TestSupport"]),
         /// `make bench`: the measurements of the README's Performance section.
-        .executableTarget(name: "storefront-bench", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "StorefrontKit", "TestSupport"]),
+        .executableTarget(name: "storefront-bench", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "StorefrontKit",
+                                                                  "StorefrontKitTest", "TestSupport"]),
 
         // MARK: - Tests
         .testTarget(name: "StoreCatalogTests", dependencies: ["StoreCatalog", "TestSupport"]),

@@ -47,6 +47,11 @@ enum Benchmark {
             print(Report.table(figures))
             return
         }
+        if settings.profile == "test-session" {
+            // Figures 13 and 13a alone (SKTestSession tests, beside the engine).
+            print(Report.table(try await TestSessionBenchmark.figures(progress: progress)))
+            return
+        }
         if !settings.profile.isEmpty {
             try await Profile.run(settings.profile, binary: binary, work: work, runs: runs)
             return
@@ -166,6 +171,9 @@ enum Benchmark {
         figures += try await LatencyBenchmark.run(binary: binary, benchBinary: Bundle.main.executablePath ?? CommandLine.arguments[0],
                                                   work: work, progress: progress)
         figures += TestLoopFigures.read()
+
+        // MARK: 13. An SKTestSession test, and 200 at once
+        figures += try await TestSessionBenchmark.figures(progress: progress)
 
         progress("done")
         print("Storefront benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, "

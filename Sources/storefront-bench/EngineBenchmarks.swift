@@ -28,3 +28,49 @@ enum EngineBenchmarks {
         return (times, entitlements)
     }
 }
+
+extension EngineBenchmarks {
+    /// The id of the first non-consumable of the catalog file at `catalogPath`; nil when there is none or it does not load.
+    static func firstNonConsumable(catalogPath: String) -> String? {
+        (try? Catalog.load(contentsOf: catalogPath))?.products.first { $0.type == .nonConsumable }?.id
+    }
+
+    /// The baseline of goal 13: what a test session asks of the engine, without StorefrontKit — the
+    /// catalog file loaded, a store file made in a new folder, the products read, one purchase
+    /// (durable) and its finish, the folder removed.
+    static func freshPurchase(catalogPath: String, productID: String, folder: String) async throws {
+        let catalog = try Catalog.load(contentsOf: catalogPath)
+        let directory = folder + "/engine-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try Store(catalog: catalog, path: directory + "/store.sqlite")
+        _ = try await store.app.products()
+        guard case .purchased(let transaction, _) = try await store.app.purchase(productID) else {
+            throw PseudoTerminal.Failure(description: "the engine's purchase of \(productID) did not succeed")
+        }
+        try await store.app.finish(transaction)
+    }
+
+    /// `count` of ``freshPurchase`` one after another (the first not counted), or all at once in a task group (`parallel`).
+    static func freshPurchases(catalogPath: String, productID: String, folder: String, count: Int,
+                               parallel: Bool) async throws -> [Duration] {
+        if parallel {
+            let start = ContinuousClock.now
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<count {
+                    group.addTask { try await freshPurchase(catalogPath: catalogPath, productID: productID, folder: folder) }
+                }
+                try await group.waitForAll()
+            }
+            return [ContinuousClock.now - start]
+        }
+        try await freshPurchase(catalogPath: catalogPath, productID: productID, folder: folder)
+        var times: [Duration] = []
+        for _ in 0..<count {
+            let start = ContinuousClock.now
+            try await freshPurchase(catalogPath: catalogPath, productID: productID, folder: folder)
+            times.append(ContinuousClock.now - start)
+        }
+        return times
+    }
+}
