@@ -51,24 +51,22 @@ extension EngineBenchmarks {
         try await store.app.finish(transaction)
     }
 
-    /// `count` of ``freshPurchase`` one after another (the first not counted), or all at once in a task group (`parallel`).
-    static func freshPurchases(catalogPath: String, productID: String, folder: String, count: Int,
-                               parallel: Bool) async throws -> [Duration] {
+    /// `count` runs of `body` one after another, each timed (the first, which warms the code and the
+    /// files, not counted); or with `parallel`, all at once as child tasks of one group, timed as a whole.
+    static func timed(_ count: Int, parallel: Bool, _ body: @escaping @Sendable () async throws -> Void) async throws -> [Duration] {
         if parallel {
             let start = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<count {
-                    group.addTask { try await freshPurchase(catalogPath: catalogPath, productID: productID, folder: folder) }
-                }
+                for _ in 0..<count { group.addTask { try await body() } }
                 try await group.waitForAll()
             }
             return [ContinuousClock.now - start]
         }
-        try await freshPurchase(catalogPath: catalogPath, productID: productID, folder: folder)
+        try await body()
         var times: [Duration] = []
         for _ in 0..<count {
             let start = ContinuousClock.now
-            try await freshPurchase(catalogPath: catalogPath, productID: productID, folder: folder)
+            try await body()
             times.append(ContinuousClock.now - start)
         }
         return times

@@ -25,30 +25,6 @@ enum TestSessionBenchmark {
             await transaction.finish()
         }
     }
-
-    /// `count` tests one after another (the first not counted: it warms the code and the catalog file).
-    static func serial(catalog: URL, productID: String, count: Int) async throws -> [Duration] {
-        try await oneTest(catalog: catalog, productID: productID)
-        var times: [Duration] = []
-        for _ in 0..<count {
-            let start = ContinuousClock.now
-            try await oneTest(catalog: catalog, productID: productID)
-            times.append(ContinuousClock.now - start)
-        }
-        return times
-    }
-
-    /// `count` tests at once, each a child task of one group: the group's whole time.
-    static func parallel(catalog: URL, productID: String, count: Int) async throws -> Duration {
-        let start = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<count {
-                group.addTask { try await oneTest(catalog: catalog, productID: productID) }
-            }
-            try await group.waitForAll()
-        }
-        return ContinuousClock.now - start
-    }
 }
 
 extension TestSessionBenchmark {
@@ -62,13 +38,15 @@ extension TestSessionBenchmark {
         let url = URL(fileURLWithPath: catalogPath), folder = FileManager.default.temporaryDirectory.path
         progress("13. SKTestSession tests (session, products, purchase, finish) beside the engine alone: 50 one by one, 200 at once, 3 rounds")
         var sessions: [Duration] = [], engines: [Duration] = [], sessionGroups: [Duration] = [], engineGroups: [Duration] = []
+        let aTest: @Sendable () async throws -> Void = { try await oneTest(catalog: url, productID: productID) }
+        let theEngine: @Sendable () async throws -> Void = {
+            try await EngineBenchmarks.freshPurchase(catalogPath: catalogPath, productID: productID, folder: folder)
+        }
         for _ in 0..<3 {
-            sessions += try await serial(catalog: url, productID: productID, count: 50)
-            engines += try await EngineBenchmarks.freshPurchases(catalogPath: catalogPath, productID: productID, folder: folder,
-                                                                 count: 50, parallel: false)
-            sessionGroups.append(try await parallel(catalog: url, productID: productID, count: 200))
-            engineGroups += try await EngineBenchmarks.freshPurchases(catalogPath: catalogPath, productID: productID, folder: folder,
-                                                                      count: 200, parallel: true)
+            sessions += try await EngineBenchmarks.timed(50, parallel: false, aTest)
+            engines += try await EngineBenchmarks.timed(50, parallel: false, theEngine)
+            sessionGroups += try await EngineBenchmarks.timed(200, parallel: true, aTest)
+            engineGroups += try await EngineBenchmarks.timed(200, parallel: true, theEngine)
         }
         let one = median(sessions), engine = median(engines), group = median(sessionGroups), engineGroup = median(engineGroups)
         return [
