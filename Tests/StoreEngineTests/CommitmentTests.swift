@@ -22,12 +22,7 @@ let commitmentCatalogText = """
 
 /// Runs `body` with a store of ``commitmentCatalogText``, its clock at January 15, 2025, noon.
 func withCommitmentStore<T>(_ body: (StoreFixture) async throws -> T) async throws -> T {
-    try await withTemporaryFolder { folder in
-        let catalog = try Catalog.parse(Array(commitmentCatalogText.utf8), file: "commitment.json")
-        let fixture = StoreFixture(folder: folder, path: folder + "/store.sqlite", catalog: catalog,
-                                   clock: TestClock(utc(2025, 1, 15, 12)))
-        return try await body(fixture)
-    }
+    try await withStoreFixture(catalogText: commitmentCatalogText, file: "commitment.json", at: utc(2025, 1, 15, 12), body)
 }
 
 /// Buys `club.yearly` on its monthly plan, as `PurchaseOption.billingPlanType(.monthly)` does.

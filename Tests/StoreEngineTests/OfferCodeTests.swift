@@ -25,11 +25,7 @@ struct OfferCodeTests {
         """
 
     func withCodeStore<T>(_ body: (StoreFixture) async throws -> T) async throws -> T {
-        try await withTemporaryFolder { folder in
-            let catalog = try Catalog.parse(Array(Self.catalogText.utf8), file: "codes.json")
-            return try await body(StoreFixture(folder: folder, path: folder + "/store.sqlite", catalog: catalog,
-                                               clock: TestClock(utc(2025, 3, 1))))
-        }
+        try await withStoreFixture(catalogText: Self.catalogText, file: "codes.json", at: utc(2025, 3, 1), body)
     }
 
     func redeemError(_ store: Store, _ code: String) async -> SimulatedError? {

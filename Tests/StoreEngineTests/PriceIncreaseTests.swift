@@ -31,11 +31,7 @@ let pricingCatalogText = """
 
 /// Runs `body` with a store file on the pricing catalog, its clock at March 1, 2025.
 func withPricingStore<T>(_ text: String = pricingCatalogText, _ body: (StoreFixture) async throws -> T) async throws -> T {
-    try await withTemporaryFolder { folder in
-        let catalog = try Catalog.parse(Array(text.utf8), file: "pricing.json")
-        return try await body(StoreFixture(folder: folder, path: folder + "/store.sqlite", catalog: catalog,
-                                           clock: TestClock(utc(2025, 3, 1))))
-    }
+    try await withStoreFixture(catalogText: text, file: "pricing.json", at: utc(2025, 3, 1), body)
 }
 
 /// The (type, subtype) of every notification recorded, in order.

@@ -24,12 +24,7 @@ let offersCatalogText = """
 
 /// Runs `body` with a store of ``offersCatalogText`` whose clock starts on November 30, 2025.
 func withOffersStore<T>(_ body: (StoreFixture) async throws -> T) async throws -> T {
-    try await withTemporaryFolder { folder in
-        let catalog = try Catalog.parse(Array(offersCatalogText.utf8), file: "offers.json")
-        let fixture = StoreFixture(folder: folder, path: folder + "/store.sqlite", catalog: catalog,
-                                   clock: TestClock(utc(2025, 11, 30, 12)))
-        return try await body(fixture)
-    }
+    try await withStoreFixture(catalogText: offersCatalogText, file: "offers.json", at: utc(2025, 11, 30, 12), body)
 }
 
 @Suite("StoreKit's rules: renewal info and renewal dates")

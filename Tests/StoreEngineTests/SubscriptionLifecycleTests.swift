@@ -61,12 +61,7 @@ let lifecycleStart = utc(2025, 1, 15, 12)
 
 /// Runs `body` with a store file of the lifecycle catalog and a test clock at ``lifecycleStart``.
 func withLifecycleStore<T>(_ body: (StoreFixture) async throws -> T) async throws -> T {
-    try await withTemporaryFolder { folder in
-        let catalog = try lifecycleCatalog()
-        let fixture = StoreFixture(folder: folder, path: folder + "/store.sqlite", catalog: catalog,
-                                   clock: TestClock(lifecycleStart))
-        return try await body(fixture)
-    }
+    try await withStoreFixture(catalog: try lifecycleCatalog(), at: lifecycleStart, body)
 }
 
 /// The status of one group; fails the test when the account has none.

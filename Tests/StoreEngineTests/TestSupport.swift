@@ -38,11 +38,20 @@ struct StoreFixture {
 
 /// Runs `body` with a store file in a fresh folder, removed afterwards.
 func withStoreFixture<T>(_ body: (StoreFixture) async throws -> T) async throws -> T {
+    try await withStoreFixture(catalog: try fixtureCatalog(), at: fixtureStart, body)
+}
+
+/// Runs `body` with a store file of `catalog` in a fresh folder, removed afterwards, its test clock at `start`.
+func withStoreFixture<T>(catalog: Catalog, at start: Date, _ body: (StoreFixture) async throws -> T) async throws -> T {
     try await withTemporaryFolder { folder in
-        let fixture = StoreFixture(folder: folder, path: folder + "/store.sqlite",
-                                   catalog: try fixtureCatalog(), clock: TestClock(fixtureStart))
-        return try await body(fixture)
+        try await body(StoreFixture(folder: folder, path: folder + "/store.sqlite", catalog: catalog, clock: TestClock(start)))
     }
+}
+
+/// The same, with a catalog in products.json's format (`file` names it in errors).
+func withStoreFixture<T>(catalogText: String, file: String, at start: Date,
+                         _ body: (StoreFixture) async throws -> T) async throws -> T {
+    try await withStoreFixture(catalog: try Catalog.parse(Array(catalogText.utf8), file: file), at: start, body)
 }
 
 /// The transaction of a successful purchase; fails the test for any other result.
