@@ -19,9 +19,12 @@ struct BearerAuthenticator: Sendable {
     /// The token of an `Authorization: Bearer …` header.
     static func token(_ header: String?) -> String? {
         guard let header, header.hasPrefix("Bearer ") else { return nil }
-        // Spaces and tabs trimmed byte by byte (Foundation's trimming bridged every token to NSString).
-        let bytes = header.utf8.dropFirst("Bearer ".count).drop { $0 == 0x20 || $0 == 0x09 }
-        return String(decoding: bytes.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed(), as: UTF8.self)
+        // Spaces and tabs trimmed byte by byte (Foundation's trimming bridged every token to NSString),
+        // the rest decoded from the header's own bytes in one piece (a reversed view is copied byte by byte).
+        let rest = header.utf8.dropFirst("Bearer ".count)
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        guard let first = rest.firstIndex(where: { !blank($0) }), let last = rest.lastIndex(where: { !blank($0) }) else { return "" }
+        return String(decoding: rest[first...last], as: UTF8.self)
     }
 
     /// A token checked before and not expired.

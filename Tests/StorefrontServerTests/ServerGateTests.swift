@@ -106,6 +106,24 @@ struct ServerGateTests {
         await fixture.server.stop()
     }
 
+    @Test("A token padded with spaces and tabs is the token; a blank one, or one that is cut or joined, is none")
+    func tokenPadding() async throws {
+        let fixture = try await Fixture()
+        let pro = try await fixture.buy("pro")
+        let token = try fixture.token()
+        let path = "/inApps/v1/transactions/\(pro.id)"
+        // Twice each: the first answer is read from the store, the second may come from the answer cache.
+        for header in ["Bearer \(token)", "Bearer  \t\(token)", "Bearer \(token) \t ", "Bearer \t \(token)\t"] {
+            for _ in 0..<2 {
+                #expect(try await fixture.send("GET", path, authorization: header).status == 200, "\(header.debugDescription)")
+            }
+        }
+        for header in ["Bearer ", "Bearer \t  ", "Bearer \(token.dropLast())", "Bearer \(token)x", "Bearer \(token) \(token)",
+                       "bearer \(token)", "Bearer\t\(token)"] {
+            #expect(try await fixture.send("GET", path, authorization: header).status == 401, "\(header.debugDescription)")
+        }
+    }
+
     @Test("serve refuses to start over a store file whose purchases are another app's: that app's tokens would get them")
     func anotherAppsStore() async throws {
         let fixture = try await Fixture()
