@@ -70,7 +70,7 @@ public struct Storefront: Sendable, Hashable, Identifiable {
         return Storefronts {
             AsyncStream { continuation in
                 guard let context else { return }  // no store: a change never comes
-                let changes = context.store.changes.changes()
+                let changes = context.store.changes.changes(includingUnfinished: false)
                 let task = Task {
                     var last = start
                     for await _ in changes {

@@ -92,7 +92,7 @@ public struct Message: Sendable, Hashable, Identifiable {
 enum MessagesMonitor {
     static func stream(context: StoreContext) -> AsyncStream<Message> {
         AsyncStream { continuation in
-            let changes = context.store.changes.changes()
+            let changes = context.store.changes.changes(includingUnfinished: false)
             let task = Task { await watch(context, changes, continuation) }
             continuation.onTermination = { _ in task.cancel() }
         }

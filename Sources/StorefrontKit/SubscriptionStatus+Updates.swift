@@ -64,7 +64,7 @@ extension SubscriptionStatus {
 enum StatusMonitor {
     static func stream(context: StoreContext) -> AsyncStream<Product.SubscriptionInfo.Status> {
         AsyncStream { continuation in
-            let changes = context.store.changes.changes()
+            let changes = context.store.changes.changes(includingUnfinished: false)
             let task = Task { await watch(context, changes, continuation) }
             continuation.onTermination = { _ in task.cancel() }
         }

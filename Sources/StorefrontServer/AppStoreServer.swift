@@ -82,7 +82,7 @@ public final class AppStoreServer: @unchecked Sendable {
         let sender = sender
         // The store's change feed wakes the sender: a write to the store file, a renewal due, a retry due.
         let feed = store.changes
-        let changes = feed.changes()
+        let changes = feed.changes(includingUnfinished: false)
         delivery = Task.detached { await sender.run(changes: changes, feed: feed) }
         sending.store(true, ordering: .releasing)
     }

@@ -61,7 +61,7 @@ public final class EngineEffects: Sendable {
     }
 
     private static func follow(_ store: Store, into continuation: AsyncStream<Action>.Continuation) -> Task<Void, Never> {
-        let changes = store.changes.changes()
+        let changes = store.changes.changes(includingUnfinished: false)
         return Task {
             for await change in changes {
                 if let action = action(for: change) { continuation.yield(action) }

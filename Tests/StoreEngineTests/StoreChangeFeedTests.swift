@@ -123,6 +123,27 @@ private final class Heard: Sendable {
         }
     }
 
+    @Test func unfinishedIsReadOnlyWhileASubscriberAsksForIt() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let other = try fixture.open()
+            // A subscriber that does not read them (serve's sender, the paywall): no look reads them.
+            let quiet = Heard(store.changes.changes(includingUnfinished: false))
+            let start = try #require(await quiet.first { $0.cause == .subscribed })
+            let first = try await buy(other, "coins")
+            let arrived = try #require(await quiet.first { $0.dataVersion > start.change.dataVersion })
+            #expect(arrived.change.unfinished.isEmpty)
+            // One that asks (Transaction.updates): its first value and every look after have them, for both.
+            let asking = Heard(store.changes.changes())
+            let snapshot = try #require(await asking.first { $0.cause == .subscribed })
+            #expect(snapshot.change.unfinished.map(\.id) == [first.id])
+            let second = try await buy(other, "coins")
+            let both = try #require(await asking.first { $0.unfinished.contains { $0.id == second.id } })
+            #expect(both.change.unfinished.map(\.id) == [first.id, second.id])
+            #expect(await quiet.first { $0 == both.change } != nil)
+        }
+    }
+
     @Test func refreshMakesWhatTheStepsClockMadeDueAndHandsItToSubscribers() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()

@@ -43,7 +43,7 @@ extension Store {
         let madeDue = ledger.db.totalChanges != own
         let time = try currentTime()
         let after = try dataVersion()
-        let waiting = try unfinished()
+        let waiting = mark.unfinished || full ? try unfinished() : []
         // Renewals made where nothing was written came of the clock, whatever woke the feed.
         let why: StoreChange.Cause = replaced ? .replaced : written ? .written : madeDue ? .clock : cause
         let change = StoreChange(sequence: 0, cause: why, dataVersion: after, storeTime: time,

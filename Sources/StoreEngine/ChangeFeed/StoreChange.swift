@@ -33,5 +33,7 @@ public struct StoreChange: Sendable, Hashable {
     public var madeDueChanges: Bool
     /// The account's purchased transactions the app has not finished, after the change: what
     /// `Transaction.updates` delivers (new purchases, approvals, renewals, refunds handed back).
+    /// Read while a subscriber asks for it (``StoreChangeFeed/changes(includingUnfinished:)``,
+    /// the default) and for ``StoreChangeFeed/refresh()``; empty, unread, while none does.
     public var unfinished: [Transaction]
 }

@@ -25,6 +25,8 @@ public final class StoreChangeFeed: Sendable {
         var subscribers: [Int: AsyncStream<StoreChange>.Continuation] = [:]
         /// Subscribers that have not had their first (`.subscribed`) value yet.
         var waitingForFirst: Set<Int> = []
+        /// Subscribers that read ``StoreChange/unfinished``: only for them does a look read it.
+        var wantingUnfinished: Set<Int> = []
         var nextID = 0
         var threadRunning = false
         /// What the last look saw: other connections' commits, this connection's changes.
@@ -72,13 +74,17 @@ public final class StoreChangeFeed: Sendable {
 
     /// Every change from now on, starting with the store as it is (`.subscribed`); ends when the
     /// store is gone. Each subscriber gets every change (the newest 64 when it falls behind).
-    public func changes() -> AsyncStream<StoreChange> {
+    /// - Parameter includingUnfinished: whether this subscriber reads ``StoreChange/unfinished``.
+    ///   One that does not (a notification sender, a paywall) spares every look that read of
+    ///   each unfinished transaction, while no other subscriber asks for it.
+    public func changes(includingUnfinished: Bool = true) -> AsyncStream<StoreChange> {
         AsyncStream(bufferingPolicy: .bufferingNewest(64)) { continuation in
             let (id, start) = state.withLock { state -> (Int, Bool) in
                 let id = state.nextID
                 state.nextID += 1
                 state.subscribers[id] = continuation
                 state.waitingForFirst.insert(id)
+                if includingUnfinished { state.wantingUnfinished.insert(id) }
                 defer { state.threadRunning = true }
                 return (id, !state.threadRunning)
             }
@@ -86,6 +92,7 @@ public final class StoreChangeFeed: Sendable {
                 self?.state.withLock { state in
                     state.subscribers[id] = nil
                     state.waitingForFirst.remove(id)
+                    state.wantingUnfinished.remove(id)
                 }
                 self?.wakeThread()
             }
@@ -243,11 +250,11 @@ public final class StoreChangeFeed: Sendable {
     // MARK: - Handing out
 
     /// Called on the store's queue by each look, one at a time: the state the look starts from.
-    func mark() -> (seen: (dataVersion: Int64, ownChanges: Int64)?, replaced: Bool, first: Bool) {
+    func mark() -> (seen: (dataVersion: Int64, ownChanges: Int64)?, replaced: Bool, first: Bool, unfinished: Bool) {
         state.withLock { state in
             state.reads += 1
             defer { state.replaced = false }
-            return (state.seen, state.replaced, !state.waitingForFirst.isEmpty)
+            return (state.seen, state.replaced, !state.waitingForFirst.isEmpty, !state.wantingUnfinished.isEmpty)
         }
     }
 
