@@ -1,4 +1,7 @@
+import Dispatch
+import Foundation
 import StoreEngine
+import Synchronization
 
 /// What the product table's shape takes a pass over every product to know: its
 /// lines under group headings and the widest text of each column. Worked out
@@ -56,16 +59,27 @@ struct ContentWidths: Sendable {
         let products = state.products
         // Without UTF-8 the texts are drawn transliterated ("39,99 EUR"), and measured so.
         let ascii = state.glyphs == .ascii
-        let width = { (text: String) in TerminalText.width(ascii ? TerminalText.ascii(text) : text) }
+        let width: @Sendable (String) -> Int = { text in TerminalText.width(ascii ? TerminalText.ascii(text) : text) }
         guard !products.isEmpty else { return }
-        // One pass (four maps copied each of 10,000 products four times).
-        var widest = (kind: 0, price: 0, name: 0, status: 0)
-        for product in products {
-            widest.kind = max(widest.kind, width(product.kindLabel))
-            widest.price = max(widest.price, width(product.displayPrice))
-            widest.name = max(widest.name, width(product.displayName))
-            widest.status = max(widest.status, width(statusText(product, state)))
+        // One pass (four maps copied each of 10,000 products four times), a slice on each core: each
+        // product's status is its standing in words, ~2.5 µs a product, a fifth of the first paint's
+        // CPU on 10,000 products with 100,000 transactions.
+        let slices = products.count < 2_000 ? 1 : min(4, ProcessInfo.processInfo.activeProcessorCount)
+        let widest = Mutex([Widest](repeating: Widest(), count: slices))
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            var found = Widest()
+            for product in products[products.count * slice / slices ..< products.count * (slice + 1) / slices] {
+                found.kind = max(found.kind, width(product.kindLabel))
+                found.price = max(found.price, width(product.displayPrice))
+                found.name = max(found.name, width(product.displayName))
+                found.status = max(found.status, width(statusText(product, state)))
+            }
+            widest.withLock { $0[slice] = found }
         }
-        (kind, price, name, status) = (widest.kind, widest.price, widest.name, widest.status)
+        let all = widest.withLock { $0 }
+        (kind, price, name, status) = (all.map(\.kind).max(), all.map(\.price).max(), all.map(\.name).max(),
+                                       all.map(\.status).max())
     }
+
+    private struct Widest { var kind = 0, price = 0, name = 0, status = 0 }
 }
