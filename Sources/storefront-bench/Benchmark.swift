@@ -20,7 +20,7 @@ enum Benchmark {
         }
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         if settings.profile == "serve" {
-            // Figures 10, 10a and 10b alone, with the storefront binary given (for a look without the whole run).
+            // Figures 10, 10a, 10b and 10c alone, with the storefront binary given (for a look without the whole run).
             let path = work + "/catalog-1000.json"
             let catalog = try SyntheticData.writeCatalog(products: 1_000, to: path)
             print(Report.table(try await ServerBenchmark.run(

@@ -13,11 +13,15 @@ enum ServerBenchmark {
 
     // MARK: - The baseline server (storefront-bench --baseline-server)
 
-    /// The same library and threading as serve, doing nothing but answer 1 KB: prints
-    /// `listening PORT` and serves until killed.
+    /// The same library and threading as serve, doing nothing but answer 1 KB (`/bytes/N`: N bytes,
+    /// figure 10c's answer of serve's size): prints `listening PORT` and serves until killed.
     static func baselineServer() -> Never {
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: 1024)
-        let server = HTTPServer { _ in HTTPResponse(status: 200, body: body, headers: [("Content-Type", "application/json")]) }
+        let server = HTTPServer { request in
+            let size = request.path.hasPrefix("/bytes/") ? Int(request.path.dropFirst(7)) ?? 1024 : 1024
+            return HTTPResponse(status: 200, body: size == 1024 ? body : [UInt8](repeating: UInt8(ascii: "x"), count: size),
+                                headers: [("Content-Type", "application/json")])
+        }
         do {
             try server.start(ListenAddress("127.0.0.1:0")!)
         } catch {
@@ -109,14 +113,21 @@ enum ServerBenchmark {
         let baseline = try Server(benchBinary, ["--baseline-server"], pattern: #"listening (\d+)"#, work: work)
         defer { baseline.stop() }
         let fixedRequest = Array("GET /fixed HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        // 10c: the same baseline answering as many bytes as serve's answer has (its signed transaction).
+        let probe = try HTTPConnection(port: serve.port)
+        guard try probe.exchange(transactionRequest) == 200 else { throw PseudoTerminal.Failure(description: "serve refused the request") }
+        let answerBytes = probe.lastBodyLength
+        let sizedRequest = Array("GET /bytes/\(answerBytes) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
 
-        progress("10. transaction info with \(clients) clients beside a 1 KB answer, \(rounds) rounds of 2 s each")
-        var ours: [Load] = [], theirs: [Load] = []
+        progress("10. transaction info with \(clients) clients beside a 1 KB answer and one of its size, \(rounds) rounds of 2 s each")
+        var ours: [Load] = [], theirs: [Load] = [], sized: [Load] = []
         for _ in 0..<rounds {
             ours.append(try load(port: serve.port, request: transactionRequest, duration: .seconds(2)))
             theirs.append(try load(port: baseline.port, request: fixedRequest, duration: .seconds(2)))
+            sized.append(try load(port: baseline.port, request: sizedRequest, duration: .seconds(2)))
         }
         let rate = median(ours.map(\.perSecond)), baseRate = median(theirs.map(\.perSecond))
+        let sizedRate = median(sized.map(\.perSecond))
         let p99 = median(ours.map(\.p99)), baseP99 = median(theirs.map(\.p99))
         var figures = [
             Figure(number: "10", measure: "Transaction info requests per second, \(clients) clients (serve)",
@@ -124,6 +135,9 @@ enum ServerBenchmark {
                    ratio: rate / baseRate, goal: "≥ 0.90", met: rate / baseRate >= 0.9),
             Figure(number: "10a", measure: "Transaction info p99 latency, \(clients) clients", value: milliseconds(p99),
                    baseline: "1 KB answer " + milliseconds(baseP99), ratio: p99 / baseP99, goal: ""),
+            Figure(number: "10c", measure: "Transaction info requests per second beside an answer of its size",
+                   value: String(format: "%.0f /s", rate), baseline: String(format: "%d B answer %.0f /s", answerBytes, sizedRate),
+                   ratio: rate / sizedRate, goal: ""),
         ]
         serve.stop()
 
@@ -279,6 +293,9 @@ final class HTTPConnection {
 
     deinit { close(descriptor) }
 
+    /// The body length of the last answer `exchange` read.
+    private(set) var lastBodyLength = 0
+
     /// Sends `request`; returns the answer's status once its whole body has arrived.
     func exchange(_ request: [UInt8]) throws -> Int {
         var sent = 0
@@ -298,6 +315,7 @@ final class HTTPConnection {
                     .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
                 if buffer.count >= end + length {
                     buffer.removeFirst(end + length)
+                    lastBodyLength = length
                     return status
                 }
             }

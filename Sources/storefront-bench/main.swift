@@ -7,7 +7,7 @@ import Foundation
 //        storefront-bench --profile first-paint   (figures 1, 1a, 1b, 1c, 2, 2a and 5 alone)
 //        storefront-bench --profile latency|test-loop|test-session   (figures 11 and 11a, 12, or 13 and 13a, alone)
 
-// The bench's own baseline server (figure 10): libmicrohttpd answering 1 KB, in a process of its own.
+// The bench's own baseline server (figures 10 and 10c): libmicrohttpd answering 1 KB (or N bytes), in a process of its own.
 if CommandLine.arguments.dropFirst().first == "--baseline-server" { ServerBenchmark.baselineServer() }
 // The second process of figures 11 and 11a: buys what it is told on a store file of its own connection.
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--committer" {
