@@ -44,7 +44,7 @@ extension Store {
         try processRenewals()
         let account = account ?? self.account
         let date = try currentTime()
-        let created = try ledger.db.transaction {
+        let created = try ledger.write {
             try ledger.ensureAccount(account, at: date)
             return try ledger.accountCreated(account) ?? date
         }
@@ -68,7 +68,7 @@ extension Store {
 
     /// The receipt for `account`, signed (PKCS#7 DER).
     func signedAppReceipt(account: String? = nil) throws -> [UInt8] {
-        try ledger.key.signReceipt(try appReceipt(account: account))
+        try signer.signReceipt(try appReceipt(account: account))
     }
 
     /// `SKReceiptRefreshRequest`: makes the receipt anew and writes it where the app reads it.
@@ -77,7 +77,7 @@ extension Store {
         try await simulateLatency()
         if try value(.offline) { throw StoreError.simulated(.networkError, cause: "offline is true") }
         let url = try receiptURL()
-        let bytes = try ledger.key.signReceipt(try appReceipt(properties: properties))
+        let bytes = try signer.signReceipt(try appReceipt(properties: properties))
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(bytes).write(to: url, options: .atomic)
         return url
@@ -89,7 +89,7 @@ extension Store {
     func appReceiptURL() throws -> URL {
         let url = try receiptURL()
         let current = try appReceipt()
-        if let data = try? Data(contentsOf: url), let onFile = try? ledger.key.openReceipt([UInt8](data)),
+        if let data = try? Data(contentsOf: url), let onFile = try? signer.openReceipt([UInt8](data)),
            onFile.inAppPurchases == current.inAppPurchases, onFile.bundleID == current.bundleID,
            onFile.receiptType.hasSuffix("Sandbox") == current.receiptType.hasSuffix("Sandbox") {
             // Kept as refreshed: a test receipt made expired or for volume purchase stays so.
@@ -97,12 +97,12 @@ extension Store {
         }
         guard FileManager.default.fileExists(atPath: url.path) || !current.inAppPurchases.isEmpty else { return url }
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(try ledger.key.signReceipt(current)).write(to: url, options: .atomic)
+        try Data(try signer.signReceipt(current)).write(to: url, options: .atomic)
         return url
     }
 
     /// Opens a receipt: its signature and chain against the store's root, then its fields.
-    func openReceipt(_ der: [UInt8]) throws(ReceiptFailure) -> AppReceipt { try ledger.key.openReceipt(der) }
+    func openReceipt(_ der: [UInt8]) throws(ReceiptFailure) -> AppReceipt { try signer.openReceipt(der) }
 
     // MARK: - verifyReceipt
 
@@ -120,7 +120,7 @@ extension Store {
         }
         let receipt: AppReceipt
         do {
-            receipt = try ledger.key.openReceipt([UInt8](der))
+            receipt = try signer.openReceipt([UInt8](der))
         } catch .malformed(let why) {
             return refused(.malformedReceipt, why)
         } catch .notAuthentic(let why) {

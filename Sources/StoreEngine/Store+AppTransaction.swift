@@ -7,7 +7,7 @@ extension Store {
     /// The app transaction of `account` (any account of the file: the Server API's), signed now.
     func appTransaction(of account: String) throws -> AppTransaction {
         let date = try currentTime()
-        let created = try ledger.db.transaction {
+        let created = try ledger.write {
             try ledger.ensureAccount(account, at: date)
             return try ledger.accountCreated(account) ?? date
         }
@@ -17,7 +17,7 @@ extension Store {
             appTransactionID: AppTransactionID.make(account: account, bundleID: catalog.bundleID),
             environment: try value(.environment), signedDate: date)
         result.appAppleID = try payloadAppAppleID()
-        result.jwsRepresentation = try ledger.key.sign(result.signedPayload())
+        result.jwsRepresentation = try signer.sign(result.signedPayload())
         return result
     }
 }

@@ -15,10 +15,9 @@ extension Store {
     /// core), sealed, finished, its balance delivered — without its event-log lines and
     /// ONE_TIME_CHARGE notification, which a history of a million would otherwise be mostly.
     package func seedPurchasesForBenchmarks(_ productIDs: [String], from start: Date, interval: TimeInterval) throws -> Int {
-        let db = ledger.db
         try ledger.beginBulkLoad()
         defer { ledger.endBulkLoad() }
-        return try db.transaction {
+        return try ledger.write {
             try ledger.ensureAccount(account, at: start)
             let environment = try ledger.environment()
             let signedDate = try currentTime()

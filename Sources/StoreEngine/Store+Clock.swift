@@ -27,7 +27,7 @@ extension Store {
         guard duration.after(start) <= Self.longestClockAdvance.after(start) else {
             throw SettingError(description: "clock advance \(duration) is too long: at most \(Self.longestClockAdvance) (100 years) at a time")
         }
-        let target = try ledger.db.transaction {
+        let target = try ledger.write {
             let target = duration.after(try currentTime())
             let limit = clockLimit()
             // Past its certificates' end no signature the store makes there verifies: refused, not reached.

@@ -5,7 +5,7 @@ extension Store {
     /// refunded before the app finished it is finished without granting anything; a
     /// refunded one that reaches the app as an update takes back what it granted.
     func finish(_ transaction: Transaction) throws {
-        try ledger.db.transaction {
+        try ledger.write {
             guard try ledger.markFinished(transaction.id) else { return }
             // The App Store's record decides, not the caller's copy: it may have been refunded since.
             guard (try ledger.transaction(id: transaction.id) ?? transaction).revocationDate == nil else {

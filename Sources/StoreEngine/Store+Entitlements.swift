@@ -13,7 +13,7 @@ extension Store {
         try await simulateConditions(errorSetting: .restoreError)
         try processRenewals()
         let date = try currentTime()
-        return try ledger.db.transaction {
+        return try ledger.write {
             try ledger.ensureAccount(account, at: date)
             let restored = try entitlements(at: date)
             for transaction in restored {
@@ -119,7 +119,7 @@ extension Store {
 
     /// Decodes and verifies a JWS against the store's key.
     func verify(jws: String) throws(VerificationFailure) -> (header: JSON, payload: JSON) {
-        try ledger.key.verify(jws)
+        try signer.verify(jws)
     }
 
     /// The app's consumable balances, by product id.
@@ -133,7 +133,7 @@ extension Store {
         guard let item = catalog.product(id: productID) else { throw StoreError.productUnavailable(productID: productID) }
         guard item.type == .consumable else { throw StoreError.notConsumable(productID: productID) }
         guard quantity >= 1 else { throw StoreError.invalidQuantity(quantity) }
-        return try ledger.db.transaction {
+        return try ledger.write {
             let balance = try ledger.balances(account: account)[productID] ?? 0
             guard balance >= quantity else {
                 throw StoreError.insufficientBalance(productID: productID, balance: balance, requested: quantity)

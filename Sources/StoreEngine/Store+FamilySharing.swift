@@ -16,7 +16,7 @@ extension Store {
         let organizer = organizer ?? account
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw FamilyError(description: "a family needs a name") }
         let date = try currentTime()
-        return try ledger.db.transaction {
+        return try ledger.write {
             guard try !ledger.families().contains(where: { $0.name == name }) else {
                 throw FamilyError(description: "there is a family \(name) already")
             }
@@ -35,7 +35,7 @@ extension Store {
         // Renewals due first: what is shared is what each member has now.
         try processRenewals()
         let date = try currentTime()
-        return try ledger.db.transaction {
+        return try ledger.write {
             guard let family = try ledger.families().first(where: { $0.name == name }) else {
                 throw FamilyError(description: "there is no family \(name)")
             }
@@ -63,7 +63,7 @@ extension Store {
     func removeFamilyMember(_ member: String, from name: String) throws -> FamilyChange {
         try processRenewals()
         let date = try currentTime()
-        return try ledger.db.transaction {
+        return try ledger.write {
             guard let family = try ledger.families().first(where: { $0.name == name }) else {
                 throw FamilyError(description: "there is no family \(name)")
             }

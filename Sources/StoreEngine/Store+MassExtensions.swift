@@ -13,7 +13,7 @@ extension Store {
         }
         try processRenewals()
         let date = try currentTime()
-        return try ledger.db.transaction { () throws -> MassExtension in
+        return try ledger.write { () throws -> MassExtension in
             if let earlier = try ledger.massExtension(productID: productID, requestID: requestID) { return earlier }
             var (succeeded, failed) = (0, 0)
             for account in try ledger.subscribedAccounts() {
@@ -63,10 +63,10 @@ extension Store {
 
     func addReceiver(_ url: String) throws -> Bool {
         let date = try currentTime()
-        return try ledger.db.transaction { try ledger.addReceiver(url, at: date) }
+        return try ledger.write { try ledger.addReceiver(url, at: date) }
     }
 
     func removeReceiver(_ url: String) throws -> Bool {
-        try ledger.db.transaction { try ledger.removeReceiver(url) }
+        try ledger.write { try ledger.removeReceiver(url) }
     }
 }

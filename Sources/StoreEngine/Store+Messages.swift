@@ -12,7 +12,7 @@ extension Store {
 
     /// The app shows a message now (`Message.display(in:)`): its sheet. It is displayed from then on.
     func displayMessage(_ id: Int64) throws -> (message: StoreMessage, sheet: MessageSheet) {
-        try ledger.db.transaction {
+        try ledger.write {
             guard var message = try ledger.message(id: id, account: account) else { throw StoreError.messageNotFound(id: id) }
             try ledger.setMessageState(id: id, .displayed)
             message.state = .displayed
@@ -22,7 +22,7 @@ extension Store {
 
     /// The app holds a message to show later: it stays queued, and comes again at the next launch.
     func deferMessage(_ id: Int64) throws -> StoreMessage {
-        try ledger.db.transaction {
+        try ledger.write {
             guard var message = try ledger.message(id: id, account: account) else { throw StoreError.messageNotFound(id: id) }
             guard message.state != .displayed else { return message }
             try ledger.setMessageState(id: id, .deferred)
@@ -34,7 +34,7 @@ extension Store {
     /// Queues a message of `reason`, as the App Store would send it (a tester's `message send`).
     func sendMessage(_ reason: MessageReason, productID: String? = nil) throws -> StoreMessage {
         let date = try currentTime()
-        return try ledger.db.transaction {
+        return try ledger.write {
             try ledger.ensureAccount(account, at: date)
             let id = try ledger.queueMessage(account: account, reason: reason, productID: productID, at: date) ?? 0
             guard let message = try ledger.message(id: id, account: account) else { throw StoreError.messageNotFound(id: id) }

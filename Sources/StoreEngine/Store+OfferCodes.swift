@@ -13,7 +13,7 @@ extension Store {
         let match = catalog.products.lazy.compactMap { item in
             item.subscription?.offers.first { $0.redeems(trimmed) }.map { (item, $0) }
         }.first
-        let outcome: Result<PurchaseOutcome, StoreError> = try ledger.db.transaction {
+        let outcome: Result<PurchaseOutcome, StoreError> = try ledger.write {
             try ledger.ensureAccount(account, at: date)
             let productID = match?.0.id ?? "offer code"
             try ledger.log(.purchasing, account: account, productID: productID, detail: "redeeming offer code \(trimmed)", at: date)

@@ -35,7 +35,7 @@ extension Store {
     @discardableResult
     func decline(_ id: Int64) throws -> Transaction {
         let date = try currentTime()
-        return try ledger.db.transaction {
+        return try ledger.write {
             var transaction = try pending(id, waitingFor: .askToBuy, action: "decline")
             transaction.status = .declined
             let stored = try ledger.update(transaction)
@@ -50,7 +50,7 @@ extension Store {
         // Renewals due by now come first: the approval may change a plan that has renewed meanwhile.
         try processRenewals()
         let date = try currentTime()
-        return try ledger.db.transaction {
+        return try ledger.write {
             let waiting = try pending(id, waitingFor: reason, action: action)
             guard let item = catalog.product(id: waiting.productID) else {
                 throw StoreError.productUnavailable(productID: waiting.productID)
@@ -87,7 +87,7 @@ extension Store {
     @discardableResult
     func refund(_ id: Int64, reason: Transaction.RevocationReason = .other) throws -> Transaction {
         let date = try currentTime()
-        return try ledger.db.transaction {
+        return try ledger.write {
             try refund(try transaction(id: id), reason: reason, at: date)
         }
     }
@@ -131,7 +131,7 @@ extension Store {
     /// still runs, and forgotten when none is left.
     func deleteTransaction(_ id: Int64) throws {
         let date = try currentTime()
-        try ledger.db.transaction {
+        try ledger.write {
             let deleted = try transaction(id: id)
             try ledger.delete(transactionID: id)
             guard deleted.productType == .autoRenewable, let groupID = deleted.subscriptionGroupID,

@@ -7,7 +7,7 @@ extension Store {
     func consentToPriceIncrease(_ productID: String) throws -> PriceIncrease {
         try processRenewals(onlyAccount: account)
         let date = try currentTime()
-        return try ledger.db.transaction {
+        return try ledger.write {
             let (record, increase) = try waitingIncrease(productID)
             guard increase.requiresConsent, increase.status == .pending else { return try withEffectiveDate(increase) }
             var agreed = try withEffectiveDate(increase)
@@ -27,7 +27,7 @@ extension Store {
     func declinePriceIncrease(_ productID: String) throws {
         try processRenewals(onlyAccount: account)
         let date = try currentTime()
-        try ledger.db.transaction {
+        try ledger.write {
             let (found, increase) = try waitingIncrease(productID)
             var record = found
             try ledger.deletePriceIncrease(account: account, groupID: record.groupID)
@@ -56,7 +56,7 @@ extension Store {
     func requestPriceIncreaseConsent(transactionID: Int64) throws {
         try processRenewals(onlyAccount: account)
         let date = try currentTime()
-        try ledger.db.transaction {
+        try ledger.write {
             let transaction = try self.transaction(id: transactionID)
             guard let record = try ledger.subscriptionStates(account: account).first(where: { $0.originalID == transaction.originalID }),
                   record.expirationReason == nil, let latest = try ledger.latestTransaction(originalID: record.originalID),

@@ -60,7 +60,7 @@ extension Store {
         try processRenewals()
         let date = try currentTime()
         let storefront = try storefront()
-        return try ledger.db.transaction {
+        return try ledger.write {
             let old = try previous ?? priced(item, in: storefront).price
             guard price != old else {
                 throw StoreError.invalidPriceChange(productID: productID, reason: "it costs \(storefront.displayPrice(price)) already")
@@ -181,7 +181,7 @@ extension Store {
             .map { ($0.id, $0.prices[storefront.countryCode] ?? $0.price) }
         let unseen = current.filter { seen[$0.0] != $0.1 }
         guard !unseen.isEmpty else { return }
-        try ledger.db.transaction {
+        try ledger.write {
             // Read again under the write lock (another process may have noticed them meanwhile), once:
             // read for each product, a new store file's first purchase read 1,000 prices 1,000 times.
             let noticed = try ledger.catalogPrices(storefront: storefront.countryCode)

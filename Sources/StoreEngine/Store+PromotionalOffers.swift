@@ -11,7 +11,7 @@ extension Store {
         let key = try SigningKey(pem: pem)
         let record = OfferKey(keyID: keyID, issuerID: issuerID, publicKeyPEM: key.publicKeyPEM,
                               canSign: pem.contains("PRIVATE KEY"), created: try currentTime())
-        try ledger.db.transaction {
+        try ledger.write {
             try ledger.saveOfferKey(record, privateKeyPEM: record.canSign ? key.privateKeyPEM : nil)
         }
         return record
@@ -27,7 +27,7 @@ extension Store {
 
     /// Forgets a key (`offer-keys remove`): signatures made with it are refused from now on.
     func removeOfferKey(_ keyID: String) throws -> Bool {
-        try ledger.db.transaction { try ledger.removeOfferKey(keyID) }
+        try ledger.write { try ledger.removeOfferKey(keyID) }
     }
 
     // MARK: - Signing, as the developer's server does
@@ -62,7 +62,7 @@ extension Store {
         let date = flaw == .stale ? now.addingTimeInterval(-PromotionalOfferSignature.lifetime - 3600) : now
         let nonce = UUID()
         if flaw == .reusedNonce {
-            _ = try ledger.db.transaction { try ledger.useOfferNonce(nonce.uuidString.lowercased(), account: account, at: now) }
+            _ = try ledger.write { try ledger.useOfferNonce(nonce.uuidString.lowercased(), account: account, at: now) }
         }
         switch form {
         case .legacy:

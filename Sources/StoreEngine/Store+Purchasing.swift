@@ -103,7 +103,7 @@ extension Store {
         // This account's renewals only: another's long catch-up must not hold up a purchase.
         try processRenewals(onlyAccount: account)
         let date = try currentTime()
-        let outcome: Result<PurchaseOutcome, StoreError> = try ledger.db.transaction {
+        let outcome: Result<PurchaseOutcome, StoreError> = try ledger.write {
             try ledger.ensureAccount(account, at: date)
             try ledger.log(.purchasing, account: account, productID: productID, at: date)
             // The promotional offer's nonce, used up only by a purchase that goes ahead (not by a refusal).

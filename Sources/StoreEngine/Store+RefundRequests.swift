@@ -14,7 +14,7 @@ extension Store {
         if try value(.offline) { throw StoreError.simulated(.networkError, cause: "offline is true") }
         let date = try currentTime()
         let outcome = try chosen ?? value(.refundRequestOutcome)
-        return try ledger.db.transaction {
+        return try ledger.write {
             guard let transaction = try ledger.transaction(id: id), transaction.account == account else {
                 throw RefundRequestError.failed(transactionID: id, reason: "no transaction \(id) in \(account)'s history")
             }
@@ -66,7 +66,7 @@ extension Store {
     /// nothing changes for the app and REFUND_DECLINED is recorded.
     func decideRefundRequest(_ id: Int64, approve: Bool, reason: Transaction.RevocationReason? = nil) throws -> RefundRequest {
         let date = try currentTime()
-        return try ledger.db.transaction {
+        return try ledger.write {
             guard let request = try ledger.refundRequest(transactionID: id) else {
                 throw StoreError.invalidTransactionState(id: id, action: approve ? "approve a refund of" : "decline a refund of",
                                                          state: "without a refund request (storefront refund-request lists them)")

@@ -44,7 +44,7 @@ extension Store {
         let notification = ServerNotification(
             id: 0, uuid: uuid, account: account, type: type, subtype: subtype, transactionID: transaction?.id,
             originalTransactionID: record?.originalID ?? transaction?.originalID, signedDate: date,
-            signedPayload: try ledger.key.sign(payload), testNotificationToken: testToken)
+            signedPayload: try signer.sign(payload), testNotificationToken: testToken)
         _ = try ledger.insertNotification(notification)
         // A family-shared purchase's notification reaches each member too, about the member's own
         // transaction (PURCHASED for the purchaser, FAMILY_SHARED for the members, as Apple sends
@@ -86,7 +86,7 @@ extension Store {
         try processRenewals()
         guard let owner = try ledger.account(owning: id) else { return nil }
         // One read: the page and its last revision from the same state of the file.
-        return try ledger.db.read { () throws -> HistoryPage in
+        return try ledger.read { () throws -> HistoryPage in
             var page = try ledger.historyPage(account: owner, query: query, after: after, limit: pageSize)
             let hasMore = page.count > pageSize
             if hasMore { page.removeLast() }
@@ -107,7 +107,7 @@ extension Store {
     func extendSubscription(originalID: Int64, days: Int) throws -> RenewalExtension? {
         try processRenewals()
         let date = try currentTime()
-        return try ledger.db.transaction { () throws -> RenewalExtension? in
+        return try ledger.write { () throws -> RenewalExtension? in
             if try isFamilyShared(originalID) { throw ExtensionError.familyShared }
             guard let owner = try ledger.account(owning: originalID),
                   let record = try ledger.subscriptionStates(account: owner).first(where: { $0.originalID == originalID }),
@@ -127,7 +127,7 @@ extension Store {
     func requestTestNotification() throws -> String {
         let date = try currentTime()
         let token = UUID().uuidString.lowercased() + "_" + String(date.milliseconds)
-        try ledger.db.transaction { try notify("TEST", transaction: nil, account: "", at: date, testToken: token) }
+        try ledger.write { try notify("TEST", transaction: nil, account: "", at: date, testToken: token) }
         return token
     }
 
@@ -160,19 +160,19 @@ extension Store {
         let attempt = NotificationAttempt(url: url, date: try date ?? currentTime(), result: result)
         // Not synced: the next notification is not held up by a disk flush. A record lost to a power
         // cut means that notification is sent again: at least once, as Apple's (notificationUUID tells).
-        try ledger.db.transaction(durable: false) { try ledger.recordAttempt(notificationID: notificationID, attempt) }
+        try ledger.write(durable: false) { try ledger.recordAttempt(notificationID: notificationID, attempt) }
     }
 
     func apiKeys() throws -> [APIKey] { try ledger.apiKeys() }
 
     func addAPIKey(keyID: String, issuerID: String, publicKeyPEM: String) throws -> APIKey {
         let key = APIKey(keyID: keyID, issuerID: issuerID, publicKeyPEM: publicKeyPEM, created: now())
-        try ledger.db.transaction { try ledger.saveAPIKey(key) }
+        try ledger.write { try ledger.saveAPIKey(key) }
         return key
     }
 
     func removeAPIKey(_ keyID: String) throws -> Bool {
-        try ledger.db.transaction { try ledger.removeAPIKey(keyID) }
+        try ledger.write { try ledger.removeAPIKey(keyID) }
     }
 
     /// The store's time now (for the server's checks of its clock).

@@ -15,7 +15,7 @@ extension Store {
     /// Sets the `appAccountToken` of a purchase and its renewals, signed again (Set App Account Token).
     func setAppAccountToken(_ token: UUID, originalTransactionID id: Int64) throws {
         try processRenewals()
-        try ledger.db.transaction { () throws -> Void in
+        try ledger.write { () throws -> Void in
             guard let found = try ledger.transaction(id: id), found.status == .purchased else {
                 throw ServerTransactionError.transactionNotFound
             }

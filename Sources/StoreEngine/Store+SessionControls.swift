@@ -35,7 +35,7 @@ extension Store {
         guard !once || definition.acceptsOnce else {
             throw SettingError(description: "--once applies to the error settings only, not to \(name)")
         }
-        try ledger.db.transaction {
+        try ledger.write {
             if [.billingIssues, .gracePeriod, .gracePeriodDuration, .gracePeriodRenewalType].contains(definition.id) {
                 // Renewals that fell due before the change (nothing read since) bill as things were then.
                 try processRenewals()
@@ -88,7 +88,7 @@ extension Store {
 
     /// Wipes the app's side, this account, or the whole store file's contents.
     func reset(_ scope: ResetScope) throws {
-        try ledger.db.transaction { try ledger.reset(scope, account: account) }
+        try ledger.write { try ledger.reset(scope, account: account) }
     }
 
     /// The account's newest transaction state changes, oldest first.
@@ -106,7 +106,7 @@ extension Store {
     /// Adds a sandbox tester with an empty history. False when it exists already.
     @discardableResult
     func createAccount(_ name: String) throws -> Bool {
-        try ledger.db.transaction {
+        try ledger.write {
             guard try !ledger.accounts().contains(name) else { return false }
             try ledger.ensureAccount(name, at: try currentTime())
             return true
@@ -116,7 +116,7 @@ extension Store {
     /// Makes `name` the account used when none is named (`--account`), creating it
     /// when new. Returns a store for it; this one keeps its own account.
     func switchAccount(to name: String) throws -> Store {
-        try ledger.db.transaction {
+        try ledger.write {
             try ledger.ensureAccount(name, at: try currentTime())
             try ledger.setSetting(Self.currentAccountSetting, account: "", value: name)
         }
@@ -145,7 +145,7 @@ extension Store {
     func takeSimulatedError(_ key: SettingKey<SimulatedError?>) throws -> (error: SimulatedError, cause: String)? {
         guard try value(key) != nil else { return nil }
         let name = key.name.rawValue
-        return try ledger.db.transaction { () -> (error: SimulatedError, cause: String)? in
+        return try ledger.write { () -> (error: SimulatedError, cause: String)? in
             // Read again under the write lock: another process may have taken a `--once` error meanwhile.
             guard let error = try value(key) else { return nil }
             guard try ledger.setting(name + Self.onceSuffix, account: "") == "true" else {
@@ -162,7 +162,7 @@ extension Store {
         try await simulateLatency()
         if try value(.offline) { throw StoreError.simulated(.networkError, cause: "offline is true") }
         if let error = try takeSimulatedError(key) {
-            try ledger.db.transaction {
+            try ledger.write {
                 try ledger.log(.failed, account: account, productID: "",
                                detail: "\(key.name.rawValue): \(Self.logDetail(.simulated(error.error, cause: error.cause)))",
                                at: try currentTime())

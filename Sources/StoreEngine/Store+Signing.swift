@@ -1,11 +1,11 @@
 extension Store {
     /// The root certificate of the store's chain.
     func rootCertificate() -> Certificate {
-        ledger.key.rootCertificate
+        signer.rootCertificate
     }
 
     /// The store's certificate chain: leaf (the signing key), intermediate, root.
     func certificateChain() -> CertificateChain {
-        ledger.key.chain
+        signer.chain
     }
 }

@@ -14,7 +14,7 @@ extension Store {
         try await simulateConditions(errorSetting: .loadProductsError)
         // The app reads its messages with everything else: a win-back offer it became eligible for is queued now.
         try queueWinBackMessages(at: try currentTime())
-        return try ledger.db.read {
+        return try ledger.read {
             let date = try currentTime()
             let storefront = try storefront()
             let rate = try value(.timeRate)

@@ -38,7 +38,7 @@ extension Store {
         }
         let record = ([catalog.bundleID] + values.map { "\($0.0)=\($0.1)" }).joined(separator: "\n")
         guard (try? ledger.setting(startingCatalogSetting, account: "")) != record else { return }
-        try? ledger.db.transaction {
+        try? ledger.write {
             // Read again under the write lock: another process may have just written the same.
             guard try ledger.setting(startingCatalogSetting, account: "") != record else { return }
             for definition in SettingDefinition.all { try ledger.removeSetting(startingSetting(definition.name), account: "") }

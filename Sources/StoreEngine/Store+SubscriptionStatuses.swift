@@ -72,7 +72,7 @@ extension Store {
             try applyCommitment(to: &info, record: record, latest: latest, state: state, account: account, in: storefront)
             info.appAccountToken = latest.appAccountToken
             info.appTransactionID = AppTransactionID.make(account: account, bundleID: catalog.bundleID)
-            if signed { info.jwsRepresentation = try? ledger.key.sign(info.signedPayload(signedDate: date)) }
+            if signed { info.jwsRepresentation = try? signer.sign(info.signedPayload(signedDate: date)) }
             return SubscriptionStatus(groupID: record.groupID, state: state, transaction: latest, renewalInfo: info)
     }
 }

@@ -29,7 +29,7 @@ extension Store {
         // Cheap check first: most calls find nothing due and take no write lock.
         while try dueAnywhere(at: date, billingIssues, scope: scope), limit.map({ made < $0 }) ?? true {
             let budget = min(Self.renewalBatch, limit.map { $0 - made } ?? Self.renewalBatch)
-            let batch = try ledger.db.transaction {
+            let batch = try ledger.write {
                 var batch = 0
                 for account in try ledger.subscribedAccounts() where batch < budget && scope?.contains(account) ?? true {
                     for record in try dueRecords(account, at: date, billingIssues) where batch < budget {
@@ -201,7 +201,7 @@ extension Store {
         // What fell due before the change happens first, as it would have on time.
         try processRenewals()
         let date = try currentTime()
-        try ledger.db.transaction {
+        try ledger.write {
             var record = try subscriptionRecord(groupID)
             let changed = record.willAutoRenew != on
             record.willAutoRenew = on
@@ -235,7 +235,7 @@ extension Store {
         // What fell due before the change happens first, as it would have on time.
         try processRenewals()
         let date = try currentTime()
-        try ledger.db.transaction {
+        try ledger.write {
             var record = try subscriptionRecord(groupID)
             let newest = try ledger.latestTransaction(originalID: record.originalID)
             // The error names the subscription's newest transaction, the row a tester has in view.
@@ -264,7 +264,7 @@ extension Store {
         // What fell due before the change happens first, as it would have on time.
         try processRenewals()
         let date = try currentTime()
-        try ledger.db.transaction {
+        try ledger.write {
             var record = try subscriptionRecord(groupID)
             guard var latest = try ledger.latestTransaction(originalID: record.originalID), latest.revocationDate == nil else {
                 throw StoreError.invalidTransactionState(id: record.originalID, action: "renew", state: "revoked")

@@ -89,7 +89,7 @@ extension Store {
             if try !ledger.hasMessage(account: account, key: key) { due.append((latest.productID, offerID, key)) }
         }
         guard !due.isEmpty else { return }
-        try ledger.db.transaction {
+        try ledger.write {
             for message in due {
                 try ledger.queueMessage(account: account, reason: .winBackOffer, productID: message.productID,
                                         offerID: message.offerID, key: message.key, at: date)

@@ -18,7 +18,11 @@ public actor Store {
     public nonisolated let account: String
     /// The store file's path.
     public nonisolated let path: String
+    /// The store's records, reached only through its typed reads and atomic writes.
     let ledger: Ledger
+    /// The store's signing key and certificate chain, kept in the store and handed over once
+    /// when it opens: every JWS, receipt and verification of this store uses it.
+    nonisolated let signer: SigningIdentity
     nonisolated let ledgerPublicKeyPEM: String
     /// What was repaired when the file was opened (a mode that let others read it): say it to the user.
     public nonisolated let warnings: [String]
@@ -52,7 +56,8 @@ public actor Store {
         // for, so they stay verified and a refund re-signs them for the same app.
         if catalog.isAbsent { ledger.adoptSignedBundleID() }
         self.ledger = ledger
-        self.ledgerPublicKeyPEM = ledger.key.publicKeyPEM
+        self.signer = ledger.signingIdentity
+        self.ledgerPublicKeyPEM = signer.publicKeyPEM
         self.warnings = ledger.warnings
         do {
             self.account = try account ?? ledger.setting(Self.currentAccountSetting, account: "") ?? Self.defaultAccount

@@ -32,10 +32,11 @@ package final class Ledger {
     package let file: String
     /// What was repaired on opening (a file others could read), for the user to hear.
     package var warnings: [String] = []
-    package let db: SQLiteDatabase
+    /// The connection: the ledger's own, never handed out (``write(durable:_:)``, ``read(_:)``).
+    let db: SQLiteDatabase
     /// The store's signing key and its certificate chain, kept inside the store file
     /// (see docs/store-file.md).
-    package var key: SigningIdentity!
+    var key: SigningIdentity!
     /// Real time, as the store's clock reads it (tests pass their own).
     package let now: @Sendable () -> Date
     /// The store's time, for `signedDate`: the store sets its own clock here; until

@@ -206,11 +206,11 @@ public enum CLI {
                                    extra: [JSON.Member("verification", .string("unverified")), JSON.Member("reason", .string(error.reason))]))
         } catch let error as SettingError {
             return failed(error.description, ["storefront: \(error.description)"], .usage)
-        } catch let error as SQLiteError where error.isBusy {
+        } catch let error as any LedgerError where error.isBusy {
             return failed("store file \(store.path): \(error.message)",
                           ["storefront: busy: store file \(store.path): \(error.message) — another storefront process held it for longer than the busy timeout (30 s)",
                            busyHint], .storeBusy)
-        } catch let error as SQLiteError {
+        } catch let error as any LedgerError {
             return failed("store file \(store.path): \(error.message)", ["storefront: error: store file \(store.path): \(error.message)"],
                           .storeUnusable)
         } catch {

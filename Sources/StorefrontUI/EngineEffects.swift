@@ -335,7 +335,7 @@ public final class EngineEffects: Sendable {
         while true {
             do {
                 return try await body()
-            } catch let error as SQLiteError where error.isBusy && attempt < 5 {
+            } catch let error as any LedgerError where error.isBusy && attempt < 5 {
                 attempt += 1
                 try? await Task.sleep(for: .milliseconds(200 * attempt))
             }
@@ -343,7 +343,7 @@ public final class EngineEffects: Sendable {
     }
 
     func describe(_ error: any Error) -> String {
-        if let error = error as? SQLiteError, error.isBusy {
+        if let error = error as? any LedgerError, error.isBusy {
             return "The store file is busy: another storefront process holds it (\(error.message)). Try again in a moment."
         }
         return (error as? StoreError)?.description ?? "\(error)"

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StoreEngine
+@testable import StoreLedger
 
 /// A verified read of the `transactions` table is reused only while the table is unchanged.
 @Suite("read cache: reused while the table is unchanged")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StoreEngine
+@testable import StoreLedger
 
 /// The store remembers which rows it verified or signed (a mark bound to the row's seal), so a
 /// new process need not check each signature again, and refuses exactly what it refused before.

@@ -29,7 +29,7 @@ extension Store {
             return feed.deliver(change, snapshot: change, seen: mark.seen ?? (0, 0), wake: .after(nil))
         }
         let version = try dataVersion()
-        let own = ledger.db.totalChanges
+        let own = ledger.ownChanges
         let replaced = mark.replaced || (feed.state.withLock { $0.inode } != StoreChangeFeed.inode(of: path))
         // The feed's first look has nothing to compare with: to its first subscribers it is the store
         // as it is, not a change; to a caller of `refresh()` it may be one (it cannot know what changed).
@@ -40,7 +40,7 @@ extension Store {
         }
         let renewals = try renewalsDue() ? processRenewals() : 0
         // Billing steps and expiries make no renewal but change rows all the same.
-        let madeDue = ledger.db.totalChanges != own
+        let madeDue = ledger.ownChanges != own
         let time = try currentTime()
         let after = try dataVersion()
         let waiting = mark.unfinished || full ? try unfinished() : []
@@ -50,7 +50,7 @@ extension Store {
                                  renewalsMade: renewals, madeDueChanges: madeDue, unfinished: waiting)
         let wake = try nextWake(after: time, asked: feed.askedWakes(after: time))
         let changed = written || replaced || madeDue || cause == .clock
-        return feed.deliver(changed ? change : nil, snapshot: change, seen: (change.dataVersion, ledger.db.totalChanges),
+        return feed.deliver(changed ? change : nil, snapshot: change, seen: (change.dataVersion, ledger.ownChanges),
                             wake: .after(wake))
     }
 

@@ -9,6 +9,6 @@ extension TestSessionFace {
 extension Store {
     /// ``purchaseConditions()`` in a read of its own.
     func readPurchaseConditions() throws -> PurchaseConditions {
-        try ledger.db.read { try purchaseConditions() }
+        try ledger.read { try purchaseConditions() }
     }
 }
