@@ -87,6 +87,9 @@ let package = Package(
         .testTarget(name: "StorefrontKitTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "storefront", "TestSupport"]),
         /// StoreKit 2 app code per area, compiled as Apple's documentation writes it, and each declaration's behaviour.
         .testTarget(name: "StoreKitCompatibilityTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "StoreEngine", "TestSupport"]),
+        /// StoreKit code as libraries write it and their tests: mock subclasses of StoreKit 1's classes, errors
+        /// built from NSError, a queue observer with downloads, format styles set property by property.
+        .testTarget(name: "StoreKitLibraryShapesTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "StoreEngine", "TestSupport"]),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "StorefrontCLI", "TestSupport"]),
         .testTarget(
             name: "StorefrontCLITests",

@@ -104,10 +104,41 @@ extension AppStore {
     /// code, a limit reached or an ineligible account `ineligibleForOffer`; no code at all
     /// `StoreKitError.userCancelled` (the customer closed the sheet).
     public static func presentOfferCodeRedeemSheet() async throws {
+        _ = try await redeemSheet()
+    }
+
+    /// The sheet in a window scene (StoreKit's `presentOfferCodeRedeemSheet(in: UIWindowScene)`). Linux
+    /// has no scene: `scene` takes any value, or nil; it redeems as ``presentOfferCodeRedeemSheet()``.
+    public static func presentOfferCodeRedeemSheet(in scene: (any Sendable)?) async throws {
+        _ = try await redeemSheet()
+    }
+
+    /// The sheet over a view controller or window, returning the transaction the code made (StoreKit's
+    /// `presentOfferCodeRedeemSheet(from:options:)` of iOS 27, and the shape of macOS's
+    /// `presentOfferCodeRedeemSheet(from: NSViewController)`, whose result a call may ignore). Linux has
+    /// no view controller: `viewController` takes any value, or nil. The transaction is returned, not
+    /// repeated on `Transaction.updates` (as a purchase's); errors as ``presentOfferCodeRedeemSheet()``.
+    @discardableResult
+    public static func presentOfferCodeRedeemSheet(from viewController: (any Sendable)?,
+                                                   options: Set<RedeemOption> = []) async throws -> VerificationResult<Transaction> {
+        let (outcome, context) = try await redeemSheet()
+        // A code redeems at once (no Ask to Buy for codes): anything else is a closed sheet.
+        guard case .success(let transaction) = outcome.result else { throw StoreKitError.userCancelled }
+        context.handOut(transaction.id)
+        return Transaction.verification(of: transaction, context: context)
+    }
+
+    /// Redeems the code the customer would type; what the store made of it.
+    private static func redeemSheet() async throws -> (PurchaseOutcome, StoreContext) {
         let code = offerCodeToRedeem ?? ProcessInfo.processInfo.environment["STOREFRONT_OFFER_CODE"]
         guard let code, !code.isEmpty else { throw StoreKitError.userCancelled }
         let context = try resolvedContext()
-        _ = try await storeKitCall { try await context.store.appStore.redeemOfferCode(code) }
+        let outcome = try await storeKitCall { try await context.store.appStore.redeemOfferCode(code) }
         context.changed()
+        return (outcome, context)
     }
 }
+
+/// An option of the offer code redemption sheet, as StoreKit's `RedeemOption` (iOS 27), for
+/// `AppStore.presentOfferCodeRedeemSheet(from:options:)`. Apple documents no option yet; nor is there one here.
+public struct RedeemOption: Hashable, Sendable {}

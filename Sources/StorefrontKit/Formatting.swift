@@ -11,49 +11,176 @@ extension Product {
     }
 
     /// The format style of a subscription period ("1 month", "2 weeks"), for
-    /// ``SubscriptionPeriod/formatted(_:referenceDate:)-(_,Date)`` (StoreKit's `subscriptionPeriodFormatStyle`).
-    /// StoreKit's is a `Date.ComponentsFormatStyle`, which this toolchain's Foundation cannot create:
-    /// this one has its name's shape, a format style of a date range.
-    public var subscriptionPeriodFormatStyle: SubscriptionPeriodFormatStyle { SubscriptionPeriodFormatStyle() }
+    /// ``SubscriptionPeriod/formatted(_:referenceDate:)-(_,Date)`` (StoreKit's `subscriptionPeriodFormatStyle`):
+    /// wide, in the storefront's locale. StoreKit's is a `Date.ComponentsFormatStyle`, which this
+    /// toolchain's Foundation cannot create: this one has its shape (`style`, `locale`, `calendar`, `fields`).
+    public var subscriptionPeriodFormatStyle: SubscriptionPeriodFormatStyle {
+        SubscriptionPeriodFormatStyle(style: .wide, locale: Locale(identifier: locale))
+    }
 
     /// The format style of a period's unit ("month"), for ``SubscriptionPeriod/Unit/formatted(_:)``
     /// (StoreKit's `subscriptionPeriodUnitFormatStyle`).
     public var subscriptionPeriodUnitFormatStyle: SubscriptionPeriod.Unit.FormatStyle { SubscriptionPeriod.Unit.FormatStyle() }
 
-    /// Formats a subscription period's date range as its length in the largest whole units:
-    /// "1 month", "2 weeks", "1 year" (StoreKit's `subscriptionPeriodFormatStyle` returns a
-    /// `Date.ComponentsFormatStyle`, which this toolchain's Foundation cannot create).
+    /// Formats a subscription period's date range as its length: "1 month", "2 weeks", "1 year", with
+    /// the members of Apple's `Date.ComponentsFormatStyle` (which this toolchain's Foundation declares
+    /// but cannot create), each settable: ``style``, ``locale``, ``calendar``, ``fields``.
+    ///
+    /// Weeks, days and smaller units are written by Foundation's unit formatter, in ``locale``'s
+    /// language; months and years have no localized names in this toolchain's Foundation, so they are
+    /// English words, in ICU's English forms for each style ("1 month", "1 mth", "1m"), as is the
+    /// whole of `spellOut` ("one month").
     public struct SubscriptionPeriodFormatStyle: FormatStyle, Sendable, Hashable, Codable {
-        /// Unit names in full ("2 weeks"), or abbreviated ("2 wk").
-        public var width: Width
-        /// The calendar the range is measured in (Gregorian, as the App Store bills).
-        public var calendar: Calendar
-
-        /// How unit names are written.
-        public enum Width: String, Sendable, Hashable, Codable {
-            case wide, abbreviated
+        /// How unit names are written, as `Date.ComponentsFormatStyle.Style`.
+        public struct Style: Sendable, Hashable, Codable {
+            let rawValue: Int
+            /// "1 month, 2 days"
+            public static let wide = Style(rawValue: 0)
+            /// "1 mth, 2 days"
+            public static let abbreviated = Style(rawValue: 1)
+            /// "1 mth, 2 days" (ICU's English writes it as `abbreviated`)
+            public static let condensedAbbreviated = Style(rawValue: 2)
+            /// "1m 2d"
+            public static let narrow = Style(rawValue: 3)
+            /// "one month, two days" (English)
+            public static let spellOut = Style(rawValue: 4)
         }
 
-        /// The style with full unit names.
-        public init(width: Width = .wide, calendar: Calendar = Calendar(identifier: .gregorian)) {
-            self.width = width
-            var calendar = calendar
-            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-            self.calendar = calendar
+        /// A unit the length may be written in, as `Date.ComponentsFormatStyle.Field`.
+        public struct Field: Sendable, Hashable, Codable {
+            let rawValue: Int
+            public static let year = Field(rawValue: 0)
+            public static let month = Field(rawValue: 1)
+            public static let week = Field(rawValue: 2)
+            public static let day = Field(rawValue: 3)
+            public static let hour = Field(rawValue: 4)
+            public static let minute = Field(rawValue: 5)
+            public static let second = Field(rawValue: 6)
+        }
+
+        /// How unit names are written.
+        public var style: Style
+        /// The language of the words (see the type's note: weeks, days and smaller units follow it).
+        public var locale: Locale
+        /// The calendar the range is measured in (StoreKit's: Gregorian, as the App Store bills).
+        public var calendar: Calendar
+        /// The units to write the length in; nil: the largest whole unit (years, months, weeks or days),
+        /// else years, months and days, as StoreKit writes a period.
+        public var fields: Set<Field>?
+
+        /// A style, as `Date.ComponentsFormatStyle(style:locale:calendar:fields:)`. The calendar is
+        /// Gregorian in UTC unless given (the periods' ranges are measured so).
+        public init(style: Style = .wide, locale: Locale = .autoupdatingCurrent, calendar: Calendar? = nil,
+                    fields: Set<Field>? = nil) {
+            self.style = style
+            self.locale = locale
+            if let calendar {
+                self.calendar = calendar
+            } else {
+                var gregorian = Calendar(identifier: .gregorian)
+                gregorian.timeZone = TimeZone(identifier: "UTC") ?? gregorian.timeZone
+                self.calendar = gregorian
+            }
+            self.fields = fields
+        }
+
+        /// This style in `locale`.
+        public func locale(_ locale: Locale) -> Self {
+            var style = self
+            style.locale = locale
+            return style
+        }
+
+        /// This style measuring in `calendar`.
+        public func calendar(_ calendar: Calendar) -> Self {
+            var style = self
+            style.calendar = calendar
+            return style
         }
 
         /// The range's length: "1 month", "3 days".
         public func format(_ value: Range<Date>) -> String {
-            let parts = calendar.dateComponents([.year, .month, .day], from: value.lowerBound, to: value.upperBound)
-            let (years, months, days) = (parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-            if years > 0 && months == 0 && days == 0 { return SubscriptionPeriod.Unit.year.counted(years, width) }
-            if years > 0 || months > 0, days == 0 { return SubscriptionPeriod.Unit.month.counted(years * 12 + months, width) }
-            if years == 0 && months == 0 && days > 0 && days % 7 == 0 { return SubscriptionPeriod.Unit.week.counted(days / 7, width) }
-            var words: [String] = []
-            if years > 0 { words.append(SubscriptionPeriod.Unit.year.counted(years, width)) }
-            if months > 0 { words.append(SubscriptionPeriod.Unit.month.counted(months, width)) }
-            if days > 0 || words.isEmpty { words.append(SubscriptionPeriod.Unit.day.counted(days, width)) }
-            return words.joined(separator: ", ")
+            parts(of: value).map { word($0.count, $0.field) }.joined(separator: style == .narrow ? " " : ", ")
+        }
+
+        /// The range's length as counts of units, largest first.
+        private func parts(of range: Range<Date>) -> [(count: Int, field: Field)] {
+            guard let fields else {
+                let parts = calendar.dateComponents([.year, .month, .day], from: range.lowerBound, to: range.upperBound)
+                let (years, months, days) = (parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+                if years > 0 && months == 0 && days == 0 { return [(years, .year)] }
+                if years > 0 || months > 0, days == 0 { return [(years * 12 + months, .month)] }
+                if years == 0 && months == 0 && days > 0 && days % 7 == 0 { return [(days / 7, .week)] }
+                var found: [(count: Int, field: Field)] = []
+                if years > 0 { found.append((years, .year)) }
+                if months > 0 { found.append((months, .month)) }
+                if days > 0 || found.isEmpty { found.append((days, .day)) }
+                return found
+            }
+            let order: [(Field, Calendar.Component)] = [(.year, .year), (.month, .month), (.week, .weekOfMonth), (.day, .day),
+                                                        (.hour, .hour), (.minute, .minute), (.second, .second)]
+            let allowed = order.filter { fields.contains($0.0) }
+            guard let smallest = allowed.last else { return [] }
+            let parts = calendar.dateComponents(Set(allowed.map(\.1)), from: range.lowerBound, to: range.upperBound)
+            let found = allowed.compactMap { field, component -> (count: Int, field: Field)? in
+                let count = parts.value(for: component) ?? 0
+                return count == 0 ? nil : (count, field)
+            }
+            return found.isEmpty ? [(0, smallest.0)] : found
+        }
+
+        /// `count` of `field` in ``style`` and ``locale``.
+        private func word(_ count: Int, _ field: Field) -> String {
+            if style == .spellOut {
+                let speller = NumberFormatter()
+                speller.numberStyle = .spellOut
+                speller.locale = Locale(identifier: "en_US")
+                let number = speller.string(from: NSNumber(value: count)) ?? "\(count)"
+                return "\(number) \(Self.englishName(field, count: count, style: .wide))"
+            }
+            if let unit = Self.durationUnit(field) {
+                let width: Duration.UnitsFormatStyle.UnitWidth = switch style {
+                case .abbreviated: .abbreviated
+                case .condensedAbbreviated: .condensedAbbreviated
+                case .narrow: .narrow
+                default: .wide
+                }
+                let formatter = Duration.UnitsFormatStyle(allowedUnits: [unit.unit], width: width).locale(locale)
+                return Duration.seconds(Int64(count) * unit.seconds).formatted(formatter)
+            }
+            let name = Self.englishName(field, count: count, style: style)
+            return style == .narrow ? "\(count)\(name)" : "\(count) \(name)"
+        }
+
+        /// The unit of Foundation's unit formatter for `field`, and its length in seconds; nil for months and years.
+        private static func durationUnit(_ field: Field) -> (unit: Duration.UnitsFormatStyle.Unit, seconds: Int64)? {
+            switch field {
+            case .week: (.weeks, 7 * 86_400)
+            case .day: (.days, 86_400)
+            case .hour: (.hours, 3_600)
+            case .minute: (.minutes, 60)
+            case .second: (.seconds, 1)
+            default: nil
+            }
+        }
+
+        /// The English name of `field` for `count`, as ICU's English writes it in `style`.
+        private static func englishName(_ field: Field, count: Int, style: Style) -> String {
+            let (wide, short, narrow): (String, String, String) = switch field {
+            case .year: ("year", "yr", "y")
+            case .month: ("month", "mth", "m")
+            case .week: ("week", "wk", "w")
+            case .day: ("day", "day", "d")
+            case .hour: ("hour", "hr", "h")
+            case .minute: ("minute", "min", "m")
+            default: ("second", "sec", "s")
+            }
+            let plural = count == 1 ? "" : "s"
+            switch style {
+            case .narrow: return narrow
+            case .abbreviated, .condensedAbbreviated: return field == .hour || field == .minute || field == .second ? short : short + plural
+            default: return wide + plural
+            }
         }
     }
 }
@@ -103,24 +230,6 @@ extension Product.SubscriptionPeriod.Unit {
     public func formatted<S>(_ format: S) -> S.FormatOutput
     where S: Foundation.FormatStyle, S.FormatInput == Product.SubscriptionPeriod.Unit {
         format.format(self)
-    }
-
-    /// `count` of this unit: "1 month", "3 days" (abbreviated: "3 d").
-    func counted(_ count: Int, _ width: Product.SubscriptionPeriodFormatStyle.Width) -> String {
-        switch width {
-        case .wide: "\(count) \(localizedDescription)\(count == 1 ? "" : "s")"
-        case .abbreviated: "\(count) \(abbreviation)"
-        }
-    }
-
-    /// The unit's short name: "d", "wk", "mo", "yr".
-    private var abbreviation: String {
-        switch self {
-        case .day: "d"
-        case .week: "wk"
-        case .month: "mo"
-        case .year: "yr"
-        }
     }
 
     /// Writes a period's unit by its name ("month"), as StoreKit's `Product.SubscriptionPeriod.Unit.FormatStyle`.

@@ -3,7 +3,8 @@ import StoreEngine
 import Synchronization
 
 /// The queue of payments the store works on, as Apple's `SKPaymentQueue`: add payments and
-/// observers; each transaction's progress reaches every observer on the main queue.
+/// observers; each transaction's progress reaches every observer on the main queue. Open with a
+/// public `init()`, as Apple's.
 ///
 /// `default()` is the queue of the store StorefrontKit's other calls use (a test session's,
 /// or the configured or found store file). Transactions the app has not finished come back
@@ -30,6 +31,14 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     /// A queue on `context`'s store (tests make their own; apps use ``default()``).
     package init(context: StoreContext?) {
         self.context = context
+        super.init()
+    }
+
+    /// A new queue on the store StorefrontKit uses now (none found: every payment fails), as Apple's
+    /// `SKPaymentQueue()`. Apps use ``default()``; a library's mock subclass starts here and overrides
+    /// what it fakes (`add(_:)`, `transactions`, `finishTransaction(_:)`, …).
+    public override init() {
+        context = try? StoreContext.resolve()
         super.init()
     }
 
@@ -134,7 +143,7 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     }
 
     private func purchase(_ transaction: SKPaymentTransaction, in context: StoreContext) async {
-        let payment = transaction.payment
+        let payment = transaction.storedPayment
         let token = payment.applicationUsername.flatMap { UUID(uuidString: $0) }
         await context.purchasing {
             do {
@@ -260,6 +269,53 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
 
     /// Shows a waiting price increase consent sheet: there is no sheet here (`storefront price-consent` answers it).
     open func showPriceConsentIfNeeded() {}
+
+    // MARK: - Hosted content (deprecated by Apple in iOS 16): this store hosts none. See `SKDownload`.
+
+    /// Starts downloads: with no hosted content, each `waiting` or `paused` one fails
+    /// (`SKError.storeProductNotAvailable`); the observers hear `updatedDownloads`.
+    open func start(_ downloads: [SKDownload]) {
+        change(downloads, from: [.waiting, .paused]) {
+            $0.state = .failed
+            $0.error = SKError(.storeProductNotAvailable, description: "The store hosts no content to download.")
+        }
+    }
+
+    /// Pauses active downloads: none is ever active here, so nothing changes.
+    open func pause(_ downloads: [SKDownload]) {
+        change(downloads, from: [.active]) { $0.state = .paused }
+    }
+
+    /// Resumes paused downloads: with no hosted content, each fails as ``start(_:)``'s do.
+    open func resume(_ downloads: [SKDownload]) {
+        change(downloads, from: [.paused]) {
+            $0.state = .failed
+            $0.error = SKError(.storeProductNotAvailable, description: "The store hosts no content to download.")
+        }
+    }
+
+    /// Cancels downloads not yet ended (`waiting`, `active`, `paused`): each becomes `cancelled`; the
+    /// observers hear `updatedDownloads`.
+    open func cancel(_ downloads: [SKDownload]) {
+        change(downloads, from: [.waiting, .active, .paused]) { $0.state = .cancelled }
+    }
+
+    /// On the main queue: changes the downloads in one of `states`, then tells the observers of those.
+    private func change(_ downloads: [SKDownload], from states: Set<SKDownloadState>,
+                        _ body: @escaping @Sendable (inout SKDownload.Fields) -> Void) {
+        guard !downloads.isEmpty else { return }
+        deliver { queue, observers in
+            let changed = downloads.filter { download in
+                download.fields.withLock { fields in
+                    guard states.contains(fields.state) else { return false }
+                    body(&fields)
+                    return true
+                }
+            }
+            guard !changed.isEmpty else { return }
+            for observer in observers { observer.paymentQueue(queue, updatedDownloads: changed) }
+        }
+    }
 
     // MARK: - Delivery
 

@@ -3,6 +3,10 @@ import StoreEngine
 import Synchronization
 
 /// A payment in the queue and what became of it, as Apple's `SKPaymentTransaction`.
+///
+/// Open with a public `init()`, as Apple's `NSObject` subclass: a library's mock subclass overrides
+/// the getters (`payment`, `original`, `transactionState`, …) and hands itself to code that takes an
+/// `SKPaymentTransaction`. The queue's own transactions keep their values in internal storage.
 open class SKPaymentTransaction: NSObject, @unchecked Sendable {
     // @unchecked: the mutable parts are behind `fields`' lock; the rest is immutable.
 
@@ -24,20 +28,37 @@ open class SKPaymentTransaction: NSObject, @unchecked Sendable {
     }
     let fields: Mutex<Fields>
 
+    /// The payment that made it, as the queue keeps it.
+    let storedPayment: SKPayment
+    /// The purchase a restored transaction restores.
+    private let storedOriginal: SKPaymentTransaction?
+
     /// The payment that made it (a copy: changing the payment added changes nothing).
-    public let payment: SKPayment
+    open var payment: SKPayment { storedPayment }
     /// For a restored transaction, the purchase it restores; nil otherwise.
-    public let original: SKPaymentTransaction?
+    open var original: SKPaymentTransaction? { storedOriginal }
+    /// The hosted content to download for it: none, ever (a store without hosted content). Apple
+    /// deprecated hosted content in iOS 16.
+    open var downloads: [SKDownload] { [] }
     /// The queue it is in: `finishTransaction(_:)` on any queue finishes it there.
     private(set) weak var queue: SKPaymentQueue?
 
     init(payment: SKPayment, state: SKPaymentTransactionState, queue: SKPaymentQueue?, engine: StoreEngine.Transaction? = nil,
          date: Date? = nil, original: SKPaymentTransaction? = nil) {
-        self.payment = payment
-        self.original = original
+        storedPayment = payment
+        storedOriginal = original
         self.queue = queue
         fields = Mutex(Fields(state: state, identifier: engine.map { String($0.id) }, date: date ?? engine?.purchaseDate,
                               engine: engine, settled: state != .purchasing))
+        super.init()
+    }
+
+    /// An empty transaction, as Apple's `SKPaymentTransaction()`: an empty payment, `purchasing`, in no
+    /// queue. What a mock subclass starts from; `finishTransaction(_:)` of one does nothing.
+    public override init() {
+        storedPayment = SKPayment()
+        storedOriginal = nil
+        fields = Mutex(Fields(state: .purchasing))
         super.init()
     }
 
@@ -68,6 +89,6 @@ open class SKPaymentTransaction: NSObject, @unchecked Sendable {
 
     open override var description: String {
         let fields = fields.withLock { $0 }
-        return "<SKPaymentTransaction \(payment.productIdentifier) \(fields.state)\(fields.identifier.map { " \($0)" } ?? "")>"
+        return "<SKPaymentTransaction \(storedPayment.productIdentifier) \(fields.state)\(fields.identifier.map { " \($0)" } ?? "")>"
     }
 }

@@ -25,6 +25,9 @@ public protocol SKPaymentTransactionObserver: NSObjectProtocol {
     /// Family-shared purchases the account is no longer entitled to (the purchaser left the family,
     /// stopped sharing, or was refunded).
     func paymentQueue(_ queue: SKPaymentQueue, didRevokeEntitlementsForProductIdentifiers productIdentifiers: [String])
+    /// Downloads of hosted content changed state (deprecated by Apple in iOS 16): here only those the
+    /// app handed to `start`, `resume` or `cancel`, as the store hosts no content.
+    func paymentQueue(_ queue: SKPaymentQueue, updatedDownloads downloads: [SKDownload])
 }
 
 extension SKPaymentTransactionObserver {
@@ -36,4 +39,5 @@ extension SKPaymentTransactionObserver {
     }
     public func paymentQueueDidChangeStorefront(_ queue: SKPaymentQueue) {}
     public func paymentQueue(_ queue: SKPaymentQueue, didRevokeEntitlementsForProductIdentifiers productIdentifiers: [String]) {}
+    public func paymentQueue(_ queue: SKPaymentQueue, updatedDownloads downloads: [SKDownload]) {}
 }

@@ -3,30 +3,45 @@ import StoreEngine
 
 /// A product of the catalog as the storefront sells it, as Apple's `SKProduct`: what
 /// `SKProductsResponse.products` holds and `SKPayment(product:)` takes.
+///
+/// Open with a public `init()`, as Apple's `NSObject` subclass: a library's mock subclass overrides
+/// the getters (`override var price: NSDecimalNumber { 0.99 }`). The store's products keep their
+/// values in internal stored properties the getters return.
 open class SKProduct: NSObject, @unchecked Sendable {
     // @unchecked: immutable after init.
 
+    private let storedProductIdentifier: String
+    private let storedLocalizedTitle: String
+    private let storedLocalizedDescription: String
+    private let storedPrice: NSDecimalNumber
+    private let storedPriceLocale: Locale
+    private let storedIsFamilyShareable: Bool
+    private let storedSubscriptionPeriod: SKProductSubscriptionPeriod?
+    private let storedIntroductoryPrice: SKProductDiscount?
+    private let storedDiscounts: [SKProductDiscount]
+    private let storedSubscriptionGroupIdentifier: String?
+
     /// The product identifier from the catalog.
-    open private(set) var productIdentifier: String
+    open var productIdentifier: String { storedProductIdentifier }
     /// The localized name.
-    open private(set) var localizedTitle: String
+    open var localizedTitle: String { storedLocalizedTitle }
     /// The localized description.
-    open private(set) var localizedDescription: String
+    open var localizedDescription: String { storedLocalizedDescription }
     /// The price in the storefront's currency.
-    open private(set) var price: NSDecimalNumber
+    open var price: NSDecimalNumber { storedPrice }
     /// The storefront's locale with its currency (`en_US@currency=USD`): give it to a `NumberFormatter`
     /// with the `.currency` style to write ``price``.
-    open private(set) var priceLocale: Locale
+    open var priceLocale: Locale { storedPriceLocale }
     /// Whether Family Sharing applies.
-    open private(set) var isFamilyShareable: Bool
+    open var isFamilyShareable: Bool { storedIsFamilyShareable }
     /// The period of an auto-renewable subscription; nil for anything else.
-    open private(set) var subscriptionPeriod: SKProductSubscriptionPeriod?
+    open var subscriptionPeriod: SKProductSubscriptionPeriod? { storedSubscriptionPeriod }
     /// The subscription's introductory offer, if it has one.
-    open private(set) var introductoryPrice: SKProductDiscount?
+    open var introductoryPrice: SKProductDiscount? { storedIntroductoryPrice }
     /// The subscription's promotional offers (redeemed with `SKMutablePayment.paymentDiscount`).
-    open private(set) var discounts: [SKProductDiscount]
+    open var discounts: [SKProductDiscount] { storedDiscounts }
     /// The subscription group of an auto-renewable subscription.
-    open private(set) var subscriptionGroupIdentifier: String?
+    open var subscriptionGroupIdentifier: String? { storedSubscriptionGroupIdentifier }
     /// Whether the App Store hosts content for it: never, here (no downloads).
     open var isDownloadable: Bool { false }
     /// The version of its hosted content: none.
@@ -36,22 +51,39 @@ open class SKProduct: NSObject, @unchecked Sendable {
     /// The sizes of its hosted content: none (the older spelling).
     open var downloadContentVersion: String { "" }
 
-    /// The kind of product, which StoreKit 1 does not expose (restore and the queue need it).
-    package let productType: StoreEngine.ProductType
+    /// The kind of product, which StoreKit 1 does not expose; nil for one made with `init()`.
+    package let productType: StoreEngine.ProductType?
+
+    /// An empty product, as Apple's `SKProduct()`: no identifier, price 0 in the current locale.
+    /// What a mock subclass starts from; the store never hands one out.
+    public override init() {
+        storedProductIdentifier = ""
+        storedLocalizedTitle = ""
+        storedLocalizedDescription = ""
+        storedPrice = NSDecimalNumber(value: 0)
+        storedPriceLocale = Locale.current
+        storedIsFamilyShareable = false
+        storedSubscriptionPeriod = nil
+        storedIntroductoryPrice = nil
+        storedDiscounts = []
+        storedSubscriptionGroupIdentifier = nil
+        productType = nil
+        super.init()
+    }
 
     /// The engine's product, in `storefront`.
-    package init(_ product: StoreEngine.Product, storefront: StoreEngine.Storefront) {
+    init(_ product: StoreEngine.Product, storefront: StoreEngine.Storefront) {
         let locale = Self.priceLocale(storefront)
-        productIdentifier = product.id
-        localizedTitle = product.displayName
-        localizedDescription = product.description
-        price = NSDecimalNumber(decimal: product.price)
-        priceLocale = locale
-        isFamilyShareable = product.isFamilyShareable
-        subscriptionPeriod = product.subscription.map { SKProductSubscriptionPeriod($0.subscriptionPeriod) }
-        introductoryPrice = product.subscription?.introductoryOffer.map { SKProductDiscount($0, type: .introductory, priceLocale: locale) }
-        discounts = product.subscription?.promotionalOffers.map { SKProductDiscount($0, type: .subscription, priceLocale: locale) } ?? []
-        subscriptionGroupIdentifier = product.subscription?.subscriptionGroupID
+        storedProductIdentifier = product.id
+        storedLocalizedTitle = product.displayName
+        storedLocalizedDescription = product.description
+        storedPrice = NSDecimalNumber(decimal: product.price)
+        storedPriceLocale = locale
+        storedIsFamilyShareable = product.isFamilyShareable
+        storedSubscriptionPeriod = product.subscription.map { SKProductSubscriptionPeriod($0.subscriptionPeriod) }
+        storedIntroductoryPrice = product.subscription?.introductoryOffer.map { SKProductDiscount($0, type: .introductory, priceLocale: locale) }
+        storedDiscounts = product.subscription?.promotionalOffers.map { SKProductDiscount($0, type: .subscription, priceLocale: locale) } ?? []
+        storedSubscriptionGroupIdentifier = product.subscription?.subscriptionGroupID
         productType = product.type
         super.init()
     }

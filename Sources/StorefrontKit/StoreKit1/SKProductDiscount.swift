@@ -2,6 +2,7 @@ import Foundation
 import StoreEngine
 
 /// An introductory or promotional offer of an auto-renewable subscription, as Apple's `SKProductDiscount`.
+/// Open with a public `init()`, as Apple's: a mock subclass overrides the getters.
 open class SKProductDiscount: NSObject, @unchecked Sendable {
     // @unchecked: immutable after init.
 
@@ -21,34 +22,55 @@ open class SKProductDiscount: NSObject, @unchecked Sendable {
         case subscription = 1
     }
 
+    private let storedPrice: NSDecimalNumber
+    private let storedPriceLocale: Locale
+    private let storedIdentifier: String?
+    private let storedSubscriptionPeriod: SKProductSubscriptionPeriod
+    private let storedNumberOfPeriods: Int
+    private let storedPaymentMode: PaymentMode
+    private let storedType: `Type`
+
     /// The discount price, per period for pay as you go, in the storefront's currency.
-    open private(set) var price: NSDecimalNumber
+    open var price: NSDecimalNumber { storedPrice }
     /// The locale and currency the price is written in.
-    open private(set) var priceLocale: Locale
+    open var priceLocale: Locale { storedPriceLocale }
     /// The offer's identifier; nil for the introductory offer.
-    open private(set) var identifier: String?
+    open var identifier: String? { storedIdentifier }
     /// One period of the discount.
-    open private(set) var subscriptionPeriod: SKProductSubscriptionPeriod
+    open var subscriptionPeriod: SKProductSubscriptionPeriod { storedSubscriptionPeriod }
     /// How many periods the discount lasts.
-    open private(set) var numberOfPeriods: Int
+    open var numberOfPeriods: Int { storedNumberOfPeriods }
     /// How the discount is charged.
-    open private(set) var paymentMode: PaymentMode
+    open var paymentMode: PaymentMode { storedPaymentMode }
     /// Introductory or promotional.
-    open private(set) var type: `Type`
+    open var type: `Type` { storedType }
+
+    /// An empty discount, as Apple's `SKProductDiscount()`: price 0, no identifier, an empty period,
+    /// pay as you go, introductory. What a mock subclass starts from.
+    public override init() {
+        storedPrice = NSDecimalNumber(value: 0)
+        storedPriceLocale = Locale.current
+        storedIdentifier = nil
+        storedSubscriptionPeriod = SKProductSubscriptionPeriod()
+        storedNumberOfPeriods = 0
+        storedPaymentMode = .payAsYouGo
+        storedType = .introductory
+        super.init()
+    }
 
     /// The engine's offer, priced in the product's storefront.
-    package init(_ offer: StoreEngine.Product.Offer, type: `Type`, priceLocale: Locale) {
-        price = NSDecimalNumber(decimal: offer.price)
-        self.priceLocale = priceLocale
-        identifier = type == .introductory ? nil : offer.id
-        subscriptionPeriod = SKProductSubscriptionPeriod(offer.period)
-        numberOfPeriods = offer.periodCount
-        paymentMode = switch offer.paymentMode {
+    init(_ offer: StoreEngine.Product.Offer, type: `Type`, priceLocale: Locale) {
+        storedPrice = NSDecimalNumber(decimal: offer.price)
+        storedPriceLocale = priceLocale
+        storedIdentifier = type == .introductory ? nil : offer.id
+        storedSubscriptionPeriod = SKProductSubscriptionPeriod(offer.period)
+        storedNumberOfPeriods = offer.periodCount
+        storedPaymentMode = switch offer.paymentMode {
         case .payAsYouGo: .payAsYouGo
         case .payUpFront: .payUpFront
         case .freeTrial: .freeTrial
         }
-        self.type = type
+        storedType = type
         super.init()
     }
 }

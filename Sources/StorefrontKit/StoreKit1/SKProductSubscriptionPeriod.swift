@@ -12,25 +12,35 @@ extension SKProduct {
 }
 
 /// A length of time in one unit, as Apple's `SKProductSubscriptionPeriod`: a subscription's period,
-/// or one period of a discount.
+/// or one period of a discount. Open with a public `init()`, as Apple's: a mock subclass overrides the getters.
 open class SKProductSubscriptionPeriod: NSObject, @unchecked Sendable {
     // @unchecked: immutable after init.
 
+    private let storedNumberOfUnits: Int
+    private let storedUnit: SKProduct.PeriodUnit
+
     /// How many units.
-    open private(set) var numberOfUnits: Int
+    open var numberOfUnits: Int { storedNumberOfUnits }
     /// The unit.
-    open private(set) var unit: SKProduct.PeriodUnit
+    open var unit: SKProduct.PeriodUnit { storedUnit }
+
+    /// An empty period, as Apple's `SKProductSubscriptionPeriod()`: 0 days.
+    public override init() {
+        storedNumberOfUnits = 0
+        storedUnit = .day
+        super.init()
+    }
 
     /// A period of `numberOfUnits` `unit`s.
-    package init(numberOfUnits: Int, unit: SKProduct.PeriodUnit) {
-        self.numberOfUnits = numberOfUnits
-        self.unit = unit
+    init(numberOfUnits: Int, unit: SKProduct.PeriodUnit) {
+        storedNumberOfUnits = numberOfUnits
+        storedUnit = unit
         super.init()
     }
 
     /// The catalog's ISO 8601 duration in StoreKit's one unit (as StoreKit 2's `SubscriptionPeriod` reads it:
     /// whole weeks of days are weeks).
-    package convenience init(_ duration: ISODuration) {
+    convenience init(_ duration: ISODuration) {
         if duration.years > 0 { self.init(numberOfUnits: duration.years, unit: .year) }
         else if duration.months > 0 { self.init(numberOfUnits: duration.months, unit: .month) }
         else if duration.weeks > 0 { self.init(numberOfUnits: duration.weeks, unit: .week) }

@@ -6,7 +6,8 @@ import Synchronization
 /// (an `SKProductsRequestDelegate`), call `start()`; the response comes on the main queue.
 ///
 /// The store's conditions apply as to `Product.products(for:)`: latency, `offline` and
-/// `loadProductsError` (the request fails with the matching `SKError`).
+/// `loadProductsError` (the request fails with the matching `SKError`). Open with a public `init()`,
+/// as Apple's: a mock subclass overrides `start()` and calls its delegate itself.
 open class SKProductsRequest: SKRequest, @unchecked Sendable {
     // @unchecked: `response` is behind its lock.
 
@@ -16,6 +17,12 @@ open class SKProductsRequest: SKRequest, @unchecked Sendable {
     /// A request for the products with these identifiers.
     public init(productIdentifiers: Set<String>) {
         identifiers = productIdentifiers
+        super.init()
+    }
+
+    /// A request for no products, as Apple's `SKProductsRequest()`: its response is empty.
+    public override init() {
+        identifiers = []
         super.init()
     }
 

@@ -1,18 +1,29 @@
 import Foundation
 import StoreEngine
 
-/// The App Store country the account buys in, as Apple's `SKStorefront`.
+/// The App Store country the account buys in, as Apple's `SKStorefront`. Open with a public `init()`,
+/// as Apple's: a mock subclass overrides the getters.
 open class SKStorefront: NSObject, @unchecked Sendable {
     // @unchecked: immutable after init.
 
-    /// ISO 3166-1 alpha-3 code (`USA`, `DEU`).
-    open private(set) var countryCode: String
-    /// Apple's numeric storefront id (`143441` for the USA).
-    open private(set) var identifier: String
+    private let storedCountryCode: String
+    private let storedIdentifier: String
 
-    package init(_ storefront: StoreEngine.Storefront) {
-        countryCode = storefront.countryCode
-        identifier = storefront.storefrontID ?? storefront.countryCode
+    /// ISO 3166-1 alpha-3 code (`USA`, `DEU`).
+    open var countryCode: String { storedCountryCode }
+    /// Apple's numeric storefront id (`143441` for the USA).
+    open var identifier: String { storedIdentifier }
+
+    /// An empty storefront, as Apple's `SKStorefront()`: no country code, no identifier.
+    public override init() {
+        storedCountryCode = ""
+        storedIdentifier = ""
+        super.init()
+    }
+
+    init(_ storefront: StoreEngine.Storefront) {
+        storedCountryCode = storefront.countryCode
+        storedIdentifier = storefront.storefrontID ?? storefront.countryCode
         super.init()
     }
 
