@@ -1,11 +1,11 @@
 /// A column of a result row, by the name SQL gives it: every read of a row names the column
-/// it wants (``SQLiteDatabase/Row``), never its position, so a `SELECT` list in another order,
+/// it wants (``Row``), never its position, so a `SELECT` list in another order,
 /// `SELECT *`, or a table whose columns were added in another order reads the same.
 ///
 /// Each case is spelled as the store file spells the column (snake_case, as in the schema), so
 /// one grep finds a column in the SQL and in the Swift. An expression in a `SELECT` list is named
 /// with `AS` and a case here. The raw value is only where a prepared statement keeps the case's
-/// position in its result (``SQLiteDatabase/ColumnLayout``): reading a cell costs an array index.
+/// position in its result (``ColumnLayout``): reading a cell costs an array index.
 package enum Column: Int, CaseIterable, Sendable {
     // transactions (in ``Ledger/sealedColumns``' order)
     case id, original_id, account, product_id, product_type, purchase_date, original_purchase_date

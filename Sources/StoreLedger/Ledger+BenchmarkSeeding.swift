@@ -6,7 +6,7 @@ import StoreSigning
 extension Ledger {
     /// Starts a bulk load into a file no one else has open: a rollback journal appends new
     /// pages without copying them to a WAL first, and nothing is synced until ``endBulkLoad()``.
-    package func beginBulkLoad() throws(SQLiteError) {
+    package func beginBulkLoad() throws(DatabaseError) {
         try db.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF")
     }
 
@@ -17,7 +17,7 @@ extension Ledger {
 
     /// One past the `transactions` table's AUTOINCREMENT sequence: the id the next row
     /// inserted gets in a file whose rows were all made by the sequence.
-    package func nextSequencedTransactionID() throws(SQLiteError) -> Int64 {
+    package func nextSequencedTransactionID() throws(DatabaseError) -> Int64 {
         (try db.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'transactions'") ?? 0) + 1
     }
 
@@ -33,7 +33,7 @@ extension Ledger {
     }
 
     /// Folds the seals of rows inserted by ``insertRow(_:jws:seals:)`` into the sealed head.
-    package func foldIntoHead(_ seals: SealAccumulator) throws(SQLiteError) {
+    package func foldIntoHead(_ seals: SealAccumulator) throws(DatabaseError) {
         var digest = try headDigest()
         seals.fold(into: &digest)
         try saveHead(digest)

@@ -30,26 +30,29 @@ extension Ledger {
         """
 
     /// Writes (or clears) the commitment of transaction `transaction.id`, in the caller's write.
-    func saveCommitment(of transaction: Transaction) throws(SQLiteError) {
+    func saveCommitment(of transaction: Transaction) throws(DatabaseError) {
         guard let commitment = transaction.commitment else {
             try db.run("DELETE FROM transaction_commitments WHERE transaction_id = ?", transaction.id)
             return
         }
         try db.run("""
-            INSERT OR REPLACE INTO transaction_commitments (transaction_id, billing_plan_type, billing_period_number,
+            INSERT INTO transaction_commitments (transaction_id, billing_plan_type, billing_period_number,
                 total_billing_periods, commitment_expires_date, commitment_price) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (transaction_id) DO UPDATE SET billing_plan_type = excluded.billing_plan_type,
+                billing_period_number = excluded.billing_period_number, total_billing_periods = excluded.total_billing_periods,
+                commitment_expires_date = excluded.commitment_expires_date, commitment_price = excluded.commitment_price
             """, transaction.id, commitment.billingPlanType.rawValue, commitment.billingPeriodNumber,
             commitment.totalBillingPeriods, commitment.commitmentExpiresDate.milliseconds,
             DecimalText.format(commitment.commitmentPrice))
     }
 
     /// Whether the file has the commitments table (a file an older build made has not, until opened here).
-    static func hasCommitments(_ db: SQLiteDatabase) throws(SQLiteError) -> Bool {
+    static func hasCommitments(_ db: any LedgerConnection) throws(DatabaseError) -> Bool {
         try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'transaction_commitments'") == 1
     }
 
     /// A row's commitment, when the row was read with ``commitmentExpression``.
-    static func commitment(_ row: SQLiteDatabase.Row) -> TransactionCommitment? {
+    static func commitment(_ row: Row) -> TransactionCommitment? {
         guard row.has(.commitment), let text = row.optionalText(.commitment) else { return nil }
         return TransactionCommitment(stored: text)
     }

@@ -27,23 +27,24 @@ extension Ledger {
         var header = [UInt8](repeating: 0, count: 100)
         var size: Int64 = 0
         var moved: Int32 = 0
-        if db.mainFile(header: &header, size: &size, moved: &moved) == SQLITE_OK {
+        guard let sqliteFile else { return }
+        if sqliteFile.mainFile(header: &header, size: &size, moved: &moved) == SQLITE_OK {
             fileWatch.largestSize = size
             fileWatch.highestCounter = header[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             fileWatch.sawStoreHeader = header[68..<72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } == UInt32(bitPattern: Self.applicationID)
         }
         fileWatch.armed = true
-        db.guardFile = { [unowned self] () throws(SQLiteError) in try self.checkFile() }
+        sqliteFile.guardFile = { [unowned self] () throws(DatabaseError) in try self.checkFile() }
     }
 
     /// Throws when the file at the store's path is no longer the file this ledger has open.
-    package func checkFile() throws(SQLiteError) {
-        guard fileWatch.armed else { return }
+    package func checkFile() throws(DatabaseError) {
+        guard fileWatch.armed, let sqliteFile else { return }
         if let reason = fileWatch.replaced { throw replacedError(reason) }
         var header = [UInt8](repeating: 0, count: 100)
         var size: Int64 = 0
         var moved: Int32 = 0
-        let status = db.mainFile(header: &header, size: &size, moved: &moved)
+        let status = sqliteFile.mainFile(header: &header, size: &size, moved: &moved)
         var reason: String?
         if moved != 0 {
             reason = "its path names another file now, or none (moved, renamed over, or deleted)"
@@ -78,15 +79,16 @@ extension Ledger {
     /// Checkpoints this connection's log into the file it has open and truncates it (outside a
     /// transaction; else when the connection closes).
     private func writeBackLogOfMovedFile() {
-        db.checkpointsBeforeClose = true
-        guard db.isOutsideTransaction else { return }
+        guard let sqliteFile else { return }
+        sqliteFile.checkpointsBeforeClose = true
+        guard sqliteFile.isOutsideTransaction else { return }
         // Without waiting: a look of the change feed runs here, on a queue every store's feed shares.
-        db.waitWhenBusy(milliseconds: 0)
-        defer { db.waitWhenBusy(milliseconds: 30_000) }
-        try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        sqliteFile.waitWhenBusy(milliseconds: 0)
+        defer { sqliteFile.waitWhenBusy(milliseconds: 30_000) }
+        try? sqliteFile.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
-    private func replacedError(_ reason: String) -> SQLiteError {
-        SQLiteError(code: SQLITE_IOERR, message: "\(path) was replaced while this process had it open: \(reason). This process uses it no more, so nothing is written to a file no one reads again, nor a restored file mixed with the old one's -wal; start it again to use the file now at \(path) (docs/store-file.md: Backing up and restoring)")
+    private func replacedError(_ reason: String) -> DatabaseError {
+        DatabaseError(code: SQLITE_IOERR, message: "\(path) was replaced while this process had it open: \(reason). This process uses it no more, so nothing is written to a file no one reads again, nor a restored file mixed with the old one's -wal; start it again to use the file now at \(path) (docs/store-file.md: Backing up and restoring)")
     }
 }

@@ -22,21 +22,24 @@ extension Ledger {
         """
 
     /// Schema 9 adds ``historyRevisionTables``; the transactions already signed take revisions in id order.
-    static func migrate8to9(_ db: SQLiteDatabase) throws(SQLiteError) {
+    static func migrate8to9(_ db: any LedgerConnection) throws(DatabaseError) {
         try db.execute(historyRevisionTables)
         try db.run("""
-            INSERT OR IGNORE INTO history_revisions (transaction_id)
+            INSERT INTO history_revisions (transaction_id)
             SELECT id FROM transactions WHERE jws IS NOT NULL ORDER BY id
+            ON CONFLICT DO NOTHING
             """)
     }
 
     /// Gives transaction `id` the next revision: it was just signed (made or changed).
-    func advanceRevision(of id: Int64) throws(SQLiteError) {
-        try db.run("INSERT OR REPLACE INTO history_revisions (transaction_id) VALUES (?)", id)
+    func advanceRevision(of id: Int64) throws(DatabaseError) {
+        // A new row, so a new revision: what SQLite's INSERT OR REPLACE did, in words both backends speak.
+        try db.run("DELETE FROM history_revisions WHERE transaction_id = ?", id)
+        try db.run("INSERT INTO history_revisions (transaction_id) VALUES (?)", id)
     }
 
     /// Transaction `id`'s revision now; nil when it was never signed.
-    package func revision(of id: Int64) throws(SQLiteError) -> Int64? {
+    package func revision(of id: Int64) throws(DatabaseError) -> Int64? {
         try db.scalar("SELECT revision FROM history_revisions WHERE transaction_id = ?", id)
     }
 }

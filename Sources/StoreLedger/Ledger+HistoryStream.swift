@@ -54,7 +54,7 @@ extension Ledger {
     /// (an id, exclusive), purchased at or after `since`, at most `limit`. The queries match
     /// the partial indexes exactly, so the first rows come at once at any history size.
     package func forEachAppTransaction(account: String, includeFinishedConsumables: Bool, before: Int64?, since: Date?,
-                               limit: Int?, _ body: (Transaction) -> Void) throws(SQLiteError) -> HistoryPageEnd {
+                               limit: Int?, _ body: (Transaction) -> Void) throws(DatabaseError) -> HistoryPageEnd {
         // One more than asked for, so the listing knows whether there is more.
         let (sql, parameters) = Self.appHistoryQuery(account: account, includeFinishedConsumables: includeFinishedConsumables,
                                                      before: before, since: since, limit: limit.map { $0 + 1 })
@@ -86,10 +86,10 @@ extension Ledger {
                 }
                 emit()
             }
-        } catch let error as SQLiteError {
+        } catch let error as DatabaseError {
             throw error
         } catch {
-            throw SQLiteError(code: 1, message: "\(error)")
+            throw DatabaseError(code: 1, message: "\(error)")
         }
         return end
     }

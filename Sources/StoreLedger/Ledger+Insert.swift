@@ -11,7 +11,7 @@ extension Ledger {
     /// purchase, its `originalID`) filled in, as the file keeps it (dates to the millisecond).
     /// The transaction takes the store's `environment` setting as it is recorded; a purchased one
     /// is signed on the store's clock, sealed, and marked verified (LedgerVerifiedRows).
-    package func insert(_ transaction: Transaction) throws(SQLiteError) -> Transaction {
+    package func insert(_ transaction: Transaction) throws(DatabaseError) -> Transaction {
         do {
             return try db.transaction { () throws -> Transaction in
                 var draft = transaction
@@ -42,15 +42,15 @@ extension Ledger {
                 }
                 return stored
             }
-        } catch let error as SQLiteError {
+        } catch let error as DatabaseError {
             throw error
         } catch {
-            throw SQLiteError(code: 1, message: "storing transaction failed: \(error)")
+            throw DatabaseError(code: 1, message: "storing transaction failed: \(error)")
         }
     }
 
     /// The id the next transaction gets (AUTOINCREMENT's: never one used before, even if deleted).
-    func nextTransactionID() throws(SQLiteError) -> Int64 {
+    func nextTransactionID() throws(DatabaseError) -> Int64 {
         try db.scalar("""
             SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'transactions'), 0),
                        coalesce((SELECT max(id) FROM transactions), 0)) + 1
@@ -72,7 +72,7 @@ extension Ledger {
     /// Inserts a transaction with its id, signature and seal in one statement; its seal is
     /// folded into `seals`, for ``foldIntoHead(_:)`` once the batch is in. Returns the seal.
     @discardableResult
-    package func insertRow(_ transaction: Transaction, jws: String?, seals: inout SealAccumulator) throws(SQLiteError) -> String {
+    package func insertRow(_ transaction: Transaction, jws: String?, seals: inout SealAccumulator) throws(DatabaseError) -> String {
         // In the order of ``columns`` (``sealedColumns``, then the seal), typed as the columns store them, so the seal is the row's.
         let values: [any SQLBindable] = [
             transaction.id, transaction.originalID, transaction.account, transaction.productID,

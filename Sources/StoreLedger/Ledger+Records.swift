@@ -8,16 +8,16 @@ import StoreSigning
 extension Ledger {
     // MARK: - Accounts
 
-    package func ensureAccount(_ name: String, at date: Date) throws(SQLiteError) {
-        try db.run("INSERT OR IGNORE INTO accounts (name, created) VALUES (?, ?)", name, date.milliseconds)
+    package func ensureAccount(_ name: String, at date: Date) throws(DatabaseError) {
+        try db.run("INSERT INTO accounts (name, created) VALUES (?, ?) ON CONFLICT DO NOTHING", name, date.milliseconds)
     }
 
     /// When the account first used the store; nil when it never has.
-    package func accountCreated(_ name: String) throws(SQLiteError) -> Date? {
+    package func accountCreated(_ name: String) throws(DatabaseError) -> Date? {
         try db.rows("SELECT created FROM accounts WHERE name = ?", name) { Date(milliseconds: $0.int64(.created)) }.first
     }
 
-    package func accounts() throws(SQLiteError) -> [String] {
+    package func accounts() throws(DatabaseError) -> [String] {
         try db.rows("SELECT name FROM accounts ORDER BY created, name") { $0.text(.name) }
     }
 
@@ -25,7 +25,7 @@ extension Ledger {
 
     /// Each subscription group's renewal state for an account, with the promotional offer
     /// waiting for its next renewal (kept beside the account's settings, under ``renewalOfferPrefix``).
-    package func subscriptionStates(account: String) throws(SQLiteError) -> [SubscriptionRecord] {
+    package func subscriptionStates(account: String) throws(DatabaseError) -> [SubscriptionRecord] {
         try db.rows("""
             SELECT s.group_id, s.original_id, s.will_auto_renew, s.auto_renew_product_id, s.expiration_reason,
                    s.billing_retry_since, s.grace_until, o.value AS renewal_offer
@@ -45,14 +45,18 @@ extension Ledger {
     static let renewalOfferPrefix = "subscription.renewalOffer."
 
     /// Every account with a subscription, for renewals made across the store.
-    package func subscribedAccounts() throws(SQLiteError) -> [String] {
+    package func subscribedAccounts() throws(DatabaseError) -> [String] {
         try db.rows("SELECT DISTINCT account FROM subscriptions ORDER BY account") { $0.text(.account) }
     }
 
-    package func saveSubscription(_ record: SubscriptionRecord, account: String) throws(SQLiteError) {
+    package func saveSubscription(_ record: SubscriptionRecord, account: String) throws(DatabaseError) {
         try db.run("""
-            INSERT OR REPLACE INTO subscriptions (account, group_id, original_id, will_auto_renew, auto_renew_product_id,
+            INSERT INTO subscriptions (account, group_id, original_id, will_auto_renew, auto_renew_product_id,
                 expiration_reason, billing_retry_since, grace_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (account, group_id) DO UPDATE SET original_id = excluded.original_id,
+                will_auto_renew = excluded.will_auto_renew, auto_renew_product_id = excluded.auto_renew_product_id,
+                expiration_reason = excluded.expiration_reason, billing_retry_since = excluded.billing_retry_since,
+                grace_until = excluded.grace_until
             """, account, record.groupID, record.originalID, record.willAutoRenew, record.autoRenewProductID,
             record.expirationReason, record.billingRetrySince?.milliseconds, record.graceUntil?.milliseconds)
         if let offer = record.renewalOfferID {
@@ -63,13 +67,13 @@ extension Ledger {
     }
 
     /// Forgets a subscription group's record (its last transaction was deleted).
-    package func deleteSubscription(account: String, groupID: String) throws(SQLiteError) {
+    package func deleteSubscription(account: String, groupID: String) throws(DatabaseError) {
         try db.run("DELETE FROM subscriptions WHERE account = ? AND group_id = ?", account, groupID)
         try removeSetting(Self.renewalOfferPrefix + groupID, account: account)
     }
 
     /// The newest transaction of a subscription (renewals included).
-    package func latestTransaction(originalID: Int64) throws(SQLiteError) -> Transaction? {
+    package func latestTransaction(originalID: Int64) throws(DatabaseError) -> Transaction? {
         try db.rows("SELECT \(Self.verifiedColumns) FROM transactions WHERE original_id = ? AND status = 'purchased' ORDER BY id DESC LIMIT 1",
                     originalID, as: transaction).first
     }
@@ -77,7 +81,7 @@ extension Ledger {
     /// The newest transaction of each subscription, by original id, read and verified in one go
     /// (rows another read verified meanwhile taken as they were, ``ReadCache``): the paywall's
     /// statuses read a hundred subscriptions' rows again, one query each, with their JWS.
-    package func latestTransactions(originalIDs: [Int64]) throws(SQLiteError) -> [Int64: Transaction] {
+    package func latestTransactions(originalIDs: [Int64]) throws(DatabaseError) -> [Int64: Transaction] {
         var latest: [Int64: Transaction] = [:]
         // A few hundred values a statement: well under any build's limit of variables.
         for start in stride(from: 0, to: originalIDs.count, by: 500) {
@@ -96,7 +100,7 @@ extension Ledger {
 
     /// The newest transaction of each of the account's subscriptions, its dates only (no signature
     /// checked), by original id: whether a renewal is due, asked at every read, in one query.
-    package func latestTerms(account: String) throws(SQLiteError) -> [Int64: (revocationDate: Date?, expirationDate: Date?)] {
+    package func latestTerms(account: String) throws(DatabaseError) -> [Int64: (revocationDate: Date?, expirationDate: Date?)] {
         var terms: [Int64: (revocationDate: Date?, expirationDate: Date?)] = [:]
         try db.query("""
             SELECT t.original_id, t.revocation_date, t.expiration_date FROM subscriptions s
@@ -111,7 +115,7 @@ extension Ledger {
 
     /// The newest `limit` periods of a subscription, newest first, without their signatures:
     /// what the day of the month and a running offer are worked out from.
-    package func subscriptionLinks(originalID: Int64, limit: Int) throws(SQLiteError) -> [SubscriptionLink] {
+    package func subscriptionLinks(originalID: Int64, limit: Int) throws(DatabaseError) -> [SubscriptionLink] {
         try db.rows("""
             SELECT product_id, reason, offer_type, offer_id, purchase_date, expiration_date FROM transactions
             WHERE original_id = ? AND status = 'purchased' ORDER BY id DESC LIMIT ?
@@ -126,7 +130,7 @@ extension Ledger {
     /// `recentSubscriptionStartDate`: the start of the subscription's newest run of service
     /// with no lapse longer than 60 days. An upgrade starts within the period it replaces,
     /// so it continues the run; a period ends at its expiry, or at its refund when earlier.
-    package func recentSubscriptionStart(originalID: Int64) throws(SQLiteError) -> Date? {
+    package func recentSubscriptionStart(originalID: Int64) throws(DatabaseError) -> Date? {
         try db.rows("""
             SELECT purchase_date FROM (
                 SELECT id, purchase_date, max(CASE WHEN revocation_date < expiration_date THEN revocation_date
@@ -140,7 +144,7 @@ extension Ledger {
 
     // MARK: - App side
 
-    package func recordOwned(account: String, productID: String, transactionID: Int64) throws(SQLiteError) {
+    package func recordOwned(account: String, productID: String, transactionID: Int64) throws(DatabaseError) {
         // Unchanged rows are not written again: a restore of what the app has already writes its log only.
         try db.run("""
             INSERT INTO app_owned (account, product_id, transaction_id) VALUES (?, ?, ?)
@@ -150,12 +154,12 @@ extension Ledger {
     }
 
     /// The app forgets what a revoked transaction granted (it arrived as an update).
-    package func forgetOwned(transactionID: Int64) throws(SQLiteError) {
+    package func forgetOwned(transactionID: Int64) throws(DatabaseError) {
         try db.run("DELETE FROM app_owned WHERE transaction_id = ?", transactionID)
     }
 
     /// The app's cache of owned products: product id → the transaction that granted it.
-    package func owned(account: String) throws(SQLiteError) -> [String: Int64] {
+    package func owned(account: String) throws(DatabaseError) -> [String: Int64] {
         var owned: [String: Int64] = [:]
         try db.query("SELECT product_id, transaction_id FROM app_owned WHERE account = ?", [account]) { row in
             owned[row.text(.product_id)] = row.int64(.transaction_id)
@@ -163,7 +167,7 @@ extension Ledger {
         return owned
     }
 
-    package func balances(account: String) throws(SQLiteError) -> [String: Int] {
+    package func balances(account: String) throws(DatabaseError) -> [String: Int] {
         var balances: [String: Int] = [:]
         try db.query("SELECT product_id, balance FROM app_balances WHERE account = ?", [account]) { row in
             balances[row.text(.product_id)] = row.int(.balance)
@@ -171,7 +175,7 @@ extension Ledger {
         return balances
     }
 
-    package func addToBalance(account: String, productID: String, amount: Int) throws(SQLiteError) {
+    package func addToBalance(account: String, productID: String, amount: Int) throws(DatabaseError) {
         try db.run("""
             INSERT INTO app_balances (account, product_id, balance) VALUES (?, ?, ?)
             ON CONFLICT (account, product_id) DO UPDATE SET balance = balance + excluded.balance
@@ -180,28 +184,31 @@ extension Ledger {
 
     // MARK: - Settings
 
-    package func setting(_ name: String, account: String) throws(SQLiteError) -> String? {
+    package func setting(_ name: String, account: String) throws(DatabaseError) -> String? {
         try db.rows("SELECT value FROM settings WHERE account = ? AND name = ?", account, name) { $0.text(.value) }.first
     }
 
-    package func setSetting(_ name: String, account: String, value: String) throws(SQLiteError) {
-        try db.run("INSERT OR REPLACE INTO settings (account, name, value) VALUES (?, ?, ?)", account, name, value)
+    package func setSetting(_ name: String, account: String, value: String) throws(DatabaseError) {
+        try db.run("""
+            INSERT INTO settings (account, name, value) VALUES (?, ?, ?)
+            ON CONFLICT (account, name) DO UPDATE SET value = excluded.value
+            """, account, name, value)
     }
 
-    package func removeSetting(_ name: String, account: String) throws(SQLiteError) {
+    package func removeSetting(_ name: String, account: String) throws(DatabaseError) {
         try db.run("DELETE FROM settings WHERE account = ? AND name = ?", account, name)
     }
 
     // MARK: - Events
 
     package func log(_ state: TransactionEvent.State, account: String, productID: String, transactionID: Int64? = nil,
-             detail: String = "", at date: Date) throws(SQLiteError) {
+             detail: String = "", at date: Date) throws(DatabaseError) {
         try db.run("INSERT INTO events (date, account, state, product_id, transaction_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
                    date.milliseconds, account, state.rawValue, productID, transactionID, detail)
     }
 
     /// The account's newest events, oldest first.
-    package func events(account: String, limit: Int) throws(SQLiteError) -> [TransactionEvent] {
+    package func events(account: String, limit: Int) throws(DatabaseError) -> [TransactionEvent] {
         try db.rows("""
             SELECT id, date, account, state, product_id, transaction_id, detail FROM
               (SELECT * FROM events WHERE account = ? ORDER BY id DESC LIMIT ?) ORDER BY id
@@ -214,7 +221,7 @@ extension Ledger {
 
     // MARK: - Resets
 
-    package func reset(_ scope: ResetScope, account: String) throws(SQLiteError) {
+    package func reset(_ scope: ResetScope, account: String) throws(DatabaseError) {
         switch scope {
         case .app:
             // Deleting the app wipes what the device knows, for every account signed in on it.

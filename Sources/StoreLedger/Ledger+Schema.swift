@@ -29,11 +29,11 @@ extension Ledger {
             WHERE ownership_type = 'familyShared';
         """
 
-    func createSchema() throws(SQLiteError) {
+    func createSchema() throws(DatabaseError) {
         try Self.createSchema(in: db)
     }
 
-    static func createSchema(in db: SQLiteDatabase) throws(SQLiteError) {
+    static func createSchema(in db: any LedgerConnection) throws(DatabaseError) {
         try db.execute("""
             PRAGMA application_id = \(Self.applicationID);
             PRAGMA user_version = \(Self.schemaVersion);
@@ -124,7 +124,7 @@ extension Ledger {
     }
 
     /// Schema 2 adds why a pending transaction waits (Ask to Buy, interrupted purchases).
-    static func migrate1to2(_ db: SQLiteDatabase) throws(SQLiteError) {
+    static func migrate1to2(_ db: any LedgerConnection) throws(DatabaseError) {
         try db.execute("""
             ALTER TABLE transactions ADD COLUMN pending_reason TEXT;
             PRAGMA user_version = 2;
@@ -132,7 +132,7 @@ extension Ledger {
     }
 
     /// Schema 3 adds promotional offers and each subscription group's renewal state.
-    static func migrate2to3(_ db: SQLiteDatabase) throws(SQLiteError) {
+    static func migrate2to3(_ db: any LedgerConnection) throws(DatabaseError) {
         try db.execute("""
             ALTER TABLE transactions ADD COLUMN offer_id TEXT;
             \(subscriptionsTable)
@@ -143,13 +143,13 @@ extension Ledger {
     /// Schema 6 adds App Store Server Notifications (each recorded in the write that makes
     /// its event), every delivery attempt, and the API keys `storefront serve` accepts.
     /// The signing migration (LedgerSigning) then adds schema 6's seals and sets the version.
-    static func migrate5to6(_ db: SQLiteDatabase, from current: Int64) throws(SQLiteError) {
+    static func migrate5to6(_ db: any LedgerConnection, from current: Int64) throws(DatabaseError) {
         try db.execute(serverTables)
     }
 
     /// Schema 7 adds the promotional offer keys, the nonces their signatures used, and
     /// the offer codes redeemed. LedgerSigning's `migrate` then sets the version.
-    static func migrate6to7(_ db: SQLiteDatabase) throws(SQLiteError) {
+    static func migrate6to7(_ db: any LedgerConnection) throws(DatabaseError) {
         try db.execute(offerTables)
     }
 
@@ -157,7 +157,7 @@ extension Ledger {
     /// the purchase it shares), refund requests made from the app, and pricing (price changes and each
     /// subscriber's price increase, the catalog prices last seen, the App Store's messages to the app).
     /// Tables only, so no row is sealed again; LedgerSigning's `migrate` then sets the version.
-    static func migrate7to8(_ db: SQLiteDatabase) throws(SQLiteError) {
+    static func migrate7to8(_ db: any LedgerConnection) throws(DatabaseError) {
         try db.execute(familyTables)
         try db.execute(refundRequestTables)
         try db.execute(pricingTables)

@@ -12,7 +12,7 @@ extension Ledger {
     /// promotional offer id (3), why a transaction is pending (2), the tables at all (1); 0 for none.
     /// (Tables a migration adds before the write that sets the version are no evidence: a process
     /// killed between the two leaves them.)
-    package static func shapeVersion(of db: SQLiteDatabase) throws(SQLiteError) -> Int64 {
+    package static func shapeVersion(of db: any LedgerConnection) throws(DatabaseError) -> Int64 {
         let columns = Set(try db.texts("SELECT name FROM pragma_table_info('transactions')"))
         if columns.isEmpty { return 0 }
         if columns.contains("seal") { return 6 }

@@ -15,17 +15,17 @@ extension Ledger {
     }
 
     /// The seal of a row read with ``columns``: its ``sealedColumns``, by name, in their order.
-    package static func seal(of row: SQLiteDatabase.Row, key: [UInt8]) -> String {
+    package static func seal(of row: Row, key: [UInt8]) -> String {
         hex(hmac(key: key, row.canonicalBytes(columns: sealedColumns)))
     }
 
     /// The seal of a row read with ``columns``, by this ledger's keyed hasher.
-    package func seal(of row: SQLiteDatabase.Row) -> String {
+    package func seal(of row: Row) -> String {
         Self.hex(sealHasher.mac(row: row, columns: Self.sealedColumns))
     }
 
     /// Whether a row read with ``columns`` carries its own seal.
-    package func isSealed(_ row: SQLiteDatabase.Row) -> Bool {
+    package func isSealed(_ row: Row) -> Bool {
         guard let stored = row.optionalText(.seal) else { return false }
         return stored == seal(of: row)
     }
@@ -37,7 +37,7 @@ extension Ledger {
     /// Seals row `id` anew as it now stands, and folds the change into the head.
     /// Its verified mark (LedgerVerifiedRows) goes with the old seal; the new seal gets one only
     /// when `verified`: the caller knows the row as it now stands carries a good JWS.
-    package func reseal(_ id: Int64, verified: Bool = false) throws(SQLiteError) {
+    package func reseal(_ id: Int64, verified: Bool = false) throws(DatabaseError) {
         var pair: (old: String?, new: String)?
         try db.query("SELECT \(Self.columns) FROM transactions WHERE id = ?", [id]) { row in
             pair = (row.optionalText(.seal), seal(of: row))
@@ -54,7 +54,7 @@ extension Ledger {
     }
 
     /// Takes row `id`'s seal out of the head, before the row is deleted.
-    func unseal(_ id: Int64) throws(SQLiteError) {
+    func unseal(_ id: Int64) throws(DatabaseError) {
         guard let old = try db.rows("SELECT seal FROM transactions WHERE id = ?", id, as: { $0.optionalText(.seal) }).first ?? nil
         else { return }
         try forgetMark(id: id)
@@ -64,7 +64,7 @@ extension Ledger {
     }
 
     /// Seals every row and the head from scratch (schema 6 migration, resets).
-    func resealAll() throws(SQLiteError) {
+    func resealAll() throws(DatabaseError) {
         let ids = try db.rows("SELECT id FROM transactions ORDER BY id") { $0.int64(.id) }
         try db.run("UPDATE transactions SET seal = NULL")
         try saveHead([UInt8](repeating: 0, count: 32))
@@ -75,7 +75,7 @@ extension Ledger {
     /// verifies and says what the row says (as the bundle id it was signed for), and the pending
     /// or declined ones, which carry none; any other row is left unsealed, so it stays unverified:
     /// a migration never vouches for a row it cannot verify.
-    func sealRowsThatVerify() throws(SQLiteError) {
+    func sealRowsThatVerify() throws(DatabaseError) {
         let rows = try db.rows("SELECT \(Self.columns) FROM transactions ORDER BY id") { row in
             var transaction = Self.unverifiedTransaction(row)
             transaction.jwsRepresentation = row.optionalText(.jws)
@@ -94,7 +94,7 @@ extension Ledger {
     }
 
     /// Folds the head again from the seals of the rows there are (after a reset deleted rows).
-    func refoldHead() throws(SQLiteError) {
+    func refoldHead() throws(DatabaseError) {
         var digest = [UInt8](repeating: 0, count: 32)
         try db.query("SELECT seal FROM transactions WHERE seal IS NOT NULL", []) { row in
             xor(&digest, Self.bytes(hex: row.text(.seal)))
@@ -103,15 +103,17 @@ extension Ledger {
     }
 
     /// The head's digest: the XOR of every row's seal (all zero with no rows).
-    func headDigest() throws(SQLiteError) -> [UInt8] {
+    func headDigest() throws(DatabaseError) -> [UInt8] {
         let stored = try db.rows("SELECT digest FROM seal_head WHERE id = 1") { $0.text(.digest) }.first
         return stored.map(Self.bytes(hex:)) ?? [UInt8](repeating: 0, count: 32)
     }
 
-    func saveHead(_ digest: [UInt8]) throws(SQLiteError) {
+    func saveHead(_ digest: [UInt8]) throws(DatabaseError) {
         let text = Self.hex(digest)
-        try db.run("INSERT OR REPLACE INTO seal_head (id, digest, seal) VALUES (1, ?, ?)",
-                   text, Self.hex(Self.hmac(key: sealKey, Array("head\n\(text)".utf8))))
+        try db.run("""
+            INSERT INTO seal_head (id, digest, seal) VALUES (1, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET digest = excluded.digest, seal = excluded.seal
+            """, text, Self.hex(Self.hmac(key: sealKey, Array("head\n\(text)".utf8))))
     }
 
     static let sealHeadTable = """
@@ -125,7 +127,7 @@ extension Ledger {
     // MARK: - Checking (the doctor)
 
     /// Why the head does not add up with the rows' seals, or nil. Reads only.
-    static func headProblem(_ db: SQLiteDatabase, key: [UInt8]) throws(SQLiteError) -> String? {
+    static func headProblem(_ db: any LedgerConnection, key: [UInt8]) throws(DatabaseError) -> String? {
         var digest = [UInt8](repeating: 0, count: 32)
         try db.query("SELECT seal FROM transactions WHERE seal IS NOT NULL", []) { row in
             xor(&digest, bytes(hex: row.text(.seal)))
@@ -186,7 +188,7 @@ private func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
     for index in digest.indices where index < other.count { digest[index] ^= other[index] }
 }
 
-extension SQLiteDatabase.Row {
+extension Row {
     /// The columns as stored, each tagged with its type and, for text and blobs, its byte
     /// length: two different rows never give the same bytes.
     func canonicalBytes(columns: [Column]) -> [UInt8] {
@@ -205,7 +207,7 @@ extension SQLiteDatabase.Row {
 }
 
 extension Ledger {
-    /// ``SQLiteDatabase/Row/canonicalBytes(columns:)`` of a row about to be written with these
+    /// ``Row/canonicalBytes(columns:)`` of a row about to be written with these
     /// values: the same bytes, provided each value has its column's type (integers for
     /// INTEGER columns, text for TEXT ones), as SQLite then stores it unchanged.
     static func canonicalBytes(_ values: [any SQLBindable]) -> [UInt8] {

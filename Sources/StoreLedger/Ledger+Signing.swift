@@ -8,7 +8,7 @@ extension Ledger {
     // MARK: - Key and certificate chain
 
     /// Stores a new key with its chain, issued at `date` (store time).
-    static func insertSigningKey(_ key: SigningKey, at date: Date, into db: SQLiteDatabase) throws {
+    static func insertSigningKey(_ key: SigningKey, at date: Date, into db: any LedgerConnection) throws {
         let chain = try CertificateChain.issue(for: key, at: date)
         try db.run("""
             INSERT INTO signing_key (id, private_key, leaf_certificate, intermediate_certificate, root_certificate)
@@ -128,7 +128,7 @@ extension Ledger {
     /// Signs (or re-signs, after a change) a transaction as it now stands, as the
     /// App Store re-signs a transaction when it is upgraded or revoked; `signedDate`
     /// is the store's time.
-    package func sign(_ id: Int64, bundleID: String? = nil) throws(SQLiteError) {
+    package func sign(_ id: Int64, bundleID: String? = nil) throws(DatabaseError) {
         guard let row = try db.rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", id,
                                     as: Self.unverifiedTransaction).first else { return }
         do {
@@ -146,15 +146,15 @@ extension Ledger {
             if let signed = try? JSON.parse(bytes) {
                 verifiedSignatures[jws] = .success(signed)
             }
-        } catch let error as SQLiteError {
+        } catch let error as DatabaseError {
             throw error
         } catch {
-            throw SQLiteError(code: 1, message: "signing transaction \(id) failed: \(error)")
+            throw DatabaseError(code: 1, message: "signing transaction \(id) failed: \(error)")
         }
     }
 
     /// The store's `environment` setting: what new transactions (and so their payloads) say.
-    package func environment() throws(SQLiteError) -> Transaction.AppStoreEnvironment {
+    package func environment() throws(DatabaseError) -> Transaction.AppStoreEnvironment {
         try setting("environment", account: "").flatMap(Transaction.AppStoreEnvironment.init(appStoreName:)) ?? .xcode
     }
 

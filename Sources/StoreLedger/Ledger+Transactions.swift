@@ -27,7 +27,7 @@ extension Ledger {
     /// store's key over exactly the payload the row describes.
     /// A row read with ``verifiedColumns`` that is sealed and marked verified is not checked
     /// again (LedgerVerifiedRows); any other is, in full.
-    package func transaction(_ row: SQLiteDatabase.Row) -> Transaction {
+    package func transaction(_ row: Row) -> Transaction {
         var transaction = Self.unverifiedTransaction(row)
         transaction.jwsRepresentation = row.optionalText(.jws)
         let sealed = isSealed(row)
@@ -50,7 +50,7 @@ extension Ledger {
     /// when every row it names was verified by another read meanwhile (``ReadCache``), those are
     /// the answer, and no row of the table is read (each a page of its own, often out of SQLite's cache).
     func verifiedTransactions(_ sql: String, _ parameters: [any SQLBindable], reusable: Bool = false,
-                              ids: String? = nil) throws(SQLiteError) -> [Transaction] {
+                              ids: String? = nil) throws(DatabaseError) -> [Transaction] {
         let state = ReadCache.State(dataVersion: try dataVersion(), generation: db.transactionsGeneration)
         guard reusable else { return try readVerifiedTransactions(sql, parameters, state) }
         let key = ReadCache.key(sql, parameters)
@@ -65,7 +65,7 @@ extension Ledger {
     }
 
     /// The rows a query of ids names, when each was verified by another read while the table is unchanged; else nil.
-    private func keptRows(_ sql: String, _ parameters: [any SQLBindable], _ state: ReadCache.State) throws(SQLiteError)
+    private func keptRows(_ sql: String, _ parameters: [any SQLBindable], _ state: ReadCache.State) throws(DatabaseError)
         -> [Transaction]? {
         var kept: [Transaction] = []
         var missing = false
@@ -78,7 +78,7 @@ extension Ledger {
 
     /// `state`: the table's state for ``ReadCache`` (one `PRAGMA data_version` a read, taken by the caller).
     private func readVerifiedTransactions(_ sql: String, _ parameters: [any SQLBindable], _ state: ReadCache.State)
-        throws(SQLiteError) -> [Transaction] {
+        throws(DatabaseError) -> [Transaction] {
         var transactions: [Transaction] = []
         var checks: [Check] = []
         // A row another read verified while the table is unchanged is taken as it was: not read
@@ -111,7 +111,7 @@ extension Ledger {
     }
 
     /// A row as a transaction not yet verified, and what its verification needs.
-    package func pending(_ row: SQLiteDatabase.Row) -> (Transaction, Check) {
+    package func pending(_ row: Row) -> (Transaction, Check) {
         var transaction = Self.unverifiedTransaction(row)
         transaction.jwsRepresentation = row.optionalText(.jws)
         return (transaction, !isSealed(row) ? .unsealed : hasMark(row) ? .marked : .sealed)
@@ -201,7 +201,7 @@ extension Ledger {
         return payload == .object(members.filter { $0.key != "revocationType" && $0.key != "revocationPercentage" })
     }
 
-    static func unverifiedTransaction(_ row: SQLiteDatabase.Row) -> Transaction {
+    static func unverifiedTransaction(_ row: Row) -> Transaction {
         var transaction = Transaction(
             id: row.int64(.id), originalID: row.int64(.original_id), productID: row.text(.product_id),
             productType: ProductType(rawValue: row.text(.product_type)) ?? .nonConsumable,
@@ -232,7 +232,7 @@ extension Ledger {
     }
 
     /// The account's transactions, newest first; optionally of one product only, or only the newest `limit`.
-    package func transactions(account: String, productID: String? = nil, limit: Int? = nil) throws(SQLiteError) -> [Transaction] {
+    package func transactions(account: String, productID: String? = nil, limit: Int? = nil) throws(DatabaseError) -> [Transaction] {
         if let productID {
             return try verifiedTransactions("SELECT \(Self.verifiedColumns) FROM transactions WHERE account = ? AND product_id = ? ORDER BY id DESC",
                                             [account, productID], reusable: true)
@@ -244,7 +244,7 @@ extension Ledger {
     /// `Transaction.all`: the account's purchased transactions, newest first — never a pending
     /// or declined request — and finished consumables only when `includeFinishedConsumables`
     /// (Apple's `SKIncludeConsumableInAppPurchaseHistory`); the newest `limit` only when given.
-    package func appTransactions(account: String, includeFinishedConsumables: Bool, limit: Int?) throws(SQLiteError) -> [Transaction] {
+    package func appTransactions(account: String, includeFinishedConsumables: Bool, limit: Int?) throws(DatabaseError) -> [Transaction] {
         let (sql, parameters) = Self.appHistoryQuery(account: account, includeFinishedConsumables: includeFinishedConsumables,
                                                      before: nil, since: nil, limit: limit)
         return try verifiedTransactions(sql, parameters, reusable: true)
@@ -252,7 +252,7 @@ extension Ledger {
 
     /// Whether the account ever bought a subscription of the group (a row is enough: no signature to
     /// check). One its family shares with it is not its own purchase.
-    package func hasPurchase(account: String, groupID: String) throws(SQLiteError) -> Bool {
+    package func hasPurchase(account: String, groupID: String) throws(DatabaseError) -> Bool {
         try db.scalar("""
             SELECT EXISTS (SELECT 1 FROM transactions
                            WHERE account = ? AND subscription_group_id = ? AND status = 'purchased'
@@ -261,7 +261,7 @@ extension Ledger {
     }
 
     /// Transactions the App Store still holds for the app: purchased, not finished.
-    package func unfinishedTransactions(account: String) throws(SQLiteError) -> [Transaction] {
+    package func unfinishedTransactions(account: String) throws(DatabaseError) -> [Transaction] {
         // By its own index, named: SQLite would otherwise take transactions_app_history (whose WHERE
         // `finished = 0` implies too) and read every non-consumable's row to find none unfinished.
         // (Every index is made when a ledger opens the file.)
@@ -273,7 +273,7 @@ extension Ledger {
 
     /// The newest transaction of each product that is not a consumable, for
     /// entitlements and restore.
-    package func latestRestorableTransactions(account: String) throws(SQLiteError) -> [Transaction] {
+    package func latestRestorableTransactions(account: String) throws(DatabaseError) -> [Transaction] {
         let newest = """
             SELECT max(id) AS id FROM transactions
             WHERE account = ? AND status = 'purchased' AND product_type != 'consumable'
@@ -282,24 +282,24 @@ extension Ledger {
             """
         // The ids come from the index transactions_restorable alone: after the paywall's owned read, no row is read again.
         return try verifiedTransactions("SELECT \(Self.verifiedColumns) FROM transactions WHERE id IN (\(newest)) ORDER BY id",
-                                        [account], reusable: true, ids: "SELECT id FROM (\(newest)) ORDER BY id")
+                                        [account], reusable: true, ids: "SELECT id FROM (\(newest)) AS newest ORDER BY id")
     }
 
     /// The transactions that granted the app's owned products (any account's ids the
     /// cache names; the caller checks), read and verified in one go.
-    package func ownedProductTransactions(account: String) throws(SQLiteError) -> [Transaction] {
+    package func ownedProductTransactions(account: String) throws(DatabaseError) -> [Transaction] {
         try verifiedTransactions("""
             SELECT \(Self.verifiedColumns) FROM transactions
             WHERE id IN (SELECT transaction_id FROM app_owned WHERE account = ?)
             """, [account])
     }
 
-    package func transaction(id: Int64) throws(SQLiteError) -> Transaction? {
+    package func transaction(id: Int64) throws(DatabaseError) -> Transaction? {
         try db.rows("SELECT \(Self.verifiedColumns) FROM transactions WHERE id = ?", id, as: transaction).first
     }
 
     /// Rewrites a transaction's App Store record (approval, refund) and signs it anew.
-    package func update(_ transaction: Transaction) throws(SQLiteError) -> Transaction {
+    package func update(_ transaction: Transaction) throws(DatabaseError) -> Transaction {
         try db.run("""
             UPDATE transactions SET original_id = ?, purchase_date = ?, original_purchase_date = ?, expiration_date = ?,
                 revocation_date = ?, revocation_reason = ?, is_upgraded = ?, storefront = ?, currency = ?, price = ?,
@@ -320,7 +320,7 @@ extension Ledger {
     }
 
     /// Removes a transaction from the history (the Transaction Manager's Delete).
-    package func delete(transactionID id: Int64) throws(SQLiteError) {
+    package func delete(transactionID id: Int64) throws(DatabaseError) {
         try unseal(id)
         try db.run("DELETE FROM transactions WHERE id = ?", id)
         try db.run("DELETE FROM transaction_commitments WHERE transaction_id = ?", id)
@@ -328,25 +328,25 @@ extension Ledger {
     }
 
     /// The account's transactions waiting for approval or an action, oldest first.
-    package func pendingTransactions(account: String) throws(SQLiteError) -> [Transaction] {
+    package func pendingTransactions(account: String) throws(DatabaseError) -> [Transaction] {
         try db.rows("SELECT \(Self.verifiedColumns) FROM transactions WHERE account = ? AND status = 'pending' ORDER BY id",
                     account, as: transaction)
     }
 
-    package func markUpgraded(_ id: Int64) throws(SQLiteError) {
+    package func markUpgraded(_ id: Int64) throws(DatabaseError) {
         try db.run("UPDATE transactions SET is_upgraded = 1 WHERE id = ?", id)
         try sign(id)
     }
 
     /// Hands a transaction back to the app unfinished: a refund reaches the app as an update.
-    package func markUnfinished(_ id: Int64) throws(SQLiteError) {
+    package func markUnfinished(_ id: Int64) throws(DatabaseError) {
         let wasVerified = try isMarkedAsStored(id)
         try db.run("UPDATE transactions SET finished = 0 WHERE id = ?", id)
         try reseal(id, verified: wasVerified)  // the JWS does not cover finished
     }
 
     /// Marks a transaction finished; false when it already was (so delivery happens once).
-    package func markFinished(_ id: Int64) throws(SQLiteError) -> Bool {
+    package func markFinished(_ id: Int64) throws(DatabaseError) -> Bool {
         let wasVerified = try isMarkedAsStored(id)
         try db.run("UPDATE transactions SET finished = 1 WHERE id = ? AND finished = 0", id)
         guard db.changes > 0 else { return false }

@@ -44,21 +44,23 @@ extension Ledger {
     package static let verifiedMarkRule = "payload 5"
 
     /// Whether a row read with ``verifiedColumns`` whose seal was found good carries its mark.
-    func hasMark(_ row: SQLiteDatabase.Row) -> Bool {
+    func hasMark(_ row: Row) -> Bool {
         guard row.has(.mark), let stored = row.optionalText(.mark), let seal = row.optionalText(.seal) else { return false }
         return stored == mark(forSeal: seal)
     }
 
     /// Marks row `id`, sealed `seal`, as verified (replacing the mark of its previous seal).
-    package func saveMark(id: Int64, seal: String) throws(SQLiteError) {
-        try db.run("INSERT OR REPLACE INTO verified_rows (transaction_id, row_seal, mark) VALUES (?, ?, ?)",
-                   id, seal, mark(forSeal: seal))
+    package func saveMark(id: Int64, seal: String) throws(DatabaseError) {
+        try db.run("""
+            INSERT INTO verified_rows (transaction_id, row_seal, mark) VALUES (?, ?, ?)
+            ON CONFLICT (transaction_id) DO UPDATE SET row_seal = excluded.row_seal, mark = excluded.mark
+            """, id, seal, mark(forSeal: seal))
     }
 
     /// Whether row `id`, as stored now, is sealed and marked verified: read before a change the
     /// JWS does not cover (`finished`), so the changed row may keep the verdict. Never carried
     /// by the seal alone: a row edited under an old seal and mark must not have them renewed.
-    func isMarkedAsStored(_ id: Int64) throws(SQLiteError) -> Bool {
+    func isMarkedAsStored(_ id: Int64) throws(DatabaseError) -> Bool {
         var marked = false
         try db.query("SELECT \(Self.verifiedColumns) FROM transactions WHERE id = ?", [id]) { row in
             marked = isSealed(row) && hasMark(row)
@@ -66,12 +68,12 @@ extension Ledger {
         return marked
     }
 
-    func forgetMark(id: Int64) throws(SQLiteError) {
+    func forgetMark(id: Int64) throws(DatabaseError) {
         try db.run("DELETE FROM verified_rows WHERE transaction_id = ?", id)
     }
 
     /// Drops the marks of rows there are no more (after a reset deleted rows).
-    func forgetStaleMarks() throws(SQLiteError) {
+    func forgetStaleMarks() throws(DatabaseError) {
         try db.run("DELETE FROM verified_rows WHERE transaction_id NOT IN (SELECT id FROM transactions)")
         try db.run("DELETE FROM transaction_commitments WHERE transaction_id NOT IN (SELECT id FROM transactions)")
     }
@@ -79,7 +81,7 @@ extension Ledger {
 
 /// The last few verified reads of the `transactions` table, kept while the table is unchanged:
 /// no other connection has committed (`PRAGMA data_version`) and this one has changed no row
-/// of it (``SQLiteDatabase/transactionsGeneration``). Small results only, a few of them.
+/// of it (``LedgerConnection/transactionsGeneration``). Small results only, a few of them.
 /// And the rows those reads verified, by id, for other reads of the same rows meanwhile (the
 /// paywall's owned products and the account's entitlements are mostly the same transactions).
 package struct ReadCache {

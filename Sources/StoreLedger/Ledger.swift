@@ -33,7 +33,10 @@ package final class Ledger {
     /// What was repaired on opening (a file others could read), for the user to hear.
     package var warnings: [String] = []
     /// The connection: the ledger's own, never handed out (``write(durable:_:)``, ``read(_:)``).
-    let db: SQLiteDatabase
+    let db: any LedgerConnection
+    /// The same connection when the store is a SQLite file, for the file's own concerns (its
+    /// header, its log, the busy wait); nil on PostgreSQL.
+    let sqliteFile: SQLiteDatabase?
     /// The store's signing key and its certificate chain, kept inside the store file
     /// (see docs/store-file.md).
     var key: SigningIdentity!
@@ -116,11 +119,12 @@ package final class Ledger {
             throw StoreFileError(path: path, reason: missing.message)
         }
         do {
-            db = try SQLiteDatabase(path: file, create: createInPlace)
+            let connection = try SQLiteDatabase(path: file, create: createInPlace)
             if createInPlace { chmod(file, 0o600) }
             // Waiting for another process is not an error: each write holds the lock for one
             // fsync, but a queue of writers on a slow disk can take seconds to drain.
-            db.waitWhenBusy(milliseconds: 30_000)
+            connection.waitWhenBusy(milliseconds: 30_000)
+            (db, sqliteFile) = (connection, connection)
         } catch {
             throw StoreFileError(path: path, reason: "cannot be opened: \(error.message)")
         }
@@ -150,7 +154,7 @@ package final class Ledger {
     /// Why a step of opening failed: busy (the file is fine, try again) when another process
     /// held the lock past the busy timeout — at any step, loading the key and migrating included.
     package static func openingFailure(of path: String, _ step: String, _ error: any Error) -> StoreFileError {
-        if let error = error as? SQLiteError, error.isBusy {
+        if let error = error as? DatabaseError, error.isBusy {
             return StoreFileError(path: path, reason: "is busy: \(error.message)", isBusy: true)
         }
         return StoreFileError(path: path, reason: "\(step): \(error)")
@@ -199,7 +203,7 @@ package final class Ledger {
             }
         } catch let error as StoreFileError {
             throw error
-        } catch let error as SQLiteError where error.isNotADatabase {
+        } catch let error as DatabaseError where error.isNotADatabase {
             throw StoreFileError(path: path, reason: "is not a store file (not a SQLite database, or a damaged one)")
         } catch {
             throw Self.openingFailure(of: path, "cannot be used", error)
@@ -247,9 +251,9 @@ package final class Ledger {
     }
 
     /// Changes whenever another connection commits: cheap to poll.
-    package func dataVersion() throws(SQLiteError) -> Int64 {
+    package func dataVersion() throws(DatabaseError) -> Int64 {
         try checkFile()
-        return try db.scalar("PRAGMA data_version") ?? 0
+        return try db.storeVersion()
     }
 
 }

@@ -9,5 +9,3 @@ public protocol LedgerError: Error, Sendable, CustomStringConvertible {
     /// The backend's own words for what went wrong (never a password).
     var message: String { get }
 }
-
-extension SQLiteError: LedgerError {}

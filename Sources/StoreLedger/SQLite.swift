@@ -4,18 +4,6 @@ import Glibc
 import StoreCatalog
 import StoreSigning
 
-/// An error from SQLite, with its result code.
-public struct SQLiteError: Error, Sendable, CustomStringConvertible {
-    public var code: Int32
-    public var message: String
-    public var description: String { message }
-
-    /// The file is not a database (garbage, encrypted, truncated header).
-    public var isNotADatabase: Bool { code & 0xFF == SQLITE_NOTADB || code & 0xFF == SQLITE_CORRUPT }
-    /// Another connection holds the lock longer than the busy timeout.
-    public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
-}
-
 /// A value bound to a statement parameter.
 package enum SQLValue {
     case null
@@ -39,7 +27,7 @@ extension Optional: SQLBindable where Wrapped: SQLBindable {
 
 /// One SQLite connection, with prepared statements cached by their SQL text.
 /// Not thread-safe: each owner (an actor) keeps its own.
-package final class SQLiteDatabase {
+package final class SQLiteDatabase: LedgerConnection {
     private var handle: OpaquePointer?
     private var statements: [String: Prepared] = [:]
     /// Changes this connection made to rows of `transactions`, and rollbacks (SQLite's update and
@@ -53,7 +41,7 @@ package final class SQLiteDatabase {
 
     /// Opens (and with `create`, creates) the database at `path`; with `uri`,
     /// `path` is a `file:` URI whose parameters (`mode=ro`, `immutable=1`) apply.
-    package init(path: String, create: Bool, readOnly: Bool = false, uri: Bool = false) throws(SQLiteError) {
+    package init(path: String, create: Bool, readOnly: Bool = false, uri: Bool = false) throws(DatabaseError) {
         var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create { flags |= SQLITE_OPEN_CREATE }
         if uri { flags |= SQLITE_OPEN_URI }
@@ -91,19 +79,19 @@ package final class SQLiteDatabase {
 
     /// Changes with every change this connection makes to the `transactions` table: with
     /// `PRAGMA data_version` (other connections' commits), whether a read of it may be reused.
-    var transactionsGeneration: Int64 { transactionChanges.pointee }
+    package var transactionsGeneration: Int64 { transactionChanges.pointee }
 
     /// Rows this connection has inserted, updated or deleted since it opened: with `PRAGMA
     /// data_version` (which counts only other connections' commits), what the change feed checks.
     package var totalChanges: Int64 { sqlite3_total_changes64(handle) }
 
-    private func error(_ status: Int32) -> SQLiteError {
+    private func error(_ status: Int32) -> DatabaseError {
         Self.error(status, handle)
     }
 
     /// SQLite's message, with the system's reason when a file operation failed:
     /// "disk I/O error" alone does not say that the disk is full.
-    private static func error(_ status: Int32, _ handle: OpaquePointer?) -> SQLiteError {
+    private static func error(_ status: Int32, _ handle: OpaquePointer?) -> DatabaseError {
         var message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
         let primary = status & 0xFF
         if let handle, [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_READONLY].contains(primary) {
@@ -111,7 +99,7 @@ package final class SQLiteDatabase {
             let reason = systemError != 0 ? systemError : likelyWriteFailure(status, handle)
             if reason != 0 { message += " (\(String(cString: strerror(reason))))" }
         }
-        return SQLiteError(code: status, message: message)
+        return DatabaseError(code: status, message: message)
     }
 
     /// The system's reason for a failed write when SQLite kept none (it reads `errno` after
@@ -131,20 +119,15 @@ package final class SQLiteDatabase {
     }
 
     /// Runs one or more statements that take no parameters.
-    package func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(DatabaseError) {
         // `DELETE FROM transactions` without a WHERE is SQLite's truncate, which the update hook does not see.
         if sql.contains("transactions") || sql.contains("ROLLBACK") { transactionChanges.pointee += 1 }
         let status = sqlite3_exec(handle, sql, nil, nil, nil)
         guard status == SQLITE_OK else { throw error(status) }
     }
 
-    /// Runs a statement for its effect.
-    package func run(_ sql: String, _ parameters: any SQLBindable...) throws(SQLiteError) {
-        try query(sql, parameters) { _ in }
-    }
-
     /// Runs a query and hands each row to `body`.
-    package func query(_ sql: String, _ parameters: [any SQLBindable], _ body: (Row) throws(SQLiteError) -> Void) throws(SQLiteError) {
+    package func query(_ sql: String, _ parameters: [any SQLBindable], _ body: (Row) throws(DatabaseError) -> Void) throws(DatabaseError) {
         let prepared = try prepared(sql)
         let statement = prepared.statement
         defer {
@@ -185,33 +168,11 @@ package final class SQLiteDatabase {
         }
     }
 
-    /// The rows of a query, each mapped by `transform`.
-    package func rows<T>(_ sql: String, _ parameters: any SQLBindable..., as transform: (Row) -> T) throws(SQLiteError) -> [T] {
-        var result: [T] = []
-        try query(sql, parameters) { row in result.append(transform(row)) }
-        return result
-    }
-
-    /// The one column of the first row, as an integer: a query of one value (`count(*)`,
-    /// `max(id)`, a pragma), which has no other column to mistake it for.
-    package func scalar(_ sql: String, _ parameters: any SQLBindable...) throws(SQLiteError) -> Int64? {
-        var value: Int64?
-        try query(sql, parameters) { row in if value == nil { value = row.onlyInt64() } }
-        return value
-    }
-
-    /// The one column of each row, as text: a query of one value a row (a pragma's list, a check's answers).
-    package func texts(_ sql: String, _ parameters: any SQLBindable...) throws(SQLiteError) -> [String] {
-        var result: [String] = []
-        try query(sql, parameters) { row in result.append(row.onlyText()) }
-        return result
-    }
-
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up
     /// front, so two processes never deadlock upgrading a read to a write.
     /// With `durable` false (a record that may be made again, never a purchase), the commit is not
     /// synced: a process killed loses nothing (the system has it), a power cut may lose it.
-    package func transaction<T>(durable: Bool = true, _ body: () throws -> T) throws -> T {
+    package func transaction<T>(durable: Bool, _ body: () throws -> T) throws -> T {
         // Inside another transaction, a savepoint: the inner work joins the outer commit.
         let nested = sqlite3_get_autocommit(handle) == 0
         if !durable, !nested {
@@ -249,14 +210,19 @@ package final class SQLiteDatabase {
 
     package var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// `PRAGMA data_version`: changes when another connection commits to the file.
+    package func storeVersion() throws(DatabaseError) -> Int64 {
+        try scalar("PRAGMA data_version") ?? 0
+    }
+
     /// Called before each outermost transaction and read: the store's check that its path still
     /// names the file this connection has open (LedgerFileWatch).
-    package var guardFile: (() throws(SQLiteError) -> Void)?
+    package var guardFile: (() throws(DatabaseError) -> Void)?
     /// Whether closing first writes the log back into the file and empties it (a moved file's, which
     /// SQLite's own close leaves beside the path).
     var checkpointsBeforeClose = false
     /// No transaction open on this connection.
-    var isOutsideTransaction: Bool { sqlite3_get_autocommit(handle) != 0 }
+    package var isOutsideTransaction: Bool { sqlite3_get_autocommit(handle) != 0 }
 
     /// The main file's first bytes and size through SQLite's own handle, and whether its path
     /// names another file now; SQLite's result code of the read.
@@ -265,7 +231,7 @@ package final class SQLiteDatabase {
         return header.withUnsafeMutableBufferPointer { csqlite_main_file(handle, $0.baseAddress, count, &size, &moved) }
     }
 
-    private func prepared(_ sql: String) throws(SQLiteError) -> Prepared {
+    private func prepared(_ sql: String) throws(DatabaseError) -> Prepared {
         if let cached = statements[sql] { return cached }
         var statement: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
@@ -280,110 +246,73 @@ package final class SQLiteDatabase {
         let statement: OpaquePointer
         let layout: ColumnLayout
     }
+}
 
-    /// Where each ``Column`` is in a prepared statement's result, found once by name
-    /// (`sqlite3_column_name`) when the statement is prepared: a read by name then costs an
-    /// array index, not a lookup of the name.
-    package final class ColumnLayout {
-        /// By ``Column/rawValue``: the column's position, ``absent`` or ``ambiguous``.
-        private var positions: [Int32]
-        /// The result's column count, for ``Row/onlyInt64()``.
-        private(set) var count: Int32 = 0
-        private var reprepared: Int32 = 0
-        /// The statement's SQL, for the message when a read names a column it does not have.
-        let sql: String
-        static let absent: Int32 = -1
-        static let ambiguous: Int32 = -2
+/// Where each ``Column`` is in a prepared statement's result, found once by name
+/// (`sqlite3_column_name`) when the statement is prepared: a read by name then costs an
+/// array index, not a lookup of the name.
+package final class ColumnLayout {
+    /// By ``Column/rawValue``: the column's position, ``absent`` or ``ambiguous``.
+    private var positions: [Int32]
+    /// The result's column count, for ``Row/onlyInt64()``.
+    private(set) var count: Int32 = 0
+    private var reprepared: Int32 = 0
+    /// The statement's SQL, for the message when a read names a column it does not have.
+    let sql: String
+    static let absent: Int32 = -1
+    static let ambiguous: Int32 = -2
 
-        init(_ statement: OpaquePointer, sql: String) {
-            self.sql = sql
-            positions = Array(repeating: Self.absent, count: Column.allCases.count)
-            resolve(statement)
-        }
+    init(_ statement: OpaquePointer, sql: String) {
+        self.sql = sql
+        positions = Array(repeating: Self.absent, count: Column.allCases.count)
+        resolve(statement)
+    }
 
-        private func resolve(_ statement: OpaquePointer) {
-            positions = Array(repeating: Self.absent, count: Column.allCases.count)
-            count = sqlite3_column_count(statement)
-            reprepared = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_REPREPARE, 0)
-            for position in 0..<count {
-                // A column no case names (an expression without AS) cannot be read: nothing can ask for it.
-                guard let name = sqlite3_column_name(statement, position), let column = Column(name: String(cString: name)) else { continue }
-                // Two columns of one name (a join's `t.id` and `s.id`): a read of either is refused, not guessed.
-                positions[column.rawValue] = positions[column.rawValue] == Self.absent ? position : Self.ambiguous
-            }
-        }
+    /// The layout of a result whose columns are named `names`, in order (a backend that
+    /// hands over a whole result: PostgreSQL's).
+    init(names: [String?], sql: String) {
+        self.sql = sql
+        positions = Array(repeating: Self.absent, count: Column.allCases.count)
+        resolve(names)
+    }
 
-        /// Finds the columns again when SQLite has prepared the statement again for a schema change.
-        func refreshIfReprepared(_ statement: OpaquePointer) {
-            if sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_REPREPARE, 0) != reprepared { resolve(statement) }
-        }
+    private func resolve(_ statement: OpaquePointer) {
+        reprepared = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_REPREPARE, 0)
+        resolve((0..<sqlite3_column_count(statement)).map { sqlite3_column_name(statement, $0).map { String(cString: $0) } })
+    }
 
-        /// Whether the result has one column named `column`.
-        func contains(_ column: Column) -> Bool { positions[column.rawValue] >= 0 }
-
-        /// The position of `column` in the result. A name the result does not have is a bug in the
-        /// code that reads it (a misspelt `SELECT` list, a read of a column not selected), found by
-        /// the first test that runs it: it stops the program, as an index out of range does,
-        /// rather than read another column's value or a silent NULL.
-        @inline(__always)
-        func position(of column: Column) -> Int32 {
-            let position = positions[column.rawValue]
-            if position < 0 { missing(column, position) }
-            return position
-        }
-
-        private func missing(_ column: Column, _ position: Int32) -> Never {
-            let what = position == Self.ambiguous ? "two columns named" : "no column named"
-            preconditionFailure("\(what) \(column.name) in the result of: \(sql)")
+    private func resolve(_ names: [String?]) {
+        positions = Array(repeating: Self.absent, count: Column.allCases.count)
+        count = Int32(names.count)
+        for (position, name) in names.enumerated() {
+            // A column no case names (an expression without AS) cannot be read: nothing can ask for it.
+            guard let name, let column = Column(name: name) else { continue }
+            // Two columns of one name (a join's `t.id` and `s.id`): a read of either is refused, not guessed.
+            positions[column.rawValue] = positions[column.rawValue] == Self.absent ? Int32(position) : Self.ambiguous
         }
     }
 
-    /// A result row, read by column name; valid only inside the query's row callback.
-    package struct Row {
-        let statement: OpaquePointer
-        /// Owned by the cached statement, which outlives every row of it.
-        unowned(unsafe) let layout: ColumnLayout
+    /// Finds the columns again when SQLite has prepared the statement again for a schema change.
+    func refreshIfReprepared(_ statement: OpaquePointer) {
+        if sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_REPREPARE, 0) != reprepared { resolve(statement) }
+    }
 
-        /// Whether the result has a column named `column` (a read of an older file's columns).
-        package func has(_ column: Column) -> Bool { layout.contains(column) }
-        package func isNull(_ column: Column) -> Bool { sqlite3_column_type(statement, layout.position(of: column)) == SQLITE_NULL }
-        func isInteger(_ column: Column) -> Bool { sqlite3_column_type(statement, layout.position(of: column)) == SQLITE_INTEGER }
-        package func int64(_ column: Column) -> Int64 { sqlite3_column_int64(statement, layout.position(of: column)) }
-        package func int(_ column: Column) -> Int { Int(int64(column)) }
-        package func bool(_ column: Column) -> Bool { int64(column) != 0 }
-        package func text(_ column: Column) -> String { text(at: layout.position(of: column)) }
-        package func optionalText(_ column: Column) -> String? { isNull(column) ? nil : text(column) }
-        package func optionalInt64(_ column: Column) -> Int64? { isNull(column) ? nil : int64(column) }
+    /// Whether the result has one column named `column`.
+    func contains(_ column: Column) -> Bool { positions[column.rawValue] >= 0 }
 
-        private func text(at position: Int32) -> String {
-            guard let bytes = sqlite3_column_text(statement, position) else { return "" }
-            // By byte length, as bound: a NUL inside is kept, not an end.
-            let count = Int(sqlite3_column_bytes(statement, position))
-            return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
-        }
+    /// The position of `column` in the result. A name the result does not have is a bug in the
+    /// code that reads it (a misspelt `SELECT` list, a read of a column not selected), found by
+    /// the first test that runs it: it stops the program, as an index out of range does,
+    /// rather than read another column's value or a silent NULL.
+    @inline(__always)
+    func position(of column: Column) -> Int32 {
+        let position = positions[column.rawValue]
+        if position < 0 { missing(column, position) }
+        return position
+    }
 
-        /// The column's text as UTF-8 bytes, as ``text(_:)`` decodes it, without making a String
-        /// when it is ASCII (a JWS, an id, a date): what a seal hashes.
-        func withTextBytes<R>(_ column: Column, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-            let position = layout.position(of: column)
-            guard let bytes = sqlite3_column_text(statement, position) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-            let raw = UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, position)))
-            if raw.allSatisfy({ $0 < 0x80 }) { return body(raw) }
-            // Not ASCII: as decoded, so that bytes that are not UTF-8 hash as text() reads them.
-            var decoded = self.text(at: position)
-            return decoded.withUTF8 { body(UnsafeRawBufferPointer($0)) }
-        }
-
-        /// The value of a result of one column, whatever SQL names it (``SQLiteDatabase/scalar(_:_:)``).
-        func onlyInt64() -> Int64? {
-            precondition(layout.count == 1, "a query of one value has one column: \(layout.sql)")
-            return sqlite3_column_type(statement, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 0)
-        }
-
-        /// The text of a result of one column, whatever SQL names it (``SQLiteDatabase/texts(_:_:)``).
-        func onlyText() -> String {
-            precondition(layout.count == 1, "a query of one value has one column: \(layout.sql)")
-            return text(at: 0)
-        }
+    private func missing(_ column: Column, _ position: Int32) -> Never {
+        let what = position == Self.ambiguous ? "two columns named" : "no column named"
+        preconditionFailure("\(what) \(column.name) in the result of: \(sql)")
     }
 }

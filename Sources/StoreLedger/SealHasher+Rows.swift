@@ -4,7 +4,7 @@ import StoreCatalog
 
 extension SealHasher {
     /// The seal's HMAC of a row's columns `columns`, in that order, in ``CanonicalBytes``' encoding.
-    package func mac(row: SQLiteDatabase.Row, columns: [Column]) -> [UInt8] {
+    package func mac(row: Row, columns: [Column]) -> [UInt8] {
         start()
         for column in columns {
             if row.isNull(column) {

@@ -122,7 +122,7 @@ public enum StoreDoctor {
         return "the disk is full: \(free) bytes free on the file system that holds the store, so nothing can be bought or changed until space is freed (the file itself may be fine)"
     }
 
-    private static func examine(_ db: SQLiteDatabase, into checkup: inout StoreCheckup) throws(SQLiteError) {
+    private static func examine(_ db: any LedgerConnection, into checkup: inout StoreCheckup) throws(DatabaseError) {
         func problem(_ check: String, _ message: String, _ ids: [Int64] = []) {
             checkup.problems.append(.init(check: check, message: message, transactionIDs: ids))
         }
@@ -264,7 +264,7 @@ public enum StoreDoctor {
 
     /// The chain stored beside the key (schema 5), checked now: it verifies against its
     /// own root, carries the markers, and its leaf certifies the key.
-    private static func chainIdentity(_ db: SQLiteDatabase, key: SigningKey) throws -> SigningIdentity {
+    private static func chainIdentity(_ db: any LedgerConnection, key: SigningKey) throws -> SigningIdentity {
         let pems = try db.rows("""
             SELECT leaf_certificate, intermediate_certificate, root_certificate FROM signing_key WHERE id = 1
             """) { [$0.optionalText(.leaf_certificate), $0.optionalText(.intermediate_certificate), $0.optionalText(.root_certificate)] }.first?.compactMap { $0 } ?? []
