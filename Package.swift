@@ -16,6 +16,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        /// libpq, PostgreSQL's client library: the ledger's second backend (docs/postgresql-tests.md).
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
@@ -41,9 +47,9 @@ let package = Package(
         .target(name: "StoreCatalog"),
         /// Keys, the store's certificate authority, JWS and the seals' HMAC: the only target on libcrypto.
         .target(name: "StoreSigning", dependencies: ["StoreCatalog", "COpenSSL"]),
-        /// The store file: SQLite, every SQL statement, schema and migrations, and the records
-        /// the ledger keeps. The only target on SQLite.
-        .target(name: "StoreLedger", dependencies: ["StoreCatalog", "StoreSigning", "CSQLite"]),
+        /// The store: a SQLite file or PostgreSQL, every SQL statement, schema and migrations, and
+        /// the records the ledger keeps. The only target on SQLite and on libpq.
+        .target(name: "StoreLedger", dependencies: ["StoreCatalog", "StoreSigning", "CSQLite", "CLibPQ"]),
         /// The store actor, its rules and its three faces; re-exports the targets below it.
         /// No terminal code.
         .target(name: "StoreEngine", dependencies: ["StoreCatalog", "StoreSigning", "StoreLedger"]),
