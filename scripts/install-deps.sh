@@ -38,7 +38,7 @@ packages=(
   openssl         # an independent verifier of the signatures, in tests
   sqlite3         # tests edit store files by hand, as a tamperer would
   zsh fish        # tests run the completion scripts in each shell
-  libpq-dev       # the ledger's PostgreSQL backend (libpq)
+  libpq-dev       # the ledger's PostgreSQL backend: libpq's header (libpq5 is loaded when a connection opens)
   postgresql      # the tests' throwaway cluster (scripts/with-postgres.sh, docs/postgresql-tests.md)
   libnss-wrapper  # runs that cluster as the postgres user when the tests run as root
 )

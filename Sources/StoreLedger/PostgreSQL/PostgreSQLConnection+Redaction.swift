@@ -29,7 +29,7 @@ extension PostgreSQLConnection {
     static func secrets(in connectionString: String) -> [String] {
         var found: Set<String> = []
         var message: UnsafeMutablePointer<CChar>?
-        if let options = PQconninfoParse(connectionString, &message) {
+        if clibpq_available() != 0, let options = PQconninfoParse(connectionString, &message) {
             var option = options
             while let keyword = option.pointee.keyword {
                 if String(cString: keyword) == "password", let value = option.pointee.val { found.insert(String(cString: value)) }

@@ -18,6 +18,11 @@ package final class PostgreSQLConnection {
     /// `postgresql:///database?host=/socket/folder`) or `key=value` pairs, with libpq's
     /// environment variables (PGHOST, PGPASSFILE, …) for what it leaves out.
     package init(_ connectionString: String) throws(PostgreSQLError) {
+        guard clibpq_available() != 0 else {
+            let reason = clibpq_load_error().map { String(cString: $0) } ?? "unknown"
+            throw PostgreSQLError(message: "a PostgreSQL store needs libpq, which could not be loaded (\(reason)): install Debian's libpq5",
+                                  connectionLost: true)
+        }
         secrets = Self.secrets(in: connectionString)
         guard let handle = PQconnectdb(connectionString) else {
             throw PostgreSQLError(message: "libpq could not allocate a connection", connectionLost: true)
