@@ -5,7 +5,7 @@
 #
 # Starts a real cluster in a new folder under /tmp, listening on a Unix socket in that folder
 # only (listen_addresses=''), exports STOREFRONT_TEST_POSTGRES (a libpq URI naming the socket
-# folder and the superuser), runs the command, then stops the cluster and removes the folder
+# folder, its port and the superuser), runs the command, then stops the cluster and removes the folder
 # whatever the command's exit. Exits with the command's status; fails, saying why (the server
 # log's tail), when the cluster cannot start: a backend skipped is not a backend passing.
 #
@@ -92,6 +92,7 @@ cat >> "$data/postgresql.conf" <<EOF
 # A test cluster (scripts/with-postgres.sh): a Unix socket in its folder, no TCP.
 listen_addresses = ''
 unix_socket_directories = '$folder'
+port = 5432
 max_connections = 200
 EOF
 [ "$(id -u)" -ne 0 ] || chown "$uid:$gid" "$data/pg_hba.conf"
@@ -100,11 +101,12 @@ if ! server "$bin/pg_ctl" -D "$data" -l "$log" -w -t 60 start >"$folder/pg_ctl.l
   tail -n 20 "$log" >&2 || true
   fail "the PostgreSQL server did not start (its log's tail above)"
 fi
-psql_ok=$("$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$folder" -U "$superuser" -d postgres -At \
+psql_ok=$(env -u PGPASSWORD -u PGSERVICE "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$folder" -p 5432 -U "$superuser" -d postgres -At \
   -c 'CREATE ROLE storefront_password_users NOLOGIN' -c 'SELECT 1' 2>&1) ||
   fail "the server started but does not answer: $psql_ok"
 elapsed=$(( ($(date +%s%N) - began) / 1000000 ))
-export STOREFRONT_TEST_POSTGRES="postgresql:///postgres?host=$folder&user=$superuser"
+# The port too: the socket's name, which a caller's PGPORT would otherwise change.
+export STOREFRONT_TEST_POSTGRES="postgresql:///postgres?host=$folder&port=5432&user=$superuser"
 echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on $folder (started in $elapsed ms)" >&2
 
 status=0

@@ -17,6 +17,8 @@ public struct PostgreSQLServerError: Error, Sendable, CustomStringConvertible {
 public final class PostgreSQLServer: Sendable {
     /// The folder of the server's socket: libpq's `host`.
     public let socketFolder: String
+    /// The server's port: with the folder, the socket's name (`.s.PGSQL.5432`).
+    public let port: Int
     /// The cluster's superuser.
     public let superuser: String
     /// How long the cluster took to start (initdb, the server, the first answer); nil for one started elsewhere.
@@ -42,8 +44,9 @@ public final class PostgreSQLServer: Sendable {
         var log: String { folder + "/server.log" }
     }
 
-    private init(socketFolder: String, superuser: String, startupTime: Duration?, owned: Owned?) {
+    private init(socketFolder: String, port: Int = 5432, superuser: String, startupTime: Duration?, owned: Owned?) {
         self.socketFolder = socketFolder
+        self.port = port
         self.superuser = superuser
         self.startupTime = startupTime
         self.owned = owned
@@ -142,6 +145,7 @@ public final class PostgreSQLServer: Sendable {
             # A test cluster (Sources/TestSupport/PostgreSQLServer.swift): a Unix socket in its folder, no TCP.
             listen_addresses = ''
             unix_socket_directories = '\(owned.folder)'
+            port = 5432
             max_connections = 200
 
             """
@@ -196,14 +200,16 @@ public final class PostgreSQLServer: Sendable {
         guard let host = parameters["host"], host.hasPrefix("/") else {
             throw PostgreSQLServerError(description: "\(environmentVariable) must name the cluster's socket folder (?host=/folder): \(uri)")
         }
-        return PostgreSQLServer(socketFolder: host, superuser: parameters["user"] ?? "postgres", startupTime: nil, owned: nil)
+        return PostgreSQLServer(socketFolder: host, port: parameters["port"].flatMap { Int($0) } ?? 5432,
+                                superuser: parameters["user"] ?? "postgres", startupTime: nil, owned: nil)
     }
 
     // MARK: - Databases
 
-    /// A libpq URI for `database` on this cluster, as `user` (the superuser by default).
+    /// A libpq URI for `database` on this cluster, as `user` (the superuser by default); the port
+    /// named, so that a PGPORT in the environment cannot send it to another socket.
     public func uri(database: String = "postgres", user: String? = nil) -> String {
-        "postgresql:///\(database)?host=\(socketFolder)&user=\(user ?? superuser)"
+        "postgresql:///\(database)?host=\(socketFolder)&port=\(port)&user=\(user ?? superuser)"
     }
 
     /// Creates the database `name` (a name of letters, digits and `_`).
@@ -235,7 +241,7 @@ public final class PostgreSQLServer: Sendable {
     public func psql(_ sql: String, database: String = "postgres") throws -> String {
         let binaries = try owned?.binaries ?? Self.serverBinaries()
         let outcome = Processes.run([binaries + "/psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", socketFolder,
-                                     "-U", superuser, "-d", database, "-c", sql],
+                                     "-p", String(port), "-U", superuser, "-d", database, "-c", sql],
                                     environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PG") }, timeout: 60)
         guard outcome.status == 0 else {
             throw PostgreSQLServerError(description: "psql on \(socketFolder) failed: \(outcome.summary)")

@@ -126,23 +126,25 @@ struct PostgreSQLConnectionTests {
         let role = unique("pw")
         let password = "Right-\(UUID().uuidString)"
         try server.psql("CREATE ROLE \(role) LOGIN PASSWORD '\(password)' IN ROLE \(PostgreSQLServer.passwordGroup)")
+        // The port named too: a PGPORT in the environment would name another socket.
         let folder = server.socketFolder
-        let right = try PostgreSQLConnection("postgresql://\(role):\(password)@/postgres?host=\(folder)")
+        let port = server.port
+        let right = try PostgreSQLConnection("postgresql://\(role):\(password)@:\(port)/postgres?host=\(folder)")
         #expect(try right.query("SELECT current_user AS name").first?.text("name") == role)
 
         let wrong = "Wrong-\(UUID().uuidString)"
-        for uri in ["postgresql://\(role):\(wrong)@/postgres?host=\(folder)",
-                    "postgres:///postgres?host=\(folder)&user=\(role)&password=\(wrong)",
-                    "host=\(folder) user=\(role) password='\(wrong)' dbname=postgres"] {
+        for uri in ["postgresql://\(role):\(wrong)@:\(port)/postgres?host=\(folder)",
+                    "postgres:///postgres?host=\(folder)&port=\(port)&user=\(role)&password=\(wrong)",
+                    "host=\(folder) port=\(port) user=\(role) password='\(wrong)' dbname=postgres"] {
             let error = failure { _ = try PostgreSQLConnection(uri) }
             #expect(error?.description.contains("password authentication failed for user \"\(role)\"") == true, "\(uri)")
             #expect(error?.isConnectionFailure == true)
             #expect(error.map { !"\($0)".contains(wrong) && !$0.message.contains(wrong) } == true, "\(uri)")
         }
-        let none = failure { _ = try PostgreSQLConnection("postgresql:///postgres?host=\(folder)&user=\(role)&passfile=/nonexistent/storefront-pgpass") }
+        let none = failure { _ = try PostgreSQLConnection("postgresql:///postgres?host=\(folder)&port=\(port)&user=\(role)&passfile=/nonexistent/storefront-pgpass") }
         #expect(none?.message.contains("no password supplied") == true)
         // libpq echoes a malformed URI's token, password and all: taken out.
-        let echoed = failure { _ = try PostgreSQLConnection("postgresql://\(role):Echo%zz\(wrong)@/postgres?host=\(folder)") }
+        let echoed = failure { _ = try PostgreSQLConnection("postgresql://\(role):Echo%zz\(wrong)@:\(port)/postgres?host=\(folder)") }
         #expect(echoed?.message.contains("percent") == true, "libpq's words: \(String(describing: echoed))")
         #expect(echoed.map { !"\($0)".contains(wrong) } == true, "\(String(describing: echoed))")
     }
