@@ -292,11 +292,14 @@ struct PostgreSQLConnectionTests {
         let server = try PostgreSQLServer.start()  // its own: restarting the run's cluster would break other tests
         defer { server.stop() }
         let db = try PostgreSQLConnection(server.uri())
+        let idle = try PostgreSQLConnection(server.uri())
         try db.listen("after_restart")
-        #expect(db.isAlive())
+        #expect(db.isAlive() && idle.isAlive())
         let before = db.serverProcessID
 
         try server.restart()
+        // libpq's status alone still says "OK" until something reads the socket: isAlive() asks the server.
+        #expect(!idle.isAlive())
         // A listener waiting for notifications hears the connection end.
         let waiting = failure { _ = try db.notifications(timeout: .seconds(20)) }
         #expect(waiting?.isConnectionFailure == true, "\(String(describing: waiting))")
