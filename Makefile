@@ -21,9 +21,11 @@ run: build
 ## store layer and its XCTest suite). A build that prints a warning fails
 ## (scripts/no-warnings.sh), its output shown all the same.
 ## Each phase's time goes to .build/make-test-times.txt (scripts/timed.sh; `make bench` shows it).
+## The tests run beside one throwaway PostgreSQL cluster (scripts/with-postgres.sh,
+## docs/postgresql-tests.md), which fails the run when it cannot start.
 test: test-clock deps oracle commit
 	./scripts/timed.sh build ./scripts/no-warnings.sh $(SWIFT) build --build-tests
-	./scripts/timed.sh tests $(SWIFT) test --skip-build
+	./scripts/timed.sh tests ./scripts/with-postgres.sh $(SWIFT) test --skip-build
 	./scripts/timed.sh examples-build ./scripts/no-warnings.sh $(SWIFT) build --package-path Examples --build-tests
 	./scripts/timed.sh examples-tests $(SWIFT) test --package-path Examples --skip-build
 	./scripts/timed.sh storeapp-build ./scripts/no-warnings.sh $(SWIFT) build --package-path Examples/StoreApp --build-tests

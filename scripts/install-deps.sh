@@ -38,6 +38,9 @@ packages=(
   openssl         # an independent verifier of the signatures, in tests
   sqlite3         # tests edit store files by hand, as a tamperer would
   zsh fish        # tests run the completion scripts in each shell
+  libpq-dev       # the ledger's PostgreSQL backend: libpq's header (libpq5 is loaded when a connection opens)
+  postgresql      # the tests' throwaway cluster (scripts/with-postgres.sh, docs/postgresql-tests.md)
+  libnss-wrapper  # runs that cluster as the postgres user when the tests run as root
 )
 case "${1:-}" in
   bench) packages+=(dialog jq time) ;;   # baselines (paint and key press; catalog check) and peak memory of a process
@@ -80,6 +83,16 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "Installing ${missing[*]} …" >&2
 export DEBIAN_FRONTEND=noninteractive
+# postgresql's postinst starts the system cluster it makes (invoke-rc.d … start || exit 1): in a
+# container without systemd and without Docker's policy-rc.d, that start may fail, and with it the
+# install. The tests never use that cluster, so while apt-get runs, a policy-rc.d of our own
+# forbids starting services, as Docker's images do; removed afterwards.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ] && [ ! -d /run/systemd/system ]; then
+  printf '#!/bin/sh\n# scripts/install-deps.sh: no service starts while it installs packages.\nexit 101\n' > "$policy"
+  chmod 755 "$policy"
+  trap 'rm -f "$policy"' EXIT
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 [ "${1:-}" = oracle ] && install_oracle
