@@ -93,7 +93,7 @@ cat >> "$data/postgresql.conf" <<EOF
 listen_addresses = ''
 unix_socket_directories = '$folder'
 port = 5432
-max_connections = 200
+max_connections = 1000
 EOF
 [ "$(id -u)" -ne 0 ] || chown "$uid:$gid" "$data/pg_hba.conf"
 if ! server "$bin/pg_ctl" -D "$data" -l "$log" -w -t 60 start >"$folder/pg_ctl.log" 2>&1; then

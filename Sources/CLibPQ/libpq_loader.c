@@ -30,6 +30,7 @@ static struct {
     __typeof__(PQfnumber) *PQfnumber;
     __typeof__(PQgetvalue) *PQgetvalue;
     __typeof__(PQgetlength) *PQgetlength;
+    __typeof__(PQftype) *PQftype;
     __typeof__(PQgetisnull) *PQgetisnull;
     __typeof__(PQcmdStatus) *PQcmdStatus;
     __typeof__(PQcmdTuples) *PQcmdTuples;
@@ -76,6 +77,7 @@ static void load(void) {
     FIND(PQfnumber)
     FIND(PQgetvalue)
     FIND(PQgetlength)
+    FIND(PQftype)
     FIND(PQgetisnull)
     FIND(PQcmdStatus)
     FIND(PQcmdTuples)
@@ -124,6 +126,7 @@ char *PQfname(const PGresult *res, int field_num) { return pq.PQfname(res, field
 int PQfnumber(const PGresult *res, const char *field_name) { return pq.PQfnumber(res, field_name); }
 char *PQgetvalue(const PGresult *res, int tup_num, int field_num) { return pq.PQgetvalue(res, tup_num, field_num); }
 int PQgetlength(const PGresult *res, int tup_num, int field_num) { return pq.PQgetlength(res, tup_num, field_num); }
+Oid PQftype(const PGresult *res, int field_num) { return pq.PQftype(res, field_num); }
 int PQgetisnull(const PGresult *res, int tup_num, int field_num) { return pq.PQgetisnull(res, tup_num, field_num); }
 char *PQcmdStatus(PGresult *res) { return pq.PQcmdStatus(res); }
 char *PQcmdTuples(PGresult *res) { return pq.PQcmdTuples(res); }

@@ -8,9 +8,19 @@ extension Store {
 
     /// The file `Bundle.main.appStoreReceiptURL` stands for: beside the store file, per account,
     /// named as on a device (`sandboxReceipt`, or `receipt` in Production).
-    /// `store.sqlite` → `store.StoreKit/ACCOUNT/sandboxReceipt`.
+    /// `store.sqlite` → `store.StoreKit/ACCOUNT/sandboxReceipt`. A store in PostgreSQL has no
+    /// folder, and the receipt is the device's, not the team's: it goes where this machine keeps
+    /// its default store, named for the database (`postgresql-1a2b3c4d.StoreKit/ACCOUNT/…`).
     func receiptURL(account: String? = nil) throws -> URL {
-        let store = URL(fileURLWithPath: path)
+        let store: URL
+        switch address {
+        case .file(let path):
+            store = URL(fileURLWithPath: path)
+        case .postgreSQL:
+            let name = "postgresql-" + Digest.sha256(Array(path.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
+            store = URL(fileURLWithPath: StoreLocation.defaultStorePath(environment: ProcessInfo.processInfo.environment))
+                .deletingLastPathComponent().appendingPathComponent(name)
+        }
         let folder = store.deletingPathExtension().lastPathComponent + ".StoreKit"
         let name = try value(.environment) == .production ? "receipt" : "sandboxReceipt"
         return store.deletingLastPathComponent().appendingPathComponent(folder)

@@ -120,7 +120,7 @@ extension Store {
             try ledger.ensureAccount(name, at: try currentTime())
             try ledger.setSetting(Self.currentAccountSetting, account: "", value: name)
         }
-        return try Store(catalog: catalog, path: path, account: name, now: now)
+        return try Store(catalog: catalog, path: address.location, account: name, now: now)
     }
 
     /// A name for a new tester that no account has yet: `tester2@local`, `tester3@local`, …

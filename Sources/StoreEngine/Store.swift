@@ -16,8 +16,12 @@ public actor Store {
     /// The catalog's shortest subscription period, worked out once: every read of the clock needs it.
     nonisolated let shortestPeriod: ISODuration?
     public nonisolated let account: String
-    /// The store file's path.
+    /// The store file's path, or the PostgreSQL database's URI without its password: the store
+    /// as users see it.
     public nonisolated let path: String
+    /// Where the store is, with the password a PostgreSQL URI may hold: for the change feed's and
+    /// the notification sender's own connections, never shown.
+    package nonisolated let address: StoreAddress
     /// The store's records, reached only through its typed reads and atomic writes.
     let ledger: Ledger
     /// The store's signing key and certificate chain, kept in the store and handed over once
@@ -40,7 +44,8 @@ public actor Store {
     /// Whether this store compared the catalog's subscription prices with the ones the file saw last.
     var catalogPricesNoticed = false
 
-    /// Opens (or creates) the store file at `path` for `account`.
+    /// Opens (or creates) the store at `path` for `account`: a store file's path, or a libpq
+    /// connection URI (`postgresql://…`, `postgres://…`) for a store in PostgreSQL.
     /// - Parameters:
     ///   - createFolder: create the file's folder when missing (the default location does).
     ///   - now: the store's clock; tests pass a fixed or stepping one.
@@ -49,9 +54,11 @@ public actor Store {
                 createFolder: Bool = false, now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
         self.catalog = catalog
         self.shortestPeriod = catalog.shortestSubscriptionPeriod
-        self.path = path
+        let address = StoreAddress(path)
+        self.path = address.shown
+        self.address = address
         self.now = now
-        let ledger = try Ledger(path: path, bundleID: catalog.bundleID, createFolder: createFolder, now: now)
+        let ledger = try Ledger.open(address, bundleID: catalog.bundleID, createFolder: createFolder, now: now)
         // Without a catalog the app's bundle id is the one the file's transactions were signed
         // for, so they stay verified and a refund re-signs them for the same app.
         if catalog.isAbsent { ledger.adoptSignedBundleID() }

@@ -44,7 +44,7 @@ extension Ledger {
             terms.append("purchase_date >= ?")
             parameters.append(since.milliseconds)
         }
-        parameters.append(limit ?? -1)
+        parameters.append(limit ?? Int.max)  // no limit, in words both backends take
         return ("SELECT \(verifiedColumns) FROM transactions WHERE \(terms.joined(separator: " AND ")) ORDER BY id DESC LIMIT ?",
                 parameters)
     }

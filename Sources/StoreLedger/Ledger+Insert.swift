@@ -52,8 +52,9 @@ extension Ledger {
     /// The id the next transaction gets (AUTOINCREMENT's: never one used before, even if deleted).
     func nextTransactionID() throws(DatabaseError) -> Int64 {
         try db.scalar("""
-            SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'transactions'), 0),
-                       coalesce((SELECT max(id) FROM transactions), 0)) + 1
+            SELECT CASE WHEN sequence > used THEN sequence ELSE used END + 1 FROM
+              (SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'transactions'), 0) AS sequence,
+                      coalesce((SELECT max(id) FROM transactions), 0) AS used) AS ids
             """) ?? Self.firstTransactionID + 1
     }
 

@@ -86,7 +86,8 @@ extension Ledger {
         // A few hundred values a statement: well under any build's limit of variables.
         for start in stride(from: 0, to: originalIDs.count, by: 500) {
             let chunk = Array(originalIDs[start..<min(start + 500, originalIDs.count)])
-            let values = Array(repeating: "(?)", count: chunk.count).joined(separator: ", ")
+            // Typed: PostgreSQL takes a bare parameter in VALUES as text.
+            let values = Array(repeating: "(CAST(? AS BIGINT))", count: chunk.count).joined(separator: ", ")
             let read = try verifiedTransactions("""
                 WITH wanted(original_id) AS (VALUES \(values))
                 SELECT \(Self.verifiedColumns) FROM transactions
@@ -136,7 +137,7 @@ extension Ledger {
                 SELECT id, purchase_date, max(CASE WHEN revocation_date < expiration_date THEN revocation_date
                                                    ELSE coalesce(expiration_date, purchase_date) END)
                            OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS covered_until
-                FROM transactions WHERE original_id = ? AND status = 'purchased')
+                FROM transactions WHERE original_id = ? AND status = 'purchased') AS periods
             WHERE covered_until IS NULL OR purchase_date - covered_until > ?
             ORDER BY id DESC LIMIT 1
             """, originalID, Int64(60 * 86_400_000)) { Date(milliseconds: $0.int64(.purchase_date)) }.first
@@ -149,7 +150,7 @@ extension Ledger {
         try db.run("""
             INSERT INTO app_owned (account, product_id, transaction_id) VALUES (?, ?, ?)
             ON CONFLICT (account, product_id) DO UPDATE SET transaction_id = excluded.transaction_id
-            WHERE transaction_id != excluded.transaction_id
+            WHERE app_owned.transaction_id != excluded.transaction_id
             """, account, productID, transactionID)
     }
 
@@ -178,7 +179,7 @@ extension Ledger {
     package func addToBalance(account: String, productID: String, amount: Int) throws(DatabaseError) {
         try db.run("""
             INSERT INTO app_balances (account, product_id, balance) VALUES (?, ?, ?)
-            ON CONFLICT (account, product_id) DO UPDATE SET balance = balance + excluded.balance
+            ON CONFLICT (account, product_id) DO UPDATE SET balance = app_balances.balance + excluded.balance
             """, account, productID, amount)
     }
 
@@ -211,7 +212,7 @@ extension Ledger {
     package func events(account: String, limit: Int) throws(DatabaseError) -> [TransactionEvent] {
         try db.rows("""
             SELECT id, date, account, state, product_id, transaction_id, detail FROM
-              (SELECT * FROM events WHERE account = ? ORDER BY id DESC LIMIT ?) ORDER BY id
+              (SELECT * FROM events WHERE account = ? ORDER BY id DESC LIMIT ?) AS newest ORDER BY id
             """, account, limit) { row in
             TransactionEvent(id: row.int64(.id), date: Date(milliseconds: row.int64(.date)), account: row.text(.account),
                              state: TransactionEvent.State(rawValue: row.text(.state)) ?? .failed,

@@ -37,7 +37,14 @@ extension Ledger {
         try db.execute("""
             PRAGMA application_id = \(Self.applicationID);
             PRAGMA user_version = \(Self.schemaVersion);
+            \(Self.storeTables)
+            """)
+        try db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('transactions', ?)", Self.firstTransactionID)
+    }
 
+    /// Every table of the newest schema, in SQLite's words (PostgreSQL's are made from them:
+    /// ``postgreSQLSchema``).
+    static let storeTables = """
             -- What the App Store knows.
             CREATE TABLE accounts (
                 name TEXT PRIMARY KEY,
@@ -74,7 +81,7 @@ extension Ledger {
                 offer_period TEXT,                       -- schema 5: the offer's whole length, ISO-8601
                 seal TEXT                                -- schema 6: HMAC of the whole row (LedgerSeals)
             );
-            \(Self.sealHeadTable)
+            \(Ledger.sealHeadTable)
             CREATE TABLE signing_key (
                 id INTEGER PRIMARY KEY CHECK (id = 1),
                 private_key TEXT NOT NULL,               -- PKCS#8 PEM of the ES256 key that signs transactions
@@ -83,7 +90,7 @@ extension Ledger {
                 root_certificate TEXT
             );
             CREATE INDEX transactions_by_account ON transactions (account, product_id);
-            \(Self.subscriptionsTable)
+            \(Ledger.subscriptionsTable)
             CREATE TABLE settings (
                 account TEXT NOT NULL,                   -- '' for settings of the whole store
                 name TEXT NOT NULL,
@@ -113,15 +120,13 @@ extension Ledger {
                 balance INTEGER NOT NULL,
                 PRIMARY KEY (account, product_id)
             ) WITHOUT ROWID;
-            \(Self.serverTables)
-            \(Self.offerTables)
-            \(Self.familyTables)
-            \(Self.refundRequestTables)
-            \(Self.pricingTables)
-            \(Self.historyRevisionTables)
-            """)
-        try db.run("INSERT INTO sqlite_sequence (name, seq) VALUES ('transactions', ?)", Self.firstTransactionID)
-    }
+            \(Ledger.serverTables)
+            \(Ledger.offerTables)
+            \(Ledger.familyTables)
+            \(Ledger.refundRequestTables)
+            \(Ledger.pricingTables)
+            \(Ledger.historyRevisionTables)
+            """
 
     /// Schema 2 adds why a pending transaction waits (Ask to Buy, interrupted purchases).
     static func migrate1to2(_ db: any LedgerConnection) throws(DatabaseError) {

@@ -83,7 +83,7 @@ extension Ledger {
 
     /// Notifications in id order, with their attempts; filtered by what the history request names.
     package func notifications(_ filter: NotificationFilter, after: Int64?, limit: Int) throws(DatabaseError) -> [ServerNotification] {
-        var terms = ["1"]
+        var terms = ["TRUE"]
         var parameters: [any SQLBindable] = []
         if let after { terms.append("id > ?"); parameters.append(after) }
         if let start = filter.startDate { terms.append("signed_date >= ?"); parameters.append(start.milliseconds) }

@@ -238,7 +238,7 @@ extension Ledger {
                                             [account, productID], reusable: true)
         }
         return try verifiedTransactions("SELECT \(Self.verifiedColumns) FROM transactions WHERE account = ? ORDER BY id DESC LIMIT ?",
-                                        [account, limit ?? -1], reusable: true)
+                                        [account, limit ?? Int.max], reusable: true)
     }
 
     /// `Transaction.all`: the account's purchased transactions, newest first — never a pending

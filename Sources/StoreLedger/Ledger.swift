@@ -129,6 +129,33 @@ package final class Ledger {
             throw StoreFileError(path: path, reason: "cannot be opened: \(error.message)")
         }
         try checkAndPrepare(isNew: !exists)
+        try loadSigning(migrating: true)
+        armFileWatch()
+    }
+
+    /// Opens the store in the PostgreSQL database a libpq connection string names
+    /// (`postgresql://user@host/database?sslmode=require`), making its tables when the database
+    /// has none. A database that holds other tables, or a newer store, is refused untouched.
+    /// ``path`` and ``file`` are the string without its password.
+    package init(postgreSQL connectionString: String, bundleID: String = Catalog.defaultBundleID,
+                 now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
+        let shown = PostgreSQLConnection.redacted(connectionString)
+        (path, file) = (shown, shown)
+        self.bundleID = bundleID
+        self.now = now
+        do {
+            let connection = try PostgreSQLStoreConnection(connectionString)
+            (db, sqliteFile) = (connection, nil)
+        } catch {
+            throw StoreFileError(path: shown, reason: "cannot be opened: \(error.message)")
+        }
+        try preparePostgreSQL()
+        try loadSigning(migrating: false)
+    }
+
+    /// The last steps of opening: the store's clock for signing, the signing key (made on first
+    /// use) and the seals' key, older files' signatures migrated, the certificate chain.
+    private func loadSigning(migrating: Bool) throws(StoreFileError) {
         signingTime = { [unowned self] in try self.storeTimeFromSettings() }
         let signingKey: SigningKey
         do {
@@ -138,17 +165,18 @@ package final class Ledger {
         } catch {
             throw Self.openingFailure(of: path, "has an unusable signing key", error)
         }
-        do {
-            try migrate(signingKey)
-        } catch {
-            throw Self.openingFailure(of: path, "cannot be upgraded to schema \(Self.schemaVersion)", error)
+        if migrating {
+            do {
+                try migrate(signingKey)
+            } catch {
+                throw Self.openingFailure(of: path, "cannot be upgraded to schema \(Self.schemaVersion)", error)
+            }
         }
         do {
             key = try loadIdentity(signingKey)
         } catch {
             throw Self.openingFailure(of: path, "has an unusable certificate chain", error)
         }
-        armFileWatch()
     }
 
     /// Why a step of opening failed: busy (the file is fine, try again) when another process

@@ -25,6 +25,11 @@ package protocol LedgerConnection: AnyObject {
     /// A number that changes when another connection commits a write to the store (SQLite's
     /// `PRAGMA data_version`; PostgreSQL's store version, counted up by every write).
     func storeVersion() throws(DatabaseError) -> Int64
+    /// The columns of `table`, in order (a generated `rowid` left out): what a copy of the store carries.
+    func columns(of table: String) throws(DatabaseError) -> [String]
+    /// Runs a query and hands each row to `body` as its values in order, typed as stored: a copy
+    /// of the store reads rows so, whatever their columns.
+    func values(_ sql: String, _ body: ([SQLValue]) throws(DatabaseError) -> Void) throws(DatabaseError)
 }
 
 extension LedgerConnection {

@@ -21,6 +21,7 @@ extension Int: SQLBindable { package var sqlValue: SQLValue { .integer(Int64(sel
 extension Int64: SQLBindable { package var sqlValue: SQLValue { .integer(self) } }
 extension Bool: SQLBindable { package var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
 extension String: SQLBindable { package var sqlValue: SQLValue { .text(self) } }
+extension SQLValue: SQLBindable { package var sqlValue: SQLValue { self } }
 extension Optional: SQLBindable where Wrapped: SQLBindable {
     package var sqlValue: SQLValue { self?.sqlValue ?? .null }
 }
@@ -209,6 +210,30 @@ package final class SQLiteDatabase: LedgerConnection {
     }
 
     package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    package func columns(of table: String) throws(DatabaseError) -> [String] {
+        try rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", table) { $0.text(.name) }
+    }
+
+    package func values(_ sql: String, _ body: ([SQLValue]) throws(DatabaseError) -> Void) throws(DatabaseError) {
+        let statement = try prepared(sql).statement
+        defer { sqlite3_reset(statement) }
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { return }
+            guard status == SQLITE_ROW else { throw error(status) }
+            try body((0..<sqlite3_column_count(statement)).map { column in
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_NULL: .null
+                case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, column))
+                case SQLITE_FLOAT: .real(sqlite3_column_double(statement, column))
+                default:
+                    .text(String(decoding: UnsafeRawBufferPointer(start: sqlite3_column_text(statement, column),
+                                                                  count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self))
+                }
+            })
+        }
+    }
 
     /// `PRAGMA data_version`: changes when another connection commits to the file.
     package func storeVersion() throws(DatabaseError) -> Int64 {

@@ -41,6 +41,7 @@ public enum StoreDoctor {
     /// Checks the file at `path`: what it is, its SQLite integrity, its tables,
     /// every transaction's signature, its permissions, unfinished transactions.
     public static func examine(path: String) -> StoreCheckup {
+        if case .postgreSQL(let uri) = StoreAddress(path) { return examine(postgreSQL: uri) }
         var checkup = StoreCheckup(path: path)
         func cannotRead(_ message: String) -> StoreCheckup {
             checkup.readable = false
@@ -122,6 +123,49 @@ public enum StoreDoctor {
         return "the disk is full: \(free) bytes free on the file system that holds the store, so nothing can be bought or changed until space is freed (the file itself may be fine)"
     }
 
+    /// The checks that apply to a store in PostgreSQL: what the database is (a store, of a
+    /// schema this build reads), its tables, the signing key and chain, every transaction's
+    /// signature and seal, the sealed head, unfinished transactions. Read-only: one
+    /// `READ ONLY` snapshot; nothing is made, even in an empty database.
+    static func examine(postgreSQL uri: String) -> StoreCheckup {
+        var checkup = StoreCheckup(path: StoreAddress(uri).shown)
+        func problem(_ check: String, _ message: String) {
+            checkup.problems.append(.init(check: check, message: message))
+        }
+        let db: PostgreSQLStoreConnection
+        do {
+            db = try PostgreSQLStoreConnection(uri)
+        } catch {
+            checkup.readable = false
+            problem("readable", "cannot be opened: \(error.message)")
+            return checkup
+        }
+        do {
+            // One snapshot, read only: a store being written meanwhile is examined as of one commit.
+            try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            defer { try? db.execute("COMMIT") }
+            let tables = Set(try db.texts("""
+                SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()
+                """))
+            guard tables.contains(Ledger.markerTable) else {
+                problem("application", tables.isEmpty ? "is an empty database (or schema), not a store yet"
+                                                      : "is a database of another application, not a store")
+                return checkup
+            }
+            let version = try db.scalar("SELECT schema_version FROM \(Ledger.markerTable)") ?? 0
+            checkup.schemaVersion = version
+            guard version <= Ledger.schemaVersion else {
+                problem("schema", "was written by a newer storefront (schema version \(version); this one reads up to \(Ledger.schemaVersion))")
+                return checkup
+            }
+            checkup.passed.append("a store in PostgreSQL, schema version \(version)")
+            try examineContents(db, version: version, stated: version, shape: version, tables: tables, into: &checkup)
+        } catch {
+            problem("damaged", "cannot be read: \(error)")
+        }
+        return checkup
+    }
+
     private static func examine(_ db: any LedgerConnection, into checkup: inout StoreCheckup) throws(DatabaseError) {
         func problem(_ check: String, _ message: String, _ ids: [Int64] = []) {
             checkup.problems.append(.init(check: check, message: message, transactionIDs: ids))
@@ -157,6 +201,15 @@ public enum StoreDoctor {
             problem("integrity", "fails PRAGMA integrity_check: \(integrity.prefix(5).joined(separator: "; "))")
         }
 
+        try examineContents(db, version: version, stated: stated, shape: shape, tables: tables, into: &checkup)
+    }
+
+    /// What both backends are checked for, once the store is known for a store of `version`.
+    private static func examineContents(_ db: any LedgerConnection, version: Int64, stated: Int64, shape: Int64,
+                                        tables: Set<String>, into checkup: inout StoreCheckup) throws(DatabaseError) {
+        func problem(_ check: String, _ message: String, _ ids: [Int64] = []) {
+            checkup.problems.append(.init(check: check, message: message, transactionIDs: ids))
+        }
         let expected = Ledger.tables + (version >= 3 ? ["subscriptions"] : [])  // schema 3 added it
         let missing = expected.filter { !tables.contains($0) }
         guard missing.isEmpty else {
@@ -199,7 +252,7 @@ public enum StoreDoctor {
         var unverified: [(id: Int64, reason: String)] = []
         var unfinished: [Int64] = []
         var count = 0
-        let withCommitments = try Ledger.hasCommitments(db)
+        let withCommitments = tables.contains("transaction_commitments")
         try db.query("SELECT \(Ledger.columns(forSchema: version, withCommitments: withCommitments)) FROM transactions ORDER BY id", []) { row in
             count += 1
             var transaction = Ledger.unverifiedTransaction(row)

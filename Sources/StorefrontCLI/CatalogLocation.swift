@@ -37,7 +37,8 @@ enum RememberedCatalog {
 
     /// The catalog `store` last ran with, when it still exists.
     static func path(beside store: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: file(beside: store)), data.count < 4096,
+        // A store in a database has no folder: a note there would be on one host only.
+        guard StoreAddress(store).isFile, let data = FileManager.default.contents(atPath: file(beside: store)), data.count < 4096,
               let text = String(data: data, encoding: .utf8) else { return nil }
         let path = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return path.hasPrefix("/") ? path : nil
@@ -46,6 +47,7 @@ enum RememberedCatalog {
     /// Notes that `store` ran with the catalog at `catalog` (only when it changed; a folder that
     /// cannot be written keeps no note, and the rule falls back to the folder's catalog).
     static func remember(_ catalog: String, beside store: String) {
+        guard StoreAddress(store).isFile else { return }
         let absolute = catalog.hasPrefix("/") ? catalog : FileManager.default.currentDirectoryPath + "/" + catalog
         let standardized = (absolute as NSString).standardizingPath
         guard path(beside: store) != standardized else { return }

@@ -134,6 +134,8 @@ public enum Command: Equatable, Sendable {
     case catalogConvert(path: String)
     /// `doctor`: check the store file read-only and say what is wrong with it.
     case doctor
+    /// `store copy SOURCE DESTINATION`: a store copied between a file and PostgreSQL.
+    case storeCopy(source: String, destination: String)
     /// `--help`, `help`, or `COMMAND --help`: help on one command, or on all when nil.
     case help(String?)
     case version
@@ -204,6 +206,7 @@ extension Command {
         case .messageSend: MessageCommand.self
         case .catalogCheck, .catalogConvert: CatalogCommand.self
         case .doctor: DoctorCommand.self
+        case .storeCopy: StoreCopyCommand.self
         case .replay: ReplayCommand.self
         case .completions: CompletionsCommand.self
         case .manPage: ManCommand.self

@@ -57,7 +57,7 @@ enum StorefrontCommands {
         LogCommand.self, KeyCommand.self,
         AppTransactionCommand.self, ReceiptCommand.self, OfferKeysCommand.self, OfferCommand.self, RedeemCommand.self,
         RefundRequestCommand.self, PriceIncreaseCommand.self, MessagesCommand.self, MessageCommand.self,
-        CatalogCommand.self, DoctorCommand.self, VerifyCommand.self, ReplayCommand.self,
+        CatalogCommand.self, DoctorCommand.self, StoreCopyCommand.self, VerifyCommand.self, ReplayCommand.self,
         CompletionsCommand.self, ManCommand.self, ServeCommand.self, NotificationsCommand.self,
         HelpCommand.self, CompleteCommand.self,
     ]

@@ -31,7 +31,7 @@ public final class AppStoreServer: @unchecked Sendable {
                           gate: { request in blocking { await api.refusalBeforeBody(request) } },
                           refusal: ServerAPI.refusal, log: log)
         sender = NotificationSender(face: face, urls: notifyURLs, log: log)
-        senderLock = SenderLock(storePath: store.path)
+        senderLock = SenderLock(store: store.address)
     }
 
     /// Answers one request as the HTTP server does (the kept answers first, then the API),

@@ -62,7 +62,7 @@ private func drawTitleBar(_ state: State, into canvas: inout Canvas) {
     // without --store quietly uses the default one), then the account (the sheet names it too)
     // unless the store's clock needs the room; the tabs shorten first; at the last the account is
     // cut with "…", never the name.
-    let file = (state.storePath as NSString).lastPathComponent
+    let file = StoreAddress(state.storePath).name
     func title(_ file: String?, _ account: String?) -> String {
         " Storefront \(g.dot) " + [file, account, storefront].compactMap { $0 }.joined(separator: " \(g.dot) ") + clock
     }

@@ -146,7 +146,7 @@ public final class PostgreSQLServer: Sendable {
             listen_addresses = ''
             unix_socket_directories = '\(owned.folder)'
             port = 5432
-            max_connections = 200
+            max_connections = 1000
 
             """
         guard let file = FileHandle(forWritingAtPath: owned.data + "/postgresql.conf") else {
@@ -233,6 +233,33 @@ public final class PostgreSQLServer: Sendable {
         let unique = "t_\(readable)_\(getpid())_\(count)_\(UInt32.random(in: 0...0xFFFFFF))"
         try createDatabase(unique)
         return uri(database: unique)
+    }
+
+    /// The database every ``freshSchema(named:)`` is made in.
+    public static let schemasDatabase = "storefront_tests"
+    private static let schemasDatabaseMade = Mutex(false)
+
+    /// A store of its own for a test, at the cost of a `CREATE SCHEMA`: a new schema, unique on
+    /// the cluster, in one shared database (``schemasDatabase``), and a URI whose connections
+    /// use it (`options=-csearch_path=…`), as a team may keep several stores in one database.
+    /// A database per test would copy the template database through the log each time.
+    public func freshSchema(named name: String) throws -> String {
+        try Self.schemasDatabaseMade.withLock { made in
+            guard !made else { return }
+            if try psql("SELECT count(*) FROM pg_database WHERE datname = '\(Self.schemasDatabase)'")
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "0" {
+                try createDatabase(Self.schemasDatabase)
+            }
+            made = true
+        }
+        let readable = String(name.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" }.prefix(36))
+        let count = Self.databaseCount.withLock { count in
+            count += 1
+            return count
+        }
+        let unique = "s_\(readable)_\(getpid())_\(count)_\(UInt32.random(in: 0...0xFFFFFF))"
+        try psql("CREATE SCHEMA \(unique)", database: Self.schemasDatabase)
+        return uri(database: Self.schemasDatabase) + "&options=-csearch_path%3D\(unique)"
     }
 
     /// Runs SQL as the superuser through the server's own `psql`, for the set-up libpq's

@@ -133,7 +133,7 @@ struct AppReceiptTests {
         }
     }
 
-    @Test("the receipt's file: none for a fresh account, made by a refresh, kept current with purchases")
+    @Test("the receipt's file: none for a fresh account, made by a refresh, kept current with purchases", .fileStoreOnly)
     func file() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()

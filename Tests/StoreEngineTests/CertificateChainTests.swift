@@ -150,7 +150,7 @@ struct DoctorSchemaTests {
         return bought
     }
 
-    @Test("schema 2, 3 and 4 files signed as their schema signed are healthy, not edited", arguments: [Int64(2), 3, 4])
+    @Test("schema 2, 3 and 4 files signed as their schema signed are healthy, not edited", .fileStoreOnly, arguments: [Int64(2), 3, 4])
     func olderSchemaHealthy(version: Int64) async throws {
         try await withStoreFixture { fixture in
             _ = try await oldFile(fixture, version: version, editing: false)
@@ -162,7 +162,7 @@ struct DoctorSchemaTests {
         }
     }
 
-    @Test("an edited row of an older schema is still named", arguments: [Int64(2), 3, 4])
+    @Test("an edited row of an older schema is still named", .fileStoreOnly, arguments: [Int64(2), 3, 4])
     func olderSchemaEdited(version: Int64) async throws {
         try await withStoreFixture { fixture in
             let bought = try await oldFile(fixture, version: version, editing: true)
@@ -172,7 +172,7 @@ struct DoctorSchemaTests {
         }
     }
 
-    @Test("a schema 3 row signed with the account (schema 4's rule) does not pass for schema 3, nor the reverse")
+    @Test("a schema 3 row signed with the account (schema 4's rule) does not pass for schema 3, nor the reverse", .fileStoreOnly)
     func rulesDiffer() async throws {
         try await withStoreFixture { fixture in
             _ = try await oldFile(fixture, version: 3, editing: false)
@@ -182,7 +182,7 @@ struct DoctorSchemaTests {
         }
     }
 
-    @Test("schema 5: the chain is checked; a missing chain, or a row signed the old way (kid), is a problem")
+    @Test("schema 5: the chain is checked; a missing chain, or a row signed the old way (kid), is a problem", .fileStoreOnly)
     func schemaFive() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
@@ -206,7 +206,7 @@ struct DoctorSchemaTests {
         }
     }
 
-    @Test("a schema 4 file opened gets its chain and every row signed again with x5c")
+    @Test("a schema 4 file opened gets its chain and every row signed again with x5c", .fileStoreOnly)
     func migrateFour() async throws {
         try await withStoreFixture { fixture in
             let bought = try await oldFile(fixture, version: 4, editing: false)

@@ -222,7 +222,7 @@ struct PriceIncreaseTests {
 
 @Suite("schema 8")
 struct SchemaEightTests {
-    @Test("a schema 7 file gets the pricing tables; its rows keep their seals")
+    @Test("a schema 7 file gets the pricing tables; its rows keep their seals", .fileStoreOnly)
     func migrates() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()

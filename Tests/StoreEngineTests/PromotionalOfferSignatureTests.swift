@@ -140,7 +140,7 @@ struct PromotionalOfferSignatureTests {
 
 @Suite("schema 7")
 struct SchemaSevenTests {
-    @Test("a schema 6 file gets the offer tables; its rows keep their seals, so an edit made before stays unverified")
+    @Test("a schema 6 file gets the offer tables; its rows keep their seals, so an edit made before stays unverified", .fileStoreOnly)
     func migrates() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()

@@ -1089,7 +1089,7 @@ struct SchemaMigrationTests {
         }
     }
 
-    @Test("a schema 1 file is migrated on open: its rows still verify, and the new controls work on it")
+    @Test("a schema 1 file is migrated on open: its rows still verify, and the new controls work on it", .fileStoreOnly)
     func migrate() async throws {
         try await withStoreFixture { donor in
             try await withTemporaryFolder { folder in
@@ -1136,7 +1136,7 @@ struct SchemaMigrationTests {
         }
     }
 
-    @Test("two stores opening one schema 1 file at the same moment both succeed; it is migrated once")
+    @Test("two stores opening one schema 1 file at the same moment both succeed; it is migrated once", .fileStoreOnly)
     func concurrentMigration() async throws {
         try await withStoreFixture { donor in
             try await withTemporaryFolder { folder in

@@ -4,7 +4,7 @@ import Testing
 @testable import StoreLedger
 
 /// A verified read of the `transactions` table is reused only while the table is unchanged.
-@Suite("read cache: reused while the table is unchanged")
+@Suite("read cache: reused while the table is unchanged", .fileStoreOnly)
 struct ReadCacheTests {
     @Test("another process's commit, this one's change, a truncate and a rollback are each seen by the next read")
     func everyChangeIsSeen() async throws {

@@ -44,7 +44,7 @@ struct SignedTransactionTests {
         }
     }
 
-    @Test("a row edited by hand in the store file is unverified and entitles nothing")
+    @Test("a row edited by hand in the store file is unverified and entitles nothing", .fileStoreOnly)
     func editedRow() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
@@ -72,7 +72,7 @@ struct SignedTransactionTests {
         }
     }
 
-    @Test("a row moved to another account in the store file is unverified and entitles neither account")
+    @Test("a row moved to another account in the store file is unverified and entitles neither account", .fileStoreOnly)
     func movedRow() async throws {
         try await withStoreFixture { fixture in
             let pro = try await buy(try fixture.open(), "pro")
@@ -89,7 +89,7 @@ struct SignedTransactionTests {
         }
     }
 
-    @Test("a store file of schema 3 or older (signed without the account) is signed again on open; an edited row stays unverified")
+    @Test("a store file of schema 3 or older (signed without the account) is signed again on open; an edited row stays unverified", .fileStoreOnly)
     func schemaOneIsResigned() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
@@ -123,7 +123,7 @@ struct SignedTransactionTests {
         }
     }
 
-    @Test("a JWS edited in the store file fails its signature")
+    @Test("a JWS edited in the store file fails its signature", .fileStoreOnly)
     func editedSignature() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
@@ -182,7 +182,7 @@ struct SignedTransactionTests {
         }
     }
 
-    @Test("a new store file, with the signing key in it, is readable by its owner only")
+    @Test("a new store file, with the signing key in it, is readable by its owner only", .fileStoreOnly)
     func ownerOnly() async throws {
         try await withStoreFixture { fixture in
             _ = try await buy(try fixture.open(), "pro")

@@ -35,7 +35,7 @@ struct SnapshotStatusTests {
         }
     }
 
-    @Test("a subscription's newest row edited in the file shows unverified in the snapshot's status")
+    @Test("a subscription's newest row edited in the file shows unverified in the snapshot's status", .fileStoreOnly)
     func editedRowRefused() async throws {
         try await withLifecycleStore { fixture in
             let store = try fixture.open()

@@ -110,7 +110,7 @@ private func eventually(within timeout: Duration = .seconds(30), _ condition: ()
 
 /// The change feed where inotify cannot be had (the user's instances all taken, a watch lost):
 /// it polls `data_version` and hears every commit, and watches again when it can.
-@Suite struct StoreChangeFeedFallbackTests {
+@Suite(.fileStoreOnly) struct StoreChangeFeedFallbackTests {
     @Test func withoutInotifyTheFeedPollsAndHearsAnotherConnectionsCommit() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()

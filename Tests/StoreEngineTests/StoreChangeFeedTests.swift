@@ -110,7 +110,7 @@ private final class Heard: Sendable {
         }
     }
 
-    @Test func theStoreFileReplacedUnderTheFeedIsNoticed() async throws {
+    @Test(.fileStoreOnly) func theStoreFileReplacedUnderTheFeedIsNoticed() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
             let heard = Heard(store.changes.changes())

@@ -6,7 +6,7 @@ import Testing
 /// Issue 30 (2): a store that keeps its file open notices when the path names another file, and
 /// uses it no more. Before, it went on buying into a file no one would read again (moved over)
 /// or laid its old log over a copy put in its place.
-@Suite("Store file replaced")
+@Suite("Store file replaced", .fileStoreOnly)
 struct StoreFileReplacementTests {
     /// A backup moved over the file (`mv backup.sqlite store.sqlite`): the open store refuses its
     /// next purchase, naming the reason, instead of making it in the file that was moved away.

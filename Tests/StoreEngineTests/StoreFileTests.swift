@@ -40,7 +40,7 @@ private func textValue(_ path: String, _ sql: String) throws -> [String] {
     return try db.texts(sql)
 }
 
-@Suite("Store file")
+@Suite("Store file", .fileStoreOnly)
 struct StoreFileTests {
     @Test("a purchase survives a restart: a second Store on the file sees it")
     func persistence() async throws {

@@ -16,7 +16,7 @@ private func checks(_ checkup: StoreCheckup) -> [String] { checkup.problems.map(
 struct StoreTamperEvidenceTests {
     /// `finished=0` on a delivered consumable, then `PRAGMA user_version=5`: the migration sealed the
     /// edited row again, so it verified, was delivered a second time, and the doctor said Healthy.
-    @Test func anEditUnderALoweredVersionIsNotResealed() async throws {
+    @Test(.fileStoreOnly) func anEditUnderALoweredVersionIsNotResealed() async throws {
         try await withStoreFixture { fixture in
             let id: Int64
             let balance: Int?
@@ -45,7 +45,7 @@ struct StoreTamperEvidenceTests {
 
     /// A refund undone by putting the row back as it was (its old JWS and seal) no longer adds up to
     /// the sealed head; a lowered version made the migration fold the head again, and hid it.
-    @Test func anUndoneRefundIsStillFoundAfterTheMigration() async throws {
+    @Test(.fileStoreOnly) func anUndoneRefundIsStillFoundAfterTheMigration() async throws {
         try await withStoreFixture { fixture in
             do {
                 let store = try fixture.open()
@@ -70,7 +70,7 @@ struct StoreTamperEvidenceTests {
     /// A `user_version` of 0 or 1 on a store file: every open failed (a CREATE TABLE over tables there
     /// are, a column added twice) while the doctor called it migratable. Now the doctor names the edit,
     /// the store opens as what its columns are, and afterwards the file is whole again.
-    @Test(arguments: [0, 1])
+    @Test(.fileStoreOnly, arguments: [0, 1])
     func aVersionSetTo0Or1IsCalledWhatItIs(version: Int) async throws {
         try await withStoreFixture { fixture in
             do { _ = try await buy(try fixture.open(), "pro") }

@@ -42,9 +42,14 @@ func withStoreFixture<T>(_ body: (StoreFixture) async throws -> T) async throws 
 }
 
 /// Runs `body` with a store file of `catalog` in a fresh folder, removed afterwards, its test clock at `start`.
+///
+/// With `STOREFRONT_TEST_BACKEND=postgresql` (`make test`'s second run of these suites), the store
+/// is a fresh database of the tests' PostgreSQL cluster instead (TestSupport's `PostgreSQLServer`).
 func withStoreFixture<T>(catalog: Catalog, at start: Date, _ body: (StoreFixture) async throws -> T) async throws -> T {
     try await withTemporaryFolder { folder in
-        try await body(StoreFixture(folder: folder, path: folder + "/store.sqlite", catalog: catalog, clock: TestClock(start)))
+        let path = TestBackend.current == .postgreSQL ? try PostgreSQLServer.shared().freshSchema(named: "engine")
+                                                      : folder + "/store.sqlite"
+        return try await body(StoreFixture(folder: folder, path: path, catalog: catalog, clock: TestClock(start)))
     }
 }
 
@@ -92,4 +97,15 @@ func signedOffer(_ store: Store, _ productID: String, _ offerID: String, appAcco
     }
     return try await store.appStore.signPromotionalOffer(productID: productID, offerID: offerID, keyID: "TESTKEY",
                                                          appAccountToken: appAccountToken, form: form)
+}
+
+// MARK: - Backends
+
+extension Trait where Self == ConditionTrait {
+    /// For a test of the store *file* itself (its bytes, folder, modes, inotify, edits made with
+    /// sqlite3): run where the suites run on SQLite, skipped where they run on PostgreSQL
+    /// (`STOREFRONT_TEST_BACKEND`), whose own checks are in the PostgreSQL suites.
+    static var fileStoreOnly: Self {
+        .enabled(if: TestBackend.current == .sqlite, "a test of the store file itself")
+    }
 }

@@ -24,7 +24,7 @@ struct VerifiedRowsTests {
             .run("INSERT OR REPLACE INTO verified_rows (transaction_id, row_seal, mark) VALUES (?, ?, ?)", id, seal, mark)
     }
 
-    @Test("a purchase and its delivery leave the row marked; an edit after the mark is still refused")
+    @Test("a purchase and its delivery leave the row marked; an edit after the mark is still refused", .fileStoreOnly)
     func purchaseIsMarked() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
@@ -44,7 +44,7 @@ struct VerifiedRowsTests {
         }
     }
 
-    @Test("a sealed row with a bad JWS is refused; a mark of another row, or not made with the seal key, does not help; the store's own mark decides")
+    @Test("a sealed row with a bad JWS is refused; a mark of another row, or not made with the seal key, does not help; the store's own mark decides", .fileStoreOnly)
     func marksAreBound() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
@@ -78,7 +78,7 @@ struct VerifiedRowsTests {
         }
     }
 
-    @Test("finishing a row edited under its old seal and mark does not carry the mark to the new seal")
+    @Test("finishing a row edited under its old seal and mark does not carry the mark to the new seal", .fileStoreOnly)
     func finishDoesNotBlessAnEdit() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
@@ -95,7 +95,7 @@ struct VerifiedRowsTests {
         }
     }
 
-    @Test("a reset takes the marks of the rows it deletes")
+    @Test("a reset takes the marks of the rows it deletes", .fileStoreOnly)
     func resetForgetsMarks() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
@@ -105,7 +105,7 @@ struct VerifiedRowsTests {
         }
     }
 
-    @Test("the keyed hasher gives the seal and HMAC of RFC 2104 that the doctor and older builds compute")
+    @Test("the keyed hasher gives the seal and HMAC of RFC 2104 that the doctor and older builds compute", .fileStoreOnly)
     func hasherMatchesTheSeal() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()

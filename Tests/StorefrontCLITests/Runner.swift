@@ -54,10 +54,12 @@ final class Sandbox: Sendable {
     /// The fake home folder of every run.
     let home: String
 
-    init() throws {
+    /// - Parameter store: the store every run names; nil, a new file in the sandbox (a
+    ///   PostgreSQL URI: a team's store).
+    init(store: String? = nil) throws {
         temporary = try TemporaryFolder(prefix: "storefront-cli-tests")
         home = temporary.path("home")
-        store = temporary.path("store.sqlite")
+        self.store = store ?? temporary.path("store.sqlite")
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     }
 

@@ -8,7 +8,8 @@ extension Store {
     public nonisolated var changes: StoreChangeFeed {
         feedBox.withLock { box in
             if let feed = box { return feed }
-            let feed = StoreChangeFeed(store: self, path: path)
+            // The address itself (a database's URI with its password): the feed's listener connects with it.
+            let feed = StoreChangeFeed(store: self, path: address.location)
             box = feed
             return feed
         }

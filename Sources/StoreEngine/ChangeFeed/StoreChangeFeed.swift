@@ -51,7 +51,7 @@ public final class StoreChangeFeed: Sendable {
     /// A pipe that pokes the watching thread (a new subscriber, a wake asked for, a stop): read end, write end.
     private let poke: (read: Int32, write: Int32)
 
-    init(store: Store, path: String, watchers: StoreFileWatcherFactory = .inotify) {
+    init(store: Store, path: String, watchers: StoreFileWatcherFactory = .standard) {
         state = Mutex(State(store: store, inode: Self.inode(of: path)))
         self.path = path
         watching = FeedWatching(watchers)

@@ -35,6 +35,26 @@ struct StoreFileWatcherFactory: Sendable {
         if let watch = FolderWatch(path: path) { return .success(watch) }
         return .failure(Unavailable(errno: Glibc.errno))
     }
+
+    /// The store's own signal: inotify for a file, `LISTEN` for a store in PostgreSQL.
+    static let standard = StoreFileWatcherFactory { location in
+        guard case .postgreSQL(let uri) = StoreAddress(location) else { return inotify.make(location) }
+        guard let listener = try? PostgreSQLStoreListener(uri) else { return .failure(Unavailable(errno: ECONNREFUSED)) }
+        return .success(ListenWatch(listener))
+    }
+}
+
+/// `LISTEN` on a store in PostgreSQL, as the feed's watcher: every write's `NOTIFY` makes its
+/// socket readable. A lost connection is a lost watch: the feed polls the store's version and
+/// makes a new listener (``StoreChangeFeed/watchRetryInterval``), so no write is missed meanwhile.
+final class ListenWatch: StoreFileWatcher {
+    private let listener: PostgreSQLStoreListener
+
+    init(_ listener: PostgreSQLStoreListener) { self.listener = listener }
+
+    var descriptor: Int32 { listener.descriptor }
+    func drain() -> (written: Bool, replaced: Bool) { (listener.drain(), false) }
+    var lostBecause: Int32? { listener.isLost ? ECONNRESET : nil }
 }
 
 extension StoreChangeFeed {

@@ -61,6 +61,19 @@ package final class PostgreSQLResult: RandomAccessCollection {
     }
 
     fileprivate var columnCount: Int32 { PQnfields(result) }
+
+    // MARK: - Cells by position, for the ledger's rows (PostgreSQLFetchedRows)
+
+    /// Whether the cell is NULL.
+    func cellIsNull(_ row: Int32, _ column: Int32) -> Bool { isNull(row, column) }
+
+    /// The cell's text as the server sent it, valid while this result lives.
+    func cellBytes(_ row: Int32, _ column: Int32) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: PQgetvalue(result, row, column), count: Int(PQgetlength(result, row, column)))
+    }
+
+    /// The column's type, as the OID of `pg_type` (20 bigint, 23 integer, 16 boolean, 25 text, …).
+    func columnType(_ column: Int32) -> UInt32 { UInt32(PQftype(result, column)) }
 }
 
 /// One row of a ``PostgreSQLResult``, read by column name. NULL reads as `""`, `0` or no bytes,

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+/// The command line on a store in PostgreSQL (a team's sandbox), against the tests' real
+/// cluster: several processes racing on one store, and a password that never shows.
+@Suite("storefront on a PostgreSQL store")
+struct PostgreSQLStoreEndToEndTests {
+    /// Ten processes buy one non-consumable at the same moment: it is bought once; the others
+    /// are told it is owned; every id is unique and above 2,000,000,000.
+    @Test("a non-consumable raced by ten processes is bought once; ids unique")
+    func tenProcessesBuyOnce() async throws {
+        let sandbox = try Sandbox()
+        let store = try PostgreSQLServer.shared().freshSchema(named: "race")
+        // Finished consumables listed too (Apple's SKIncludeConsumableInAppPurchaseHistory), to count every id.
+        try await sandbox.storefront(["settings", "set", "includeConsumablesInHistory", "true"], store: store).expect(exit: 0)
+        let product = "com.razeware.razefaces.swiftshopping"
+        let runs = try await withThrowingTaskGroup(of: RunResult.self) { group in
+            for index in 0..<10 {
+                // Half buy the non-consumable, half a consumable beside it: ids must not collide either.
+                let id = index.isMultiple(of: 2) ? product : "com.example.storefront.coins100"
+                group.addTask { try await sandbox.storefront(["buy", id, "--json"], store: store) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for run in runs { run.expectNoCrashOutput() }
+        let listing = try await sandbox.storefront(["transactions", "--json"], store: store)
+        listing.expect(exit: 0)
+        let transactions = try #require(try listing.jsonObject()["transactions"] as? [[String: Any]])
+        let ids = transactions.compactMap { ($0["id"] as? NSNumber)?.int64Value }
+        #expect(transactions.filter { $0["productID"] as? String == product }.count == 1)
+        #expect(transactions.filter { $0["productID"] as? String == "com.example.storefront.coins100" }.count == 5)
+        #expect(Set(ids).count == ids.count && ids.count == 6)
+        #expect(ids.allSatisfy { $0 > 2_000_000_000 })
+    }
+
+    /// Another process's purchase is on the store at once: what one CLI buys, the next sees.
+    @Test("what one process buys, another reads; approve from a second process ends a request")
+    func secondProcessSeesTheFirst() async throws {
+        let sandbox = try Sandbox()
+        let store = try PostgreSQLServer.shared().freshSchema(named: "ask")
+        try await sandbox.storefront(["settings", "set", "askToBuy", "true"], store: store).expect(exit: 0)
+        try await sandbox.storefront(["buy", "com.razeware.razefaces.swiftshopping"], store: store).expect(exit: 0)
+        let pending = try await sandbox.storefront(["transactions", "--pending", "--json"], store: store)
+        let request = try #require((try pending.jsonObject()["requests"] as? [[String: Any]])?.first?["id"] as? NSNumber)
+        try await sandbox.storefront(["approve", request.stringValue], store: store).expect(exit: 0)
+        let products = try await sandbox.storefront(["products", "--json"], store: store)
+        let rows = try #require(try products.jsonObject()["products"] as? [[String: Any]])
+        let bought = try #require(rows.first { $0["id"] as? String == "com.razeware.razefaces.swiftshopping" })
+        #expect(bought["owned"] as? Bool == true)
+    }
+
+    /// A password in the URI is in no output: not a listing, not --json, not an error.
+    @Test("a password in the store's URI appears in no output, and a wrong one says what libpq said")
+    func passwordNeverShown() async throws {
+        let sandbox = try Sandbox()
+        let server = try PostgreSQLServer.shared()
+        _ = try server.freshSchema(named: "pw")  // the shared database exists
+        let role = "pw_\(getpid())_\(UInt32.random(in: 0...0xFFFFFF))"
+        let password = "Sesame\(UInt32.random(in: 100_000...999_999))Open"
+        try server.psql("CREATE ROLE \(role) LOGIN PASSWORD '\(password)' IN ROLE \(PostgreSQLServer.passwordGroup)")
+        try server.psql("CREATE SCHEMA \(role) AUTHORIZATION \(role)", database: PostgreSQLServer.schemasDatabase)
+        let place = "@/\(PostgreSQLServer.schemasDatabase)?host=\(server.socketFolder)&port=\(server.port)&options=-csearch_path%3D\(role)"
+        let store = "postgresql://\(role):\(password)" + place
+        var outputs: [RunResult] = []
+        for arguments in [["products"], ["products", "--json"], ["buy", "com.razeware.razefaces.swiftshopping", "--json"],
+                          ["transactions"], ["buy", "no.such.product"], ["status", "--json"]] {
+            outputs.append(try await sandbox.storefront(arguments, store: store))
+        }
+        outputs[0].expect(exit: 0)
+        #expect(try outputs[2].jsonObject()["transaction"] != nil)
+        let wrong = try await sandbox.storefront(["products"], store: "postgresql://\(role):Not\(password)" + place)
+        #expect(wrong.status != 0)
+        #expect(wrong.stderr.contains("password authentication failed"))
+        for output in outputs + [wrong] {
+            #expect(!output.stdout.contains(password) && !output.stderr.contains(password), "\(output)")
+        }
+    }
+
+    /// The paywall on a store in PostgreSQL hears another process's approval through LISTEN,
+    /// without a key pressed, as it hears a file's through inotify.
+    @Test("the paywall in tmux: a second process's approval arrives live; the title names the store")
+    func paywallHearsAnotherProcess() async throws {
+        let sandbox = try Sandbox(store: try PostgreSQLServer.shared().freshSchema(named: "paywall"))
+        try await sandbox.storefront("settings", "set", "askToBuy", "true").expect(exit: 0)
+        try await withPaywall(sandbox) { session in
+            try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
+            try await session.send("Down", "Down", "Down", "Enter")  // the three plans, then Swift Shopping
+            try await session.waitFor("the confirmation sheet") { $0.contains { $0.contains("[ Confirm") } }
+            try await session.send("Enter")
+            try await session.waitFor("the Ask to Buy alert") { $0.contains { $0.contains("Purchase Pending") } }
+            try await session.send("Enter")
+            let pending = try await sandbox.storefront("transactions", "--pending", "--json")
+            let request = try #require((try pending.jsonObject()["requests"] as? [[String: Any]])?.first?["id"] as? NSNumber)
+            try await sandbox.storefront("approve", request.stringValue).expect(exit: 0)
+            let lines = try await session.waitFor("the approval, heard without a key", timeout: .seconds(3)) { lines in
+                lines.contains { $0.contains("✓") && $0.contains("Swift Shopping") }
+            }
+            #expect(lines.first?.contains("PostgreSQL storefront_tests/s_paywall_") == true, "\(lines.first ?? "")")
+        }
+    }
+
+    /// A file's store copied into PostgreSQL and back: the same transactions, signed as they were,
+    /// and the file that comes back is healthy to `doctor`.
+    @Test("store copy: file -> PostgreSQL -> file holds the same transactions and passes doctor; an existing file is refused")
+    func copyRoundTrip() async throws {
+        let sandbox = try Sandbox()
+        for arguments in [["buy", "com.razeware.razefaces.swiftshopping"], ["buy", "barcode_month_subscription"],
+                          ["settings", "set", "includeConsumablesInHistory", "true"], ["buy", "com.example.storefront.coins100"],
+                          ["clock", "advance", "P2M"]] {
+            try await sandbox.storefront(arguments).expect(exit: 0)
+        }
+        func history(_ store: String) async throws -> [String] {
+            let listing = try await sandbox.storefront(["transactions", "--json"], store: store)
+            listing.expect(exit: 0)
+            let rows = try #require(try listing.jsonObject()["transactions"] as? [[String: Any]])
+            return rows.map { "\($0["id"] ?? "") \($0["productID"] ?? "") \($0["purchaseDate"] ?? "") \($0["expirationDate"] ?? "-")" }
+        }
+        let original = try await history(sandbox.store)
+        #expect(original.count >= 5)  // a trial, renewals, a non-consumable, coins
+        let database = try PostgreSQLServer.shared().freshSchema(named: "copy")
+        let there = try await sandbox.run(["store", "copy", sandbox.store, database, "--json"])
+        there.expect(exit: 0)
+        // The doctor on the team's store: every check that applies there passes.
+        let checkup = try await sandbox.run(["--store", database, "doctor", "--json"])
+        checkup.expect(exit: 0)
+        #expect((try checkup.jsonObject()["passed"] as? [String])?.contains { $0.hasPrefix("a store in PostgreSQL") } == true)
+        #expect(try there.jsonObject()["sealedTransactions"] as? Int == original.count)
+        #expect(try await history(database) == original)
+        let back = sandbox.path("back.sqlite")
+        try await sandbox.run(["store", "copy", database, back]).expect(exit: 0)
+        #expect(try await history(back) == original)
+        try await sandbox.run(["--store", back, "doctor"]).expect(exit: 0)
+        // A purchase on the copy in PostgreSQL takes a new id, after every copied one.
+        let bought = try await sandbox.storefront(["buy", "com.razeware.razefaces.iphonerage", "--json"], store: database)
+        let id = try #require((try bought.jsonObject()["transaction"] as? [String: Any])?["id"] as? NSNumber)
+        #expect(!original.contains { $0.hasPrefix(id.stringValue + " ") })
+        let refused = try await sandbox.run(["store", "copy", database, back])
+        refused.expect(exit: 74)
+        #expect(try await history(back) == original)
+    }
+}
