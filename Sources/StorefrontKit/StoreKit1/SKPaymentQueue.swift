@@ -206,9 +206,11 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     }
 
     /// Takes a transaction out of the queue; for a purchase, tells the store the content is
-    /// delivered. It leaves ``transactions``, and observers hear `removedTransactions`, once the
-    /// store has it. A `purchasing` or `deferred` transaction is not finished (Apple's queue raises
-    /// an exception instead).
+    /// delivered. Once the store has it, the transaction leaves ``transactions`` on the main queue,
+    /// in the same turn as the observers hear `removedTransactions`: never while the callback that
+    /// finished it is still running, so a restore's `paymentQueueRestoreCompletedTransactionsFinished`,
+    /// delivered with its transactions, still finds them there. A `purchasing` or `deferred`
+    /// transaction is not finished (Apple's queue raises an exception instead).
     open func finishTransaction(_ transaction: SKPaymentTransaction) {
         if let owner = transaction.queue, owner !== self {
             owner.finishTransaction(transaction)
@@ -226,9 +228,11 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
                 _ = try? await context.store.app.finish(engine)
                 context.changed()
             }
-            // Out of `transactions` once the store has it, so an app that waits for an empty queue may quit then.
-            locked { pending.removeAll { $0 === transaction } }
+            // Out of `transactions` when `removedTransactions` is delivered, as Apple's queue removes it: on the
+            // main queue after the callback that finished it (a restore's completion comes in that callback's
+            // turn), and once the store has it, so an app that waits for an empty queue may quit then.
             deliver { queue, observers in
+                queue.locked { queue.pending.removeAll { $0 === transaction } }
                 for observer in observers { observer.paymentQueue(queue, removedTransactions: [transaction]) }
             }
         }
