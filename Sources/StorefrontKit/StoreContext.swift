@@ -7,9 +7,9 @@ import Synchronization
 ///
 /// Which store a static call (`Product.products(for:)`, `Transaction.updates`, …) uses
 /// is decided by ``resolve()``: the task-local ``current`` (set by `SKTestSession.run`),
-/// else the most recently created test session still alive, else the configured or default
-/// store. What is read outside a session's scope follows that choice as it changes
-/// (`StoreContext+Choice.swift`).
+/// else the most recently created test session still alive (unless `StorefrontKit.configure`
+/// chose a store since it was made), else the configured or default store. What is read
+/// outside a session's scope follows that choice as it changes (`StoreContext+Choice.swift`).
 package final class StoreContext: Sendable {
     /// The engine's store over the store file.
     package let store: Store
@@ -76,9 +76,11 @@ public enum StorefrontKit {
 
     /// Opens `catalog` (a products.json or `.storekit`) and the store file `store` for `account`,
     /// and makes them what every StoreKit call uses. Nil arguments are found as the CLI finds them.
+    /// An explicit choice: outside a test session's `run { }` it wins over the sessions made before
+    /// it (alive or ended), and `Transaction.updates` and the other listeners read outside a scope
+    /// move to it, until the next `SKTestSession` is made.
     public static func configure(catalog: String? = nil, store: String? = nil, account: String? = nil) throws {
-        let context = try open(catalog: catalog, store: store, account: account)
-        StoreContext.configured.withLock { $0 = context }
+        StoreContext.configure(try open(catalog: catalog, store: store, account: account))
     }
 
     /// The store file StoreKit calls use now (for a test session, its temporary file).

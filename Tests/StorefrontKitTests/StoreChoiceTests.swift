@@ -83,6 +83,33 @@ import Testing
         #expect(session.allTransactions().map(\.identifier) == [Int(update.unsafePayloadValue.id)])
     }
 
+    @Test func aStoreConfiguredAfterTheSessionsEndedIsListenedToUntilTheNextSession() async throws {
+        do { _ = try SKTestSession(contentsOf: catalogURL) }  // this process has had a session, now gone
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kit-configured-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/store.sqlite"
+        try StorefrontKit.configure(catalog: catalogURL.path, store: path)
+        // Read outside any scope, as a test of a configured store reads it.
+        let updates = Transaction.updates
+        let box = Received()
+        let listening = Task {
+            await box.set(await first(of: updates, within: 60) { $0.productID == ID.coins && $0.context.store.path == path })
+        }
+        defer { listening.cancel() }
+        // Another process (here, another connection) buys in the configured store. Other suites make
+        // sessions meanwhile, and each new one takes the listener: configure again, as such a test would.
+        let elsewhere = try StorefrontKit.open(catalog: catalogURL.path, store: path, account: nil)
+        for _ in 0..<20 where await box.update == nil {
+            try StorefrontKit.configure(catalog: catalogURL.path, store: path)
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await elsewhere.store.appStore.purchaseOutsideApp(ID.coins)
+            try await Task.sleep(for: .milliseconds(700))
+        }
+        let update = try #require(await box.update)
+        #expect(update.unsafePayloadValue.context.store.path == path)
+        #expect(try StorefrontKit.storePath == path || StoreContext.latestSession != nil)
+    }
+
     @Test func messagesReadOutsideAScopeMoveToEachNewSession() async throws {
         // Read before any of this test's sessions exists, as an app's store layer reads it at launch.
         let messages = Message.messages
