@@ -18,8 +18,42 @@ package final class StoreContext: Sendable {
     /// `purchase()` calls under way: until each has said which transaction it hands the app,
     /// `Transaction.updates` waits before deciding about a transaction it has not seen.
     private let purchasesUnderWay = Atomic<Int>(0)
+    /// The errors a test session makes StoreKit APIs throw that the store file keeps no setting for
+    /// (`SKTestSession.setSimulatedError(_:forAPI:)`): kept by this process, as Xcode's session keeps them.
+    private let simulatedErrors = Mutex<[SimulatedAPI: any Error & Sendable]>([:])
 
     package init(store: Store) { self.store = store }
+
+    // MARK: - Simulated errors kept in the process
+
+    /// A StoreKit API whose simulated error this process keeps (the others' are store settings).
+    package enum SimulatedAPI: Hashable, Sendable {
+        /// `AppTransaction.shared` and `refresh()`.
+        case appTransaction
+        /// `AppStore.showManageSubscriptions(in:)` and `(in:subscriptionGroupID:)`.
+        case manageSubscriptions
+        /// `AppStore.presentOfferCodeRedeemSheet` in each form.
+        case offerCodeRedeem
+        /// `Transaction.beginRefundRequest(in:)` and `beginRefundRequest(for:in:)`.
+        case refundRequest
+        /// `Product.SubscriptionInfo.status` and `status(for:)`.
+        case subscriptionStatus
+    }
+
+    /// Makes `api` throw `error` on this store until set back to nil.
+    package func simulate(_ error: (any Error & Sendable)?, for api: SimulatedAPI) {
+        simulatedErrors.withLock { $0[api] = error }
+    }
+
+    /// Throws the error simulated for `api`, if any.
+    func throwIfSimulated(_ api: SimulatedAPI) throws {
+        if let error = simulatedErrors.withLock({ $0[api] }) { throw error }
+    }
+
+    /// Throws the error simulated for `api` in the store a static call uses now (none found: nothing).
+    static func throwIfSimulated(_ api: SimulatedAPI) throws {
+        try (try? resolve())?.throwIfSimulated(api)
+    }
 
     /// Notes that this process changed the store: the change feed looks now (it hears the
     /// write through inotify anyway; this is for where there is none).

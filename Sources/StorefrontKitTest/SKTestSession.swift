@@ -22,12 +22,14 @@ import Synchronization
 public final class SKTestSession: Sendable {
     let context: StoreContext
     let folder: URL
-    private let local = Mutex(LocalState())
+    let local = Mutex(LocalState())
 
-    /// What only this object keeps: Xcode settings with no effect on a terminal store.
+    /// What only this object keeps: Xcode settings with no effect on a terminal store, and the
+    /// simulated errors no store setting holds (as set, for `simulatedError(forAPI:)`).
     struct LocalState {
         var disableDialogs = false
         var locale = Locale(identifier: "en_US")
+        var simulatedFailures: [StoreContext.SimulatedAPI: any ProcessSimulatedFailure] = [:]
     }
 
     /// A session on the configuration file `name` (with or without `.storekit` or `.json`),

@@ -153,9 +153,17 @@ extension SKTestSession {
     // MARK: - Errors and time
 
     /// Makes `api` fail with `error` until set back to nil (Xcode's `setSimulatedError(_:forAPI:)`).
-    /// The store simulates `.loadProducts`, `.purchase`, `.verification` and `.appStoreSync`;
-    /// for the other APIs, and a `StoreKitError` case the API cannot throw, it throws `StoreKitError.unsupported`.
+    /// The store file keeps `.loadProducts`, `.purchase`, `.verification` and `.appStoreSync` (another
+    /// process on the store sees them; a `StoreKitError` case such an API cannot throw throws
+    /// `StoreKitError.unsupported`); this process keeps `.appTransaction`, `.manageSubscriptions`,
+    /// `.offerCodeRedeem`, `.refundRequest` and `.subscriptionStatus`, whose API then throws the error.
     public func setSimulatedError<API: FailableStoreKitAPI>(_ error: API.Failure?, forAPI api: API) async throws {
+        if let kept = API.self as? any ProcessSimulatedAPI.Type {
+            let failure = error.flatMap { $0 as? any ProcessSimulatedFailure }
+            local.withLock { $0.simulatedFailures[kept.simulatedAPI] = failure }
+            context.simulate(failure?.thrown, for: kept.simulatedAPI)
+            return
+        }
         guard let key = (API.self as? any SimulatableAPI.Type)?.settingKey else { throw StoreKitError.unsupported }
         var simulated: SimulatedError?
         if let error {
@@ -171,6 +179,9 @@ extension SKTestSession {
 
     /// The error `api` is made to fail with now; nil when none.
     public func simulatedError<API: FailableStoreKitAPI>(forAPI api: API) async -> API.Failure? {
+        if let kept = API.self as? any ProcessSimulatedAPI.Type {
+            return local.withLock { $0.simulatedFailures[kept.simulatedAPI] } as? API.Failure
+        }
         guard let key = (API.self as? any SimulatableAPI.Type)?.settingKey,
               let failure = API.Failure.self as? any SimulatableFailure.Type,
               let simulated = (try? await context.store.testSession.value(key)) ?? nil
