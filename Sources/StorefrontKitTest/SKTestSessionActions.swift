@@ -37,13 +37,13 @@ extension SKTestSession {
     // MARK: - The App Store's side
 
     /// A purchase made outside the app (another device): the app gets it on `Transaction.updates`.
-    /// Throws when the purchase did not complete (Ask to Buy, an error). The options are not applied.
+    /// The options apply as `Product.purchase(options:)` applies them (quantity, `appAccountToken`,
+    /// offers and their signatures, billing plan; a bad one throws the purchase's error), the device's
+    /// conditions do not. Throws when the purchase did not complete (Ask to Buy, an error).
     @discardableResult
     public func buyProduct(identifier: StorefrontKit.Product.ID,
                            options: Set<StorefrontKit.Product.PurchaseOption> = []) async throws -> StorefrontKit.Transaction {
-        let outcome = try await packageStoreKitCall { [context] in try await context.store.appStore.purchaseOutsideApp(identifier) }
-        context.changed()
-        guard let transaction = outcome.transaction else { throw StoreKitError.unknown }
+        let transaction = try await StorefrontKit.Product.purchaseOutsideApp(identifier, options: options, context: context)
         return StorefrontKit.Transaction.verification(of: transaction, context: context).unsafePayloadValue
     }
 

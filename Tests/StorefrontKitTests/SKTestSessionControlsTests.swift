@@ -83,4 +83,26 @@ import Testing
             #expect(try await subscription.status.first?.state == .subscribed)
         }
     }
+
+    // MARK: - buyProduct with options
+
+    @Test func buyProductAppliesItsPurchaseOptions() async throws {
+        let session = try SKTestSession(contentsOf: catalogURL)
+        let token = UUID()
+        let coins = try await session.buyProduct(identifier: ID.coins, options: [.quantity(3), .appAccountToken(token)])
+        #expect(coins.purchasedQuantity == 3)
+        #expect(coins.appAccountToken == token)
+        let listed = try #require(session.allTransactions().first { $0.identifier == Int(coins.id) })
+        #expect(listed.productIdentifier == ID.coins)
+        await #expect(throws: Product.PurchaseError.invalidQuantity) {
+            try await session.buyProduct(identifier: ID.coins, options: [.quantity(11)])
+        }
+        // An offer the options name is checked as a purchase's is: a promotional offer needs its signature.
+        await #expect(throws: Product.PurchaseError.self) {
+            try await session.buyProduct(identifier: ID.yearly, options: [.promotionalOffer(offerID: "annual_comeback", keyID: "none",
+                                                                                         nonce: UUID(), signature: Data(), timestamp: 0)])
+        }
+        let plain = try await session.buyProduct(identifier: ID.goPro)
+        #expect(plain.purchasedQuantity == 1 && plain.appAccountToken == nil)
+    }
 }
