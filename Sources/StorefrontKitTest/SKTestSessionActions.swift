@@ -64,9 +64,18 @@ extension SKTestSession {
         _ = try act { try await $0.appStore.decline(Int64(identifier)) }
     }
 
-    /// Completes an interrupted purchase: it arrives on `Transaction.updates`.
+    /// Resolves the issue a transaction waits on, as Xcode's: an interrupted purchase completes (it
+    /// arrives on `Transaction.updates`); a subscription in billing retry or its grace period, whichever
+    /// of its transactions is named, has its billing fixed and renews (the renewal arrives on
+    /// `Transaction.updates`). Throws for a transaction with no issue.
     public func resolveIssueForTransaction(identifier: Int) throws {
-        _ = try act { try await $0.appStore.resolve(Int64(identifier)) }
+        let id = Int64(identifier)
+        let transaction = try act { try await $0.appStore.transaction(id: id) }
+        if transaction.status == .pending {
+            _ = try act { try await $0.appStore.resolve(id) }
+        } else {
+            try act { try await $0.appStore.resolveBillingIssue(transactionID: id) }
+        }
     }
 
     /// Refunds a transaction: revoked now, and delivered again on `Transaction.updates` with its `revocationDate`.

@@ -105,4 +105,27 @@ import Testing
         let plain = try await session.buyProduct(identifier: ID.goPro)
         #expect(plain.purchasedQuantity == 1 && plain.appAccountToken == nil)
     }
+
+    // MARK: - resolveIssueForTransaction
+
+    @Test func resolveIssueForTransactionEndsABillingRetry() async throws {
+        let session = try SKTestSession(contentsOf: catalogURL)
+        session.shouldEnterBillingRetryOnRenewal = true
+        try await session.run {
+            let product = try #require(try await Product.products(for: [ID.monthly]).first)
+            guard case .success(let result) = try await product.purchase() else { Issue.record("not bought"); return }
+            let bought = result.unsafePayloadValue
+            await bought.finish()
+            try session.advanceClock(by: "P1M1D")
+            #expect(try await product.subscription?.status.first?.state == .inBillingRetryPeriod)
+            try session.resolveIssueForTransaction(identifier: Int(bought.id))
+            let status = try #require(try await product.subscription?.status.first)
+            #expect(status.state == .subscribed)
+            let renewal = status.transaction.unsafePayloadValue
+            #expect(renewal.id != bought.id && renewal.originalID == bought.originalID)
+            #expect(renewal.expirationDate.map { $0 > session.now } == true)
+            // A transaction with no issue has nothing to resolve.
+            #expect(throws: (any Error).self) { try session.resolveIssueForTransaction(identifier: Int(renewal.id)) }
+        }
+    }
 }

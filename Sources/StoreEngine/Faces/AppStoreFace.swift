@@ -42,6 +42,11 @@ public struct AppStoreFace: Sendable {
         try await store.refund(id, reason: reason)
     }
 
+    /// The customer fixes the billing issue of the subscription a transaction belongs to: its
+    /// billing retry (or grace period) ends with a renewal. Throws `invalidTransactionState` for a
+    /// subscription not in billing retry.
+    public func resolveBillingIssue(transactionID: Int64) async throws { try await store.resolveBillingIssue(transactionID: transactionID) }
+
     /// Deletes a transaction from the account's history (the Transaction Manager's Delete).
     public func deleteTransaction(_ id: Int64) async throws { try await store.deleteTransaction(id) }
 
