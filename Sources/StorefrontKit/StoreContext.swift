@@ -150,25 +150,38 @@ public enum StorefrontKit {
     }
 }
 
-// MARK: - Waiting for the store from synchronous code
+// MARK: - Threads of StorefrontKit's own
 
-/// Runs tasks on a thread of its own, so synchronous API (`AppStore.canMakePayments`)
-/// can wait for the store without holding up Swift's cooperative pool.
-package final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
+/// A task executor on a serial dispatch queue of its own. A serial queue is overcommitting: Dispatch
+/// gives it a thread even while every thread of Swift's shared pool (one per core) is busy or blocked,
+/// so work run here never queues behind the rest of the process's tasks. StoreKit 1's queue and
+/// requests run their work on one each (so its callbacks reach the main queue promptly in a busy
+/// test process), and each synchronous wait for the store runs on a fresh one.
+package final class StoreKitExecutor: TaskExecutor, @unchecked Sendable {
     // Immutable; DispatchQueue is thread-safe.
-    private let queue = DispatchQueue(label: "storefrontkit.blocking", attributes: .concurrent)
-    static let shared = BlockingExecutor()
+    private let queue: DispatchQueue
+
+    package init(label: String) { queue = DispatchQueue(label: label) }
 
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
+}
 
+// MARK: - Waiting for the store from synchronous code
+
+/// Runs the work of a synchronous API (`AppStore.canMakePayments`, `SKPaymentQueue.canMakePayments()`,
+/// the test session's controls) on a thread of its own, waited for on the calling thread. It must not
+/// run on Swift's shared pool: a caller on the main queue would otherwise wait behind every task the
+/// process has queued there (seconds in a loaded test run), and every main-queue callback with it;
+/// and callers blocking the pool's own threads would wait for a thread they hold.
+package enum BlockingExecutor {
     /// The value of `work`, waited for on the calling thread.
     package static func wait<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
         let box = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task(executorPreference: shared) {
+        Task(executorPreference: StoreKitExecutor(label: "storefrontkit.blocking")) {
             let value = await work()
             box.withLock { $0 = value }
             done.signal()
