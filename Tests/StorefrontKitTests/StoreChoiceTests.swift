@@ -10,7 +10,8 @@ import Testing
 /// Tests here run beside other suites' sessions, so they bind the stores they compare with
 /// `run` or build the values read outside a scope by hand; the whole flow, with the app's
 /// store layer made before its session, is Examples/StoreApp's XCTest suite (one session at a time).
-@Suite struct StoreChoiceTests {
+/// One at a time: a test that configures a store takes the listeners of another that makes sessions.
+@Suite(.serialized) struct StoreChoiceTests {
     /// A store file standing for the developer's own: what StorefrontKit opens with no session.
     private func developerStore() throws -> (StoreContext, String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kit-developer-\(UUID().uuidString)").path
