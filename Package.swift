@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "StoreEngine", targets: ["StoreEngine"]),
         .library(name: "StorefrontKit", targets: ["StorefrontKit"]),
         .library(name: "StorefrontKitTest", targets: ["StorefrontKitTest"]),
+        .library(name: "CombineStandIn", targets: ["CombineStandIn"]),
     ],
     targets: [
         // MARK: - C libraries from Debian, through small shims
@@ -56,6 +57,9 @@ let package = Package(
         .target(name: "StorefrontKit", dependencies: ["StoreEngine"]),
         /// SKTestSession on the engine's test-session and App Store faces.
         .target(name: "StorefrontKitTest", dependencies: ["StorefrontKit", "StoreEngine"]),
+        /// A stand-in for Apple's Combine on Linux (ObservableObject, @Published, objectWillChange, sink),
+        /// so a store class compiles with its imports changed. Not StoreKit, not part of StorefrontKit.
+        .target(name: "CombineStandIn"),
         /// The paywall as values: State, Action, update, render. No ncurses.
         .target(name: "StorefrontUI", dependencies: ["StoreEngine", "TerminalCore"]),
         /// `storefront serve`: the App Store Server API and Server Notifications V2 over HTTP,
@@ -93,6 +97,8 @@ let package = Package(
         /// StoreKit code as libraries write it and their tests: mock subclasses of StoreKit 1's classes, errors
         /// built from NSError, a queue observer with downloads, format styles set property by property.
         .testTarget(name: "StoreKitLibraryShapesTests", dependencies: ["StorefrontKit", "StorefrontKitTest", "StoreEngine", "TestSupport"]),
+        /// CombineStandIn on its own, and a StoreKit store class written as an `ObservableObject`.
+        .testTarget(name: "CombineStandInTests", dependencies: ["CombineStandIn", "StorefrontKit", "StorefrontKitTest", "TestSupport"]),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "StorefrontCLI", "TestSupport"]),
         .testTarget(
             name: "StorefrontCLITests",

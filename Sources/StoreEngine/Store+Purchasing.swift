@@ -87,9 +87,13 @@ extension Store {
     /// purchase): the App Store has it, the app gets it as an update, unfinished.
     /// The purchase conditions of this device (Ask to Buy, errors, offline) do not apply;
     /// what the account owns already is handed back, not charged (``PurchaseOutcome/alreadyOwned(_:)``).
-    func purchaseOutsideApp(_ productID: String, quantity: Int = 1) async throws -> PurchaseOutcome {
-        try await makePurchase(productID, quantity: quantity, appAccountToken: nil, offerID: nil, choice: .succeed,
-                               outside: true)
+    /// The purchase's own options apply as in the app (quantity, `appAccountToken`, an offer and its
+    /// signature); `choice` `.askToBuy` makes it wait for a parent as a child's would.
+    func purchaseOutsideApp(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
+                            offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
+                            winBackOfferID: String? = nil, choice: PurchaseChoice = .succeed) async throws -> PurchaseOutcome {
+        try await makePurchase(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
+                               offerSignature: offerSignature, winBackOfferID: winBackOfferID, choice: choice, outside: true)
     }
 
     /// `finishing` runs inside the purchase's write transaction once a purchase succeeded, before it commits.

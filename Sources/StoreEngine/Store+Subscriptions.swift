@@ -289,6 +289,30 @@ extension Store {
         }
     }
 
+    /// The customer fixes the billing issue of the subscription `transactionID` belongs to (Xcode's
+    /// `resolveIssueForTransaction`): its billing retry ends with a renewal now, or from the lapsed
+    /// period's end while still in its grace period, as when billing recovers (DID_RENEW
+    /// BILLING_RECOVERY). Renewals after it follow the `billingIssues` setting as before.
+    func resolveBillingIssue(transactionID: Int64) throws {
+        // What fell due before the change happens first, as it would have on time.
+        try processRenewals()
+        let date = try currentTime()
+        try ledger.write {
+            let named = try transaction(id: transactionID)
+            guard var record = try ledger.subscriptionStates(account: account).first(where: { $0.originalID == named.originalID }),
+                  let since = record.billingRetrySince,
+                  let latest = try ledger.latestTransaction(originalID: record.originalID), latest.revocationDate == nil
+            else {
+                throw StoreError.invalidTransactionState(id: transactionID, action: "resolve", state: "not in billing retry")
+            }
+            let renewedAt = record.graceUntil.map { $0 > date } == true ? since : date
+            (record.billingRetrySince, record.graceUntil) = (nil, nil)
+            try renew(latest, &record, account: account, at: renewedAt, detail: "renewal after the billing issue was resolved",
+                      subtype: "BILLING_RECOVERY")
+            try ledger.saveSubscription(record, account: account)
+        }
+    }
+
     func subscriptionRecord(_ groupID: String) throws -> SubscriptionRecord {
         let groupID = catalog.product(id: groupID)?.subscription?.groupID ?? groupID
         guard let record = try ledger.subscriptionStates(account: account).first(where: { $0.groupID == groupID }) else {

@@ -19,7 +19,9 @@ public enum ReceiptFailure: Error, Sendable, Hashable, CustomStringConvertible {
 extension SigningIdentity {
     /// Signs an app receipt as Apple packs one: PKCS#7 SignedData (DER) around the payload,
     /// signed by the store's leaf (ECDSA with SHA-256 here; Apple's leaf is RSA) and carrying
-    /// leaf, intermediate and root, so `openssl smime -verify -CAfile root.pem` checks it.
+    /// leaf, intermediate and root, so `openssl smime -verify -CAfile root.pem` checks it. As in
+    /// Apple's receipts, the SignerInfo has no signed attributes: the signature is over the payload
+    /// itself, which is what receipt verifiers written for Apple's format check.
     public func signReceipt(_ receipt: AppReceipt) throws(VerificationFailure) -> [UInt8] {
         let payload = try receipt.der()
         guard let certificates = cossl_x509_stack_new() else { throw SigningKey.opensslError("a certificate list") }
@@ -31,8 +33,9 @@ extension SigningIdentity {
         let input: OpaquePointer? = payload.withUnsafeBufferPointer { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
         guard let input else { throw SigningKey.opensslError("a receipt's payload") }
         defer { BIO_free(input) }
-        // BINARY: the payload is DER, never MIME-canonicalised; NOSMIMECAP: no S/MIME capabilities attribute.
-        guard let pkcs7 = PKCS7_sign(chain.leaf.x509, key.key, certificates, input, PKCS7_BINARY | PKCS7_NOSMIMECAP) else {
+        // BINARY: the payload is DER, never MIME-canonicalised; NOATTR: no signed attributes (no contentType,
+        // signingTime, messageDigest), so the signature is over the payload, as Apple's receipts are signed.
+        guard let pkcs7 = PKCS7_sign(chain.leaf.x509, key.key, certificates, input, PKCS7_BINARY | PKCS7_NOATTR) else {
             throw SigningKey.opensslError("signing a receipt (PKCS#7)")
         }
         defer { PKCS7_free(pkcs7) }

@@ -36,6 +36,7 @@ extension AppStore {
     }
 
     private static func manageSubscriptions(groupID: String?) async throws {
+        try StoreContext.throwIfSimulated(.manageSubscriptions)
         let environment = ProcessInfo.processInfo.environment["STOREFRONT_MANAGE_SUBSCRIPTIONS"]
             .flatMap(ManageSubscriptionsSheetAction.init(rawValue:))
         guard (manageSubscriptionsSheetAction ?? environment ?? .done) == .cancelSubscription else { return }

@@ -56,6 +56,7 @@ public struct AppTransaction: Sendable, Hashable, SignedByStore {
     public static var shared: VerificationResult<AppTransaction> {
         get async throws {
             let context = try resolvedContext()
+            try context.throwIfSimulated(.appTransaction)
             let engine = try await storeKitCall { try await context.store.app.appTransaction() }
             let value = AppTransaction(engine: engine, device: DeviceVerification.id(of: context.store))
             do {
@@ -130,6 +131,7 @@ extension AppStore {
 
     /// Redeems the code the customer would type; what the store made of it.
     private static func redeemSheet() async throws -> (PurchaseOutcome, StoreContext) {
+        try StoreContext.throwIfSimulated(.offerCodeRedeem)
         let code = offerCodeToRedeem ?? ProcessInfo.processInfo.environment["STOREFRONT_OFFER_CODE"]
         guard let code, !code.isEmpty else { throw StoreKitError.userCancelled }
         let context = try resolvedContext()

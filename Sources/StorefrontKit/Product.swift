@@ -47,31 +47,12 @@ public struct Product: Sendable, Identifiable, Hashable {
     /// Buys the product (StoreKit's `Product.purchase(options:)`). A successful transaction
     /// comes back unfinished: deliver the content, then call ``Transaction/finish()``.
     public func purchase(options: Set<PurchaseOption> = []) async throws -> PurchaseResult {
-        var quantity = 1
-        var token: UUID?
-        var offerID: String?
-        var signature: PromotionalOfferSignature?
-        var winBackOfferID: String?
-        var choice: PurchaseChoice?
-        var shouldContinue: (@Sendable (Storefront) -> Bool)?
-        var eligibility: String?
-        var billingPlan: StoreEngine.BillingPlanType?
-        for option in options {
-            switch option.kind {
-            case .quantity(let value): quantity = value
-            case .appAccountToken(let value): token = value
-            case .promotionalOffer(let id, let signed): (offerID, signature) = (id, signed)
-            case .winBackOffer(let id): winBackOfferID = id
-            case .simulatesAskToBuy(let on): choice = on ? .askToBuy : nil
-            case .onStorefrontChange(let box): shouldContinue = box.decide
-            case .introductoryOfferEligibility(let jws): eligibility = jws
-            case .billingPlanType(let raw): billingPlan = StoreEngine.BillingPlanType(rawValue: raw)
-            case .custom: break  // StoreKit: "This custom purchase option doesn't have any effect."
-            }
-        }
+        let request = PurchaseRequest(options)
         let context = context.storeNow(follows: follows)
-        let allowsIntroductoryOffer = try await eligibility.asyncMap(checkIntroductoryOfferEligibility)
-        if let shouldContinue {
+        let allowsIntroductoryOffer = try await request.eligibility.asyncMap {
+            try await Self.checkIntroductoryOfferEligibility($0, productID: id, context: self.context)
+        }
+        if let shouldContinue = request.shouldContinue {
             let now = try await storeKitCall { try await context.store.app.storefront() }
             if now.countryCode != storefrontCode && !shouldContinue(Storefront(countryCode: now.countryCode)) {
                 throw PurchaseError.productUnavailable
@@ -80,9 +61,10 @@ public struct Product: Sendable, Identifiable, Hashable {
         return try await context.purchasing {
             let outcome = try await Store.$introductoryOfferEligibility.withValue(allowsIntroductoryOffer) {
                 try await storeKitCall {
-                    try await context.store.app.purchase(id, quantity: quantity, appAccountToken: token, offerID: offerID,
-                                                         offerSignature: signature, winBackOfferID: winBackOfferID,
-                                                         billingPlanType: billingPlan, choice: choice)
+                    try await context.store.app.purchase(id, quantity: request.quantity, appAccountToken: request.token,
+                                                         offerID: request.offerID, offerSignature: request.signature,
+                                                         winBackOfferID: request.winBackOfferID,
+                                                         billingPlanType: request.billingPlan, choice: request.choice)
                 }
             }
             context.changed()
@@ -92,6 +74,60 @@ public struct Product: Sendable, Identifiable, Hashable {
                 return .success(Transaction.verification(of: transaction, context: context))
             case .pending: return .pending
             case .userCancelled: return .userCancelled
+            }
+        }
+    }
+
+    /// Buys product `id` in `context`'s store as a purchase made outside the app (`SKTestSession`'s
+    /// `buyProduct(identifier:options:)`), with a purchase's options applied and checked as
+    /// ``purchase(options:)`` applies them; `onStorefrontChange` has no product loaded earlier to
+    /// compare with, and `custom` has no effect. What the account owns already comes back as it is;
+    /// a purchase that did not complete (Ask to Buy) throws `StoreKitError.unknown`. The transaction
+    /// arrives on `Transaction.updates`, unfinished.
+    package static func purchaseOutsideApp(_ id: ID, options: Set<PurchaseOption>,
+                                           context: StoreContext) async throws -> StoreEngine.Transaction {
+        let request = PurchaseRequest(options)
+        let allowsIntroductoryOffer = try await request.eligibility.asyncMap {
+            try await checkIntroductoryOfferEligibility($0, productID: id, context: context)
+        }
+        let outcome = try await Store.$introductoryOfferEligibility.withValue(allowsIntroductoryOffer) {
+            try await storeKitCall {
+                try await context.store.appStore.purchaseOutsideApp(
+                    id, quantity: request.quantity, appAccountToken: request.token, offerID: request.offerID,
+                    offerSignature: request.signature, winBackOfferID: request.winBackOfferID,
+                    billingPlanType: request.billingPlan, choice: request.choice ?? .succeed)
+            }
+        }
+        context.changed()
+        guard let transaction = outcome.transaction else { throw StoreKitError.unknown }
+        return transaction
+    }
+
+    /// A purchase's options, read once.
+    struct PurchaseRequest {
+        var quantity = 1
+        var token: UUID?
+        var offerID: String?
+        var signature: PromotionalOfferSignature?
+        var winBackOfferID: String?
+        var choice: PurchaseChoice?
+        var shouldContinue: (@Sendable (Storefront) -> Bool)?
+        var eligibility: String?
+        var billingPlan: StoreEngine.BillingPlanType?
+
+        init(_ options: Set<PurchaseOption>) {
+            for option in options {
+                switch option.kind {
+                case .quantity(let value): quantity = value
+                case .appAccountToken(let value): token = value
+                case .promotionalOffer(let id, let signed): (offerID, signature) = (id, signed)
+                case .winBackOffer(let id): winBackOfferID = id
+                case .simulatesAskToBuy(let on): choice = on ? .askToBuy : nil
+                case .onStorefrontChange(let box): shouldContinue = box.decide
+                case .introductoryOfferEligibility(let jws): eligibility = jws
+                case .billingPlanType(let raw): billingPlan = StoreEngine.BillingPlanType(rawValue: raw)
+                case .custom: break  // StoreKit: "This custom purchase option doesn't have any effect."
+                }
             }
         }
     }
@@ -246,18 +282,19 @@ extension Product {
 
     /// Checks an introductory offer eligibility JWS as the App Store would before the purchase;
     /// returns its `allowIntroductoryOffer`.
-    private func checkIntroductoryOfferEligibility(_ jws: String) async throws -> Bool {
+    private static func checkIntroductoryOfferEligibility(_ jws: String, productID id: ID,
+                                                          context: StoreContext) async throws -> Bool {
         let claims = (try? JSONSerialization.jsonObject(with: jwsPayload(jws))) as? [String: Any]
         guard let claims, claims["aud"] as? String == "introductory-offer-eligibility", claims["productId"] as? String == id,
               let allow = claims["allowIntroductoryOffer"] as? Bool,
-              await verifiesWithAnOfferKey(jws) else {
+              await verifiesWithAnOfferKey(jws, context: context) else {
             throw PurchaseError.invalidOfferSignature
         }
         return allow
     }
 
     /// Whether the JWS's `kid` names a registered offer key and the JWS verifies with it.
-    private func verifiesWithAnOfferKey(_ jws: String) async -> Bool {
+    private static func verifiesWithAnOfferKey(_ jws: String, context: StoreContext) async -> Bool {
         let header = (try? JSONSerialization.jsonObject(with: jwsPart(jws, 0))) as? [String: Any]
         guard let keyID = header?["kid"] as? String,
               let key = (try? await context.store.appStore.offerKeys())?.first(where: { $0.keyID == keyID }),

@@ -76,6 +76,7 @@ extension Transaction {
     /// `Transaction.beginRefundRequest(for:in:)`.
     public static func beginRefundRequest(for transactionID: UInt64, in scene: (any Sendable)? = nil) async throws
         -> RefundRequestStatus {
+        try StoreContext.throwIfSimulated(.refundRequest)
         let environment = ProcessInfo.processInfo.environment["STOREFRONT_REFUND_REQUEST"].flatMap(RefundRequestSheetAction.init(name:))
         guard case .submit(let reason) = refundRequestSheetAction ?? environment ?? .submit(.other) else { return .userCancelled }
         let context = try resolvedContext()

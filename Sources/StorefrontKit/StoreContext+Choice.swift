@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// The rule, for every static call (`Product.products(for:)`, `Transaction.updates`, `AppStore.sync()`, …):
 /// 1. inside `SKTestSession.run { }` (and the tasks it creates, not `Task.detached`): that session;
-/// 2. else the most recently created test session still alive;
+/// 2. else the most recently created test session still alive, unless `StorefrontKit.configure`
+///    was called after it was made;
 /// 3. else the store `StorefrontKit.configure` opened, or the default one (the CLI's rules).
 ///
 /// What is read inside a session's scope stays with that session. What is read outside one is
@@ -15,7 +16,9 @@ import Synchronization
 /// that loads products or starts its listener before the test makes its `SKTestSession` still
 /// buys and listens there, never in the developer's store. Once a process has made a test
 /// session, such a listener waits for the next session rather than going back to the default
-/// store. A transaction always acts on the store it came from: its id means nothing elsewhere.
+/// store, unless `StorefrontKit.configure` chose a store since: an explicit configuration wins,
+/// over the sessions made before it too, until the next session is made. A transaction always
+/// acts on the store it came from: its id means nothing elsewhere.
 extension StoreContext {
     /// The test sessions alive and the listeners that follow the choice.
     struct Sessions {
@@ -23,18 +26,36 @@ extension StoreContext {
         var alive: [StoreContext] = []
         /// Whether this process has made a test session.
         var everStarted = false
+        /// `StorefrontKit.configure` was called after the newest session was made: the configured
+        /// store is chosen over the sessions alive, until the next one is made.
+        var configuredSinceLastSession = false
         /// Told each time the choice may have changed.
         var watchers: [UUID: AsyncStream<Void>.Continuation] = [:]
     }
 
-    /// The store of the newest test session still alive; nil when none is.
-    package static var latestSession: StoreContext? { sessions.withLock { $0.alive.last } }
+    /// The store of the newest test session still alive, unless `StorefrontKit.configure` chose a
+    /// store since it was made; nil when none is.
+    package static var latestSession: StoreContext? {
+        sessions.withLock { $0.configuredSinceLastSession ? nil : $0.alive.last }
+    }
 
     /// A test session's store was made: code outside any scope uses it from now on.
     package static func sessionStarted(_ context: StoreContext) {
         let watchers = sessions.withLock { sessions in
             sessions.alive.append(context)
             sessions.everStarted = true
+            sessions.configuredSinceLastSession = false
+            return Array(sessions.watchers.values)
+        }
+        for watcher in watchers { watcher.yield() }
+    }
+
+    /// `StorefrontKit.configure` opened `context`: it is the configured store, and code outside any
+    /// scope uses it from now on, listeners too, until the next test session is made.
+    static func configure(_ context: StoreContext) {
+        configured.withLock { $0 = context }
+        let watchers = sessions.withLock { sessions in
+            sessions.configuredSinceLastSession = true
             return Array(sessions.watchers.values)
         }
         for watcher in watchers { watcher.yield() }
@@ -87,10 +108,14 @@ extension StoreContext {
         }
     }
 
-    /// The store a listener outside any scope watches now: the newest session's; the default
-    /// store only while this process has made no test session.
+    /// The store a listener outside any scope watches now: the newest session's; the store
+    /// `StorefrontKit.configure` chose since that session was made; the default store only while
+    /// this process has made no test session.
     static func followedStore() -> StoreContext? {
-        let (latest, everStarted) = sessions.withLock { ($0.alive.last, $0.everStarted) }
+        let (latest, everStarted, configuredSince) = sessions.withLock {
+            ($0.alive.last, $0.everStarted, $0.configuredSinceLastSession)
+        }
+        if configuredSince { return configured.withLock { $0 } }
         if let latest { return latest }
         if everStarted { return nil }
         return try? resolve()

@@ -7,9 +7,9 @@ import Synchronization
 ///
 /// Which store a static call (`Product.products(for:)`, `Transaction.updates`, …) uses
 /// is decided by ``resolve()``: the task-local ``current`` (set by `SKTestSession.run`),
-/// else the most recently created test session still alive, else the configured or default
-/// store. What is read outside a session's scope follows that choice as it changes
-/// (`StoreContext+Choice.swift`).
+/// else the most recently created test session still alive (unless `StorefrontKit.configure`
+/// chose a store since it was made), else the configured or default store. What is read
+/// outside a session's scope follows that choice as it changes (`StoreContext+Choice.swift`).
 package final class StoreContext: Sendable {
     /// The engine's store over the store file.
     package let store: Store
@@ -18,8 +18,42 @@ package final class StoreContext: Sendable {
     /// `purchase()` calls under way: until each has said which transaction it hands the app,
     /// `Transaction.updates` waits before deciding about a transaction it has not seen.
     private let purchasesUnderWay = Atomic<Int>(0)
+    /// The errors a test session makes StoreKit APIs throw that the store file keeps no setting for
+    /// (`SKTestSession.setSimulatedError(_:forAPI:)`): kept by this process, as Xcode's session keeps them.
+    private let simulatedErrors = Mutex<[SimulatedAPI: any Error & Sendable]>([:])
 
     package init(store: Store) { self.store = store }
+
+    // MARK: - Simulated errors kept in the process
+
+    /// A StoreKit API whose simulated error this process keeps (the others' are store settings).
+    package enum SimulatedAPI: Hashable, Sendable {
+        /// `AppTransaction.shared` and `refresh()`.
+        case appTransaction
+        /// `AppStore.showManageSubscriptions(in:)` and `(in:subscriptionGroupID:)`.
+        case manageSubscriptions
+        /// `AppStore.presentOfferCodeRedeemSheet` in each form.
+        case offerCodeRedeem
+        /// `Transaction.beginRefundRequest(in:)` and `beginRefundRequest(for:in:)`.
+        case refundRequest
+        /// `Product.SubscriptionInfo.status` and `status(for:)`.
+        case subscriptionStatus
+    }
+
+    /// Makes `api` throw `error` on this store until set back to nil.
+    package func simulate(_ error: (any Error & Sendable)?, for api: SimulatedAPI) {
+        simulatedErrors.withLock { $0[api] = error }
+    }
+
+    /// Throws the error simulated for `api`, if any.
+    func throwIfSimulated(_ api: SimulatedAPI) throws {
+        if let error = simulatedErrors.withLock({ $0[api] }) { throw error }
+    }
+
+    /// Throws the error simulated for `api` in the store a static call uses now (none found: nothing).
+    static func throwIfSimulated(_ api: SimulatedAPI) throws {
+        try (try? resolve())?.throwIfSimulated(api)
+    }
 
     /// Notes that this process changed the store: the change feed looks now (it hears the
     /// write through inotify anyway; this is for where there is none).
@@ -76,9 +110,11 @@ public enum StorefrontKit {
 
     /// Opens `catalog` (a products.json or `.storekit`) and the store file `store` for `account`,
     /// and makes them what every StoreKit call uses. Nil arguments are found as the CLI finds them.
+    /// An explicit choice: outside a test session's `run { }` it wins over the sessions made before
+    /// it (alive or ended), and `Transaction.updates` and the other listeners read outside a scope
+    /// move to it, until the next `SKTestSession` is made.
     public static func configure(catalog: String? = nil, store: String? = nil, account: String? = nil) throws {
-        let context = try open(catalog: catalog, store: store, account: account)
-        StoreContext.configured.withLock { $0 = context }
+        StoreContext.configure(try open(catalog: catalog, store: store, account: account))
     }
 
     /// The store file StoreKit calls use now (for a test session, its temporary file).
@@ -114,25 +150,38 @@ public enum StorefrontKit {
     }
 }
 
-// MARK: - Waiting for the store from synchronous code
+// MARK: - Threads of StorefrontKit's own
 
-/// Runs tasks on a thread of its own, so synchronous API (`AppStore.canMakePayments`)
-/// can wait for the store without holding up Swift's cooperative pool.
-package final class BlockingExecutor: TaskExecutor, @unchecked Sendable {
+/// A task executor on a serial dispatch queue of its own. A serial queue is overcommitting: Dispatch
+/// gives it a thread even while every thread of Swift's shared pool (one per core) is busy or blocked,
+/// so work run here never queues behind the rest of the process's tasks. StoreKit 1's queue and
+/// requests run their work on one each (so its callbacks reach the main queue promptly in a busy
+/// test process), and each synchronous wait for the store runs on a fresh one.
+package final class StoreKitExecutor: TaskExecutor, @unchecked Sendable {
     // Immutable; DispatchQueue is thread-safe.
-    private let queue = DispatchQueue(label: "storefrontkit.blocking", attributes: .concurrent)
-    static let shared = BlockingExecutor()
+    private let queue: DispatchQueue
+
+    package init(label: String) { queue = DispatchQueue(label: label) }
 
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
+}
 
+// MARK: - Waiting for the store from synchronous code
+
+/// Runs the work of a synchronous API (`AppStore.canMakePayments`, `SKPaymentQueue.canMakePayments()`,
+/// the test session's controls) on a thread of its own, waited for on the calling thread. It must not
+/// run on Swift's shared pool: a caller on the main queue would otherwise wait behind every task the
+/// process has queued there (seconds in a loaded test run), and every main-queue callback with it;
+/// and callers blocking the pool's own threads would wait for a thread they hold.
+package enum BlockingExecutor {
     /// The value of `work`, waited for on the calling thread.
     package static func wait<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
         let box = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task(executorPreference: shared) {
+        Task(executorPreference: StoreKitExecutor(label: "storefrontkit.blocking")) {
             let value = await work()
             box.withLock { $0 = value }
             done.signal()

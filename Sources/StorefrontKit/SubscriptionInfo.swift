@@ -64,6 +64,7 @@ extension Product {
         }
 
         static func status(for groupID: String, context: StoreContext) async throws -> [Status] {
+            try context.throwIfSimulated(.subscriptionStatus)
             let all = try await storeKitCall { try await context.store.app.subscriptionStatuses() }
             return all.filter { $0.groupID == groupID }.map { Status($0, context: context) }
         }

@@ -203,20 +203,53 @@ extension SKTestFailures.Verification: SimulatableFailure {
     }
 }
 
-// Failures the store cannot simulate yet (no setting holds them): equal by case and payload.
-extension SKTestFailures.AppTransaction {
+// MARK: - What the process simulates
+
+/// An API whose failures no store setting holds: the test session keeps its error in this process
+/// (as Xcode's session does), and the API throws it.
+protocol ProcessSimulatedAPI {
+    static var simulatedAPI: StoreContext.SimulatedAPI { get }
+}
+
+/// A failure the process simulates: the error the API throws.
+protocol ProcessSimulatedFailure: Sendable {
+    var thrown: any Error & Sendable { get }
+}
+
+extension StoreKitAppTransactionAPI: ProcessSimulatedAPI { static var simulatedAPI: StoreContext.SimulatedAPI { .appTransaction } }
+extension StoreKitManageSubscriptionsAPI: ProcessSimulatedAPI {
+    static var simulatedAPI: StoreContext.SimulatedAPI { .manageSubscriptions }
+}
+extension StoreKitOfferCodeRedeemAPI: ProcessSimulatedAPI { static var simulatedAPI: StoreContext.SimulatedAPI { .offerCodeRedeem } }
+extension StoreKitRefundRequestAPI: ProcessSimulatedAPI { static var simulatedAPI: StoreContext.SimulatedAPI { .refundRequest } }
+extension StoreKitSubscriptionStatusAPI: ProcessSimulatedAPI {
+    static var simulatedAPI: StoreContext.SimulatedAPI { .subscriptionStatus }
+}
+
+// Equal by case and payload (a `networkError`'s `URLError` by its description).
+extension SKTestFailures.AppTransaction: ProcessSimulatedFailure {
+    var thrown: any Error & Sendable { switch self { case .generic(let error): error } }
     public static func == (a: Self, b: Self) -> Bool { String(describing: a) == String(describing: b) }
 }
-extension SKTestFailures.ManageSubscriptions {
+extension SKTestFailures.ManageSubscriptions: ProcessSimulatedFailure {
+    var thrown: any Error & Sendable { switch self { case .generic(let error): error } }
     public static func == (a: Self, b: Self) -> Bool { String(describing: a) == String(describing: b) }
 }
-extension SKTestFailures.OfferCodeRedeem {
+extension SKTestFailures.OfferCodeRedeem: ProcessSimulatedFailure {
+    var thrown: any Error & Sendable { switch self { case .generic(let error): error } }
     public static func == (a: Self, b: Self) -> Bool { String(describing: a) == String(describing: b) }
 }
-extension SKTestFailures.RefundRequest {
+extension SKTestFailures.RefundRequest: ProcessSimulatedFailure {
+    var thrown: any Error & Sendable {
+        switch self {
+        case .generic(let error): error
+        case .refundRequest(let error): error
+        }
+    }
     public static func == (a: Self, b: Self) -> Bool { String(describing: a) == String(describing: b) }
 }
-extension SKTestFailures.SubscriptionStatus {
+extension SKTestFailures.SubscriptionStatus: ProcessSimulatedFailure {
+    var thrown: any Error & Sendable { switch self { case .generic(let error): error } }
     public static func == (a: Self, b: Self) -> Bool { String(describing: a) == String(describing: b) }
 }
 

@@ -22,12 +22,14 @@ import Synchronization
 public final class SKTestSession: Sendable {
     let context: StoreContext
     let folder: URL
-    private let local = Mutex(LocalState())
+    let local = Mutex(LocalState())
 
-    /// What only this object keeps: Xcode settings with no effect on a terminal store.
+    /// What only this object keeps: Xcode settings with no effect on a terminal store, and the
+    /// simulated errors no store setting holds (as set, for `simulatedError(forAPI:)`).
     struct LocalState {
         var disableDialogs = false
         var locale = Locale(identifier: "en_US")
+        var simulatedFailures: [StoreContext.SimulatedAPI: any ProcessSimulatedFailure] = [:]
     }
 
     /// A session on the configuration file `name` (with or without `.storekit` or `.json`),
@@ -86,9 +88,10 @@ public final class SKTestSession: Sendable {
     // MARK: - Scope
 
     /// Runs `body` with StorefrontKit's static API bound to this session, for this task and
-    /// the tasks it creates (task-local, so parallel tests stay apart).
-    public func run<T>(_ body: () async throws -> T) async rethrows -> T {
-        try await StoreContext.$current.withValue(context) { try await body() }
+    /// the tasks it creates (task-local, so parallel tests stay apart). `body` runs on the caller's
+    /// actor: a `@MainActor` test binds its main-actor store class this way.
+    public func run<T>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async rethrows -> T {
+        try await StoreContext.$current.withValue(context, operation: { try await body() }, isolation: isolation)
     }
 
     /// The session's temporary store file: `storefront --store PATH` acts on it from another process.

@@ -37,13 +37,13 @@ extension SKTestSession {
     // MARK: - The App Store's side
 
     /// A purchase made outside the app (another device): the app gets it on `Transaction.updates`.
-    /// Throws when the purchase did not complete (Ask to Buy, an error). The options are not applied.
+    /// The options apply as `Product.purchase(options:)` applies them (quantity, `appAccountToken`,
+    /// offers and their signatures, billing plan; a bad one throws the purchase's error), the device's
+    /// conditions do not. Throws when the purchase did not complete (Ask to Buy, an error).
     @discardableResult
     public func buyProduct(identifier: StorefrontKit.Product.ID,
                            options: Set<StorefrontKit.Product.PurchaseOption> = []) async throws -> StorefrontKit.Transaction {
-        let outcome = try await packageStoreKitCall { [context] in try await context.store.appStore.purchaseOutsideApp(identifier) }
-        context.changed()
-        guard let transaction = outcome.transaction else { throw StoreKitError.unknown }
+        let transaction = try await StorefrontKit.Product.purchaseOutsideApp(identifier, options: options, context: context)
         return StorefrontKit.Transaction.verification(of: transaction, context: context).unsafePayloadValue
     }
 
@@ -64,9 +64,18 @@ extension SKTestSession {
         _ = try act { try await $0.appStore.decline(Int64(identifier)) }
     }
 
-    /// Completes an interrupted purchase: it arrives on `Transaction.updates`.
+    /// Resolves the issue a transaction waits on, as Xcode's: an interrupted purchase completes (it
+    /// arrives on `Transaction.updates`); a subscription in billing retry or its grace period, whichever
+    /// of its transactions is named, has its billing fixed and renews (the renewal arrives on
+    /// `Transaction.updates`). Throws for a transaction with no issue.
     public func resolveIssueForTransaction(identifier: Int) throws {
-        _ = try act { try await $0.appStore.resolve(Int64(identifier)) }
+        let id = Int64(identifier)
+        let transaction = try act { try await $0.appStore.transaction(id: id) }
+        if transaction.status == .pending {
+            _ = try act { try await $0.appStore.resolve(id) }
+        } else {
+            try act { try await $0.appStore.resolveBillingIssue(transactionID: id) }
+        }
     }
 
     /// Refunds a transaction: revoked now, and delivered again on `Transaction.updates` with its `revocationDate`.
@@ -153,9 +162,17 @@ extension SKTestSession {
     // MARK: - Errors and time
 
     /// Makes `api` fail with `error` until set back to nil (Xcode's `setSimulatedError(_:forAPI:)`).
-    /// The store simulates `.loadProducts`, `.purchase`, `.verification` and `.appStoreSync`;
-    /// for the other APIs, and a `StoreKitError` case the API cannot throw, it throws `StoreKitError.unsupported`.
+    /// The store file keeps `.loadProducts`, `.purchase`, `.verification` and `.appStoreSync` (another
+    /// process on the store sees them; a `StoreKitError` case such an API cannot throw throws
+    /// `StoreKitError.unsupported`); this process keeps `.appTransaction`, `.manageSubscriptions`,
+    /// `.offerCodeRedeem`, `.refundRequest` and `.subscriptionStatus`, whose API then throws the error.
     public func setSimulatedError<API: FailableStoreKitAPI>(_ error: API.Failure?, forAPI api: API) async throws {
+        if let kept = API.self as? any ProcessSimulatedAPI.Type {
+            let failure = error.flatMap { $0 as? any ProcessSimulatedFailure }
+            local.withLock { $0.simulatedFailures[kept.simulatedAPI] = failure }
+            context.simulate(failure?.thrown, for: kept.simulatedAPI)
+            return
+        }
         guard let key = (API.self as? any SimulatableAPI.Type)?.settingKey else { throw StoreKitError.unsupported }
         var simulated: SimulatedError?
         if let error {
@@ -171,6 +188,9 @@ extension SKTestSession {
 
     /// The error `api` is made to fail with now; nil when none.
     public func simulatedError<API: FailableStoreKitAPI>(forAPI api: API) async -> API.Failure? {
+        if let kept = API.self as? any ProcessSimulatedAPI.Type {
+            return local.withLock { $0.simulatedFailures[kept.simulatedAPI] } as? API.Failure
+        }
         guard let key = (API.self as? any SimulatableAPI.Type)?.settingKey,
               let failure = API.Failure.self as? any SimulatableFailure.Type,
               let simulated = (try? await context.store.testSession.value(key)) ?? nil

@@ -115,6 +115,49 @@ struct AppReceiptOracleTests: ServerHarness {
         #expect(foreign.status != 0, "another store's root verified the receipt: \(foreign)")
     }
 
+    @Test("a raw-payload verifier, as Apple's receipts are checked: the SignerInfo has no signed attributes and its signature is the leaf key's over the payload itself")
+    func rawPayloadSignature() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("buy", Demo.goPro).expect(exit: 0)
+        let keyPEM = try await sandbox.storefront("key", "export")
+        keyPEM.expect(exit: 0)
+        let key = try sandbox.write("leaf-key.pem", keyPEM.stdout)
+        let made = try await receipt(sandbox, catalog: Binary.catalog)
+        func run(_ arguments: [String]) async throws -> RunResult {
+            try await Sandbox.launch(Self.openssl, arguments: arguments, environment: ["PATH": "/usr/bin:/bin"], directory: sandbox.folder)
+        }
+        // Apple's receipts carry no signed attributes (no contentType, signingTime, messageDigest).
+        let printed = try await run(["cms", "-cmsout", "-print", "-inform", "DER", "-in", made.url.path])
+        #expect(printed.status == 0, "\(printed)")
+        let lines = printed.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let attributes = try #require(lines.firstIndex(of: "signedAttrs:"), "\(printed.stdout)")
+        #expect(lines[attributes + 1] == "<ABSENT>", "signed attributes: \(lines[attributes + 1])")
+        // The SignerInfo's signature is the structure's last OCTET STRING; the payload its first.
+        let parsed = try await run(["asn1parse", "-inform", "DER", "-in", made.url.path])
+        // "  62:d=5  hl=4 l= 423 prim: OCTET STRING      [HEX DUMP]:…": offset, header length, length.
+        func number(after marker: String, in line: Substring) -> Int {
+            guard let start = line.range(of: marker)?.upperBound else { return -1 }
+            return Int(line[start...].drop { $0 == " " }.prefix { $0.isNumber }) ?? -1
+        }
+        let strings = parsed.stdout.split(separator: "\n").filter { $0.contains("OCTET STRING") }.map { line in
+            (Int(line.prefix { $0 != ":" }.trimmingCharacters(in: .whitespaces)) ?? -1,
+             number(after: "hl=", in: line), number(after: " l=", in: line))
+        }
+        let (payloadAt, payloadHeader, payloadLength) = try #require(strings.first, "\(parsed.stdout)")
+        let (signatureAt, signatureHeader, signatureLength) = try #require(strings.last)
+        let bytes = made.der
+        let payload = try sandbox.write("payload.der", bytes.subdata(in: (payloadAt + payloadHeader)..<(payloadAt + payloadHeader + payloadLength)))
+        let signature = try sandbox.write("signature.der",
+                                          bytes.subdata(in: (signatureAt + signatureHeader)..<(signatureAt + signatureHeader + signatureLength)))
+        let verified = try await run(["dgst", "-sha256", "-verify", key, "-signature", signature, payload])
+        #expect(verified.status == 0 && verified.stdout.contains("Verified OK"), "\(verified)")
+        // And openssl's own PKCS#7 verification still accepts it, against the store's root.
+        let root = try sandbox.write("root.pem", try await sandbox.storefront("key", "export", "--root").stdout)
+        let pkcs7 = try await run(["smime", "-verify", "-binary", "-inform", "DER", "-in", made.url.path, "-CAfile", root,
+                                   "-out", sandbox.path("out.der")])
+        #expect(pkcs7.status == 0, "\(pkcs7)")
+    }
+
     @Test("a legacy backend over HTTP: the production URL says 21007, the sandbox URL answers 0 with the receipt and the subscription's state")
     func legacyBackend() async throws {
         let setup = try await setup()

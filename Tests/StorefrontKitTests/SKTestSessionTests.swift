@@ -122,8 +122,7 @@ import Testing
             guard case .success(let result) = try await product.purchase() else { Issue.record("not bought"); return }
             guard case .unverified(_, .invalidSignature) = result else { Issue.record("expected unverified"); return }
         }
-        await #expect(throws: StoreKitError.self) {
-            try await session.setSimulatedError(.generic(.unknown), forAPI: .subscriptionStatus)
-        }
+        try await session.setSimulatedError(.generic(.unknown), forAPI: .subscriptionStatus)
+        #expect(await session.simulatedError(forAPI: .subscriptionStatus) == .generic(.unknown))
     }
 }

@@ -10,7 +10,8 @@ import Testing
 /// Tests here run beside other suites' sessions, so they bind the stores they compare with
 /// `run` or build the values read outside a scope by hand; the whole flow, with the app's
 /// store layer made before its session, is Examples/StoreApp's XCTest suite (one session at a time).
-@Suite struct StoreChoiceTests {
+/// One at a time: a test that configures a store takes the listeners of another that makes sessions.
+@Suite(.serialized) struct StoreChoiceTests {
     /// A store file standing for the developer's own: what StorefrontKit opens with no session.
     private func developerStore() throws -> (StoreContext, String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kit-developer-\(UUID().uuidString)").path
@@ -81,6 +82,33 @@ import Testing
         // The purchase of the session it moved to, as that session lists it.
         let session = try #require(sessions.first { $0.storePath == update.unsafePayloadValue.context.store.path })
         #expect(session.allTransactions().map(\.identifier) == [Int(update.unsafePayloadValue.id)])
+    }
+
+    @Test func aStoreConfiguredAfterTheSessionsEndedIsListenedToUntilTheNextSession() async throws {
+        do { _ = try SKTestSession(contentsOf: catalogURL) }  // this process has had a session, now gone
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kit-configured-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/store.sqlite"
+        try StorefrontKit.configure(catalog: catalogURL.path, store: path)
+        // Read outside any scope, as a test of a configured store reads it.
+        let updates = Transaction.updates
+        let box = Received()
+        let listening = Task {
+            await box.set(await first(of: updates, within: 60) { $0.productID == ID.coins && $0.context.store.path == path })
+        }
+        defer { listening.cancel() }
+        // Another process (here, another connection) buys in the configured store. Other suites make
+        // sessions meanwhile, and each new one takes the listener: configure again, as such a test would.
+        let elsewhere = try StorefrontKit.open(catalog: catalogURL.path, store: path, account: nil)
+        for _ in 0..<20 where await box.update == nil {
+            try StorefrontKit.configure(catalog: catalogURL.path, store: path)
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await elsewhere.store.appStore.purchaseOutsideApp(ID.coins)
+            try await Task.sleep(for: .milliseconds(700))
+        }
+        let update = try #require(await box.update)
+        #expect(update.unsafePayloadValue.context.store.path == path)
+        #expect(try StorefrontKit.storePath == path || StoreContext.latestSession != nil)
     }
 
     @Test func messagesReadOutsideAScopeMoveToEachNewSession() async throws {

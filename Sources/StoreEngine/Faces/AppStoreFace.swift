@@ -42,13 +42,26 @@ public struct AppStoreFace: Sendable {
         try await store.refund(id, reason: reason)
     }
 
+    /// The customer fixes the billing issue of the subscription a transaction belongs to: its
+    /// billing retry (or grace period) ends with a renewal. Throws `invalidTransactionState` for a
+    /// subscription not in billing retry.
+    public func resolveBillingIssue(transactionID: Int64) async throws { try await store.resolveBillingIssue(transactionID: transactionID) }
+
     /// Deletes a transaction from the account's history (the Transaction Manager's Delete).
     public func deleteTransaction(_ id: Int64) async throws { try await store.deleteTransaction(id) }
 
     /// A purchase made outside the app (another device, a promoted purchase): the app gets
-    /// it as an update. What the account owns already is handed back, not charged.
-    public func purchaseOutsideApp(_ productID: String, quantity: Int = 1) async throws -> PurchaseOutcome {
-        try await store.purchaseOutsideApp(productID, quantity: quantity)
+    /// it as an update. What the account owns already is handed back, not charged. The options
+    /// are those of ``AppFace``'s `purchase`, checked as they are in the app; the device's
+    /// conditions do not apply.
+    public func purchaseOutsideApp(_ productID: String, quantity: Int = 1, appAccountToken: UUID? = nil,
+                                   offerID: String? = nil, offerSignature: PromotionalOfferSignature? = nil,
+                                   winBackOfferID: String? = nil, billingPlanType: BillingPlanType? = nil,
+                                   choice: PurchaseChoice = .succeed) async throws -> PurchaseOutcome {
+        try await Store.$billingPlanType.withValue(billingPlanType) {
+            try await store.purchaseOutsideApp(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
+                                               offerSignature: offerSignature, winBackOfferID: winBackOfferID, choice: choice)
+        }
     }
 
     /// The account's history as the App Store keeps it, pending requests included, newest first.

@@ -13,7 +13,7 @@ extension SKPaymentQueue {
             return
         }
         let token = username.flatMap { UUID(uuidString: $0) }
-        Task {
+        Task(executorPreference: executor) { [self] in
             do {
                 _ = try await context.store.app.sync()  // the store's conditions, and its `restored` log
                 let history = try await context.store.app.transactions()

@@ -27,6 +27,9 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     private var watcher: Task<Void, Never>?
     private var lastStorefront: StoreEngine.Storefront?
     private weak var weakDelegate: (any SKPaymentQueueDelegate)?
+    /// Where the queue's work runs: a thread of its own, off Swift's shared pool, so the callbacks it
+    /// sends to the main queue never wait behind the rest of a busy process's tasks.
+    let executor = StoreKitExecutor(label: "storefrontkit.paymentqueue")
 
     /// A queue on `context`'s store (tests make their own; apps use ``default()``).
     package init(context: StoreContext?) {
@@ -139,7 +142,7 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
             fail(transaction, SKError(.unknown, description: "no store: StorefrontKit found no catalog (call StorefrontKit.configure)"))
             return
         }
-        Task { await purchase(transaction, in: context) }
+        Task(executorPreference: executor) { [self] in await purchase(transaction, in: context) }
     }
 
     private func purchase(_ transaction: SKPaymentTransaction, in context: StoreContext) async {
@@ -206,9 +209,11 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     }
 
     /// Takes a transaction out of the queue; for a purchase, tells the store the content is
-    /// delivered. It leaves ``transactions``, and observers hear `removedTransactions`, once the
-    /// store has it. A `purchasing` or `deferred` transaction is not finished (Apple's queue raises
-    /// an exception instead).
+    /// delivered. Once the store has it, the transaction leaves ``transactions`` on the main queue,
+    /// in the same turn as the observers hear `removedTransactions`: never while the callback that
+    /// finished it is still running, so a restore's `paymentQueueRestoreCompletedTransactionsFinished`,
+    /// delivered with its transactions, still finds them there. A `purchasing` or `deferred`
+    /// transaction is not finished (Apple's queue raises an exception instead).
     open func finishTransaction(_ transaction: SKPaymentTransaction) {
         if let owner = transaction.queue, owner !== self {
             owner.finishTransaction(transaction)
@@ -221,14 +226,16 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
             return !fields.finishing
         }
         guard first, locked({ pending.contains { $0 === transaction } }) else { return }
-        Task {
+        Task(executorPreference: executor) { [self] in
             if let context, let engine = transaction.engine, !engine.isFinished || state == .purchased {
                 _ = try? await context.store.app.finish(engine)
                 context.changed()
             }
-            // Out of `transactions` once the store has it, so an app that waits for an empty queue may quit then.
-            locked { pending.removeAll { $0 === transaction } }
+            // Out of `transactions` when `removedTransactions` is delivered, as Apple's queue removes it: on the
+            // main queue after the callback that finished it (a restore's completion comes in that callback's
+            // turn), and once the store has it, so an app that waits for an empty queue may quit then.
             deliver { queue, observers in
+                queue.locked { queue.pending.removeAll { $0 === transaction } }
                 for observer in observers { observer.paymentQueue(queue, removedTransactions: [transaction]) }
             }
         }
@@ -261,7 +268,7 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     /// Redeems an offer code as the sheet would; the transaction arrives through the change feed.
     package func redeem(code: String) {
         guard let context else { return }
-        Task {
+        Task(executorPreference: executor) {
             _ = try? await context.store.appStore.redeemOfferCode(code)
             context.changed()
         }
@@ -353,7 +360,7 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     private func startWatching() {
         guard let context else { return }
         let changes = context.store.changes.changes()
-        let task = Task { [weak self] in
+        let task = Task(executorPreference: executor) { [weak self] in
             for await change in changes {
                 guard let self, !Task.isCancelled else { return }
                 await self.handle(change, context: context)
@@ -460,7 +467,7 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     /// `$STOREFRONT_PROMOTED_PRODUCT` makes one when the first observer is added.
     package func simulateStorePayment(productIdentifier: String) {
         guard let context else { return }
-        Task {
+        Task(executorPreference: executor) { [self] in
             guard let storefront = try? await context.store.app.storefront(),
                   let product = try? await context.store.app.product(id: productIdentifier) else { return }
             let skProduct = SKProduct(product, storefront: storefront)

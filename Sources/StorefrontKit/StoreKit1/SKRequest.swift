@@ -18,6 +18,9 @@ open class SKRequest: NSObject, @unchecked Sendable {
         var generation = 0
     }
     private let state = Mutex(State())
+    /// Where requests do their work: a thread of StorefrontKit's own, off Swift's shared pool, so the
+    /// delegate's callbacks never wait behind the rest of a busy process's tasks.
+    private static let executor = StoreKitExecutor(label: "storefrontkit.request")
 
     public override init() { super.init() }
 
@@ -36,7 +39,7 @@ open class SKRequest: NSObject, @unchecked Sendable {
             guard state.task == nil else { return }
             state.generation += 1
             let generation = state.generation
-            state.task = Task { [self] in
+            state.task = Task(executorPreference: Self.executor) { [self] in
                 do {
                     try await perform(in: context)
                     deliver(generation) { request in

@@ -83,8 +83,12 @@ import Testing
             let delegate = RecordingProductsDelegate()
             let request = SKProductsRequest(productIdentifiers: [ID.shopping])
             request.delegate = delegate
-            request.start()
-            request.cancel()
+            // On the main queue, as apps call them: the answer is delivered there, so it cannot come
+            // between the two (from another thread a quick answer could, before `cancel()`).
+            await MainActor.run {
+                request.start()
+                request.cancel()
+            }
             #expect(await !delegate.settle(within: 1.5))
             #expect(delegate.response == nil)
             request.start()  // started again, it answers
