@@ -76,10 +76,11 @@ extension ServerHarness {
     static var script: String { Binary.repository.appendingPathComponent("scripts/server-client.py").path }
     static var bundleID: String { AppleLibraryTests.bundleID }
 
-    func setup() async throws -> Setup {
+    /// - Parameter store: the store's address; nil, a new file in the sandbox.
+    func setup(store: String? = nil) async throws -> Setup {
         try #require(FileManager.default.isExecutableFile(atPath: AppleLibraryTests.python.path),
                      "Apple's App Store Server Library is not installed in .build/oracle: run `make oracle` (make test does)")
-        let sandbox = try Sandbox()
+        let sandbox = try Sandbox(store: store)
         let catalog = try sandbox.write("catalog.json", AppleLibraryTests.catalog)
         try await sandbox.storefront(["settings", "set", "environment", "Sandbox"], catalog: catalog).expect(exit: 0)
         let created = try await sandbox.storefront(["serve", "keys", "create", "--issuer", "57246542-96fe-1a63-e053-0824d011072a", "--json"],
