@@ -93,10 +93,11 @@ struct ParityTests {
         },
     ]
 
-    @Test(arguments: states)
-    func everyFrontEndSaysTheSame(_ state: State) async throws {
+    /// Each state on a store file and on a store in PostgreSQL: no front end knows which it is on.
+    @Test(arguments: states, [TestBackend.sqlite, .postgreSQL])
+    func everyFrontEndSaysTheSame(_ state: State, on backend: TestBackend) async throws {
         let folder = try TemporaryFolder(prefix: "storefront-parity")
-        let path = folder.path("store.sqlite")
+        let path = backend == .postgreSQL ? try PostgreSQLServer.shared().freshSchema(named: "parity") : folder.path("store.sqlite")
         let clock: @Sendable () -> Date = { ParityTests.start }
         let store = try Store(catalog: Self.catalog, path: path, now: clock)
         try await state.prepare(store, path, clock)
