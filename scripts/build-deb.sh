@@ -2,9 +2,9 @@
 # `make deb`: builds .build/deb/storefront_VERSION_ARCH.deb with dpkg-deb from the
 # release binary. The layout is scripts/install.sh's with PREFIX=/usr; Depends
 # names the Debian package of every library the binary and the shipped Swift
-# runtime link (found with `dpkg -S` on what `ldd` resolves) and of libmicrohttpd and
-# libcurl, which serve loads when it starts and sends, at least the version
-# built against.
+# runtime link (found with `dpkg -S` on what `ldd` resolves) and of libmicrohttpd,
+# libcurl and libpq, which serve and a PostgreSQL store load when needed, at least
+# the version built against.
 # Usage: build-deb.sh [BINARY]   (default .build/release/storefront)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,9 +26,9 @@ owner() {
   done
   return 1
 }
-# Loaded by serve at run time, not linked (so not in ldd): libmicrohttpd (CMicroHTTPD) and
-# libcurl, for the notification POSTs (CCurl).
-dlopened=$(for name in libmicrohttpd.so.12 libcurl.so.4; do
+# Loaded at run time, not linked (so not in ldd): libmicrohttpd (CMicroHTTPD) and libcurl, for
+# serve and its notification POSTs (CCurl), and libpq when a store is in PostgreSQL (CLibPQ).
+dlopened=$(for name in libmicrohttpd.so.12 libcurl.so.4 libpq.so.5; do
   path=$(ldconfig -p | awk -v name="$name" '$1 == name { print $NF; exit }')
   [ -n "$path" ] || { echo "build-deb.sh: $name is not installed" >&2; exit 1; }
   echo "$path"
