@@ -109,3 +109,11 @@ extension Trait where Self == ConditionTrait {
         .enabled(if: TestBackend.current == .sqlite, "a test of the store file itself")
     }
 }
+
+extension Trait where Self == ConditionTrait {
+    /// For a test of what only a store in PostgreSQL has (its listener, a server restart): run
+    /// where the suites run on PostgreSQL (`STOREFRONT_TEST_BACKEND`).
+    static var postgreSQLOnly: Self {
+        .enabled(if: TestBackend.current == .postgreSQL, "a test of the PostgreSQL backend")
+    }
+}
