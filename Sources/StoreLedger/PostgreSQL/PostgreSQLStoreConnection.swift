@@ -5,14 +5,15 @@ import Glibc
 /// for each parameter) on ``PostgreSQLConnection``, with the store's write lock and version.
 ///
 /// Isolation: a write is `READ COMMITTED` under one transaction-scoped advisory lock for the
-/// store (``writeLockKey``), taken first: writes of every host run one at a time, each seeing
+/// store (``LockClass/write``), taken first: writes of every host run one at a time, each seeing
 /// every commit before it, as SQLite's `BEGIN IMMEDIATE` makes them on a file. So "bought once",
 /// "a nonce used once" and "a renewal made once" hold by the same reads-then-writes the file
 /// uses, with no serialization failure to retry; the rare one PostgreSQL may still raise
 /// (a deadlock with a reader's lock) runs the whole write again. A read is `REPEATABLE READ,
 /// READ ONLY`: every statement in it sees one snapshot, as a SQLite read transaction does.
-/// Every write ends by counting the store's version up and `NOTIFY`ing it, in the same
-/// transaction: the change feed's signal, delivered at the commit and only then.
+/// Every write that changed a row ends by counting the store's version up and `NOTIFY`ing it on
+/// the store's channel, in the same transaction: the change feed's signal, delivered at the
+/// commit and only then.
 package final class PostgreSQLStoreConnection: LedgerConnection {
     package let connection: PostgreSQLConnection
     /// The channel every write notifies and the change feed listens on: one per store (a
