@@ -47,6 +47,12 @@ enum Benchmark {
             print(Report.table(figures))
             return
         }
+        if settings.profile == "postgresql" {
+            // Figures 14, 14a and 14c alone (a store in PostgreSQL, on a throwaway cluster).
+            let catalog = try SyntheticData.writeCatalog(products: 1_000, to: work + "/catalog-1000.json")
+            print(Report.table(try await PostgreSQLBenchmark.figures(catalog, progress: progress)))
+            return
+        }
         if settings.profile == "test-session" {
             // Figures 13 and 13a alone (SKTestSession tests, beside the engine).
             print(Report.table(try await TestSessionBenchmark.figures(progress: progress)))
@@ -174,6 +180,9 @@ enum Benchmark {
 
         // MARK: 13. An SKTestSession test, and 200 at once
         figures += try await TestSessionBenchmark.figures(progress: progress)
+
+        // MARK: 14. A store in PostgreSQL
+        figures += try await PostgreSQLBenchmark.figures(small, progress: progress)
 
         progress("done")
         print("Storefront benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, "
