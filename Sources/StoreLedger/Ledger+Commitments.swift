@@ -46,11 +46,6 @@ extension Ledger {
             DecimalText.format(commitment.commitmentPrice))
     }
 
-    /// Whether the file has the commitments table (a file an older build made has not, until opened here).
-    static func hasCommitments(_ db: any LedgerConnection) throws(DatabaseError) -> Bool {
-        try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'transaction_commitments'") == 1
-    }
-
     /// A row's commitment, when the row was read with ``commitmentExpression``.
     static func commitment(_ row: Row) -> TransactionCommitment? {
         guard row.has(.commitment), let text = row.optionalText(.commitment) else { return nil }
