@@ -41,6 +41,7 @@ packages=(
   libpq-dev       # the ledger's PostgreSQL backend: libpq's header (libpq5 is loaded when a connection opens)
   postgresql      # the tests' throwaway cluster (scripts/with-postgres.sh, docs/postgresql-tests.md)
   libnss-wrapper  # runs that cluster as the postgres user when the tests run as root
+  iproute2        # test hosts in network namespaces reach that cluster over TCP (NetworkHosts)
 )
 case "${1:-}" in
   bench) packages+=(dialog jq time) ;;   # baselines (paint and key press; catalog check) and peak memory of a process

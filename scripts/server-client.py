@@ -262,7 +262,7 @@ def receive_mode(arguments):
         def log_message(self, *args):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", arguments.port), Receiver)
+    server = ThreadingHTTPServer((arguments.host, arguments.port), Receiver)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     print(f"listening {server.server_address[1]}", flush=True)
     try:
@@ -276,6 +276,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=["call", "receive"])
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--host", default="127.0.0.1", help="receive: the address to listen on")
     parser.add_argument("--key")
     parser.add_argument("--key-id")
     parser.add_argument("--issuer")

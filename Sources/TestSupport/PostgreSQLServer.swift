@@ -26,6 +26,8 @@ public final class PostgreSQLServer: Sendable {
     /// What this process started, to restart and stop; nil for the cluster STOREFRONT_TEST_POSTGRES names.
     private let owned: Owned?
     private let stopped = Mutex(false)
+    /// The address it also listens on for TCP, if any (``start(tcp:)``).
+    public let tcpAddress: String?
 
     /// The role whose members sign in with a password (the cluster's pg_hba.conf:
     /// `local all +storefront_password_users scram-sha-256`); every other role is trusted.
@@ -44,7 +46,9 @@ public final class PostgreSQLServer: Sendable {
         var log: String { folder + "/server.log" }
     }
 
-    private init(socketFolder: String, port: Int = 5432, superuser: String, startupTime: Duration?, owned: Owned?) {
+    private init(socketFolder: String, port: Int = 5432, superuser: String, startupTime: Duration?, tcpAddress: String? = nil,
+                 owned: Owned?) {
+        self.tcpAddress = tcpAddress
         self.socketFolder = socketFolder
         self.port = port
         self.superuser = superuser
@@ -56,7 +60,9 @@ public final class PostgreSQLServer: Sendable {
 
     /// Starts a new cluster of this process's own; ``stop()`` stops it and removes its folder.
     /// Throws, saying why (the failing step's output, the server log's tail), when it cannot.
-    public static func start() throws -> PostgreSQLServer {
+    /// - Parameter tcp: also listen for TCP on this address, trusting clients in that /16 (test
+    ///   hosts' network, ``NetworkHosts``); its URIs: ``uriOverTCP(database:user:)``.
+    public static func start(tcp address: String? = nil) throws -> PostgreSQLServer {
         let began = ContinuousClock.now
         let binaries = try serverBinaries()
         var template = Array("/tmp/storefront-pg.XXXXXX".utf8CString)
@@ -70,9 +76,10 @@ public final class PostgreSQLServer: Sendable {
             if geteuid() == 0 { try runAsServerUser(&owned) }
             chmod(folder, 0o700)
             try owned.run("initdb", ["-D", owned.data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"])
-            try configure(owned)
+            try configure(owned, tcp: address)
             try owned.run("pg_ctl", ["-D", owned.data, "-l", owned.log, "-w", "-t", "120", "start"])
-            let server = PostgreSQLServer(socketFolder: folder, superuser: "postgres", startupTime: ContinuousClock.now - began, owned: owned)
+            let server = PostgreSQLServer(socketFolder: folder, superuser: "postgres", startupTime: ContinuousClock.now - began,
+                                          tcpAddress: address, owned: owned)
             try server.psql("CREATE ROLE \(passwordGroup) NOLOGIN")
             return server
         } catch {
@@ -127,13 +134,15 @@ public final class PostgreSQLServer: Sendable {
         owned.environment["NSS_WRAPPER_GROUP"] = group
     }
 
-    /// The socket in the folder and no TCP; trust, but a password for ``passwordGroup``'s members.
-    private static func configure(_ owned: Owned) throws {
+    /// The socket in the folder, TCP only on `tcp`; trust, but a password for ``passwordGroup``'s members.
+    private static func configure(_ owned: Owned, tcp: String?) throws {
         let hba = owned.data + "/pg_hba.conf"
+        let network = tcp.map { $0.split(separator: ".").prefix(2).joined(separator: ".") + ".0.0/16" }
         try """
-            # A test cluster (Sources/TestSupport/PostgreSQLServer.swift): a Unix socket only.
+            # A test cluster (Sources/TestSupport/PostgreSQLServer.swift): a Unix socket, and test hosts.
             local all +\(passwordGroup) scram-sha-256
             local all all trust
+            \(network.map { "host all all \($0) trust" } ?? "")
 
             """.write(toFile: hba, atomically: false, encoding: .utf8)
         if let attributes = try? FileManager.default.attributesOfItem(atPath: owned.data),
@@ -143,10 +152,11 @@ public final class PostgreSQLServer: Sendable {
         let settings = """
 
             # A test cluster (Sources/TestSupport/PostgreSQLServer.swift): a Unix socket in its folder, no TCP.
-            listen_addresses = ''
+            listen_addresses = '\(tcp ?? "")'
             unix_socket_directories = '\(owned.folder)'
             port = 5432
             max_connections = 1000
+            \(tcp == nil ? "" : "log_connections = on  # tests read which hosts connected")
 
             """
         guard let file = FileHandle(forWritingAtPath: owned.data + "/postgresql.conf") else {
@@ -210,6 +220,12 @@ public final class PostgreSQLServer: Sendable {
     /// named, so that a PGPORT in the environment cannot send it to another socket.
     public func uri(database: String = "postgres", user: String? = nil) -> String {
         "postgresql:///\(database)?host=\(socketFolder)&port=\(port)&user=\(user ?? superuser)"
+    }
+
+    /// The same database over TCP, as a test host reaches it (``start(tcp:)``'s address).
+    public func uriOverTCP(database: String, user: String? = nil) throws -> String {
+        guard let tcpAddress else { throw PostgreSQLServerError(description: "this cluster listens on no TCP address") }
+        return "postgresql://\(user ?? superuser)@\(tcpAddress):\(port)/\(database)"
     }
 
     /// Creates the database `name` (a name of letters, digits and `_`).
@@ -277,6 +293,9 @@ public final class PostgreSQLServer: Sendable {
     }
 
     // MARK: - Stopping
+
+    /// The server's log so far (empty for a cluster started elsewhere).
+    public var log: String { owned.map { Processes.read($0.log) } ?? "" }
 
     /// Stops the server (fast: sessions ended, nothing lost) and removes its folder; once.
     /// A cluster started elsewhere is left alone.

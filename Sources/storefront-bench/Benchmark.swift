@@ -48,9 +48,10 @@ enum Benchmark {
             return
         }
         if settings.profile == "postgresql" {
-            // Figures 14, 14a and 14c alone (a store in PostgreSQL, on a throwaway cluster).
+            // Figures 14 to 14c alone (a store in PostgreSQL, on a throwaway cluster).
             let catalog = try SyntheticData.writeCatalog(products: 1_000, to: work + "/catalog-1000.json")
-            print(Report.table(try await PostgreSQLBenchmark.figures(catalog, progress: progress)))
+            print(Report.table(try await PostgreSQLBenchmark.figures(catalog, catalogPath: work + "/catalog-1000.json", binary: binary,
+                                                                     work: work, progress: progress)))
             return
         }
         if settings.profile == "test-session" {
@@ -182,7 +183,7 @@ enum Benchmark {
         figures += try await TestSessionBenchmark.figures(progress: progress)
 
         // MARK: 14. A store in PostgreSQL
-        figures += try await PostgreSQLBenchmark.figures(small, progress: progress)
+        figures += try await PostgreSQLBenchmark.figures(small, catalogPath: smallPath, binary: binary, work: work, progress: progress)
 
         progress("done")
         print("Storefront benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, "

@@ -6,11 +6,13 @@ import TestSupport
 
 /// Figures 14–14c: a store in PostgreSQL (a team's sandbox), each beside PostgreSQL's own rate
 /// or latency measured on the same server in the same run: durable purchases with 1 and 8
-/// writers beside plain `INSERT … COMMIT`s, and another connection's commit reaching
-/// `Transaction.updates`' feed beside a bare `NOTIFY` reaching a `LISTEN`. The server is the
+/// writers beside plain `INSERT … COMMIT`s, Get Transaction Info from two `serve` replicas beside
+/// one on a file, and another connection's commit reaching `Transaction.updates`' feed beside a
+/// bare `NOTIFY` reaching a `LISTEN`. The server is the
 /// tests' kind: a throwaway cluster on a Unix socket (TestSupport's `PostgreSQLServer`).
 enum PostgreSQLBenchmark {
-    static func figures(_ catalog: Catalog, progress: (String) -> Void) async throws -> [Figure] {
+    static func figures(_ catalog: Catalog, catalogPath: String, binary: String, work: String,
+                        progress: (String) -> Void) async throws -> [Figure] {
         let server = try PostgreSQLServer.shared()
         guard let consumable = catalog.products.first(where: { $0.type == .consumable })?.id else {
             throw PseudoTerminal.Failure(description: "the catalog has no consumable")
@@ -25,6 +27,8 @@ enum PostgreSQLBenchmark {
         }
         progress("14c. PostgreSQL: another connection's purchase on the feed, beside NOTIFY → LISTEN; 50 each")
         let (feed, notify) = try await latencies(server, catalog, consumable, count: 50)
+        progress("14b. PostgreSQL: Get Transaction Info with two serve replicas and with one, beside one on a file; 3 rounds of 2 s")
+        let info = try await transactionInfoRates(server, catalog, catalogPath: catalogPath, binary: binary, work: work)
         let rates = (median(one), median(eight), median(inserts), median(inserts8))
         return [
             Figure(number: "14", measure: "PostgreSQL: durable purchases per second, 1 writer",
@@ -33,6 +37,10 @@ enum PostgreSQLBenchmark {
             Figure(number: "14a", measure: "PostgreSQL: durable purchases per second, 8 writers (one store)",
                    value: String(format: "%.0f /s", rates.1), baseline: String(format: "INSERT … COMMIT, 8 connections %.0f /s", rates.3),
                    ratio: rates.1 / rates.3, goal: "", met: nil),
+            Figure(number: "14b", measure: "PostgreSQL: Get Transaction Info per second, two serve replicas (\(ServerBenchmark.clients) clients)",
+                   value: String(format: "%.0f /s", info.twoReplicas),
+                   baseline: String(format: "one serve on a file %.0f /s (one replica on PostgreSQL %.0f /s)", info.file, info.oneReplica),
+                   ratio: info.twoReplicas / info.file, goal: "", met: nil),
             Figure(number: "14c", measure: "PostgreSQL: another connection's purchase reaches the change feed (median of 50)",
                    value: String(format: "%.1f ms", feed), baseline: String(format: "NOTIFY → LISTEN %.2f ms", notify),
                    ratio: feed / max(notify, 0.001), goal: "≤ 10 ms", met: feed <= 10),
@@ -62,6 +70,30 @@ enum PostgreSQLBenchmark {
             return try await group.reduce(0, +)
         }
         return Double(count) / (ContinuousClock.now - start).seconds
+    }
+
+    /// Get Transaction Info per second (figure 10's load) from two `serve` replicas on one store
+    /// in PostgreSQL (the clients split between them), from one, and from one on a file.
+    static func transactionInfoRates(_ server: PostgreSQLServer, _ catalog: Catalog, catalogPath: String, binary: String,
+                                     work: String) async throws -> (twoReplicas: Double, oneReplica: Double, file: Double) {
+        let uri = try server.freshSchema(named: "bench_replicas")
+        let request = try await ServerBenchmark.transactionInfoRequest(store: uri, catalog: catalog)
+        let file = work + "/replicas-baseline.sqlite"
+        for suffix in ["", "-wal", "-shm"] { unlink(file + suffix) }
+        let fileRequest = try await ServerBenchmark.transactionInfoRequest(store: file, catalog: catalog)
+        let replicas = try (0..<2).map { _ in try ServerBenchmark.serve(binary, store: uri, catalogPath: catalogPath, work: work) }
+        let alone = try ServerBenchmark.serve(binary, store: file, catalogPath: catalogPath, work: work)
+        defer {
+            for replica in replicas { replica.stop() }
+            alone.stop()
+        }
+        var two: [Double] = [], one: [Double] = [], onFile: [Double] = []
+        for _ in 0..<3 {
+            onFile.append(try ServerBenchmark.load(ports: [alone.port], request: fileRequest, duration: .seconds(2)).perSecond)
+            two.append(try ServerBenchmark.load(ports: replicas.map(\.port), request: request, duration: .seconds(2)).perSecond)
+            one.append(try ServerBenchmark.load(ports: [replicas[0].port], request: request, duration: .seconds(2)).perSecond)
+        }
+        return (median(two), median(one), median(onFile))
     }
 
     /// One-row `INSERT`s, each its own committed transaction, per second, by `writers` connections at once.

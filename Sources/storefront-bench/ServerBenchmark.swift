@@ -40,16 +40,17 @@ enum ServerBenchmark {
         var p99: Duration
     }
 
-    /// `clients` threads, each on its own keep-alive connection, sending `request` for `duration`.
-    static func load(port: UInt16, request: [UInt8], duration: Duration) throws -> Load {
+    /// `clients` threads, each on its own keep-alive connection, sending `request` for `duration`;
+    /// given several ports (replicas), the clients take them in turn.
+    static func load(ports: [UInt16], request: [UInt8], duration: Duration) throws -> Load {
         let group = DispatchGroup()
         let results = Results()
-        for _ in 0..<clients {
+        for client in 0..<clients {
             group.enter()
             let thread = Thread {
                 defer { group.leave() }
                 do {
-                    let connection = try HTTPConnection(port: port)
+                    let connection = try HTTPConnection(port: ports[client % ports.count])
                     var latencies: [Duration] = []
                     let clock = ContinuousClock(), end = clock.now + duration
                     while clock.now < end {
@@ -88,27 +89,8 @@ enum ServerBenchmark {
         // A store with one purchase and a Server API key; serve and the baseline side by side.
         let path = work + "/serve.sqlite"
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
-        let store = try Store(catalog: catalog, path: path)
-        guard let consumable = catalog.products.first(where: { $0.type == .consumable })?.id else {
-            throw PseudoTerminal.Failure(description: "the catalog has no consumable")
-        }
-        guard case .purchased(let bought, _) = try await store.app.purchase(consumable) else {
-            throw PseudoTerminal.Failure(description: "the benchmark purchase did not succeed")
-        }
-        let key = try SigningKey.generate()
-        try await store.appStore.addAPIKey(keyID: key.keyID, issuerID: "bench", publicKeyPEM: key.publicKeyPEM)
-        let now = Int(Date().timeIntervalSince1970)
-        let token = try key.sign(.object(["iss": .string("bench"), "iat": .integer(now), "exp": .integer(now + 1800),
-                                          "aud": .string("appstoreconnect-v1"), "bid": .string(catalog.bundleID)]))
-        let transactionRequest = Array("""
-            GET /inApps/v1/transactions/\(bought.id) HTTP/1.1\r
-            Host: 127.0.0.1\r
-            Authorization: Bearer \(token)\r
-            \r
-
-            """.utf8)
-        let serve = try Server(binary, ["--catalog", catalogPath, "--store", path, "serve", "--listen", "127.0.0.1:0"],
-                               pattern: #"listening on http://127\.0\.0\.1:(\d+)"#, work: work)
+        let transactionRequest = try await transactionInfoRequest(store: path, catalog: catalog)
+        let serve = try serve(binary, store: path, catalogPath: catalogPath, work: work)
         defer { serve.stop() }
         let baseline = try Server(benchBinary, ["--baseline-server"], pattern: #"listening (\d+)"#, work: work)
         defer { baseline.stop() }
@@ -122,9 +104,9 @@ enum ServerBenchmark {
         progress("10. transaction info with \(clients) clients beside a 1 KB answer and one of its size, \(rounds) rounds of 2 s each")
         var ours: [Load] = [], theirs: [Load] = [], sized: [Load] = []
         for _ in 0..<rounds {
-            ours.append(try load(port: serve.port, request: transactionRequest, duration: .seconds(2)))
-            theirs.append(try load(port: baseline.port, request: fixedRequest, duration: .seconds(2)))
-            sized.append(try load(port: baseline.port, request: sizedRequest, duration: .seconds(2)))
+            ours.append(try load(ports: [serve.port], request: transactionRequest, duration: .seconds(2)))
+            theirs.append(try load(ports: [baseline.port], request: fixedRequest, duration: .seconds(2)))
+            sized.append(try load(ports: [baseline.port], request: sizedRequest, duration: .seconds(2)))
         }
         let rate = median(ours.map(\.perSecond)), baseRate = median(theirs.map(\.perSecond))
         let sizedRate = median(sized.map(\.perSecond))
@@ -148,6 +130,36 @@ enum ServerBenchmark {
                               value: milliseconds(commitToReceiver), baseline: "bare POST " + milliseconds(barePost),
                               ratio: commitToReceiver / barePost, goal: "≤ 2.00", met: commitToReceiver / barePost <= 2))
         return figures
+    }
+
+    /// Readies `store` (a file's path or a PostgreSQL URI) for Get Transaction Info: one purchase
+    /// and a Server API key; returns the request for that transaction, with its bearer token.
+    static func transactionInfoRequest(store: String, catalog: Catalog) async throws -> [UInt8] {
+        let opened = try Store(catalog: catalog, path: store)
+        guard let consumable = catalog.products.first(where: { $0.type == .consumable })?.id else {
+            throw PseudoTerminal.Failure(description: "the catalog has no consumable")
+        }
+        guard case .purchased(let bought, _) = try await opened.app.purchase(consumable) else {
+            throw PseudoTerminal.Failure(description: "the benchmark purchase did not succeed")
+        }
+        let key = try SigningKey.generate()
+        try await opened.appStore.addAPIKey(keyID: key.keyID, issuerID: "bench", publicKeyPEM: key.publicKeyPEM)
+        let now = Int(Date().timeIntervalSince1970)
+        let token = try key.sign(.object(["iss": .string("bench"), "iat": .integer(now), "exp": .integer(now + 1800),
+                                          "aud": .string("appstoreconnect-v1"), "bid": .string(catalog.bundleID)]))
+        return Array("""
+            GET /inApps/v1/transactions/\(bought.id) HTTP/1.1\r
+            Host: 127.0.0.1\r
+            Authorization: Bearer \(token)\r
+            \r
+
+            """.utf8)
+    }
+
+    /// `storefront serve` on `store`, on a port of its own on loopback.
+    static func serve(_ binary: String, store: String, catalogPath: String, work: String) throws -> Server {
+        try Server(binary, ["--catalog", catalogPath, "--store", store, "serve", "--listen", "127.0.0.1:0"],
+                   pattern: #"listening on http://127\.0\.0\.1:(\d+)"#, work: work)
     }
 
     /// The receiver: an HTTPServer in this process noting when each POST arrives.

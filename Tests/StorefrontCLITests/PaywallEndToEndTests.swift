@@ -21,10 +21,11 @@ final class TmuxSession {
 
     /// Starts `storefront` on the sandbox's store in a `columns`×`rows` session.
     static func start(_ sandbox: Sandbox, columns: Int = 100, rows: Int = 30, environment: String = "LANG=C.UTF-8",
-                      catalog: String = Binary.catalog, arguments: [String] = ["--latency", "50"]) async throws -> TmuxSession {
+                      catalog: String = Binary.catalog, arguments: [String] = ["--latency", "50"],
+                      on host: NetworkHosts.Host? = nil) async throws -> TmuxSession {
         let binary = try #require(Binary.url, "cannot find the storefront binary; set STOREFRONT_BIN")
-        let quoted = ([binary.path, "--catalog", catalog, "--store", sandbox.store] + arguments)
-            .map { "'" + $0 + "'" }.joined(separator: " ")
+        let paywall = [binary.path, "--catalog", catalog, "--store", sandbox.store] + arguments
+        let quoted = (host?.command(paywall) ?? paywall).map { "'" + $0 + "'" }.joined(separator: " ")
         // After the program ends the pane stays, showing its exit status.
         // `timeout`, so a paywall whose test was killed midway does not run on forever.
         let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' \(environment) timeout --foreground 120 \(quoted); echo EXIT=$?; sleep 60"
@@ -94,8 +95,10 @@ final class TmuxSession {
 
 /// Runs `body` against a paywall in tmux, and stops the tmux server afterwards, also on failure.
 func withPaywall(_ sandbox: Sandbox, columns: Int = 100, rows: Int = 30, environment: String = "LANG=C.UTF-8",
-                 catalog: String = Binary.catalog, _ body: (TmuxSession) async throws -> Void) async throws {
-    let session = try await TmuxSession.start(sandbox, columns: columns, rows: rows, environment: environment, catalog: catalog)
+                 catalog: String = Binary.catalog, on host: NetworkHosts.Host? = nil,
+                 _ body: (TmuxSession) async throws -> Void) async throws {
+    let session = try await TmuxSession.start(sandbox, columns: columns, rows: rows, environment: environment, catalog: catalog,
+                                              on: host)
     do {
         try await body(session)
     } catch {

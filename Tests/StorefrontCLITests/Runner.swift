@@ -88,20 +88,23 @@ final class Sandbox: Sendable {
     /// `storefront --catalog CATALOG --store STORE ARGUMENTS`; by default the repo's
     /// products.json and this sandbox's store file.
     func storefront(_ arguments: [String], catalog: String = Binary.catalog, store: String? = nil,
-                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> RunResult {
-        try await run(["--catalog", catalog, "--store", store ?? self.store] + arguments, sourceLocation: sourceLocation)
+                    on host: NetworkHosts.Host? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> RunResult {
+        try await run(["--catalog", catalog, "--store", store ?? self.store] + arguments, on: host, sourceLocation: sourceLocation)
     }
 
     /// Runs the binary with exactly these arguments, in the sandbox folder, with an
-    /// environment of only PATH, HOME (the sandbox's home) and `environment`.
-    func run(_ arguments: [String], environment: [String: String] = [:],
+    /// environment of only PATH, HOME (the sandbox's home) and `environment`; on `host`, a test
+    /// host of ``NetworkHosts``, when one is given.
+    func run(_ arguments: [String], environment: [String: String] = [:], on host: NetworkHosts.Host? = nil,
              sourceLocation: SourceLocation = #_sourceLocation) async throws -> RunResult {
         let binary = try #require(Binary.url, "cannot find the storefront binary; set STOREFRONT_BIN",
                                   sourceLocation: sourceLocation)
         var env = ["PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home]
         env.merge(environment) { $1 }
+        let command = host?.command([binary.path] + arguments) ?? [binary.path] + arguments
         // Two minutes: a replay of every recipe takes a minute on a machine loaded by other builds.
-        return try await Self.launch(binary, arguments: arguments, environment: env, directory: folder, timeout: .seconds(120))
+        return try await Self.launch(URL(fileURLWithPath: command[0]), arguments: Array(command.dropFirst()), environment: env,
+                                     directory: folder, timeout: .seconds(120))
     }
 
     /// Runs a process to its end (TestSupport's `Processes.launch`: suspending, outputs in files, a time limit).

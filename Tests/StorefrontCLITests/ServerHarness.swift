@@ -108,21 +108,28 @@ extension ServerHarness {
         return try #require(parsed, "\(result)", sourceLocation: sourceLocation)
     }
 
-    func startServer(_ setup: Setup, notify: [String] = []) throws -> Background {
+    /// `storefront serve` on a free port of loopback; on `host` (a test host), of that host's address.
+    func startServer(_ setup: Setup, notify: [String] = [], on host: NetworkHosts.Host? = nil) throws -> Background {
         let binary = try #require(Binary.url)
-        return try Background(binary, ["--catalog", setup.catalog, "--store", setup.sandbox.store, "serve", "--listen", "127.0.0.1:0"]
-                              + notify.flatMap { ["--notify", $0] }, in: setup.sandbox.folder,
+        let serve = [binary.path, "--catalog", setup.catalog, "--store", setup.sandbox.store, "serve",
+                     "--listen", (host?.address ?? "127.0.0.1") + ":0"] + (host == nil ? [] : ["--allow-remote"])
+                     + notify.flatMap { ["--notify", $0] }
+        let command = host?.command(serve) ?? serve
+        return try Background(URL(fileURLWithPath: command[0]), Array(command.dropFirst()), in: setup.sandbox.folder,
                               environment: ["PATH": "/usr/bin:/bin", "HOME": setup.sandbox.home])
     }
 
     func port(of server: Background) async throws -> Int {
-        try #require(Int(try await server.wait(for: #"listening on http://127\.0\.0\.1:(\d+)"#)))
+        try #require(Int(try await server.wait(for: #"listening on http://[0-9.]+:(\d+)"#)))
     }
 
-    /// The library's receiver on a free loopback port: each notification decoded, one JSON line in `log`.
-    func startReceiver(_ setup: Setup, log: String, port: Int = 0, countOnly: Bool = false, verifier: [String] = []) throws -> Background {
+    /// The library's receiver on a free port of `address` (loopback by default): each
+    /// notification decoded, one JSON line in `log`.
+    func startReceiver(_ setup: Setup, log: String, port: Int = 0, address: String = "127.0.0.1", countOnly: Bool = false,
+                       verifier: [String] = []) throws -> Background {
         try Background(AppleLibraryTests.python, [Self.script, "receive", "--bundle-id", Self.bundleID, "--root", setup.root,
-                                                  "--out", log, "--port", String(port)] + (countOnly ? ["--count-only"] : []) + verifier,
+                                                  "--out", log, "--host", address, "--port", String(port)]
+                                                  + (countOnly ? ["--count-only"] : []) + verifier,
                        in: setup.sandbox.folder)
     }
 

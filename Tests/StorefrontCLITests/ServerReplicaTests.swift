@@ -7,14 +7,32 @@ import Testing
 struct ServerReplicaTests: ServerHarness {
     @Test("the sending replica SIGKILLed amid purchases: the other takes over and every notification arrives")
     func senderKilled() async throws {
-        let setup = try await setup(store: try PostgreSQLServer.shared().freshSchema(named: "replicas"))
+        try await senderKilledAmidPurchases(store: try PostgreSQLServer.shared().freshSchema(named: "replicas"))
+    }
+
+    /// The same with each replica on a host of its own (``NetworkHosts``), the store and the
+    /// receiver reached over the network, as a staging backend's replicas on two machines.
+    @Test("replicas on two hosts: the sender SIGKILLed, the other host's replica takes over, nothing lost",
+          .enabled(if: NetworkHosts.unavailableBecause == nil))
+    func senderKilledOnAnotherHost() async throws {
+        let hosts = try NetworkHosts(count: 2)
+        let server = try PostgreSQLServer.start(tcp: hosts.serverAddress)
+        defer { server.stop() }
+        try server.createDatabase("team")
+        try await senderKilledAmidPurchases(store: try server.uriOverTCP(database: "team"), hosts: hosts)
+    }
+
+    /// Two replicas (on `hosts`' first two, when given), four purchases, the sender killed, four more.
+    private func senderKilledAmidPurchases(store: String, hosts: NetworkHosts? = nil) async throws {
+        let setup = try await setup(store: store)
         let log = setup.sandbox.path("received.jsonl")
-        let receiver = try startReceiver(setup, log: log, countOnly: true)
+        let address = hosts?.serverAddress ?? "127.0.0.1"
+        let receiver = try startReceiver(setup, log: log, address: address, countOnly: true)
         let receiverPort = try await receiver.wait(for: #"listening (\d+)"#)
-        let notify = ["http://127.0.0.1:\(receiverPort)/"]
-        let first = try startServer(setup, notify: notify)
+        let notify = ["http://\(address):\(receiverPort)/"]
+        let first = try startServer(setup, notify: notify, on: hosts?.hosts[0])
         _ = try await port(of: first)
-        let second = try startServer(setup, notify: notify)
+        let second = try startServer(setup, notify: notify, on: hosts?.hosts[1])
         _ = try await port(of: second)
         // Exactly one of them sends; the other says so and serves the API only.
         let (sender, standby) = first.text.contains("not sending") ? (second, first) : (first, second)

@@ -72,8 +72,12 @@ public final class StoreChangeFeed: Sendable {
 
     // MARK: - Subscribing
 
-    /// Every change from now on, starting with the store as it is (`.subscribed`); ends when the
-    /// store is gone. Each subscriber gets every change (the newest 64 when it falls behind).
+    /// Every change from now on, starting with the store as it is; ends when the store is gone.
+    /// Each subscriber gets every change (the newest 64 when it falls behind).
+    ///
+    /// The first value is `.subscribed`, unless the look that makes it also changed the store
+    /// (a renewal fell due, a new transaction's verified mark was written): then it is that
+    /// change, handed to every subscriber alike, which carries the store as it is all the same.
     /// - Parameter includingUnfinished: whether this subscriber reads ``StoreChange/unfinished``.
     ///   One that does not (a notification sender, a paywall) spares every look that read of
     ///   each unfinished transaction, while no other subscriber asks for it.

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// A team's store seen from several machines: test hosts in network namespaces (``NetworkHosts``),
+/// each reaching a cluster of its own over TCP, as testers' laptops and CI runners reach the
+/// team's PostgreSQL. Needs root, as CI runs the tests.
+@Suite("storefront on a PostgreSQL store, from three hosts", .enabled(if: NetworkHosts.unavailableBecause == nil))
+struct PostgreSQLHostsEndToEndTests {
+    /// Three hosts and a cluster they reach over TCP; a new database for the test.
+    private static func team() throws -> (hosts: NetworkHosts, server: PostgreSQLServer, store: String) {
+        let hosts = try NetworkHosts(count: 3)
+        let server = try PostgreSQLServer.start(tcp: hosts.serverAddress)
+        try server.createDatabase("team")
+        return (hosts, server, try server.uriOverTCP(database: "team"))
+    }
+
+    /// Ten processes on three hosts buy one non-consumable at once: bought once; every id unique.
+    @Test("a non-consumable raced by ten processes on three hosts is bought once; ids unique across hosts")
+    func tenProcessesOnThreeHostsBuyOnce() async throws {
+        let (hosts, server, store) = try Self.team()
+        defer { server.stop() }
+        let sandbox = try Sandbox(store: store)
+        try await sandbox.storefront(["settings", "set", "includeConsumablesInHistory", "true"], on: hosts.hosts[0]).expect(exit: 0)
+        let product = "com.razeware.razefaces.swiftshopping"
+        let runs = try await withThrowingTaskGroup(of: RunResult.self) { group in
+            for index in 0..<10 {
+                let id = index.isMultiple(of: 2) ? product : "com.example.storefront.coins100"
+                group.addTask { try await sandbox.storefront(["buy", id, "--json"], on: hosts.hosts[index % 3]) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for run in runs { run.expectNoCrashOutput() }
+        #expect(runs.filter { $0.status == 0 }.count >= 6, "\(runs.map(\.summary))")
+        // Each reached the store across the network, from its host's own address.
+        for host in hosts.hosts {
+            #expect(server.log.contains("connection received: host=\(host.address) "), "\(host.address) never connected")
+        }
+        let listing = try await sandbox.storefront(["transactions", "--json"], on: hosts.hosts[2])
+        listing.expect(exit: 0)
+        let transactions = try #require(try listing.jsonObject()["transactions"] as? [[String: Any]])
+        let ids = transactions.compactMap { ($0["id"] as? NSNumber)?.int64Value }
+        #expect(transactions.filter { $0["productID"] as? String == product }.count == 1)
+        #expect(transactions.filter { $0["productID"] as? String == "com.example.storefront.coins100" }.count == 5)
+        #expect(Set(ids).count == ids.count && ids.count == 6)
+        #expect(ids.allSatisfy { $0 > 2_000_000_000 })
+    }
+
+    /// A tester's paywall on one host hears another host's approval without a key pressed:
+    /// LISTEN/NOTIFY across the network, as inotify for a file.
+    @Test("a paywall on one host hears another host's approval live")
+    func paywallHearsAnotherHost() async throws {
+        let (hosts, server, store) = try Self.team()
+        defer { server.stop() }
+        let sandbox = try Sandbox(store: store)
+        try await sandbox.storefront(["settings", "set", "askToBuy", "true"], on: hosts.hosts[1]).expect(exit: 0)
+        try await withPaywall(sandbox, on: hosts.hosts[0]) { session in
+            try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
+            try await session.send("Down", "Down", "Down", "Enter")  // the three plans, then Swift Shopping
+            try await session.waitFor("the confirmation sheet") { $0.contains { $0.contains("[ Confirm") } }
+            try await session.send("Enter")
+            try await session.waitFor("the Ask to Buy alert") { $0.contains { $0.contains("Purchase Pending") } }
+            try await session.send("Enter")
+            let pending = try await sandbox.storefront(["transactions", "--pending", "--json"], on: hosts.hosts[2])
+            let request = try #require((try pending.jsonObject()["requests"] as? [[String: Any]])?.first?["id"] as? NSNumber)
+            try await sandbox.storefront(["approve", request.stringValue], on: hosts.hosts[1]).expect(exit: 0)
+            let lines = try await session.waitFor("the approval, heard without a key", timeout: .seconds(3)) { lines in
+                lines.contains { $0.contains("✓") && $0.contains("Swift Shopping") }
+            }
+            // The title names the database, as for a store on this machine.
+            #expect(lines.first?.contains("Storefront · PostgreSQL team ·") == true, "\(lines.first ?? "")")
+        }
+    }
+}
