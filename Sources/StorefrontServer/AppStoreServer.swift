@@ -25,7 +25,7 @@ public final class AppStoreServer: @unchecked Sendable {
         self.log = log
         let face = store.appStore
         let api = ServerAPI(face: face, auth: BearerAuthenticator(face: face, now: Date.init),
-                            answers: AnswerCache(storePath: store.path))
+                            answers: AnswerCache(store: store.address))
         self.api = api
         http = HTTPServer(handler: { request in api.cachedAnswer(request) ?? blocking { await api.respond(request) } },
                           gate: { request in blocking { await api.refusalBeforeBody(request) } },
