@@ -77,6 +77,13 @@ public actor Store {
         ledger.signingTime = { [unowned self] in try self.assumeIsolated { try $0.currentTime() } }
     }
 
+    /// The same store on a connection of its own: the same catalog, account and clock, an
+    /// actor of its own, so that what it reads never waits behind a write of this one's that
+    /// waits for the store's lock (`serve`'s reads beside its writes).
+    public nonisolated func sibling() throws(StoreFileError) -> Store {
+        try Store(catalog: catalog, path: address.location, account: account, now: now)
+    }
+
     // MARK: - Products
 
     /// The storefront the store is in now (the `storefront` setting, else the catalog's default).

@@ -24,7 +24,10 @@ public final class AppStoreServer: @unchecked Sendable {
         self.store = store
         self.log = log
         let face = store.appStore
-        let api = ServerAPI(face: face, auth: BearerAuthenticator(face: face, now: Date.init),
+        // Reads on a connection of their own, never behind a write waiting for the lock; the
+        // same connection when a second cannot be opened.
+        let reads = (try? store.sibling())?.appStore ?? face
+        let api = ServerAPI(face: face, reads: reads, auth: BearerAuthenticator(face: reads, now: Date.init),
                             answers: AnswerCache(store: store.address))
         self.api = api
         http = HTTPServer(handler: { request in api.cachedAnswer(request) ?? blocking { await api.respond(request) } },

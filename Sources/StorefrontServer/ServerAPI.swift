@@ -67,7 +67,11 @@ extension APIError {
 
 /// The App Store Server API over one store file, on the engine's App Store face.
 struct ServerAPI: Sendable {
-    let face: AppStoreFace
+    private(set) var face: AppStoreFace
+    /// The store on a connection of its own, for requests that only read (``isRead(_:)``): they
+    /// never queue behind a write that waits for the store's lock (another process's
+    /// `clock advance`, a paywall, a backup), as they would on the writes' actor.
+    var reads: AppStoreFace?
     let auth: BearerAuthenticator
     /// Get Transaction Info's answers while the store file is unchanged (nil: none kept).
     var answers: AnswerCache?
@@ -89,7 +93,17 @@ struct ServerAPI: Sendable {
         return try? transactionID(String(parts[3]))
     }
 
+    /// Whether a request only reads the store: every GET, and Get Notification History's POST.
+    static func isRead(_ request: HTTPRequest) -> Bool {
+        request.method == "GET" || (request.method == "POST" && request.path == "/inApps/v1/notifications/history")
+    }
+
     func respond(_ request: HTTPRequest) async -> HTTPResponse {
+        if let reads, Self.isRead(request) {
+            var reading = self
+            (reading.face, reading.reads) = (reads, nil)
+            return await reading.respond(request)
+        }
         if let answer = await VerifyReceiptAPI.answer(request, face: face) { return answer }  // no bearer token: the body's secret
         // The file as it was before anything is read: what is kept is kept for that state only.
         let state = answers?.state()
