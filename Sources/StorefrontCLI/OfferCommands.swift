@@ -261,13 +261,14 @@ extension Session {
         let keys = try await appStore.offerKeys()
         let json = JSON.object(["keys": .array(keys.map { key in
             .object(["keyID": .string(key.keyID), "issuerID": key.issuerID.map(JSON.string), "canSign": .bool(key.canSign),
-                     "created": .string(key.created.iso8601)])
+                     "created": key.isFromCatalog ? nil : .string(key.created.iso8601),
+                     "fromCatalog": key.isFromCatalog ? .bool(true) : nil])
         })])
         guard !keys.isEmpty else { return Report(json: json, "No offer keys: offer-keys create makes one, offer-keys add KEY_ID FILE registers yours.") }
         var table = Table("KEY ID", "ISSUER", "SIGNS HERE", "CREATED")
         for key in keys {
             table.add(TerminalText.sanitized(key.keyID), TerminalText.sanitized(key.issuerID ?? "(any)"), key.canSign ? "yes" : "no",
-                      key.created.iso8601)
+                      key.isFromCatalog ? "(the catalog's subscriptionOffersKeyPair)" : key.created.iso8601)
         }
         return Report(json: json, table.rendered)
     }
