@@ -8,6 +8,14 @@ public enum BillingPlanType: String, Sendable, Hashable, CaseIterable {
     /// Billed every month over a 12-month commitment (StoreKit's `.monthly`).
     case monthly = "MONTHLY"
 
+    /// The note for a plan a catalog turns off (`"isEnabled": false`): a monthly plan is left out;
+    /// paying up front stays on sale, as Storefront sells every subscription billed up front.
+    var disabledNote: String {
+        self == .monthly
+            ? "the \"MONTHLY\" billing plan is turned off (isEnabled false): it is not offered, and a purchase on it is refused"
+            : "\"BILLED_UPFRONT\" is turned off (isEnabled false), but Storefront sells every subscription billed up front: it stays on sale"
+    }
+
     /// The name a command line takes: `upfront`, `monthly`.
     public var argument: String { self == .monthly ? "monthly" : "upfront" }
 
@@ -29,9 +37,13 @@ public struct BillingPlan: Sendable, Hashable {
     public var price: Decimal
     /// Per-storefront prices of a billing period, by country code (products.json only).
     public var prices: [String: Decimal] = [:]
+    /// The plan's own introductory offer (a newer `.storekit` file's `introductoryOffers` entry
+    /// for this plan; products.json: the plan's `introductoryOffer`), beside the up-front plan's.
+    public var introductoryOffer: IntroductoryOffer?
 
-    public init(type: BillingPlanType, price: Decimal, prices: [String: Decimal] = [:]) {
-        (self.type, self.price, self.prices) = (type, price, prices)
+    public init(type: BillingPlanType, price: Decimal, prices: [String: Decimal] = [:],
+                introductoryOffer: IntroductoryOffer? = nil) {
+        (self.type, self.price, self.prices, self.introductoryOffer) = (type, price, prices, introductoryOffer)
     }
 
     /// Apple's commitment: 12 monthly billing periods (`totalBillingPeriods`).
@@ -63,9 +75,15 @@ extension Node {
     /// A subscription's `billingPlans` list (`.storekit` and products.json share the shape):
     /// each entry `{"billingPlanType": "MONTHLY", <priceKey>: "9.99"}`; `BILLED_UPFRONT` may
     /// be listed (it is the subscription's own price) and is not kept. Only a one-year
-    /// subscription may have a monthly plan, as in App Store Connect and Xcode.
-    func billingPlans(period: ISODuration, priceKey: String, storefronts: Set<String>? = nil) throws -> [BillingPlan] {
+    /// subscription may have a monthly plan, as in App Store Connect and Xcode. An entry with
+    /// `"isEnabled": false` (Xcode's switch for a plan not on sale) is not kept either: it is
+    /// returned in `disabled`, unchecked, for the caller's note. `introductoryOffer` reads a
+    /// plan's own `introductoryOffer` member (products.json; a `.storekit` file lists them apart).
+    func billingPlans(period: ISODuration, priceKey: String, storefronts: Set<String>? = nil,
+                      introductoryOffer: ((Node) throws -> IntroductoryOffer)? = nil) throws
+        -> (plans: [BillingPlan], disabled: [(type: BillingPlanType, node: Node)]) {
         var plans: [BillingPlan] = []
+        var disabled: [(type: BillingPlanType, node: Node)] = []
         var seen: [BillingPlanType: Node] = [:]
         for entry in try elements() {
             try entry.object()
@@ -78,6 +96,10 @@ extension Node {
                 throw typeNode.fail("billing plan \"\(name)\" is listed twice (first at \(earlier.path))")
             }
             seen[type] = typeNode
+            if let enabled = entry.child("isEnabled"), try !enabled.bool() {
+                disabled.append((type, enabled))
+                continue
+            }
             guard type == .monthly else { continue }
             guard period == BillingPlan.commitmentPeriod else {
                 throw typeNode.fail("a \"MONTHLY\" billing plan (monthly with a 12-month commitment) needs a one-year subscription (P1Y), not \(period.description)")
@@ -95,8 +117,11 @@ extension Node {
                     prices[code] = value
                 }
             }
-            plans.append(BillingPlan(type: .monthly, price: price, prices: prices))
+            plans.append(BillingPlan(type: .monthly, price: price, prices: prices,
+                                     introductoryOffer: try entry.child("introductoryOffer").flatMap { node in
+                                         try introductoryOffer.map { try $0(node) }
+                                     }))
         }
-        return plans
+        return (plans, disabled)
     }
 }

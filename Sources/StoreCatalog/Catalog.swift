@@ -207,6 +207,8 @@ public struct Catalog: Sendable, Equatable {
     /// The store settings' defaults the starting settings give, by setting name
     /// (`askToBuy`, `timeRate`, `purchaseError`, …): values a store uses until one is set.
     public private(set) var settingDefaults: [String: String] = [:]
+    /// The key the catalog signs promotional offers with (`subscriptionOffersKeyPair`), if any.
+    public var offerKey: CatalogOfferKey?
     /// Where the catalog was read from.
     public var format: CatalogFormat = .productsJSON
     /// What loading noticed and worked around without refusing the file (an unknown
@@ -294,5 +296,6 @@ public struct Catalog: Sendable, Equatable {
         a.bundleID == b.bundleID && a.paywall == b.paywall && a.defaultStorefront == b.defaultStorefront
             && a.storefronts == b.storefronts && a.products == b.products
             && a.subscriptionGroups == b.subscriptionGroups && a.startingSettings == b.startingSettings
+            && a.offerKey == b.offerKey
     }
 }

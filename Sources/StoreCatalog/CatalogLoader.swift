@@ -109,6 +109,7 @@ extension Catalog {
                     catalog = try readStoreKit()
                 }
             }
+            catalog.notes += catalog.offerCodeClashNotes()
             // Notes name the file, as errors do.
             catalog.notes = catalog.notes.map { "\(file): \($0)" }
             return catalog

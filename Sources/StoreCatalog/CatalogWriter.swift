@@ -5,9 +5,12 @@ import Foundation
 extension Catalog {
     /// The catalog as a products.json document that loads back to an equal catalog
     /// (`storefront catalog convert`), and notes on anything products.json holds
-    /// differently (none today: shared subscription levels are kept as they are).
+    /// differently: a product without a name (Xcode allows one; products.json does not) is
+    /// written with its id as its name. Shared subscription levels are kept as they are.
     public func productsJSON() -> (document: JSON, notes: [String]) {
-        let notes: [String] = []
+        let notes = products.filter { $0.displayName.isEmpty }.map { product in
+            "\(product.id) has no name (displayName and referenceName are empty); products.json needs one: written as \"\(product.id)\""
+        }
         var members: [JSON.Member] = []
         if bundleID != Catalog.defaultBundleID { members.append(JSON.Member("bundleID", .string(bundleID))) }
         if paywall != Paywall() {
@@ -21,6 +24,11 @@ extension Catalog {
         members.append(JSON.Member("storefronts", .object(storefronts.map {
             JSON.Member($0.countryCode, .object(["currency": .string($0.currency), "locale": .string($0.locale)]))
         })))
+        if let offerKey {
+            members.append(JSON.Member("subscriptionOffersKeyPair", .object([
+                "id": .string(offerKey.keyID), "privateKey": .string(offerKey.privateKeyBase64),
+            ])))
+        }
         if !startingSettings.isEmpty {
             members.append(JSON.Member("startingSettings", .object(
                 startingSettings.sorted { $0.key < $1.key }.map { JSON.Member($0.key, .string($0.value)) })))
@@ -51,7 +59,7 @@ extension Catalog {
         return .object([
             "id": .string(product.id),
             "type": terms == nil ? .string(product.type.rawValue) : nil,
-            "displayName": .string(product.displayName),
+            "displayName": .string(product.displayName.isEmpty ? product.id : product.displayName),
             "description": product.description.isEmpty ? nil : .string(product.description),
             "price": .decimalText(product.price),
             "prices": product.prices.isEmpty ? nil : .object(product.prices.sorted { $0.key < $1.key }.map {
@@ -69,14 +77,7 @@ extension Catalog {
             "duration": product.duration.map { .string($0.description) },
             "period": terms.map { .string($0.period.description) },
             "level": level.map { .integer($0) },
-            "introductoryOffer": terms?.introductoryOffer.map { offer in
-                .object([
-                    "paymentMode": .string(offer.paymentMode.rawValue),
-                    "period": .string(offer.period.description),
-                    "periodCount": offer.periodCount == 1 ? nil : .integer(offer.periodCount),
-                    "price": offer.paymentMode == .freeTrial && offer.price == 0 ? nil : .decimalText(offer.price),
-                ])
-            },
+            "introductoryOffer": terms?.introductoryOffer.map(introductoryOfferJSON),
             "offers": terms.flatMap { $0.offers.isEmpty ? nil : .array($0.offers.map(offerJSON)) },
             "billingPlans": terms.flatMap { $0.billingPlans.isEmpty ? nil : .array($0.billingPlans.map(billingPlanJSON)) },
         ])
@@ -90,6 +91,17 @@ extension Catalog {
             "prices": plan.prices.isEmpty ? nil : .object(plan.prices.sorted { $0.key < $1.key }.map {
                 JSON.Member($0.key, .decimalText($0.value))
             }),
+            "introductoryOffer": plan.introductoryOffer.map(introductoryOfferJSON),
+        ])
+    }
+
+    /// An introductory offer in products.json's shape (a subscription's or a billing plan's).
+    private func introductoryOfferJSON(_ offer: IntroductoryOffer) -> JSON {
+        .object([
+            "paymentMode": .string(offer.paymentMode.rawValue),
+            "period": .string(offer.period.description),
+            "periodCount": offer.periodCount == 1 ? nil : .integer(offer.periodCount),
+            "price": offer.paymentMode == .freeTrial && offer.price == 0 ? nil : .decimalText(offer.price),
         ])
     }
 

@@ -13,6 +13,9 @@ extension Product {
         public var billingPeriod: ISODuration
         /// The commitment of a monthly plan (`commitmentInfo`); nil when billed up front.
         public var commitmentInfo: CommitmentInfo?
+        /// The plan's own introductory offer (among StoreKit's `subscriptionOffers`): up front, the
+        /// subscription's; monthly, the monthly plan's.
+        public var introductoryOffer: Product.Offer? = nil
 
         /// A commitment's whole length and price, as `Product.SubscriptionInfo.CommitmentInfo`.
         public struct CommitmentInfo: Sendable, Hashable {
@@ -33,14 +36,20 @@ extension Product {
         /// Up front (always), then a one-year subscription's monthly plan, priced in `storefront`.
         static func all(of terms: SubscriptionTerms, upFront: Decimal, in storefront: Storefront,
                         displayPrice: (Decimal) -> String) -> [PricingTerms] {
+            let offer = { (offer: IntroductoryOffer) in
+                Product.Offer(paymentMode: offer.paymentMode, period: offer.period, periodCount: offer.periodCount,
+                              price: offer.price, displayPrice: displayPrice(offer.price))
+            }
             var all = [PricingTerms(billingPlanType: .billedUpfront, billingPrice: upFront, billingDisplayPrice: displayPrice(upFront),
-                                    billingPeriod: terms.period, commitmentInfo: nil)]
+                                    billingPeriod: terms.period, commitmentInfo: nil,
+                                    introductoryOffer: terms.introductoryOffer.map(offer))]
             if let plan = terms.monthlyPlan {
                 let monthly = plan.price(in: storefront), total = plan.commitmentPrice(in: storefront)
                 all.append(PricingTerms(billingPlanType: .monthly, billingPrice: monthly, billingDisplayPrice: displayPrice(monthly),
                                         billingPeriod: BillingPlan.billingPeriod,
                                         commitmentInfo: CommitmentInfo(price: total, displayPrice: displayPrice(total),
-                                                                       period: BillingPlan.commitmentPeriod)))
+                                                                       period: BillingPlan.commitmentPeriod),
+                                        introductoryOffer: plan.introductoryOffer.map(offer)))
             }
             return all
         }

@@ -11,6 +11,8 @@ package struct CatalogReader {
     /// Whether a product carries a `.storekit` file's `productID` or `referenceName`
     /// (then the file was a `.storekit` one: see `StoreKitConfiguration.recognizes`).
     private(set) var sawXcodeProductKeys = false
+    /// What reading repaired or left out, each note beginning with its place.
+    var notes: [String] = []
 
     package init(root: Node, fields: Node.Fields? = nil) { (self.root, self.fields) = (root, fields) }
 
@@ -63,7 +65,9 @@ package struct CatalogReader {
         var catalog = Catalog(paywall: paywall, defaultStorefront: defaultStorefront, storefronts: storefronts,
                               products: consume products, subscriptionGroups: groups,
                               fileOrderIndex: seenIDs.mapValues(\.offset))
+        catalog.notes = notes
         if let bundle = root.child("bundleID") { catalog.bundleID = try bundle.nonEmptyString() }
+        catalog.offerKey = try root.child("subscriptionOffersKeyPair")?.offerKeyPair()
         if let settings = root.child("startingSettings") {
             for (name, node) in try settings.members() {
                 guard StoreKitConfiguration.startingSettingNames.contains(name) else {
@@ -164,11 +168,13 @@ package struct CatalogReader {
             let level = try levelNode.integer()
             guard level >= 1 else { throw levelNode.fail("level must be 1 or more (1 is the highest tier)") }
             let period = try fields.required("period").duration()
+            let plans = try fields.child("billingPlans")?.billingPlans(
+                period: period, priceKey: "price", storefronts: storefronts, introductoryOffer: readOffer)
+            for (type, node) in plans?.disabled ?? [] { notes.append("\(node.path): \(type.disabledNote)") }
             terms = SubscriptionTerms(groupID: group, period: period, level: level,
                                       introductoryOffer: try fields.child("introductoryOffer").map(readOffer),
                                       offers: try fields.child("offers")?.elements().map(readSubscriptionOffer) ?? [],
-                                      billingPlans: try fields.child("billingPlans")?.billingPlans(
-                                          period: period, priceKey: "price", storefronts: storefronts) ?? [])
+                                      billingPlans: plans?.plans ?? [])
         } else if let offersNode = fields.child("offers") {
             throw offersNode.fail("only a subscription in \"subscriptionGroups\" has \"offers\"")
         } else if let plansNode = fields.child("billingPlans") {

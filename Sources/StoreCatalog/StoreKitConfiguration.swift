@@ -12,7 +12,8 @@ import Foundation
 /// `introductoryOffer` (or the first of a newer file's `introductoryOffers`),
 /// `adHocOffers`, `codeOffers`, `winbackOffers` and `billingPlans` (a one-year subscription's
 /// `MONTHLY` plan and its `displayPrice`: `BillingPlan`), the `settings` listed in
-/// `startingSettingNames` plus `_storefront` and `_locale`, and `version`.
+/// `startingSettingNames` plus `_storefront` and `_locale`, `subscriptionOffersKeyPair` (the key
+/// promotional offers are signed with: `CatalogOfferKey`) and `version`.
 /// Everything else (`identifier`, `internalID`, group localizations, `appPolicies`,
 /// unknown keys of newer versions) is ignored, never fatal.
 public enum StoreKitConfiguration {
@@ -85,6 +86,12 @@ extension Node {
         guard let node = child(key), !node.isNull else { return nil }
         return node
     }
+
+    /// Whether the value is a string of nothing but spaces (a price Xcode left empty).
+    fileprivate var isBlankString: Bool {
+        guard case .string(let text) = value else { return false }
+        return text.unicodeScalars.allSatisfy(CharacterSet.whitespaces.contains)
+    }
 }
 
 extension Node.Fields {
@@ -142,6 +149,7 @@ package struct StoreKitReader {
         var catalog = Catalog(paywall: Paywall(), defaultStorefront: storefronts[0].countryCode, storefronts: storefronts,
                               products: products, subscriptionGroups: groups)
         catalog.startingSettings = startingSettings
+        catalog.offerKey = try root.present("subscriptionOffersKeyPair")?.offerKeyPair()
         catalog.format = .storeKit(major: major, minor: minor)
         for (placed, path) in zip(placedNotes, Node.paths(of: placedNotes.map(\.node))) {
             notes[placed.note] = "\(path): " + notes[placed.note]
@@ -215,13 +223,22 @@ package struct StoreKitReader {
 
         let type = try readType(node, in: list)
         let referenceName = try node.present("referenceName")?.string()
-        let price = try node.required("displayPrice").price()
+        let priceNode = try node.required("displayPrice")
+        let price: Decimal
+        if priceNode.isBlankString {
+            // Xcode saves a product whose price was never filled in with "": it is on sale for 0 there.
+            note(at: priceNode, "an empty displayPrice is read as 0 (free), as Xcode's StoreKit testing sells it")
+            price = 0
+        } else {
+            price = try priceNode.price()
+        }
         let familyShareable = try node.present("familyShareable")?.bool() ?? false
 
         // Text: every localization by its locale; the base text (the last fallback) is the first entry.
         var localizations: [String: Localization] = [:]
         var base: Localization?
-        let fallbackName = referenceName.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? id
+        // An empty name shows the reference name; with none, it stays empty, as Xcode shows it (never the id).
+        let fallbackName = referenceName.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? ""
         if let list = node.present("localizations") {
             for entry in try list.elements() {
                 try entry.object()
@@ -258,14 +275,23 @@ package struct StoreKitReader {
             for (key, kind) in [("adHocOffers", SubscriptionOffer.Kind.promotional), ("codeOffers", .code),
                                 ("winbackOffers", .winBack)] {
                 for offer in try node.present(key)?.elements() ?? [] {
-                    offers.append(try readOffer(offer, kind: kind))
+                    if let read = try readOffer(offer, kind: kind) { offers.append(read) }
                 }
             }
             let period = try node.required("recurringSubscriptionPeriod").duration()
-            terms = SubscriptionTerms(
-                groupID: group, period: period, level: level,
-                introductoryOffer: try readIntroductoryOffer(node), offers: offers,
-                billingPlans: try node.present("billingPlans")?.billingPlans(period: period, priceKey: "displayPrice") ?? [])
+            let planList = node.present("billingPlans")
+            var plans = try planList?.billingPlans(period: period, priceKey: "displayPrice") ?? (plans: [], disabled: [])
+            for (type, enabled) in plans.disabled { note(at: enabled, type.disabledNote) }
+            var introductory = try readIntroductoryOffers(node, planList: planList)
+            for index in plans.plans.indices {
+                plans.plans[index].introductoryOffer = introductory.removeValue(forKey: plans.plans[index].type)?.offer
+            }
+            let upFront = introductory.removeValue(forKey: .billedUpfront)?.offer
+            for (type, left) in introductory {
+                note(at: left.node, "an introductory offer for the \"\(type.rawValue)\" billing plan, which this subscription does not offer, is left out")
+            }
+            terms = SubscriptionTerms(groupID: group, period: period, level: level,
+                                      introductoryOffer: upFront, offers: offers, billingPlans: plans.plans)
         }
 
         return CatalogProduct(
@@ -305,26 +331,71 @@ package struct StoreKitReader {
         return type
     }
 
-    /// `introductoryOffer`, or the first of a newer file's `introductoryOffers`.
-    mutating func readIntroductoryOffer(_ subscription: Node) throws -> IntroductoryOffer? {
-        let node: Node
-        if let single = subscription.present("introductoryOffer") {
-            node = single
-        } else if let list = subscription.present("introductoryOffers"), let first = try list.elements().first {
-            node = first
-        } else {
-            return nil
+    /// A subscription's introductory offers by billing plan: a newer file's `introductoryOffers`
+    /// holds one per plan, each naming its plan (`billingPlanType`) or, without that, in the order
+    /// of `billingPlans` (a single entry is the up-front plan's); `introductoryOffer` is the
+    /// up-front plan's when the list has none for it. An entry for a plan already given one is
+    /// left out with a note, as is an offer Xcode left unfinished (`"paymentMode": "none"`).
+    mutating func readIntroductoryOffers(_ subscription: Node, planList: Node?)
+        throws -> [BillingPlanType: (offer: IntroductoryOffer, node: Node)] {
+        var offers: [BillingPlanType: (offer: IntroductoryOffer, node: Node)] = [:]
+        let entries = try subscription.present("introductoryOffers")?.elements() ?? []
+        let planOrder = entries.count > 1 ? try planList?.elements() ?? [] : []
+        for (position, entry) in entries.enumerated() {
+            try entry.object()
+            let type: BillingPlanType
+            if let typeNode = entry.present("billingPlanType") {
+                guard let named = BillingPlanType(rawValue: try typeNode.string()) else {
+                    throw typeNode.fail("unknown billing plan type \(typeNode.describe()); expected \"BILLED_UPFRONT\" or \"MONTHLY\"")
+                }
+                type = named
+            } else if position < planOrder.count,
+                      let named = try planOrder[position].present("billingPlanType").flatMap({ BillingPlanType(rawValue: try $0.string()) }) {
+                type = named
+            } else if position == 0 {
+                type = .billedUpfront
+            } else {
+                note(at: entry, "an introductory offer beyond one per billing plan names no plan (billingPlanType): it is left out")
+                continue
+            }
+            if offers[type] != nil {
+                note(at: entry, "a second introductory offer for the \"\(type.rawValue)\" billing plan: the first is used")
+                continue
+            }
+            if let offer = try readIntroductoryOffer(entry) { offers[type] = (offer, entry) }
         }
+        if offers[.billedUpfront] == nil, let single = subscription.present("introductoryOffer") {
+            try single.object()
+            if let offer = try readIntroductoryOffer(single) { offers[.billedUpfront] = (offer, single) }
+        }
+        return offers
+    }
+
+    /// One introductory offer; nil (with a note) for one Xcode left unfinished.
+    mutating func readIntroductoryOffer(_ node: Node) throws -> IntroductoryOffer? {
         try node.object()
-        let mode = try paymentMode(try node.required("paymentMode"))
+        let modeNode = try node.required("paymentMode")
+        if isUnfinished(modeNode) { return nil }
+        let mode = try paymentMode(modeNode)
         return IntroductoryOffer(paymentMode: mode, period: try node.required("subscriptionPeriod").duration(),
                                  periodCount: try periodCount(node),
                                  price: try offerPrice(node, mode: mode, required: true) ?? 0)
     }
 
+    /// Whether an offer's `paymentMode` is `"none"`: Xcode writes it for an offer whose payment
+    /// mode was never chosen, and leaves the offer out as the app sees the product. So does this
+    /// reader, with a note.
+    mutating func isUnfinished(_ modeNode: Node) -> Bool {
+        guard case .string("none") = modeNode.value else { return false }
+        note(at: modeNode, "an offer with paymentMode \"none\" (one Xcode saved unfinished) is left out, as Xcode leaves it out")
+        return true
+    }
+
     /// A promotional, offer-code or win-back offer: whatever of its fields is present must be valid.
-    mutating func readOffer(_ node: Node, kind: SubscriptionOffer.Kind) throws -> SubscriptionOffer {
+    /// Nil, with a note, for one Xcode left unfinished (`"paymentMode": "none"`).
+    mutating func readOffer(_ node: Node, kind: SubscriptionOffer.Kind) throws -> SubscriptionOffer? {
         try node.object()
+        if let modeNode = node.present("paymentMode"), isUnfinished(modeNode) { return nil }
         let mode = try node.present("paymentMode").map(paymentMode)
         // Xcode's code offers list who may redeem them, not codes: their offerID and referenceName redeem them.
         var codes: OfferCodes?
@@ -347,11 +418,7 @@ package struct StoreKitReader {
     /// price of a paid offer is read as 0. Each repair gets a note.
     mutating func offerPrice(_ node: Node, mode: PaymentMode?, required: Bool) throws -> Decimal? {
         let priceNode = node.present("displayPrice")
-        let blank = if case .string(let text)? = priceNode?.value {
-            text.unicodeScalars.allSatisfy(CharacterSet.whitespaces.contains)
-        } else {
-            false
-        }
+        let blank = priceNode?.isBlankString ?? false
         if mode == .freeTrial {
             if let priceNode, !blank, (try? priceNode.price()) != 0 {
                 note(at: priceNode, "a free trial costs 0; the leftover price \(priceNode.describe()) is ignored")

@@ -5,14 +5,18 @@ extension SubscriptionOffer {
     /// code's transactions by the offer's reference name; the id when it has none.
     public var codeOfferID: String? { referenceName ?? id }
 
-    /// Whether `code` redeems this offer code offer (case-insensitive): one of its one-time or
-    /// custom codes; with no codes listed (as Xcode's `codeOffers`), its id or reference name.
-    package func redeems(_ code: String) -> Bool {
-        guard kind == .code else { return false }
-        let wanted = code.uppercased()
+    /// The codes that redeem this offer code offer: its one-time and custom codes; with none
+    /// listed (as Xcode's `codeOffers`), its id and reference name. Empty for other offers.
+    package var redemptionCodes: [String] {
+        guard kind == .code else { return [] }
         let listed = (codes?.oneTimeCodes ?? []) + (codes?.customCodes ?? [])
-        let accepted = listed.isEmpty ? [id, referenceName].compactMap { $0 } : listed
-        return accepted.contains { $0.uppercased() == wanted }
+        return listed.isEmpty ? [id, referenceName].compactMap { $0 } : listed
+    }
+
+    /// Whether `code` redeems this offer code offer (case-insensitive): one of ``redemptionCodes``.
+    package func redeems(_ code: String) -> Bool {
+        let wanted = code.uppercased()
+        return redemptionCodes.contains { $0.uppercased() == wanted }
     }
 
     /// Whether `code` is one of its one-time codes.

@@ -6,55 +6,82 @@ extension Store {
     /// update (unfinished, as a purchase made outside it). Unknown or expired codes are
     /// `invalidOfferIdentifier`; a one-time code used, the custom codes' limit reached, this
     /// customer's limit reached, or an account the offer is not for, `ineligibleForOffer`.
+    ///
+    /// A code several offers answer to (a catalog may have that; App Store Connect names each code
+    /// once in an app, and `catalog check` notes it) goes to the offer whose code has the exact
+    /// case typed, then to the first in file order this customer may redeem; when none may, the
+    /// first one's refusal is the answer.
     func redeemOfferCode(_ code: String) async throws -> PurchaseOutcome {
         try processRenewals(onlyAccount: account)
         let date = try currentTime()
         let trimmed = code.trimmingCharacters(in: .whitespaces)
-        let match = catalog.products.lazy.compactMap { item in
-            item.subscription?.offers.first { $0.redeems(trimmed) }.map { (item, $0) }
-        }.first
+        var matches: [(item: CatalogProduct, offer: SubscriptionOffer)] = []
+        for index in catalog.products.indices {
+            guard let offers = catalog.products[index].subscription?.offers,
+                  offers.contains(where: { $0.redeems(trimmed) }) else { continue }
+            let item = catalog.products[index]
+            matches += offers.filter { $0.redeems(trimmed) }.map { (item, $0) }
+        }
+        let exact = matches.filter { $0.offer.redemptionCodes.contains(trimmed) }
+        let candidates = exact + matches.filter { !$0.offer.redemptionCodes.contains(trimmed) }
         let outcome: Result<PurchaseOutcome, StoreError> = try ledger.write {
             try ledger.ensureAccount(account, at: date)
-            let productID = match?.0.id ?? "offer code"
+            let productID = candidates.first?.item.id ?? "offer code"
             try ledger.log(.purchasing, account: account, productID: productID, detail: "redeeming offer code \(trimmed)", at: date)
             func fail(_ error: SimulatedError, _ reason: String) throws -> Result<PurchaseOutcome, StoreError> {
                 let failure = StoreError.purchaseError(error, reason: reason)
                 try ledger.log(.failed, account: account, productID: productID, detail: Self.logDetail(failure), at: date)
                 return .failure(failure)
             }
-            guard let (item, offer) = match, let terms = item.subscription, let offerID = offer.codeOfferID else {
+            guard !candidates.isEmpty else {
                 return try fail(.invalidOfferIdentifier, "no offer code \"\(trimmed)\" in the catalog")
             }
             guard try value(.canMakePayments) else { return .failure(.purchaseNotAllowed) }
             if try value(.offline) { return .failure(.simulated(.networkError, cause: "offline is true")) }
-            let rules = offer.codes ?? OfferCodes()
-            if let expires = rules.expires, date >= expires {
-                return try fail(.invalidOfferIdentifier, "the offer code \(trimmed) expired on \(expires.formatted(.iso8601))")
+            var firstRefusal: (error: SimulatedError, reason: String)?
+            for (item, offer) in candidates {
+                guard let terms = item.subscription, let offerID = offer.codeOfferID else { continue }
+                if let refusal = try codeRefusal(trimmed, offer: offer, offerID: offerID, groupID: terms.groupID, at: date) {
+                    firstRefusal = firstRefusal ?? refusal
+                    continue
+                }
+                let outcome = try commitPurchase(item, quantity: 1, appAccountToken: nil, offerID: offerID, pending: nil,
+                                                 outside: true, at: date)
+                if let transaction = outcome.transaction {
+                    try ledger.recordCodeRedemption(code: trimmed.uppercased(), offerID: offerID, account: account,
+                                                    transactionID: transaction.id, at: date)
+                }
+                return .success(outcome)
             }
-            let used = try ledger.codeRedemptions(codes: [trimmed.uppercased()])
-            if offer.isOneTime(trimmed), used.total > 0 {
-                return try fail(.ineligibleForOffer, "the one-time code \(trimmed) was redeemed already")
-            }
-            if !offer.isOneTime(trimmed), let limit = rules.redemptionLimit,
-               try ledger.codeRedemptions(codes: rules.customCodes.map { $0.uppercased() }).total >= limit {
-                return try fail(.ineligibleForOffer, "the custom codes of \(offerID) reached their limit of \(limit) redemptions")
-            }
-            if try ledger.offerRedemptions(offerID: offerID, account: account) >= rules.perCustomerLimit {
-                return try fail(.ineligibleForOffer, "\(account) redeemed \(offerID) already (\(rules.perCustomerLimit) per customer)")
-            }
-            let relation = try groupRelation(terms.groupID, at: date)
-            guard rules.eligibility.contains(relation) else {
-                return try fail(.ineligibleForOffer, "\(offerID) is for \(rules.eligibility.map(\.rawValue).sorted().joined(separator: ", ")) subscribers; \(account) is \(relation.rawValue)")
-            }
-            let outcome = try commitPurchase(item, quantity: 1, appAccountToken: nil, offerID: offerID, pending: nil,
-                                             outside: true, at: date)
-            if let transaction = outcome.transaction {
-                try ledger.recordCodeRedemption(code: trimmed.uppercased(), offerID: offerID, account: account,
-                                                transactionID: transaction.id, at: date)
-            }
-            return .success(outcome)
+            let refusal = firstRefusal ?? (.invalidOfferIdentifier, "no offer code \"\(trimmed)\" in the catalog")
+            return try fail(refusal.error, refusal.reason)
         }
         return try outcome.get()
+    }
+
+    /// Why this account cannot redeem `code` for `offer` now, if it cannot: expired, a one-time
+    /// code used, the custom codes' limit or this customer's reached, or not for this customer.
+    private func codeRefusal(_ code: String, offer: SubscriptionOffer, offerID: String, groupID: String,
+                             at date: Date) throws -> (error: SimulatedError, reason: String)? {
+        let rules = offer.codes ?? OfferCodes()
+        if let expires = rules.expires, date >= expires {
+            return (.invalidOfferIdentifier, "the offer code \(code) expired on \(expires.formatted(.iso8601))")
+        }
+        if offer.isOneTime(code), try ledger.codeRedemptions(codes: [code.uppercased()]).total > 0 {
+            return (.ineligibleForOffer, "the one-time code \(code) was redeemed already")
+        }
+        if !offer.isOneTime(code), let limit = rules.redemptionLimit,
+           try ledger.codeRedemptions(codes: rules.customCodes.map { $0.uppercased() }).total >= limit {
+            return (.ineligibleForOffer, "the custom codes of \(offerID) reached their limit of \(limit) redemptions")
+        }
+        if try ledger.offerRedemptions(offerID: offerID, account: account) >= rules.perCustomerLimit {
+            return (.ineligibleForOffer, "\(account) redeemed \(offerID) already (\(rules.perCustomerLimit) per customer)")
+        }
+        let relation = try groupRelation(groupID, at: date)
+        guard rules.eligibility.contains(relation) else {
+            return (.ineligibleForOffer, "\(offerID) is for \(rules.eligibility.map(\.rawValue).sorted().joined(separator: ", ")) subscribers; \(account) is \(relation.rawValue)")
+        }
+        return nil
     }
 
     /// The account's relation to a subscription group now: subscribed, lapsed, or never.

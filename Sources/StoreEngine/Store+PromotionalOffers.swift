@@ -3,7 +3,31 @@ import Foundation
 extension Store {
     // MARK: - Keys
 
-    func offerKeys() throws -> [OfferKey] { try ledger.offerKeys() }
+    /// The keys registered in the store, then the catalog's own (`subscriptionOffersKeyPair`)
+    /// unless a registered key has its id.
+    func offerKeys() throws -> [OfferKey] {
+        let registered = try ledger.offerKeys()
+        guard let key = try catalogOfferKey(), !registered.contains(where: { $0.keyID == key.keyID }) else { return registered }
+        return registered + [key]
+    }
+
+    /// The catalog's key as an offer key; an error naming it when it is no P-256 private key.
+    private func catalogOfferKey() throws -> OfferKey? {
+        guard let key = catalog.offerKey else { return nil }
+        let signing: SigningKey
+        do { signing = try SigningKey(pem: key.privateKeyPEM) } catch {
+            throw OfferKeyError(description: "the catalog's subscriptionOffersKeyPair \(key.keyID) is not a P-256 private key (PKCS#8): \(error)")
+        }
+        var record = OfferKey(keyID: key.keyID, publicKeyPEM: signing.publicKeyPEM, canSign: true,
+                              created: Date(timeIntervalSince1970: 0))
+        record.isFromCatalog = true
+        return record
+    }
+
+    /// A key's private half: the store's, or the catalog's for the catalog's key.
+    private func offerPrivateKeyPEM(_ key: OfferKey) throws -> String? {
+        key.isFromCatalog ? catalog.offerKey?.privateKeyPEM : try ledger.offerPrivateKey(key.keyID)
+    }
 
     /// Registers a key: a PKCS#8 private key (the `.p8` App Store Connect gives; the store
     /// may then sign with it) or a public key (verification only).
@@ -27,7 +51,11 @@ extension Store {
 
     /// Forgets a key (`offer-keys remove`): signatures made with it are refused from now on.
     func removeOfferKey(_ keyID: String) throws -> Bool {
-        try ledger.write { try ledger.removeOfferKey(keyID) }
+        let removed = try ledger.write { try ledger.removeOfferKey(keyID) }
+        if !removed, catalog.offerKey?.keyID == keyID {
+            throw OfferKeyError(description: "offer key \(keyID) is the catalog's own (subscriptionOffersKeyPair): it goes with the catalog, not with offer-keys remove")
+        }
+        return removed
     }
 
     // MARK: - Signing, as the developer's server does
@@ -38,7 +66,7 @@ extension Store {
     func signPromotionalOffer(productID: String, offerID: String, keyID: String?, appAccountToken: UUID?,
                               form: PromotionalOfferSignature.Form,
                               flaw: PromotionalOfferSignature.Flaw? = nil) throws -> PromotionalOfferSignature {
-        let keys = try ledger.offerKeys().filter(\.canSign)
+        let keys = try offerKeys().filter(\.canSign)
         let chosen: OfferKey
         if let keyID {
             guard let key = keys.first(where: { $0.keyID == keyID }) else {
@@ -54,7 +82,7 @@ extension Store {
             }
             chosen = key
         }
-        guard let pem = try ledger.offerPrivateKey(chosen.keyID) else {
+        guard let pem = try offerPrivateKeyPEM(chosen) else {
             throw OfferKeyError(description: "offer key \(chosen.keyID) has no private key here")
         }
         let key = flaw == .wrongKey ? try SigningKey.generate() : try SigningKey(pem: pem)
@@ -97,7 +125,7 @@ extension Store {
         let signedAt: Date
         switch signature {
         case .legacy(let keyID, let uuid, let timestamp, let encoded):
-            guard let record = try ledger.offerKeys().first(where: { $0.keyID == keyID }) else {
+            guard let record = try offerKeys().first(where: { $0.keyID == keyID }) else {
                 return "no offer key \"\(keyID)\" is registered (offer-keys)"
             }
             let message = PromotionalOfferSignature.legacyMessage(
@@ -114,7 +142,7 @@ extension Store {
                   case .string(let keyID)? = header["kid"] else {
                 return "not a compact JWS with a kid header"
             }
-            guard let record = try ledger.offerKeys().first(where: { $0.keyID == keyID }) else {
+            guard let record = try offerKeys().first(where: { $0.keyID == keyID }) else {
                 return "no offer key \"\(keyID)\" is registered (offer-keys)"
             }
             let claims: JSON

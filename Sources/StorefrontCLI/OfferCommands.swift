@@ -91,7 +91,8 @@ enum OfferCommands {
         name: "offer-keys", usage: "offer-keys [add KEY_ID FILE [--issuer ID] | create [KEY_ID] [--issuer ID] | remove KEY_ID] [--json]",
         summary: "The keys that sign promotional offers (App Store Connect's In-App Purchase keys)",
         details: """
-            Lists the keys the store accepts promotional offer signatures from.
+            Lists the keys the store accepts promotional offer signatures from; a .storekit
+            catalog's subscriptionOffersKeyPair is among them while the store runs on it.
               add KEY_ID FILE   registers a P-256 key in PEM: the .p8 private key App Store Connect
                                 gives (offer sign and buy --sign can then sign with it), or a
                                 public key (signatures from your server are verified; the store
@@ -134,7 +135,8 @@ enum OfferCommands {
             account. The App Store records a transaction with offerType code, the offer's reference
             name (else id) as offerID, its offerDiscountType and offerPeriod; it reaches the app as
             an update (the app is not running the purchase). A subscriber of the product gets the
-            offer at the next renewal. Case does not matter.
+            offer at the next renewal. Case does not matter; a code several offers answer to (catalog
+            check notes it) goes to the one with the exact case typed, then the first this account may redeem.
             Fails with invalidOfferIdentifier for an unknown or expired code, ineligibleForOffer for
             a one-time code used already, custom codes past their redemptionLimit, an account past
             perCustomerLimit, or an account the offer's eligibility (new, existing, expired) leaves out.
@@ -261,13 +263,14 @@ extension Session {
         let keys = try await appStore.offerKeys()
         let json = JSON.object(["keys": .array(keys.map { key in
             .object(["keyID": .string(key.keyID), "issuerID": key.issuerID.map(JSON.string), "canSign": .bool(key.canSign),
-                     "created": .string(key.created.iso8601)])
+                     "created": key.isFromCatalog ? nil : .string(key.created.iso8601),
+                     "fromCatalog": key.isFromCatalog ? .bool(true) : nil])
         })])
         guard !keys.isEmpty else { return Report(json: json, "No offer keys: offer-keys create makes one, offer-keys add KEY_ID FILE registers yours.") }
         var table = Table("KEY ID", "ISSUER", "SIGNS HERE", "CREATED")
         for key in keys {
             table.add(TerminalText.sanitized(key.keyID), TerminalText.sanitized(key.issuerID ?? "(any)"), key.canSign ? "yes" : "no",
-                      key.created.iso8601)
+                      key.isFromCatalog ? "(the catalog's subscriptionOffersKeyPair)" : key.created.iso8601)
         }
         return Report(json: json, table.rendered)
     }

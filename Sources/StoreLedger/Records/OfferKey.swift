@@ -12,6 +12,9 @@ public struct OfferKey: Sendable, Hashable {
     /// Whether the store holds the private half, so `offer sign` can sign with it.
     public var canSign: Bool
     public var created: Date
+    /// Whether it is the catalog's own key (a `.storekit` file's `subscriptionOffersKeyPair`),
+    /// used while the store runs on that catalog and never written to the store file.
+    public var isFromCatalog = false
 
     /// Memberwise, for the targets above this one.
     package init(keyID: String, issuerID: String? = nil, publicKeyPEM: String, canSign: Bool, created: Date) {

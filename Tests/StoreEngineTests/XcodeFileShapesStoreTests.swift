@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+@testable import StoreEngine
+
+// Stores on small .storekit files with the shapes a second corpus of real files showed,
+// written for these tests: what the store sells, signs and redeems from them.
+
+/// A version 5 file of one group whose subscriptions are `subscriptions` (JSON objects' members).
+private func storeKitFile(_ subscriptions: [String], extra: String = "") -> String {
+    let list = subscriptions.enumerated().map { index, members in
+        """
+        { "displayPrice" : "9.99", "familyShareable" : false, "groupNumber" : 1, "internalID" : "80\(index)",
+          "localizations" : [ { "description" : "", "displayName" : "Plan \(index)", "locale" : "en_US" } ],
+          "productID" : "plan.\(index)", "referenceName" : "Plan \(index)",
+          "subscriptionGroupID" : "g\(index)", "type" : "RecurringSubscription", \(members) }
+        """
+    }
+    // Each subscription in a group of its own, so one account can hold them all.
+    let groups = list.enumerated().map { index, subscription in
+        #"{ "id" : "g\#(index)", "localizations" : [], "name" : "Group \#(index)", "subscriptions" : [ \#(subscription) ] }"#
+    }
+    return """
+        { "identifier" : "B1C2D3E4", "products" : [], "settings" : { "_storefront" : "USA" },
+          "subscriptionGroups" : [ \(groups.joined(separator: ",\n")) ],\(extra)
+          "version" : { "major" : 5, "minor" : 0 } }
+        """
+}
+
+private func withShapeStore<T>(_ text: String, _ body: (StoreFixture) async throws -> T) async throws -> T {
+    try await withStoreFixture(catalog: try Catalog.parse(Array(text.utf8), file: "Shapes.storekit"), at: utc(2025, 3, 1), body)
+}
+
+@Suite("Stores on Xcode's newer file shapes")
+struct XcodeFileShapesStoreTests {
+    @Test("a monthly plan turned off (isEnabled false) is not bought: the purchase on it is productUnavailable; up front sells")
+    func disabledMonthlyPlan() async throws {
+        let text = storeKitFile([#"""
+            "recurringSubscriptionPeriod" : "P1Y",
+            "billingPlans" : [ { "billingPlanType" : "BILLED_UPFRONT", "displayPrice" : "9.99", "isEnabled" : true },
+                               { "billingPlanType" : "MONTHLY", "commitmentDisplayPrice" : "11.88", "displayPrice" : "0.99", "isEnabled" : false } ]
+            """#])
+        try await withShapeStore(text) { fixture in
+            let store = try fixture.open()
+            #expect(await purchaseError { _ = try await store.app.purchase("plan.0", billingPlanType: .monthly) } == .productUnavailable)
+            #expect(try await store.transactions().isEmpty)
+            #expect(try await store.app.products().first?.subscription?.pricingTerms.map(\.billingPlanType) == [.billedUpfront])
+            let bought = try await buy(store, "plan.0")
+            #expect(bought.price == decimal("9.99") && bought.commitment == nil)
+        }
+    }
+
+    @Test("subscriptionOffersKeyPair signs and checks promotional offers with no offer-keys add; it is listed as the catalog's")
+    func catalogOfferKey() async throws {
+        let key = try SigningKey.generate().privateKeyPEM.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        let text = storeKitFile([#"""
+            "recurringSubscriptionPeriod" : "P1M",
+            "adHocOffers" : [ { "displayPrice" : "1.99", "offerID" : "comeback", "paymentMode" : "payUpFront", "subscriptionPeriod" : "P1M" } ]
+            """#], extra: #" "subscriptionOffersKeyPair" : { "id" : "5C6D7E8F", "privateKey" : "\#(key)" },"#)
+        try await withShapeStore(text) { fixture in
+            let store = try fixture.open()
+            let keys = try await store.appStore.offerKeys()
+            #expect(keys.map(\.keyID) == ["5C6D7E8F"] && keys.allSatisfy { $0.isFromCatalog && $0.canSign })
+            _ = try await buy(store, "plan.0")
+            try await store.setAutoRenew(groupID: "g0", false)
+            fixture.clock.set(utc(2025, 4, 15))
+            let signature = try await store.appStore.signPromotionalOffer(productID: "plan.0", offerID: "comeback", keyID: nil,
+                                                                          appAccountToken: nil, form: .legacy)
+            let promo = try transaction(of: try await store.purchase("plan.0", offerID: "comeback", offerSignature: signature))
+            #expect(promo.offerType == .promotional && promo.price == decimal("1.99"))
+            // Nothing was written into the store file: without the catalog's key, the key is unknown.
+            #expect(try await fixture.open().appStore.offerKeys().count == 1)
+            await #expect(throws: OfferKeyError.self) { _ = try await store.appStore.removeOfferKey("5C6D7E8F") }
+        }
+    }
+
+    @Test("a catalog key that is no P-256 key is named in the error of signing")
+    func badCatalogOfferKey() async throws {
+        let text = storeKitFile([#""recurringSubscriptionPeriod" : "P1M""#],
+                                extra: #" "subscriptionOffersKeyPair" : { "id" : "BAD1", "privateKey" : "AAAA" },"#)
+        try await withShapeStore(text) { fixture in
+            let store = try fixture.open()
+            do {
+                _ = try await store.appStore.signPromotionalOffer(productID: "plan.0", offerID: "x", keyID: nil,
+                                                                  appAccountToken: nil, form: .compactJWS)
+                Issue.record("signed with a bad key")
+            } catch let error as OfferKeyError {
+                #expect(error.description.contains("subscriptionOffersKeyPair BAD1"))
+            }
+        }
+    }
+
+    @Test("codes differing only by case each redeem their own offer; a shared code goes to the first offer the customer may redeem")
+    func ambiguousCodes() async throws {
+        let text = storeKitFile([
+            #""recurringSubscriptionPeriod" : "P1M", "codeOffers" : [ { "offerID" : "a", "paymentMode" : "free", "referenceName" : "SPRING", "subscriptionPeriod" : "P1M" } ]"#,
+            #""recurringSubscriptionPeriod" : "P1M", "codeOffers" : [ { "offerID" : "b", "paymentMode" : "free", "referenceName" : "spring", "subscriptionPeriod" : "P2M" } ]"#,
+            #""recurringSubscriptionPeriod" : "P1M", "codeOffers" : [ { "offerID" : "shared", "paymentMode" : "free", "referenceName" : "Press C", "subscriptionPeriod" : "P1M" } ]"#,
+            #""recurringSubscriptionPeriod" : "P1M", "codeOffers" : [ { "offerID" : "shared", "paymentMode" : "free", "referenceName" : "Press D", "subscriptionPeriod" : "P1M" } ]"#,
+        ])
+        try await withShapeStore(text) { fixture in
+            #expect(fixture.catalog.notes.filter { $0.contains("is ambiguous") }.count == 2)
+            let store = try fixture.open()
+            #expect(try transaction(of: try await store.appStore.redeemOfferCode("spring")).productID == "plan.1")
+            #expect(try transaction(of: try await store.appStore.redeemOfferCode("SPRING")).productID == "plan.0")
+            // "shared" (the id of plan.2's and plan.3's offers): once per customer each, so the second goes to plan.3.
+            #expect(try transaction(of: try await store.appStore.redeemOfferCode("shared")).productID == "plan.2")
+            #expect(try transaction(of: try await store.appStore.redeemOfferCode("shared")).productID == "plan.3")
+            #expect(await purchaseError { _ = try await store.appStore.redeemOfferCode("shared") } == .ineligibleForOffer)
+        }
+    }
+}
