@@ -359,8 +359,9 @@ struct ServerAPI: Sendable {
             filter.type = type
         }
         if case .string(let subtype)? = body["notificationSubtype"] { filter.subtype = subtype }
+        // Apple's transactionId limits the history to that customer: every notification of theirs.
         if case .string(let transaction)? = body["transactionId"] {
-            filter.transactionID = try transactionID(transaction)
+            filter.customerTransactionID = try transactionID(transaction)
             if filter.type != nil { throw APIError.multipleFilters }
         }
         if case .bool(let only)? = body["onlyFailures"] { filter.onlyFailures = only }

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// What a backend written for Apple relies on when it names a customer, reads a renewal that
+/// failed to bill, or sends consumption information: seen through Apple's library.
+@Suite("storefront serve: customers by any id, billing-retry renewal info, consumption refusals, seen by Apple's library", .serverLane)
+struct ServerCustomerTests: ServerHarness {
+    static func id(_ result: RunResult) throws -> String {
+        result.expect(exit: 0)
+        return String(try #require((try result.jsonObject()["transaction"] as? [String: Any])?["id"] as? Int))
+    }
+
+    static func error(_ result: [String: Any]) -> (Int?, Int?) {
+        let error = result["error"] as? [String: Any]
+        return (error?["status"] as? Int, error?["code"] as? Int)
+    }
+
+    @Test("An appTransactionId names the customer to statuses, history v1 and v2 and refunds; Notification History's transactionId gives all of the customer's notifications")
+    func anyTransactionID() async throws {
+        let setup = try await setup()
+        let run = { (arguments: [String]) async throws -> RunResult in
+            try await setup.sandbox.storefront(arguments, catalog: setup.catalog)
+        }
+        let monthly = try Self.id(try await run(["buy", "monthly", "--json"]))
+        let pro = try Self.id(try await run(["buy", "pro", "--json"]))
+        let coins = try Self.id(try await run(["buy", "coins", "--json"]))
+        try await run(["refund", pro]).expect(exit: 0)
+        let other = try Self.id(try await run(["--account", "bob", "buy", "pro", "--json"]))  // another customer
+        let server = try startServer(setup)
+        let port = try await port(of: server)
+        let found = try await call(setup, port: port, [["call": "appTransaction", "id": pro]])
+        let appTransactionID = try #require((found[0]["result"] as? [String: Any])?["appTransactionId"] as? String, "\(found)")
+        let now = Int(Date().timeIntervalSince1970 * 1000)
+        let window: [String: Any] = ["call": "notificationHistory", "start": now - 86_400_000, "end": now + 86_400_000]
+        var byCoins = window
+        byCoins["transactionId"] = coins
+        let results = try await call(setup, port: port, [
+            ["call": "statuses", "id": appTransactionID],
+            ["call": "history", "id": appTransactionID, "version": 2],
+            ["call": "history", "id": appTransactionID, "version": 1],
+            ["call": "refunds", "id": appTransactionID],
+            ["call": "history", "id": monthly, "version": 2],
+            byCoins,
+            window,
+        ])
+        #expect(results.allSatisfy { $0["error"] == nil }, "\(results)")
+        let statuses = (results[0]["result"] as? [String: Any])?["statuses"] as? [[String: Any]] ?? []
+        #expect(statuses.compactMap { $0["originalTransactionId"] as? String } == [monthly], "\(results[0])")
+        func ids(_ index: Int) -> [String] {
+            (results[index]["result"] as? [[String: Any]] ?? []).flatMap { $0["transactions"] as? [[String: Any]] ?? [] }
+                .compactMap { $0["transactionId"] as? String }
+        }
+        #expect(Set(ids(1)) == [monthly, pro, coins] && ids(1) == ids(4), "the customer's history, as by a transaction id")
+        #expect(Set(ids(2)) == [monthly, pro], "v1 leaves out the consumable the app finished")
+        let refunded = (results[3]["result"] as? [String: Any])?["transactions"] as? [[String: Any]] ?? []
+        #expect(refunded.compactMap { $0["transactionId"] as? String } == [pro])
+        // The consumable's id limits the history to its customer: every notification of theirs, none of bob's.
+        let customer = results[5]["result"] as? [[String: Any]] ?? []
+        #expect(customer.map(Self.pair) == ["SUBSCRIBED INITIAL_BUY", "ONE_TIME_CHARGE", "ONE_TIME_CHARGE", "REFUND"], "\(customer)")
+        #expect(Set(customer.compactMap { $0["transactionId"] as? String }) == [monthly, pro, coins])
+        let everyone = results[6]["result"] as? [[String: Any]] ?? []
+        #expect(everyone.count == 5 && everyone.contains { $0["transactionId"] as? String == other }, "\(everyone)")
+        await server.stop()
+    }
+}
