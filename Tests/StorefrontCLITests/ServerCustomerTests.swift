@@ -62,4 +62,44 @@ struct ServerCustomerTests: ServerHarness {
         #expect(everyone.count == 5 && everyone.contains { $0["transactionId"] as? String == other }, "\(everyone)")
         await server.stop()
     }
+
+    @Test("A renewal that fails to bill: expirationIntent 2 in DID_FAIL_TO_RENEW (with and without GRACE_PERIOD), GRACE_PERIOD_EXPIRED and statuses 3 and 4")
+    func billingRetryExpirationIntent() async throws {
+        let setup = try await setup()
+        let log = setup.sandbox.path("received.jsonl")
+        let receiver = try startReceiver(setup, log: log)
+        let receiverPort = try await receiver.wait(for: #"listening (\d+)"#)
+        let server = try startServer(setup, notify: ["http://127.0.0.1:\(receiverPort)/"])
+        let port = try await port(of: server)
+        let store = { (arguments: [String]) async throws in
+            try await setup.sandbox.storefront(arguments, catalog: setup.catalog).expect(exit: 0)
+        }
+        try await store(["settings", "set", "billingIssues", "true"])
+        let monthly = try Self.id(try await setup.sandbox.storefront(["buy", "monthly", "--json"], catalog: setup.catalog))
+        try await store(["clock", "advance", "P8D"])               // the trial's renewal fails: billing retry
+        try await store(["settings", "set", "gracePeriod", "true"])
+        let plus = try Self.id(try await setup.sandbox.storefront(["buy", "plus.monthly", "--json"], catalog: setup.catalog))
+        try await store(["clock", "advance", "P1M1D"])             // plus's renewal fails: a grace period
+        let during = try await call(setup, port: port, [["call": "statuses", "id": monthly]])
+        try await store(["clock", "advance", "P20D"])              // plus's grace period ends, billing retry goes on
+        let after = try await call(setup, port: port, [["call": "statuses", "id": monthly]])
+
+        let expected = ["SUBSCRIBED INITIAL_BUY", "DID_FAIL_TO_RENEW", "SUBSCRIBED INITIAL_BUY", "DID_FAIL_TO_RENEW GRACE_PERIOD",
+                        "GRACE_PERIOD_EXPIRED"]
+        let got = try await received(log, count: expected.count)
+        #expect(got.map(Self.pair) == expected)
+        #expect(got.map { $0["status"] as? Int } == [1, 3, 1, 4, 3], "\(got)")
+        #expect(got.map { $0["expirationIntent"] as? Int } == [nil, 2, nil, 2, 2], "\(got)")
+        func statuses(_ results: [[String: Any]]) -> [String: [String: Any]] {
+            let listed = (results.first?["result"] as? [String: Any])?["statuses"] as? [[String: Any]] ?? []
+            return Dictionary(listed.map { ($0["originalTransactionId"] as? String ?? "?", $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        let retrying = statuses(during)
+        #expect(retrying[monthly]?["status"] as? Int == 3 && retrying[monthly]?["expirationIntent"] as? Int == 2, "\(during)")
+        #expect(retrying[plus]?["status"] as? Int == 4 && retrying[plus]?["expirationIntent"] as? Int == 2, "\(during)")
+        #expect(retrying[plus]?["isInBillingRetryPeriod"] as? Bool == true)
+        #expect(statuses(after)[plus]?["status"] as? Int == 3 && statuses(after)[plus]?["expirationIntent"] as? Int == 2, "\(after)")
+        await server.stop()
+        await receiver.stop()
+    }
 }
