@@ -102,4 +102,57 @@ struct ServerCustomerTests: ServerHarness {
         await server.stop()
         await receiver.stop()
     }
+
+    @Test("Send Consumption Information v2 refuses what Apple refuses, each with Apple's error")
+    func consumptionRefusals() async throws {
+        let setup = try await setup()
+        _ = try setup.sandbox.write("catalog.json", AppleLibraryTests.catalog
+            .replacingOccurrences(of: #"{ "id": "pro", "type": "nonConsumable","#, with: #"{ "id": "pro", "type": "nonConsumable", "familyShareable": true,"#))
+        let run = { (arguments: [String]) async throws -> RunResult in
+            try await setup.sandbox.storefront(["--account", "alice"] + arguments, catalog: setup.catalog)
+        }
+        try await run(["accounts", "family", "create", "smiths"]).expect(exit: 0)
+        try await run(["accounts", "family", "add", "smiths", "bob"]).expect(exit: 0)
+        let pro = try Self.id(try await run(["buy", "pro", "--json"]))
+        let coins = try Self.id(try await run(["buy", "coins", "--json"]))
+        let monthly = try Self.id(try await run(["buy", "monthly", "--json"]))
+        let shared = try await setup.sandbox.storefront(["--account", "bob", "transactions", "--json"], catalog: setup.catalog).jsonObject()
+        let bobs = try #require((shared["transactions"] as? [[String: Any]])?.first { $0["productID"] as? String == "pro" }?["id"] as? Int)
+        let server = try startServer(setup)
+        let port = try await port(of: server)
+        let found = try await call(setup, port: port, [["call": "appTransaction", "id": pro]])
+        let appTransactionID = try #require((found[0]["result"] as? [String: Any])?["appTransactionId"] as? String, "\(found)")
+        func consumption(_ id: String, _ fields: [String: Any] = [:]) -> [String: Any] {
+            ["call": "consumption", "id": id,
+             "request": ["customerConsented": true, "sampleContentProvided": false, "deliveryStatus": "DELIVERED"]
+                .merging(fields) { $1 }]
+        }
+        let path = "/inApps/v2/transactions/consumption/\(coins)"
+        let results = try await call(setup, port: port, [
+            consumption(String(bobs)),
+            consumption(coins, ["deliveryStatus": "UNDELIVERED_OTHER", "consumptionPercentage": 50_000]),
+            consumption(coins, ["deliveryStatus": "UNDELIVERED_OTHER", "consumptionPercentage": 0]),
+            consumption(monthly, ["consumptionPercentage": 10_000]),
+            consumption(monthly, ["refundPreference": "GRANT_PRORATED"]),
+            consumption(coins, ["consumptionPercentage": 100_001]),
+            ["call": "raw", "method": "PUT", "path": path, "body": ["customerConsented": true, "sampleContentProvided": false,
+                                                                 "deliveryStatus": "DELIVERED", "refundPreference": "MAYBE"]],
+            consumption(appTransactionID),
+            consumption(pro, ["consumptionPercentage": 100_000, "refundPreference": "GRANT_FULL"]),
+        ])
+        #expect(Self.error(results[0]) == (400, 4000185), "a family member's shared purchase: \(results[0])")
+        #expect(Self.error(results[1]) == (400, 4000000), "UNDELIVERED_* with a percentage: \(results[1])")
+        #expect((results[1]["error"] as? [String: Any])?["message"] as? String
+                == "Invalid request. The consumption percentage must be zero for the provided delivery status.")
+        #expect(results[2]["error"] == nil, "UNDELIVERED_* with 0: \(results[2])")
+        #expect(Self.error(results[3]) == (400, 4000209), "a percentage for an auto-renewable subscription: \(results[3])")
+        #expect(results[4]["error"] == nil, "GRANT_PRORATED for a subscription, no percentage: \(results[4])")
+        #expect(Self.error(results[5]) == (400, 4000000), "out of range: \(results[5])")
+        #expect((results[5]["error"] as? [String: Any])?["message"] as? String == "Invalid request. The consumption percentage is outside the valid range.")
+        let refusal = (results[6]["result"] as? [String: Any])?["body"] as? [String: Any]
+        #expect(refusal?["errorCode"] as? Int == 4000044, "an invalid refundPreference: \(results[6])")
+        #expect(Self.error(results[7]) == (400, 4000048), "an appTransactionId: \(results[7])")
+        #expect(results[8]["error"] == nil, "\(results[8])")
+        await server.stop()
+    }
 }
