@@ -155,4 +155,51 @@ struct ServerCustomerTests: ServerHarness {
         #expect(results[8]["error"] == nil, "\(results[8])")
         await server.stop()
     }
+
+    @Test("A mass extension's RENEWAL_EXTENSION FAILURE for each subscription it could not extend; Notification History's Sandbox window and subtype")
+    func massExtensionFailureAndHistoryLimits() async throws {
+        let setup = try await setup()
+        let log = setup.sandbox.path("received.jsonl")
+        let receiver = try startReceiver(setup, log: log)
+        let receiverPort = try await receiver.wait(for: #"listening (\d+)"#)
+        let server = try startServer(setup, notify: ["http://127.0.0.1:\(receiverPort)/"])
+        let port = try await port(of: server)
+        let buy = { (account: String) async throws -> String in
+            try Self.id(try await setup.sandbox.storefront(["--account", account, "buy", "monthly", "--json"], catalog: setup.catalog))
+        }
+        _ = try await buy("alice")
+        _ = try await buy("bob")
+        try await setup.sandbox.storefront(["clock", "advance", "P8D"], catalog: setup.catalog).expect(exit: 0)  // past their trials
+        let carol = try await buy("carol")                                      // in a free trial: Apple extends none
+        let before = try await recorded(setup).count
+        let now = Int(Date().timeIntervalSince1970 * 1000)                      // the store's clock is 8 days ahead
+        let results = try await call(setup, port: port, [
+            ["call": "massExtend", "productId": "monthly", "requestIdentifier": "everyone", "days": 3],
+            ["call": "massStatus", "productId": "monthly", "requestIdentifier": "everyone"],
+            ["call": "notificationHistory", "start": now - 21 * 86_400_000, "end": now + 30 * 86_400_000],
+            ["call": "notificationHistory", "start": now - 23 * 86_400_000, "end": now + 30 * 86_400_000],
+            ["call": "notificationHistory", "start": now - 86_400_000, "end": now + 30 * 86_400_000, "subtype": "SUMMARY"],
+            ["call": "notificationHistory", "start": now - 86_400_000, "end": now + 30 * 86_400_000, "type": "RENEWAL_EXTENSION",
+             "subtype": "FAILURE"],
+        ])
+        let status = results[1]["result"] as? [String: Any] ?? [:]
+        #expect(status["succeededCount"] as? Int == 2 && status["failedCount"] as? Int == 1, "\(results[1])")
+        #expect(results[2]["error"] == nil, "within the sandbox's 30 days: \(results[2])")
+        #expect(Self.error(results[3]) == (400, 4000012), "more than 30 days back in the sandbox: \(results[3])")
+        #expect(Self.error(results[4]) == (400, 4000018), "a subtype without its type: \(results[4])")
+        let failures = results[5]["result"] as? [[String: Any]] ?? []
+        #expect(failures.map(Self.pair) == ["RENEWAL_EXTENSION FAILURE"] && failures.first?["transactionId"] as? String == carol,
+                "\(results[5])")
+        let all = try await recorded(setup)
+        let got = try await received(log, count: all.count)
+        let extensions = got.dropFirst(before)
+        #expect(extensions.map(Self.pair).sorted() == ["RENEWAL_EXTENDED", "RENEWAL_EXTENDED", "RENEWAL_EXTENSION FAILURE",
+                                                       "RENEWAL_EXTENSION SUMMARY"], "\(got)")
+        #expect(extensions.last.map(Self.pair) == "RENEWAL_EXTENSION SUMMARY")
+        let failure = extensions.first { Self.pair($0) == "RENEWAL_EXTENSION FAILURE" }
+        #expect(failure?["transactionId"] as? String == carol && failure?["status"] as? Int == 1, "\(got)")
+        #expect(got.allSatisfy { $0["refused"] == nil })
+        await server.stop()
+        await receiver.stop()
+    }
 }
