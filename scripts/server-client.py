@@ -13,7 +13,7 @@ status, errorCode, errorMessage) for each. Calls: {"call": "transaction", "id": 
 {"call": "history", "id": …, "version": 1 or 2, "sort": …, "productTypes": […], "revoked": …, "revision": …},
 {"call": "statuses", "id": …, "status": [1, …]}, {"call": "refunds", "id": …},
 {"call": "test"}, {"call": "extend", "id": …, "days": …}, {"call": "notificationHistory",
-"start": ms, "end": ms}, {"call": "massExtend", "productId": …, "requestIdentifier": …, "days": …,
+"start": ms, "end": ms, "transactionId": …, "type": …, "subtype": …}, {"call": "massExtend", "productId": …, "requestIdentifier": …, "days": …,
 "storefronts": […]}, {"call": "massStatus", "productId": …, "requestIdentifier": …}, {"call": "appTransaction", "id": …},
 {"call": "setAppAccountToken", "id": …, "token": …}, {"call": "finish", "id": …}, {"call": "consumption", "id": …,
 "request": {ConsumptionRequest's fields}}, {"call": "consumptionV1", "id": …, "request": {…}},
@@ -46,6 +46,8 @@ from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
 from appstoreserverlibrary.models.ExtendRenewalDateRequest import ExtendRenewalDateRequest
 from appstoreserverlibrary.models.MassExtendRenewalDateRequest import MassExtendRenewalDateRequest
 from appstoreserverlibrary.models.NotificationHistoryRequest import NotificationHistoryRequest
+from appstoreserverlibrary.models.NotificationTypeV2 import NotificationTypeV2
+from appstoreserverlibrary.models.Subtype import Subtype
 from appstoreserverlibrary.models.Status import Status
 from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
 from appstoreserverlibrary.models.RefundPreference import RefundPreference
@@ -106,7 +108,9 @@ def run_call(client, check, call):
                                "originalTransactionId": last.originalTransactionId,
                                "transaction": transaction(check, last.signedTransactionInfo),
                                "autoRenewStatus": value(renewal.autoRenewStatus),
-                               "autoRenewProductId": renewal.autoRenewProductId})
+                               "autoRenewProductId": renewal.autoRenewProductId,
+                               "expirationIntent": value(renewal.expirationIntent),
+                               "isInBillingRetryPeriod": renewal.isInBillingRetryPeriod})
         return {"environment": value(response.environment), "bundleId": response.bundleId, "statuses": groups}
     if kind == "refunds":
         response = client.get_refund_history(call["id"], call.get("revision"))
@@ -142,10 +146,14 @@ def run_call(client, check, call):
         items, token = [], None
         while True:
             response = client.get_notification_history(token, NotificationHistoryRequest(
-                startDate=call["start"], endDate=call["end"], transactionId=call.get("transactionId")))
+                startDate=call["start"], endDate=call["end"], transactionId=call.get("transactionId"),
+                notificationType=NotificationTypeV2(call["type"]) if "type" in call else None,
+                notificationSubtype=Subtype(call["subtype"]) if "subtype" in call else None))
             for item in response.notificationHistory:
                 decoded = check.verify_and_decode_notification(item.signedPayload)
+                signed = decoded.data.signedTransactionInfo if decoded.data else None
                 items.append({"type": value(decoded.notificationType), "subtype": value(decoded.subtype),
+                              "transactionId": transaction(check, signed)["transactionId"] if signed else None,
                               "attempts": [value(a.sendAttemptResult) for a in (item.sendAttempts or [])]})
             token = response.paginationToken
             if not response.hasMore:

@@ -4,8 +4,9 @@ import Foundation
 
 extension Store {
     /// Extends by `days` the current period of every active subscription whose current product is
-    /// `productID` (bought in one of `storefronts`, or any), each with its RENEWAL_EXTENDED, then
-    /// records RENEWAL_EXTENSION SUMMARY; all in one write. A request identifier already used for
+    /// `productID` (bought in one of `storefronts`, or any), each with its RENEWAL_EXTENDED (or
+    /// RENEWAL_EXTENSION FAILURE when Apple's limits refuse it), then records RENEWAL_EXTENSION
+    /// SUMMARY; all in one write. A request identifier already used for
     /// the product returns the first request's result, extending nothing again.
     func massExtend(productID: String, days: Int, requestID: String, storefronts: [String]) throws -> MassExtension {
         guard catalog.products.contains(where: { $0.id == productID && $0.type == .autoRenewable }) else {
@@ -27,6 +28,8 @@ extension Store {
                     // skipped and counted as failed: Apple's text leaves open whether it counts (README).
                     if try extensionRefusal(record, latest: latest, at: date) != nil {
                         failed += 1
+                        // Apple's RENEWAL_EXTENSION FAILURE: one for each subscription the request could not extend.
+                        try notify("RENEWAL_EXTENSION", "FAILURE", transaction: latest, record: record, account: account, at: date)
                         continue
                     }
                     latest.expirationDate = expiration.addingTimeInterval(TimeInterval(days) * 86_400)

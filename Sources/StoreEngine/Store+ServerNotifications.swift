@@ -84,7 +84,7 @@ extension Store {
     /// transaction's last change, after the revision `after`.
     func history(of id: Int64, query: HistoryQuery, after: Int64?, pageSize: Int) throws -> HistoryPage? {
         try processRenewals()
-        guard let owner = try ledger.account(owning: id) else { return nil }
+        guard let owner = try customer(of: String(id)) else { return nil }
         // One read: the page and its last revision from the same state of the file.
         return try ledger.read { () throws -> HistoryPage in
             var page = try ledger.historyPage(account: owner, query: query, after: after, limit: pageSize)
@@ -95,10 +95,10 @@ extension Store {
         }
     }
 
-    /// Every subscription status of the customer who made transaction `id`.
+    /// Every subscription status of the customer transaction (or `appTransactionId`) `id` belongs to.
     func statuses(ofCustomerWith id: Int64) throws -> [SubscriptionStatus]? {
         try processRenewals()
-        guard let owner = try ledger.account(owning: id) else { return nil }
+        guard let owner = try customer(of: String(id)) else { return nil }
         return try statuses(at: try currentTime(), account: owner)
     }
 
@@ -134,7 +134,12 @@ extension Store {
     func testNotification(token: String) throws -> ServerNotification? { try ledger.notification(testToken: token) }
 
     func notifications(_ filter: NotificationFilter, after: Int64?, limit: Int) throws -> [ServerNotification] {
-        try ledger.notifications(filter, after: after, limit: limit)
+        var filter = filter
+        if let id = filter.customerTransactionID {
+            guard let owner = try ledger.account(owning: id) else { return [] }
+            (filter.account, filter.customerTransactionID) = (owner, nil)
+        }
+        return try ledger.notifications(filter, after: after, limit: limit)
     }
 
     /// The oldest notification `url` still waits for, and whether its next attempt is due at the store's time now.

@@ -3,12 +3,23 @@ import Foundation
 /// What the App Store Server API's newer endpoints change or read about one transaction of
 /// any account: Get App Transaction Info, Set App Account Token, Finish Transaction.
 extension Store {
+    /// The account of the customer a transaction id, an original transaction id or an
+    /// `appTransactionId` belongs to (Apple's "any transaction identifier that belongs to the
+    /// customer", Server API 1.20); nil when none does.
+    func customer(of id: String) throws -> String? {
+        if let number = Int64(id), let owner = try ledger.account(owning: number) { return owner }
+        return try ledger.accounts().first { AppTransactionID.make(account: $0, bundleID: catalog.bundleID) == id }
+    }
+
+    /// Whether `id` is no transaction's, but a customer's `appTransactionId`.
+    func isAppTransactionID(_ id: Int64) throws -> Bool {
+        try ledger.account(owning: id) == nil && customer(of: String(id)) != nil
+    }
+
     /// The app transaction of the customer a transaction id, an original transaction id or an
     /// `appTransactionId` belongs to; nil when none does.
     func appTransaction(ofCustomerWith id: String) throws -> AppTransaction? {
-        if let number = Int64(id), let owner = try ledger.account(owning: number) { return try appTransaction(of: owner) }
-        guard let owner = try ledger.accounts().first(where: { AppTransactionID.make(account: $0, bundleID: catalog.bundleID) == id })
-        else { return nil }
+        guard let owner = try customer(of: id) else { return nil }
         return try appTransaction(of: owner)
     }
 

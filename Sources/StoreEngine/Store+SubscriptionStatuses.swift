@@ -58,7 +58,10 @@ extension Store {
                 info.offerPaymentMode = offer.mode
                 info.offerPeriod = offer.mode == .payAsYouGo ? offer.period.times(max(offer.count, 1)) : offer.period
             }
+            // From the renewal that failed to bill on (grace period, billing retry), Apple's renewal info
+            // says why it would expire (expirationIntent 2), not only once it has.
             info.expirationReason = record.expirationReason.flatMap(ExpirationReason.init(rawValue:))
+                ?? (record.billingRetrySince != nil ? .billingError : nil)
             info.isInBillingRetry = record.billingRetrySince != nil
             // Only while in the grace period: StoreKit's gracePeriodExpirationDate "is nil if the subscription is
             // not in a billing grace period" (once billing retry goes on past it, or recovers, or ends).

@@ -30,7 +30,8 @@ extension Product.SubscriptionInfo.RenewalInfo {
         }
     }
 
-    /// Why the subscription expired, once it has; nil while it is active.
+    /// Why the subscription expired, once it has, or `.billingError` while a renewal that failed
+    /// to bill is retried (grace period included), as Apple's; nil otherwise.
     public var expirationReason: ExpirationReason? { engine.expirationReason.map(ExpirationReason.init) }
     /// The offer the next renewal takes, if any: its type, id, payment mode and whole length.
     public var offer: Transaction.Offer? {

@@ -14,6 +14,13 @@ extension APIError {
     static let invalidSampleContentProvided = APIError(status: 400, code: 4000041, message: "Invalid request. The sample content provided field is invalid.")
     static let invalidUserStatus = APIError(status: 400, code: 4000042, message: "Invalid request. The user status field is invalid.")
     static let transactionTypeNotSupported = APIError(status: 400, code: 4000047, message: "Invalid request. The transaction id parameter must represent a supported in-app purchase.")
+    static let invalidRefundPreference = APIError(status: 400, code: 4000044, message: "Invalid request. The refund preference field is invalid.")
+    static let appTransactionIDNotSupported = APIError(status: 400, code: 4000048, message: "Invalid request. App transactions aren't supported by this endpoint.")
+    static let consumptionPercentageAutoRenewable = APIError(status: 400, code: 4000209, message: "Invalid request. The consumption percentage field is not supported for auto-renewable subscription transactions.")
+    // Apple names these two (ConsumptionPercentageOutOfRangeError, UndeliveredConsumptionPercentageNonZeroError)
+    // but publishes no errorCode for them, nor does its library: GeneralBadRequest's code, each with its own message.
+    static let consumptionPercentageOutOfRange = APIError(status: 400, code: 4000000, message: "Invalid request. The consumption percentage is outside the valid range.")
+    static let undeliveredConsumptionPercentageNonZero = APIError(status: 400, code: 4000000, message: "Invalid request. The consumption percentage must be zero for the provided delivery status.")
 }
 
 /// Send Consumption Information: Apple's current endpoint (v2, App Store Server API 1.19) and
@@ -22,25 +29,42 @@ extension APIError {
 /// checks the body as Apple does, so a backend's request that Apple refuses is refused here.
 extension ServerAPI {
     /// `PUT /inApps/v2/transactions/consumption/{transactionId}` with a `ConsumptionRequest`:
-    /// any product type; 202 Accepted, no body.
+    /// any product type of the purchaser's own (not a family member's share, not an
+    /// `appTransactionId`); 202 Accepted, no body.
     func consumptionV2(_ text: String, _ request: HTTPRequest) async throws -> HTTPResponse {
-        _ = try await transaction(text)
+        if try await face.isAppTransactionID(try Self.transactionID(text)) { throw APIError.appTransactionIDNotSupported }
+        let found = try await transaction(text)
+        guard found.ownershipType == .purchased else { throw APIError.familyTransactionNotSupported }
         let body = try Self.objectBody(request)
         guard body["customerConsented"] == .bool(true) else { throw APIError.invalidCustomerConsented }
         guard case .bool? = body["sampleContentProvided"] else { throw APIError.invalidSampleContentProvided }
         guard case .string(let delivery)? = body["deliveryStatus"], Self.deliveryStatuses.contains(delivery) else {
             throw APIError.invalidDeliveryStatus
         }
-        // consumptionPercentage: milliunits, 0–100,000; refundPreference one of Apple's three.
-        switch body["consumptionPercentage"] {
-        case nil, .null?: break
-        case .number(let literal)? where Int(literal).map({ (0...100_000).contains($0) }) == true: break
-        default: throw APIError.badRequest
-        }
+        var preference: String?
         switch body["refundPreference"] {
         case nil, .null?: break
-        case .string(let preference)? where Self.refundPreferences.contains(preference): break
-        default: throw APIError.badRequest
+        case .string(let value)? where Self.refundPreferences.contains(value): preference = value
+        default: throw APIError.invalidRefundPreference
+        }
+        // consumptionPercentage, in milliunits (0–100,000), as Apple's consumptionPercentage page has it:
+        // none for an auto-renewable subscription (Apple works it out from the time elapsed), 0 unless
+        // DELIVERED, and between 0 and 100,000 (both excluded) to ask for GRANT_PRORATED.
+        var percentage: Int?
+        switch body["consumptionPercentage"] {
+        case nil, .null?: break
+        case .number(let literal)?:
+            guard let value = Int(literal), (0...100_000).contains(value) else { throw APIError.consumptionPercentageOutOfRange }
+            percentage = value
+        default: throw APIError.consumptionPercentageOutOfRange
+        }
+        if found.productType == .autoRenewable {
+            if percentage != nil { throw APIError.consumptionPercentageAutoRenewable }
+        } else {
+            if delivery != "DELIVERED", let percentage, percentage != 0 { throw APIError.undeliveredConsumptionPercentageNonZero }
+            if preference == "GRANT_PRORATED", !(1..<100_000).contains(percentage ?? 0) {
+                throw APIError.consumptionPercentageOutOfRange
+            }
         }
         return HTTPResponse(status: 202)
     }
@@ -80,7 +104,7 @@ extension ServerAPI {
         switch body["refundPreference"] {
         case nil, .null?: break
         case .number(let literal)? where Int(literal).map({ (0...3).contains($0) }) == true: break
-        default: throw APIError.badRequest
+        default: throw APIError.invalidRefundPreference
         }
         return nil
     }

@@ -353,8 +353,8 @@ struct ServerAPI: Sendable {
         "ONE_TIME_CHARGE", "RESCIND_CONSENT", "METADATA_UPDATE", "MIGRATION", "PRICE_CHANGE",
     ]
 
-    /// How far back Get Notification History reaches: Apple's startDate is "within the past 180 days".
-    static let notificationHistoryDays: Double = 180
+    /// How far back Get Notification History reaches: Apple keeps 180 days of it in Production, 30 in the sandbox.
+    static func notificationHistoryDays(environment: String) -> Double { environment == "Production" ? 180 : 30 }
 
     /// Get Notification History's filter and page, read from the request's body and token.
     /// Apart from the async handler: Swift 6.3's release build crashes (LLVM's coroutine
@@ -372,9 +372,14 @@ struct ServerAPI: Sendable {
             guard notificationTypes.contains(type) else { throw APIError.invalidNotificationType }
             filter.type = type
         }
-        if case .string(let subtype)? = body["notificationSubtype"] { filter.subtype = subtype }
+        if case .string(let subtype)? = body["notificationSubtype"] {
+            // A subtype is a filter only with its type: Apple's InvalidNotificationTypeError otherwise.
+            guard filter.type != nil else { throw APIError.invalidNotificationType }
+            filter.subtype = subtype
+        }
+        // Apple's transactionId limits the history to that customer: every notification of theirs.
         if case .string(let transaction)? = body["transactionId"] {
-            filter.transactionID = try transactionID(transaction)
+            filter.customerTransactionID = try transactionID(transaction)
             if filter.type != nil { throw APIError.multipleFilters }
         }
         if case .bool(let only)? = body["onlyFailures"] { filter.onlyFailures = only }
@@ -389,7 +394,8 @@ struct ServerAPI: Sendable {
 
     func notificationHistory(_ request: HTTPRequest) async throws -> JSON {
         let (filter, after) = try Self.notificationQuery(request)
-        if filter.startDate! < (try await face.now()).addingTimeInterval(-Self.notificationHistoryDays * 86_400) {
+        let days = Self.notificationHistoryDays(environment: try await face.environment())
+        if filter.startDate! < (try await face.now()).addingTimeInterval(-days * 86_400) {
             throw APIError.startDateTooFarInPast
         }
         var found = try await face.notifications(filter, after: after, limit: Self.pageSize + 1)

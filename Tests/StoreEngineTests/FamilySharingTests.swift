@@ -243,3 +243,31 @@ struct FamilySharingTests {
         }
     }
 }
+
+@Suite("Family Sharing: renewal-date extensions")
+struct FamilyExtensionNotificationTests {
+    @Test("extending the purchaser's subscription, alone or by a mass extension, reaches each member as RENEWAL_EXTENDED about their share")
+    func membersHearOfExtensions() async throws {
+        try await withFamilyFixture { fixture in
+            let alice = try fixture.open(account: "alice")
+            _ = try await alice.testSession.createFamily("smiths")
+            let bought = try await buy(alice, "sub.monthly")
+            try await alice.testSession.addFamilyMember("bob", to: "smiths")  // shared after the purchase
+            fixture.clock.advance(by: 35 * 86_400)
+            _ = try await alice.appStore.processRenewals()
+            let share = try #require(try await fixture.open(account: "bob").app.transactions().first { $0.productID == "sub.monthly" })
+            var before = try await alice.appStore.notifications().last?.id ?? 0
+            _ = try await alice.appStore.extendSubscription(originalTransactionID: bought.id, days: 3)
+            let single = try await notified(alice, after: before)
+            #expect(single.count == 2 && single.allSatisfy { $0.hasPrefix("RENEWAL_EXTENDED") }, "\(single)")
+            #expect(single.contains { $0.hasPrefix("RENEWAL_EXTENDED bob ") }, "\(single)")
+            before = try await alice.appStore.notifications().last?.id ?? 0
+            _ = try await alice.appStore.extendAllSubscribers(productID: "sub.monthly", days: 2, requestIdentifier: "everyone")
+            let mass = try await notified(alice, after: before)
+            #expect(mass.filter { $0.hasPrefix("RENEWAL_EXTENDED bob ") }.count == 1 && mass.last?.hasPrefix("RENEWAL_EXTENSION SUMMARY") == true,
+                    "\(mass)")
+            let extended = try #require(try await fixture.open(account: "bob").app.transactions().first { $0.originalID == share.originalID })
+            #expect(extended.expirationDate == share.expirationDate.map { $0.addingTimeInterval(5 * 86_400) })
+        }
+    }
+}

@@ -463,7 +463,7 @@ struct SubscriptionBillingTests {
             #expect(retrying.state == .inBillingRetryPeriod)
             #expect(retrying.renewalInfo.isInBillingRetry)
             #expect(retrying.renewalInfo.gracePeriodExpirationDate == nil)
-            #expect(retrying.renewalInfo.expirationReason == nil)
+            #expect(retrying.renewalInfo.expirationReason == .billingError, "Apple's expirationIntent 2 from the failed renewal on")
             #expect(retrying.renewalInfo.renewalDate == bought.expirationDate, "the lapsed period's end, as Apple's renewalDate")
             #expect(try await renewalPayload(store, retrying)["isInBillingRetryPeriod"] == .bool(true))
             #expect(try await store.transactions().map(\.id) == [bought.id])

@@ -42,4 +42,20 @@ import Testing
             #expect(info.deviceVerification == sha384(info.deviceVerificationNonce.uuidString.lowercased() + device.uuidString.lowercased()))
         }
     }
+
+    @Test func billingErrorWhileAFailedRenewalIsRetried() async throws {
+        try await inSession { session in
+            session.shouldEnterBillingRetryOnRenewal = true
+            session.billingGracePeriodIsEnabled = true
+            try await buy(ID.monthly)
+            try session.advanceClock(by: "P8D")  // the trial's renewal fails: a grace period
+            var status = try #require(try await Product.SubscriptionInfo.status(for: "premium").first)
+            #expect(status.state == .inGracePeriod)
+            #expect(try status.renewalInfo.payloadValue.expirationReason == .billingError, "as Apple's expirationIntent 2")
+            try session.advanceClock(by: "P16D")  // the grace period is over, billing retry goes on
+            status = try #require(try await Product.SubscriptionInfo.status(for: "premium").first)
+            #expect(status.state == .inBillingRetryPeriod)
+            #expect(try status.renewalInfo.payloadValue.expirationReason == .billingError)
+        }
+    }
 }

@@ -288,8 +288,8 @@ struct ServerAPITests {
 
         _ = try await fixture.buy("pro")
         _ = try await fixture.buy("monthly")
-        // Apple's window reaches 180 days back from today (the store's 2026-01-01), no further.
-        let window: [String: Any] = ["startDate": 1_767_225_600_000 - 180 * 86_400_000, "endDate": 4_102_444_800_000]
+        // Apple's window reaches 30 days back from today (the store's 2026-01-01) in the sandbox, no further.
+        let window: [String: Any] = ["startDate": 1_767_225_600_000 - 30 * 86_400_000, "endDate": 4_102_444_800_000]
         let history = try Self.object(try await fixture.send("POST", "/inApps/v1/notifications/history", body: window))
         let types = try (history["notificationHistory"] as? [[String: Any]] ?? [])
             .map { try Self.payload($0["signedPayload"])["notificationType"] as? String }
@@ -310,7 +310,7 @@ struct ServerAPITests {
         #expect(try Self.error(try await fixture.send("POST", "/inApps/v1/notifications/history",
                                                       body: ["startDate": 10, "endDate": 5])) == (400, 4000013))
         #expect(try Self.error(try await fixture.send("POST", "/inApps/v1/notifications/history",
-                                                      body: ["startDate": 1_767_225_600_000 - 181 * 86_400_000,
+                                                      body: ["startDate": 1_767_225_600_000 - 31 * 86_400_000,
                                                              "endDate": 4_102_444_800_000])) == (400, 4000012))
         // Apple's newer types are filters like any other: none of them was sent here.
         for type in ["PRICE_CHANGE", "METADATA_UPDATE", "MIGRATION", "RESCIND_CONSENT"] {

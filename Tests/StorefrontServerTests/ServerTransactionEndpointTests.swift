@@ -100,7 +100,7 @@ struct ServerTransactionEndpointTests {
         #expect(try await refused { $0["deliveryStatus"] = "LOST" } == (400, 4000036))
         #expect(try await refused { $0["deliveryStatus"] = 0 } == (400, 4000036))
         #expect(try await refused { $0["consumptionPercentage"] = 100_001 } == (400, 4000000))
-        #expect(try await refused { $0["refundPreference"] = "MAYBE" } == (400, 4000000))
+        #expect(try await refused { $0["refundPreference"] = "MAYBE" } == (400, 4000044))
         #expect(try ServerAPITests.error(try await fixture.send("PUT", "/inApps/v2/transactions/consumption/1999999999",
                                                                 body: Self.consumptionV2)) == (404, 4040010))
     }

@@ -7,6 +7,10 @@ extension AppStoreFace {
         try await store.appTransaction(ofCustomerWith: id)
     }
 
+    /// Whether `id` is a customer's `appTransactionId` and no transaction's (an endpoint that takes
+    /// transaction ids only answers it with Apple's `AppTransactionIdNotSupportedError`).
+    public func isAppTransactionID(_ id: Int64) async throws -> Bool { try await store.isAppTransactionID(id) }
+
     /// Sets (or replaces) the `appAccountToken` of a purchase and its renewals, each signed
     /// again (Set App Account Token). Throws ``ServerTransactionError`` for an unknown id, a
     /// family member's transaction, or an id that is not an original transaction id.

@@ -109,15 +109,17 @@ public struct AppStoreFace: Sendable {
     /// The account that made a transaction (or whose subscription has it as original id); nil when none did.
     public func account(owning transactionID: Int64) async throws -> String? { try await store.account(owning: transactionID) }
 
-    /// One page of the history of the customer who made `transactionID` (Get Transaction History):
-    /// completed transactions filtered by `query`, in the order of each one's last change, after the
-    /// revision `after` (a page's ``HistoryPage/lastID``). Nil when no customer made it.
+    /// One page of the history of the customer who made `transactionID`, or whose `appTransactionId`
+    /// it is (Get Transaction History): completed transactions filtered by `query`, in the order of
+    /// each one's last change, after the revision `after` (a page's ``HistoryPage/lastID``). Nil when
+    /// no customer made it.
     public func history(of transactionID: Int64, query: HistoryQuery, after: Int64? = nil, pageSize: Int = 20)
         async throws -> HistoryPage? {
         try await store.history(of: transactionID, query: query, after: after, pageSize: pageSize)
     }
 
-    /// Every subscription status of the customer who made `transactionID` (Get All Subscription Statuses).
+    /// Every subscription status of the customer who made `transactionID`, or whose
+    /// `appTransactionId` it is (Get All Subscription Statuses).
     public func statuses(ofCustomerWith transactionID: Int64) async throws -> [SubscriptionStatus]? {
         try await store.statuses(ofCustomerWith: transactionID)
     }

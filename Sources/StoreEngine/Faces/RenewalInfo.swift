@@ -26,7 +26,8 @@ public struct RenewalInfo: Sendable, Hashable {
     public var offerPaymentMode: PaymentMode? = nil
     /// That offer's whole length (`offerPeriod`).
     public var offerPeriod: ISODuration? = nil
-    /// Why it expired, once it has (`expirationReason`).
+    /// Why it expired, once it has, or ``ExpirationReason/billingError`` while a renewal that
+    /// failed to bill is retried (grace period included), as Apple's `expirationIntent`.
     public var expirationReason: ExpirationReason? = nil
     /// Whether the App Store is retrying a failed renewal.
     public var isInBillingRetry = false

@@ -83,6 +83,9 @@ public struct NotificationFilter: Sendable, Hashable {
     public var subtype: String?
     /// Only notifications about this transaction (or subscription).
     public var transactionID: Int64?
+    /// Only notifications of the customer who made this transaction, about any of their
+    /// purchases (Get Notification History's `transactionId`).
+    public var customerTransactionID: Int64?
     package var originalTransactionID: Int64?
     package var account: String?
     public var onlyFailures = false
