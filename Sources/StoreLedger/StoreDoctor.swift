@@ -96,7 +96,7 @@ public enum StoreDoctor {
 
         // Read-only; with no -wal file the main file is the whole database and is
         // opened immutable, which creates no -wal or -shm beside it.
-        let uri = "file:" + uriEscaped(path) + (walExists ? "?mode=ro" : "?immutable=1")
+        let uri = "file:" + uriEscaped(SQLiteDatabase.plainPath(path)) + (walExists ? "?mode=ro" : "?immutable=1")
         let db: SQLiteDatabase
         do {
             db = try SQLiteDatabase(path: uri, create: false, readOnly: true, uri: true)
@@ -116,7 +116,7 @@ public enum StoreDoctor {
     /// then the store cannot be written, however healthy the file.
     static func diskFull(beside path: String) -> String? {
         var info = statvfs()
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = path.pathFolder
         guard statvfs(folder.isEmpty ? "." : folder, &info) == 0 else { return nil }
         let free = UInt64(info.f_bavail) * UInt64(info.f_frsize)
         guard free < 64 * 1024 else { return nil }
