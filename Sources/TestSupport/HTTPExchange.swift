@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Glibc
 
@@ -7,16 +6,21 @@ import Glibc
 public enum HTTPExchange {
     /// Sends `text` on a new connection and reads what comes back within `seconds` (the status
     /// line and the rest), on a thread of its own: a blocked thread of Swift's small pool would
-    /// starve the server's own tasks in this process.
+    /// starve the server's own tasks in this process, and Dispatch's shared queue is itself
+    /// starved when a whole test run blocks on it.
     public static func send(port: UInt16, _ text: String, seconds: Int = 60) async -> String {
         await withCheckedContinuation { done in
-            DispatchQueue.global().async { done.resume(returning: blockingSend(port: port, text, seconds: seconds)) }
+            Thread { done.resume(returning: blockingSend(port: port, text, seconds: seconds)) }.start()
         }
     }
 
-    /// A connected loopback socket to `port` (-1 when it cannot connect), left open for the caller.
-    public static func connect(port: UInt16) -> Int32 {
+    /// A connected loopback socket to `port` (-1 when it cannot connect within `seconds`), left
+    /// open for the caller.
+    public static func connect(port: UInt16, seconds: Int = 10) -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // connect waits this long at most (a full backlog drops the handshake, retried for minutes).
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -32,7 +36,7 @@ public enum HTTPExchange {
     }
 
     static func blockingSend(port: UInt16, _ text: String, seconds: Int) -> String {
-        let socket = connect(port: port)
+        let socket = connect(port: port, seconds: seconds)
         guard socket >= 0 else { return "" }
         defer { close(socket) }
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
