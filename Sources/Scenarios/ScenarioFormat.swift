@@ -175,7 +175,7 @@ extension Scenario {
             case "catalog" where !first.quoted && rest.count == 1 && rest[0].text != "check" && rest[0].text != "convert":
                 guard scenario.steps.isEmpty else { throw fail(first.column, "catalog must come before the first step") }
                 guard scenario.catalogLine == 0 else { throw fail(first.column, "catalog is named twice (line \(scenario.catalogLine))") }
-                let folder = (path as NSString).deletingLastPathComponent
+                let folder = path.pathFolder
                 scenario.catalogPath = rest[0].text.hasPrefix("/") || folder.isEmpty
                     ? rest[0].text : (folder as NSString).appendingPathComponent(rest[0].text)
                 scenario.catalogLine = number

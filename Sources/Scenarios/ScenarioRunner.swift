@@ -84,7 +84,7 @@ public final class ScenarioRun {
         self.catalog = catalog
         clock = ScenarioClock(scenario.start)
         if let storePath {
-            (folder, self.storePath, ownsFolder) = ((storePath as NSString).deletingLastPathComponent, storePath, false)
+            (folder, self.storePath, ownsFolder) = (storePath.pathFolder, storePath, false)
             return
         }
         ownsFolder = true

@@ -181,6 +181,23 @@ package struct Node {
         return text
     }
 
+    /// A locale identifier (`en_US`, `zh-Hans_CN`, `sr_Latn@calendar=gregorian`).
+    package func localeIdentifier() throws -> String {
+        let text = try nonEmptyString()
+        if let problem = Node.localeProblem(text) { throw fail(problem) }
+        return text
+    }
+
+    /// Why `text` is no locale identifier, or nil: ASCII letters and digits and `_ - @ = ; .` only.
+    /// Anything else is refused, not shown: a bidi override (U+202E) in `en_\u{202E}US` reverses
+    /// what follows it on the terminal, a control character may drive it.
+    package static func localeProblem(_ text: String) -> String? {
+        guard let bad = text.unicodeScalars.first(where: { !($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-@=;.".unicodeScalars.contains($0))) })
+        else { return nil }
+        let name = "U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4))"
+        return "a locale is ASCII letters, digits and _ - @ = ; . (such as \"en_US\"), not \(JSON.string(String(text.prefix(40))).serialized(pretty: false)) (\(name) found)"
+    }
+
     package func bool() throws -> Bool {
         guard kind == .bool else { throw fail("expected true or false, found \(kindName)") }
         return try read { reader throws(JSONSyntaxError) in try reader.literal() } ?? false

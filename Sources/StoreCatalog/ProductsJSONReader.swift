@@ -73,7 +73,7 @@ package struct CatalogReader {
                 guard StoreKitConfiguration.startingSettingNames.contains(name) else {
                     throw node.fail("unknown starting setting \"\(name)\"; expected one of \(StoreKitConfiguration.startingSettingNames.joined(separator: ", "))")
                 }
-                if let text = node.settingText() { catalog.startingSettings[name] = text }
+                if let text = try StoreKitConfiguration.startingSettingText(name, node) { catalog.startingSettings[name] = text }
             }
             catalog.notes += StoreKitConfiguration.settingDefaults(
                 from: catalog.startingSettings, place: { "startingSettings.\($0)" }).notes
@@ -103,7 +103,7 @@ package struct CatalogReader {
             guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
                 throw currencyNode.fail("\(currencyNode.describe()) is not an ISO 4217 currency code such as \"USD\"")
             }
-            let locale = try entry.child("locale")?.nonEmptyString() ?? "en_US"
+            let locale = try entry.child("locale")?.localeIdentifier() ?? "en_US"
             return Storefront(countryCode: code, currency: currency, locale: locale)
         }
     }
@@ -149,6 +149,7 @@ package struct CatalogReader {
         if let localizationsNode = fields.child("localizations") {
             for (locale, entry) in try localizationsNode.members() {
                 try entry.object()
+                if let problem = Node.localeProblem(locale) { throw entry.fail(problem) }
                 localizations[locale] = Localization(
                     displayName: try entry.required("displayName").string(),
                     description: try entry.child("description")?.string() ?? "")

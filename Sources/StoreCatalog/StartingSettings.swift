@@ -22,6 +22,24 @@ extension StartingSettingDefaults {
 }
 
 extension StoreKitConfiguration {
+    /// The starting settings that are switches: true or false, nothing else.
+    static let switchSettings: Set<String> = ["askToBuyEnabled", "failTransactionsEnabled", "billingIssuesEnabled",
+                                              "billingGracePeriodEnabled", "disableDialogs", "includeConsumablesInHistory"]
+
+    /// A starting setting's value as text (nil for null), refused where it cannot mean what it
+    /// says: a switch is `true` or `false` (also as text, as a written catalog keeps it), never
+    /// `"yes"` read as true; `applicationInternalID` is digits, never an id with an escape dropped.
+    package static func startingSettingText(_ name: String, _ node: Node) throws -> String? {
+        guard let text = node.settingText() else { return nil }
+        if switchSettings.contains(name), text != "true", text != "false" {
+            throw node.fail("\(name) is true or false, not \(node.describe())")
+        }
+        if name == "applicationInternalID", !text.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) {
+            throw node.fail("applicationInternalID is the app's Apple ID in App Store Connect, digits only (such as \"1234567890\"), not \(node.describe())")
+        }
+        return text
+    }
+
     /// Xcode's `_timeRate` numbers: the raw values of `SKTestSession.TimeRate`
     /// (`SKTestTimeRate`, an `NS_ENUM(NSInteger)`), as Apple's SDK header
     /// `StoreKitTest.framework/Headers/SKTestSession.h` declares them (Xcode 15 SDKs):

@@ -190,7 +190,7 @@ package struct StoreKitReader {
         }
         var locale = home.locale
         if let node = settings?.present("_locale") {
-            locale = try node.nonEmptyString()
+            locale = try node.localeIdentifier()
         }
         // The file's prices are in its storefront's currency; every other storefront
         // shows the same price in that currency, in its own locale's words.
@@ -200,7 +200,9 @@ package struct StoreKitReader {
 
         var starting: [String: String] = [:]
         for name in StoreKitConfiguration.startingSettingNames {
-            if let text = settings?.present("_" + name)?.settingText() { starting[name] = text }
+            if let node = settings?.present("_" + name), let text = try StoreKitConfiguration.startingSettingText(name, node) {
+                starting[name] = text
+            }
         }
         notes += StoreKitConfiguration.settingDefaults(from: starting).notes
         return (storefronts, starting)
@@ -243,7 +245,7 @@ package struct StoreKitReader {
             for entry in try list.elements() {
                 try entry.object()
                 let localeNode = try entry.required("locale")
-                let locale = try localeNode.nonEmptyString()
+                let locale = try localeNode.localeIdentifier()
                 if localizations[locale] != nil {
                     note(at: localeNode, "locale \"\(locale)\" repeats in this product's localizations: the first is used")
                     continue

@@ -96,7 +96,7 @@ package final class Ledger {
             // Drafts of a creation that died (killed, or the disk full) go at the next open.
             Self.removeAbandonedDrafts(of: file)
         } else {
-            let folder = (file as NSString).deletingLastPathComponent
+            let folder = file.pathFolder
             if !folder.isEmpty, !fileManager.fileExists(atPath: folder) {
                 guard createFolder else {
                     throw StoreFileError(path: path, reason: "the folder \(folder) does not exist")
@@ -268,7 +268,7 @@ package final class Ledger {
     /// Removes half-made store files (`PATH.new-PID-N` and their journals) that a
     /// process killed while creating the store left behind, once that process is gone.
     static func removeAbandonedDrafts(of path: String) {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = path.pathFolder
         let prefix = (path as NSString).lastPathComponent + ".new-"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
         for name in names where name.hasPrefix(prefix) {

@@ -41,13 +41,14 @@ package final class SQLiteDatabase: LedgerConnection {
     nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar> = UnsafePointer(strdup("")!)
 
     /// Opens (and with `create`, creates) the database at `path`; with `uri`,
-    /// `path` is a `file:` URI whose parameters (`mode=ro`, `immutable=1`) apply.
+    /// `path` is a `file:` URI whose parameters (`mode=ro`, `immutable=1`) apply. Without,
+    /// `path` is a file's path and nothing else (``plainPath(_:)``).
     package init(path: String, create: Bool, readOnly: Bool = false, uri: Bool = false) throws(DatabaseError) {
         var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create { flags |= SQLITE_OPEN_CREATE }
         if uri { flags |= SQLITE_OPEN_URI }
         flags |= SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        let status = sqlite3_open_v2(uri ? path : Self.plainPath(path), &handle, flags, nil)
         guard status == SQLITE_OK else {
             let error = Self.error(status, handle)
             sqlite3_close_v2(handle)
@@ -57,6 +58,13 @@ package final class SQLiteDatabase: LedgerConnection {
         sqlite3_extended_result_codes(handle, 1)
         transactionChanges.initialize(to: 0)
         csqlite_count_changes_to_transactions(handle, transactionChanges)
+    }
+
+    /// `path` as SQLite can only read it as a file: `./` before a relative path. Alone, `:memory:`
+    /// is an in-memory database, `file:x?mode=memory` one too (Debian's SQLite takes URIs
+    /// everywhere), and an empty path a temporary one: every purchase in them reported, then lost.
+    package static func plainPath(_ path: String) -> String {
+        path.hasPrefix("/") ? path : "./" + path
     }
 
     deinit {
@@ -111,7 +119,7 @@ package final class SQLiteDatabase: LedgerConnection {
         if getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max { return EFBIG }
         if let name = sqlite3_db_filename(handle, "main") {
             var info = statvfs()
-            let folder = (String(cString: name) as NSString).deletingLastPathComponent
+            let folder = String(cString: name).pathFolder
             if statvfs(folder.isEmpty ? "." : folder, &info) == 0, UInt64(info.f_bavail) * UInt64(info.f_frsize) < 1 << 20 {
                 return ENOSPC
             }

@@ -4,6 +4,8 @@ import Synchronization
 
 /// The right to send a store's notifications, held by one `serve` at a time: a second `serve`
 /// on the same store serves the API but sends nothing, and takes over once the lock is free.
+/// It never fails open: a lock that cannot be taken (``Outcome/unavailable(_:)``) means no sending,
+/// since two servers that each send would deliver every notification twice.
 ///
 /// On a file: an exclusive `flock` on a file beside it (`STORE-sender.lock`, holding the
 /// sender's pid). `flock` rather than a row in the store: the kernel drops it when its holder
@@ -41,7 +43,9 @@ package final class SenderLock: Sendable {
         case taken
         /// Another holds it (its pid, when it wrote one).
         case held(by: Int32?)
-        /// The lock file cannot be made (a read-only folder): nobody can coordinate, so this one sends.
+        /// The lock cannot be taken at all (a folder or a dangling link where the lock file goes, a
+        /// read-only folder, another user's file; the database unreachable): nobody can tell whether
+        /// another server sends, so this one must not. Why, for the log.
         case unavailable(String)
     }
 

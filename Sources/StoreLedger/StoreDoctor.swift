@@ -96,7 +96,7 @@ public enum StoreDoctor {
 
         // Read-only; with no -wal file the main file is the whole database and is
         // opened immutable, which creates no -wal or -shm beside it.
-        let uri = "file:" + uriEscaped(path) + (walExists ? "?mode=ro" : "?immutable=1")
+        let uri = "file:" + uriEscaped(SQLiteDatabase.plainPath(path)) + (walExists ? "?mode=ro" : "?immutable=1")
         let db: SQLiteDatabase
         do {
             db = try SQLiteDatabase(path: uri, create: false, readOnly: true, uri: true)
@@ -116,7 +116,7 @@ public enum StoreDoctor {
     /// then the store cannot be written, however healthy the file.
     static func diskFull(beside path: String) -> String? {
         var info = statvfs()
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = path.pathFolder
         guard statvfs(folder.isEmpty ? "." : folder, &info) == 0 else { return nil }
         let free = UInt64(info.f_bavail) * UInt64(info.f_frsize)
         guard free < 64 * 1024 else { return nil }
@@ -292,7 +292,7 @@ public enum StoreDoctor {
         } else {
             let reasons = Dictionary(grouping: unverified, by: \.reason)
                 .sorted { $0.key < $1.key }
-                .map { "\($0.key): \($0.value.map { String($0.id) }.joined(separator: ", "))" }
+                .map { "\($0.key): \(Self.idList($0.value.map(\.id)))" }
             problem("unverified", "\(unverified.count) of \(count) transactions fail verification (tampered): \(reasons.joined(separator: "; "))",
                     unverified.map(\.id))
         }
@@ -310,10 +310,20 @@ public enum StoreDoctor {
         if !unfinished.isEmpty {
             checkup.notes.append(.init(
                 check: "unfinished",
-                message: "\(unfinished.count) unfinished transaction\(unfinished.count == 1 ? "" : "s") (\(unfinished.map(String.init).joined(separator: ", "))): delivered and finished the next time storefront opens the store",
+                message: "\(unfinished.count) unfinished transaction\(unfinished.count == 1 ? "" : "s") (\(Self.idList(unfinished))): delivered and finished the next time storefront opens the store",
                 transactionIDs: unfinished))
         }
     }
+
+    /// Ids for a line of text: the first ``idsShown``, then how many more (`--json` lists every one):
+    /// 2,400 unfinished transactions made one line of 28,000 characters.
+    static func idList(_ ids: [Int64]) -> String {
+        let shown = ids.prefix(idsShown).map(String.init).joined(separator: ", ")
+        return ids.count <= idsShown ? shown : shown + " and \(ids.count - idsShown) more (--json lists them all)"
+    }
+
+    /// How many ids a line names.
+    static let idsShown = 10
 
     /// The chain stored beside the key (schema 5), checked now: it verifies against its
     /// own root, carries the markers, and its leaf certifies the key.

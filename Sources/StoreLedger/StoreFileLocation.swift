@@ -62,7 +62,7 @@ package struct StoreFileLocation {
         var current = folder
         while !current.isEmpty, current != "/", !FileManager.default.fileExists(atPath: current) {
             missing.append(current)
-            current = (current as NSString).deletingLastPathComponent
+            current = current.pathFolder
         }
         for name in missing.reversed() {
             guard mkdir(name, 0o700) == 0 || errno == EEXIST else {

@@ -14,9 +14,16 @@ extension Invocation {
 
         func value(for option: String, inline: String?) throws(UsageError) -> String {
             if let inline { return inline }
-            guard let next = rest.popFirst() else {
+            guard let next = rest.first else {
                 throw UsageError(description: "\(option) needs a value", command: operands.first)
             }
+            // `--store --json` is a value forgotten, not a file named `--json` (and no JSON);
+            // a value that begins so is written `\(option)=--json`. A negative number is a value.
+            if next.hasPrefix("-"), next.count > 1, Double(next) == nil {
+                throw UsageError(description: "\(option) needs a value, and \(next) is an option (for a value beginning with -, write \(option)=\(next))",
+                                 command: operands.first)
+            }
+            rest.removeFirst()
             return next
         }
         func number(_ text: String, for option: String, minimum: Int) throws(UsageError) -> Int {

@@ -189,6 +189,8 @@ public enum CLI {
             return exit(.success)
         } catch let error as ServeUsage {
             return failed(error.description, ["storefront: \(error.description)"], .usage)
+        } catch let error as ServeFailure {
+            return failed(error.description, ["storefront: \(error.description)"], .failure)
         } catch let error as StoreError {
             return .failed(error.failure)
         } catch let error as AccountExists {

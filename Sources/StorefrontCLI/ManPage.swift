@@ -87,7 +87,7 @@ enum ManPage {
     static let environment: [(String, String)] = [
         ("STOREFRONT_STORE", "The store file when --store is not given."),
         ("XDG_STATE_HOME", "Where the default store file lives: $XDG_STATE_HOME/storefront/store.sqlite."),
-        ("HOME", "Without XDG_STATE_HOME, the default store file is ~/.local/state/storefront/store.sqlite."),
+        ("HOME", "Without XDG_STATE_HOME, the default store file is ~/.local/state/storefront/store.sqlite; an empty or relative HOME (or XDG_STATE_HOME) is passed over for the account's home in the password database."),
         ("TERM", "The paywall's terminal type; unknown, dumb or missing, it exits with 2."),
         ("LANG, LC_ALL, LC_CTYPE", "A UTF-8 locale draws the paywall with \"✓\" and \"€\"; others get an ASCII paywall."),
     ]

@@ -68,7 +68,18 @@ enum ServeCommand: StorefrontCommand {
             if issuer != nil || publicKey != nil {
                 throw UsageError(description: "serve takes --issuer and --public-key with keys add or keys create", command: name)
             }
-            command = .serve(listen: line.listen ?? "127.0.0.1:8089", notify: line.notify, allowRemote: line.allowRemote)
+            // Checked here, before the store opens: a usage error like any other (with --json, its document).
+            let listen = line.listen ?? "127.0.0.1:8089"
+            guard let address = ListenAddress(listen) else {
+                throw UsageError(description: "--listen needs HOST:PORT with an IP address (127.0.0.1:8089, [::1]:8089), not \"\(listen)\"", command: name)
+            }
+            if let url = line.notify.first(where: { !Session.isReceiverURL($0) }) {
+                throw UsageError(description: "--notify needs an http or https URL, not \"\(url)\"", command: name)
+            }
+            guard address.isLoopback || line.allowRemote else {
+                throw UsageError(description: "\(address) can be reached from other machines; serve listens on loopback unless you add --allow-remote", command: name)
+            }
+            command = .serve(listen: listen, notify: line.notify, allowRemote: line.allowRemote)
         case ("keys", 1): command = .serveKeys
         case ("keys", 3) where args[1] == "add" && !args[2].isEmpty:
             guard let issuer, let publicKey else {
@@ -114,20 +125,8 @@ enum ServeCommand: StorefrontCommand {
 extension Session {
     /// Runs the server until SIGINT or SIGTERM.
     func serve(listen: String, notify: [String], allowRemote: Bool) async throws -> ExitCode {
-        guard let address = ListenAddress(listen) else {
-            console.err("storefront: --listen needs HOST:PORT with an IP address (127.0.0.1:8089, [::1]:8089), not \"\(TerminalText.sanitized(listen))\"")
-            return .usage
-        }
-        for url in notify {
-            guard Self.isReceiverURL(url) else {
-                console.err("storefront: --notify needs an http or https URL, not \"\(TerminalText.sanitized(url))\"")
-                return .usage
-            }
-        }
-        guard address.isLoopback || allowRemote else {
-            console.err("storefront: \(address) can be reached from other machines; serve listens on loopback unless you add --allow-remote")
-            return .usage
-        }
+        // parse checked the address and the URLs.
+        guard let address = ListenAddress(listen) else { throw ServeUsage(description: "--listen needs HOST:PORT, not \"\(listen)\"") }
         let console = console
         // Every line is data (URLs, errors): control characters shown escaped, never sent to the terminal raw.
         let server = AppStoreServer(store: store, notifyURLs: notify, log: { console.err("storefront serve: \(TerminalText.sanitized($0))") })
@@ -135,8 +134,7 @@ extension Session {
         do {
             port = try await server.start(listen: address)
         } catch {
-            console.err("storefront: \(error)")
-            return .failure
+            throw ServeFailure(description: "\(error)")
         }
         var shown = address
         shown.port = port
@@ -145,7 +143,7 @@ extension Session {
         let targets = !notify.isEmpty ? notify.map { TerminalText.sanitized($0) }.joined(separator: ", ")
             : kept.isEmpty ? "no URL yet (--notify URL, or serve urls add URL)"
             : "the URLs kept in the store: " + kept.map { TerminalText.sanitized($0) }.joined(separator: ", ")
-        let sending = server.isSending ? "notifications to \(targets)" : "not sending notifications (another serve sends them)"
+        let sending = server.isSending ? "notifications to \(targets)" : "not sending notifications (the line before says why)"
         console.out("storefront serve: listening on http://\(shown) (App Store Server API); \(sending)")
         let stop = await Self.waitForStop(watching: store)
         await server.stop()
@@ -281,6 +279,11 @@ extension Session {
 
 /// A serve command's problem the user can fix (exit 64).
 struct ServeUsage: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// `serve` could not start (the port in use, another app's store): exit 1, with --json its document.
+struct ServeFailure: Error, CustomStringConvertible {
     var description: String
 }
 

@@ -59,26 +59,58 @@ public final class AppStoreServer: @unchecked Sendable {
             throw ServerError("this store file's purchases are signed for \(signed), not the catalog's bundle id \(bundleID): serve it with \(signed)'s catalog (or give another --store)")
         }
         try http.start(address)
-        switch senderLock.take() {
-        case .taken:
+        let first = senderLock.take()
+        guard first != .taken else {
             startDelivery()
-        case .unavailable(let reason):
-            log("cannot make the sender lock \(senderLock.path) (\(reason)): sending without it")
-            startDelivery()
-        case .held(let pid):
-            log("not sending notifications: another storefront serve\(pid.map { " (pid \($0))" } ?? "") sends this store file's; this one serves the API, and sends once that one stops")
-            let lock = senderLock, log = log
-            takeover = Task.detached { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
-                    guard !Task.isCancelled, lock.take() == .taken else { continue }
-                    log("now sending notifications (the other serve stopped)")
+            return http.port
+        }
+        log(Self.notSending(first, lock: senderLock))
+        // Looks again each second: sends once the other server stops, or once the lock can be
+        // made (the folder in its place removed), saying so; a changed reason is said once too.
+        let lock = senderLock, log = log
+        takeover = Task.detached { [weak self] in
+            var said = first
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard !Task.isCancelled else { return }
+                let now = lock.take()
+                if now == .taken {
+                    log("now sending notifications (\(Self.reasonItChanged(said)))")
                     self?.startDelivery()
                     return
                 }
+                if Self.differs(now, said) { log(Self.notSending(now, lock: lock)) }
+                said = now
             }
         }
         return http.port
+    }
+
+    /// Why this server does not send, for the log: another holds the lock, or it cannot be taken.
+    static func notSending(_ outcome: SenderLock.Outcome, lock: SenderLock) -> String {
+        switch outcome {
+        case .held(let pid):
+            return "not sending notifications: another storefront serve\(pid.map { " (pid \($0))" } ?? "") sends this store file's; this one serves the API, and sends once that one stops"
+        case .unavailable(let reason):
+            return "not sending notifications: the sender lock \(lock.path) cannot be taken (\(reason)), so whether another serve sends this store's cannot be known, and sending too would deliver each notification twice; this one serves the API, and sends once the lock can be taken (remove what is in its place, or make its folder writable)"
+        case .taken:
+            return ""
+        }
+    }
+
+    /// The words for what ended the wait: the other server stopped, or the lock became possible.
+    private static func reasonItChanged(_ outcome: SenderLock.Outcome) -> String {
+        if case .held = outcome { return "the other serve stopped" }
+        return "the sender lock can be taken now"
+    }
+
+    /// Whether a new outcome is worth a line: held by another instead of unavailable, or the reverse
+    /// (a changed pid or error text alone is not).
+    private static func differs(_ a: SenderLock.Outcome, _ b: SenderLock.Outcome) -> Bool {
+        switch (a, b) {
+        case (.held, .held), (.unavailable, .unavailable): false
+        default: true
+        }
     }
 
     private func startDelivery() {

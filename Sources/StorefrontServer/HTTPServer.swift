@@ -94,6 +94,14 @@ public final class HTTPServer: @unchecked Sendable {
     static let singleHeaders: Set<String> = ["authorization", "content-length", "content-type", "host"]
     /// The port listened on (the system's choice for port 0).
     public private(set) var port: UInt16 = 0
+    /// Connections served at once; more are closed as they come (``connectionLimit()``).
+    public let connectionLimit: Int
+    /// How long a connection may send nothing — its headers not coming, a kept-alive one unused —
+    /// before it is closed.
+    public let idleSeconds: Int
+    /// libmicrohttpd's messages in the current ``LogWindow``: a flood of one (every refused
+    /// connection says so) must not fill the disk through stderr.
+    private var logWindow = LogWindow()
 
     /// - Parameters:
     ///   - gate: sees a request with a body before the body is read (its `body` empty); a
@@ -101,11 +109,30 @@ public final class HTTPServer: @unchecked Sendable {
     public init(handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
                 gate: @escaping @Sendable (HTTPRequest) -> HTTPResponse? = { _ in nil },
                 refusal: @escaping @Sendable (Int) -> HTTPResponse = { HTTPResponse(status: $0) },
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+                log: @escaping @Sendable (String) -> Void = { _ in },
+                connectionLimit: Int = HTTPServer.connectionLimit(), idleSeconds: Int = 10) {
         self.handler = handler
         self.gate = gate
         self.refusal = refusal
         self.log = log
+        self.connectionLimit = max(1, connectionLimit)
+        self.idleSeconds = max(1, idleSeconds)
+    }
+
+    /// Files a server keeps free beside its connections: the store file, its `-wal` and `-shm`,
+    /// the change feed's watch, a notification's socket, a read of a key file.
+    static let filesKeptFree = 16
+    /// Connections at most, whatever the limit on open files: each is a thread.
+    static let mostConnections = 512
+
+    /// As many connections as the process may open files for, beside those open now and
+    /// ``filesKeptFree`` (at least 4, at most ``mostConnections``): were the connections to use
+    /// every descriptor, the server could open nothing else, and would stop answering.
+    public static func connectionLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return mostConnections }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+        return min(mostConnections, max(4, Int(limit.rlim_cur) - open - filesKeptFree))
     }
 
     /// Starts listening; throws a message when the address cannot be bound.
@@ -119,7 +146,7 @@ public final class HTTPServer: @unchecked Sendable {
             inet_pton(AF_INET6, address.host, &socket.sin6_addr)
             started = withUnsafePointer(to: &socket) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    cmhd_start($0, 1, accessHandler, context, completedHandler, logHandler)
+                    cmhd_start($0, 1, accessHandler, context, completedHandler, logHandler, UInt32(connectionLimit), UInt32(idleSeconds), badLengthHandler)
                 }
             }
         } else {
@@ -129,7 +156,7 @@ public final class HTTPServer: @unchecked Sendable {
             inet_pton(AF_INET, address.host, &socket.sin_addr)
             started = withUnsafePointer(to: &socket) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    cmhd_start($0, 0, accessHandler, context, completedHandler, logHandler)
+                    cmhd_start($0, 0, accessHandler, context, completedHandler, logHandler, UInt32(connectionLimit), UInt32(idleSeconds), badLengthHandler)
                 }
             }
         }
@@ -142,10 +169,14 @@ public final class HTTPServer: @unchecked Sendable {
         port = cmhd_port(started)
     }
 
-    /// Takes one of libmicrohttpd's messages: kept as the reason while starting, and logged.
+    /// Takes one of libmicrohttpd's messages: kept as the reason while starting, and logged —
+    /// at most ``LogWindow/linesPerWindow`` in a window, then how many were left out.
     fileprivate func heard(_ line: String) {
-        lock.withLock { if daemon == nil { startMessage = line } }
-        log("libmicrohttpd: " + line)
+        let lines = lock.withLock { () -> [String] in
+            if daemon == nil { startMessage = line }
+            return logWindow.admit(line, at: DispatchTime.now().uptimeNanoseconds)
+        }
+        for line in lines { log("libmicrohttpd: " + line) }
     }
 
     /// Stops listening and waits for the connection threads to end.
@@ -155,9 +186,44 @@ public final class HTTPServer: @unchecked Sendable {
             return daemon
         }
         if let running { cmhd_stop(running) }
+        if let count = lock.withLock({ logWindow.takeLeftOut() }) { log("libmicrohttpd: \(count)") }
     }
 
     deinit { stop() }
+}
+
+/// A budget of log lines: ``linesPerWindow`` in each ``seconds``-long window, then silence;
+/// the first line of the next window says how many were left out. 1.37 million "Too many open
+/// files" lines in 40 s filled 351 MB of stderr before there was one.
+struct LogWindow {
+    static let linesPerWindow = 5
+    static let seconds: UInt64 = 10
+    private var start: UInt64 = 0
+    private var shown = 0
+    private var leftOut = 0
+
+    /// The lines to log for `line`, heard at `now` (nanoseconds): it, maybe after the count of
+    /// those left out in the last window; or none.
+    mutating func admit(_ line: String, at now: UInt64) -> [String] {
+        var lines: [String] = []
+        if shown == 0 || now - start >= Self.seconds * 1_000_000_000 {
+            if let count = takeLeftOut() { lines.append(count) }
+            (start, shown) = (now, 0)
+        }
+        guard shown < Self.linesPerWindow else {
+            leftOut += 1
+            return lines
+        }
+        shown += 1
+        if shown == Self.linesPerWindow { return lines + [line + " (more such messages in the next \(Self.seconds) s are counted, not shown)"] }
+        return lines + [line]
+    }
+
+    /// How many were left out since the last such line, said once (nil: none).
+    mutating func takeLeftOut() -> String? {
+        defer { leftOut = 0 }
+        return leftOut == 0 ? nil : "\(leftOut) more message\(leftOut == 1 ? "" : "s") left out"
+    }
 }
 
 /// A message for the person who started the server.
@@ -262,6 +328,25 @@ private let logHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<
     guard let context, let line else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
     server.heard(String(cString: line))
+}
+
+/// A Content-Length that is no number (`-5`, `+2`, past 2^64): the 400 written on the socket
+/// itself, which is then shut for writing (see loader.c: libmicrohttpd 0.9.75's own answer repeats
+/// its headers). Apple's JSON body, as every refusal before an endpoint.
+private let badLengthHandler: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Void = { context, socket in
+    guard let context else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    let response = server.refusal(400)
+    let head = "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: \(response.body.count)\r\n"
+        + response.headers.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
+    let bytes = Array(head.utf8) + response.body
+    var sent = 0
+    while sent < bytes.count {
+        let count = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard count > 0 else { break }
+        sent += count
+    }
+    shutdown(socket, Int32(SHUT_WR))
 }
 
 private let completedHandler: MHD_RequestCompletedCallback = { _, _, state, _ in

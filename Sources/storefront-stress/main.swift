@@ -58,6 +58,8 @@ let parts: [(name: String, run: (Context) async -> (Findings, String))] = [
     ("argument escapes", RoundTwo.argumentEscapes),
     ("column edits", RoundTwo.columnEdits),
     ("server attack", ServerAttack.run),
+    ("idle connections", RoundFour.idleConnections),
+    ("sender lock", RoundFour.senderLock),
     ("lowered versions", RoundThreeStore.loweredVersions),
     ("restores", RoundThreeStore.restores),
     ("inotify exhausted", InotifyExhausted.run),

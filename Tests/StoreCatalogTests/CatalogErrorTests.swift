@@ -367,4 +367,29 @@ struct CatalogErrorTests {
             + #", {"id": "x", "type": "consumable", "displayName": "X", "price": "1", "localizations": {"d\u0065": {"displayName": 3}}}]}"#
         expectInvalid(text, at: "products[50].localizations.de.displayName", saying: ["expected a string", "a number"])
     }
+
+    @Test("a locale with a bidi override or a control character is refused at its place; a plain one is read")
+    func localesAreIdentifiers() throws {
+        expectInvalid(#"{"storefronts": {"USA": {"currency": "USD", "locale": "en_\u202eUS"}}, "products": []}"#,
+                      at: "storefronts.USA.locale", saying: ["a locale is ASCII letters", "U+202E"])
+        expectInvalid(#"{"storefronts": {"USA": {"currency": "USD", "locale": "en\u001b[31m"}}, "products": []}"#,
+                      at: "storefronts.USA.locale", saying: ["U+001B"])
+        expectInvalid(oneProduct(#""id": "a", "type": "consumable", "displayName": "A", "price": "1", "localizations": {"de\u200f": {"displayName": "A"}}"#),
+                      at: "products[0].localizations.de\u{200F}", saying: ["U+200F"])
+        let plain = try Catalog.parse(Array(#"{"storefronts": {"SRB": {"currency": "RSD", "locale": "sr-Latn_RS@calendar=gregorian"}}, "products": []}"#.utf8), file: "x.json")
+        #expect(plain.storefronts.first?.locale == "sr-Latn_RS@calendar=gregorian")
+    }
+
+    @Test("startingSettings: a switch is true or false, never \"yes\"; applicationInternalID is digits, never an id with an escape in it")
+    func startingSettingsMeanWhatTheySay() throws {
+        expectInvalid(#"{"products": [], "startingSettings": {"includeConsumablesInHistory": "yes"}}"#,
+                      at: "startingSettings.includeConsumablesInHistory", saying: ["true or false", "\"yes\""])
+        expectInvalid(#"{"products": [], "startingSettings": {"askToBuyEnabled": 1}}"#,
+                      at: "startingSettings.askToBuyEnabled", saying: ["true or false"])
+        expectInvalid(#"{"products": [], "startingSettings": {"applicationInternalID": "12\u001b34"}}"#,
+                      at: "startingSettings.applicationInternalID", saying: ["digits only"])
+        // As a written catalog keeps them (text), and as JSON's own.
+        let kept = try Catalog.parse(Array(#"{"products": [], "startingSettings": {"includeConsumablesInHistory": "true", "askToBuyEnabled": false, "applicationInternalID": 1234567890}}"#.utf8), file: "x.json")
+        #expect(kept.startingSettings == ["includeConsumablesInHistory": "true", "askToBuyEnabled": "false", "applicationInternalID": "1234567890"])
+    }
 }

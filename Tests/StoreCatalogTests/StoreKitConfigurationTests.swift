@@ -743,4 +743,16 @@ struct StoreKitConfigurationTests {
             try Catalog.parse(Array(#"{"products": [{"id": "p", "type": "consumable", "displayName": "P", "price": "1", "offers": []}]}"#.utf8), file: "x.json")
         }
     }
+
+    @Test("settings: _locale and a localization's locale are locale identifiers; _includeConsumablesInHistory \"yes\" and an escape in _applicationInternalID are refused")
+    func settingsRefusedAtTheirPlace() {
+        expectInvalid(#"{"version": {"major": 3}, "products": [], "settings": {"_locale": "en_\u202eUS"}}"#,
+                      at: "settings._locale", saying: ["U+202E"])
+        expectInvalid(withProducts(#"{"productID": "a", "displayPrice": "1", "type": "Consumable", "localizations": [{"locale": "en\u0007", "displayName": "A"}]}"#),
+                      at: "products[0].localizations[0].locale", saying: ["U+0007"])
+        expectInvalid(#"{"version": {"major": 3}, "products": [], "settings": {"_includeConsumablesInHistory": "yes"}}"#,
+                      at: "settings._includeConsumablesInHistory", saying: ["true or false"])
+        expectInvalid(#"{"version": {"major": 3}, "products": [], "settings": {"_applicationInternalID": "64440\u001b00000"}}"#,
+                      at: "settings._applicationInternalID", saying: ["digits only"])
+    }
 }

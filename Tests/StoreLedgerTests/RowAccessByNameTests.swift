@@ -83,7 +83,7 @@ struct RowAccessByNameTests {
 
     @Test("a cached SELECT * finds its columns again after the table is rebuilt in another order")
     func cachedStatementAfterSchemaChange() throws {
-        let db = try SQLiteDatabase(path: ":memory:", create: true)
+        let db = try SQLiteDatabase(path: "file::memory:", create: true, uri: true)
         try db.execute("CREATE TABLE accounts (name TEXT, created INTEGER); INSERT INTO accounts VALUES ('a', 7);")
         let read = { try db.rows("SELECT * FROM accounts") { "\($0.text(.name)) \($0.int64(.created))" } }
         #expect(try read() == ["a 7"])
@@ -95,7 +95,7 @@ struct RowAccessByNameTests {
 
     @Test("a result without the column named says so")
     func absentColumn() throws {
-        let db = try SQLiteDatabase(path: ":memory:", create: true)
+        let db = try SQLiteDatabase(path: "file::memory:", create: true, uri: true)
         let found = try db.rows("SELECT 1 AS prise, 2 AS id, 3 AS id") { [$0.has(.price), $0.has(.id)] }
         #expect(found == [[false, false]], "misspelt, and two of one name: neither can be read")
     }
@@ -107,11 +107,11 @@ struct RowAccessByNameTests {
     @Test("reading a column the SELECT list misspells stops the process")
     func misspeltColumnTraps() async {
         await #expect(processExitsWith: .failure) {
-            let db = try SQLiteDatabase(path: ":memory:", create: true)
+            let db = try SQLiteDatabase(path: "file::memory:", create: true, uri: true)
             _ = try db.rows("SELECT '4.99' AS prise") { $0.text(.price) }
         }
         await #expect(processExitsWith: .failure) {
-            let db = try SQLiteDatabase(path: ":memory:", create: true)
+            let db = try SQLiteDatabase(path: "file::memory:", create: true, uri: true)
             _ = try db.rows("SELECT 1 AS id, 2 AS id") { $0.int64(.id) }
         }
     }

@@ -27,6 +27,9 @@ struct CommandTableTests {
         if placeholder == "SIGNATURE" { return ["header.payload.signature"] }
         if placeholder == "DATE" { return ["2026-01-31"] }
         if placeholder == "TOKEN" { return [HistoryRevision.token(after: 2_000_000_001)] }
+        // serve checks its address and receivers as it parses.
+        if placeholder == "HOST:PORT" { return ["127.0.0.1:0"] }
+        if placeholder == "URL" { return ["http://127.0.0.1/"] }
         return [option.kind == .text ? "1" : sample(option.kind)]
     }
 

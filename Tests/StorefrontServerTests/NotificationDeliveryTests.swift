@@ -192,4 +192,73 @@ struct NotificationDeliveryTests {
         #expect(seven.count == 7 && eight.count == 8 && Set(eight).count == 8, "\(eight)")
         await second.stop()
     }
+
+    @Test("A folder where the sender lock goes: neither server sends (each says why, once), both answer the API; nothing doubled; once it goes, one sends")
+    func unavailableLockNeverSends() async throws {
+        let fixture = try await Self.fixture()
+        let receiver = try LoopbackReceiver()
+        let lockPath = URL(fileURLWithPath: fixture.store.path).resolvingSymlinksInPath().path + "-sender.lock"
+        #expect(mkdir(lockPath, 0o700) == 0)
+        let other = try Store(catalog: fixture.store.catalog, path: fixture.store.path)
+        let (firstLines, secondLines) = (Lines(), Lines())
+        let first = AppStoreServer(store: fixture.store, notifyURLs: [receiver.url], log: { line in firstLines.all.withLock { $0.append(line) } })
+        let second = AppStoreServer(store: other, notifyURLs: [receiver.url], log: { line in secondLines.all.withLock { $0.append(line) } })
+        let address = ListenAddress("127.0.0.1:0")!
+        let ports = (try await first.start(listen: address), try await second.start(listen: address))
+        #expect(!first.isSending && !second.isSending)
+        let coins = try await fixture.buy("coins")
+        for _ in 0..<4 { _ = try await fixture.buy("coins") }
+        // The API answers on both, the lock or not.
+        let token = try fixture.token()
+        for port in [ports.0, ports.1] {
+            let answer = await ServerGateTests.exchange(port: port, "GET /inApps/v1/transactions/\(coins.id) HTTP/1.1\r\nHost: x\r\n"
+                                                        + "Authorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+        }
+        // Three seconds of looking again each second: nothing sent, and the reason said once each.
+        try await Task.sleep(for: .seconds(3))
+        #expect(receiver.uuids.isEmpty, "sent without the lock: \(receiver.uuids)")
+        for lines in [firstLines, secondLines] {
+            let said = lines.all.withLock { $0 }.filter { $0.contains("not sending notifications") }
+            #expect(said.count == 1, "\(said)")
+            #expect(said.first?.contains("\(lockPath) cannot be taken") == true, "\(said)")
+        }
+        rmdir(lockPath)
+        let deadline = Date().addingTimeInterval(10)
+        while !first.isSending && !second.isSending, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(first.isSending != second.isSending, "exactly one sends once the lock can be taken")
+        _ = try await fixture.buy("coins")
+        let six = try await receiver.wait(for: 6)
+        // Anything sent twice would have come in by a seventh, sent after.
+        _ = try await fixture.buy("coins")
+        let seven = try await receiver.wait(for: 7)
+        #expect(six.count == 6 && seven.count == 7 && Set(seven).count == 7, "\(seven)")
+        // The seventh's SUCCESS is recorded after its receiver answered.
+        var results = try await Self.results(fixture.store, url: receiver.url)
+        let recorded = Date().addingTimeInterval(10)
+        while results.contains([]), Date() < recorded {
+            try await Task.sleep(for: .milliseconds(50))
+            results = try await Self.results(fixture.store, url: receiver.url)
+        }
+        #expect(results.count == 7 && results.allSatisfy { $0 == ["SUCCESS"] }, "\(results)")
+        print("sender lock a folder: 2 servers, 0 notifications sent while it was, 7 sent once each after")
+        await first.stop()
+        await second.stop()
+    }
+
+    @Test("A receiver answering 201, 202, 203, 204, 205 or 206 has the notification: SUCCESS, never sent again")
+    func every2xxIsDelivered() async throws {
+        for status in 201...206 {
+            let fixture = try await Self.fixture()
+            let receiver = try LoopbackReceiver { _ in HTTPResponse(status: status) }
+            _ = try await fixture.buy("pro")
+            let sender = NotificationSender(face: fixture.store.appStore, urls: [receiver.url], log: { _ in })
+            await sender.deliver(to: receiver.url)
+            #expect(try await Self.results(fixture.store, url: receiver.url) == [["SUCCESS"]], "\(status)")
+            // A day on (past the first retry's hour): nothing is due again.
+            _ = try await fixture.store.testSession.advanceClock(by: ISODuration(days: 1))
+            await sender.deliver(to: receiver.url)
+            #expect(receiver.uuids.count == 1, "\(status): \(receiver.uuids)")
+        }
+    }
 }

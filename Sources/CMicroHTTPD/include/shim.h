@@ -17,11 +17,18 @@ int cmhd_available(void);
 /// A daemon on `address` (IPv4 or IPv6), one thread per connection, an internal
 /// polling thread, `handler` for every request and `completed` when one ends.
 /// libmicrohttpd's own messages go to `log` (one line each), not to stderr.
+/// At most `connection_limit` connections at once (more are closed as they come); one
+/// silent for `idle_seconds` (headers that do not come, a kept-alive one unused) is closed.
+/// A `%00` in the path or query stays `%00` (a decoded NUL would cut the text short).
+/// `bad_length` answers, on the socket it is given, a request whose Content-Length is no
+/// number, and shuts the socket for writing (libmicrohttpd 0.9.75's own answer repeats its headers).
 /// NULL when it cannot listen there, or libmicrohttpd is missing.
 struct MHD_Daemon *cmhd_start(const struct sockaddr *address, int ipv6,
                               MHD_AccessHandlerCallback handler, void *context,
                               MHD_RequestCompletedCallback completed,
-                              void (*log)(void *context, const char *line));
+                              void (*log)(void *context, const char *line),
+                              unsigned int connection_limit, unsigned int idle_seconds,
+                              void (*bad_length)(void *context, int socket));
 void cmhd_stop(struct MHD_Daemon *daemon);
 
 /// The port the daemon listens on (the one the system chose for port 0).

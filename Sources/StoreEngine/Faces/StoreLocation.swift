@@ -92,10 +92,26 @@ public struct StoreLocation: Sendable, Equatable {
     }
 
     /// The default store file: `$XDG_STATE_HOME/storefront/store.sqlite`, else `~/.local/state/storefront/store.sqlite`.
+    /// Only an absolute path counts (as the XDG spec says of its variables): an empty or relative
+    /// `XDG_STATE_HOME` is passed over, and an empty or relative `HOME` gives way to the account's
+    /// home in the password database — `HOME=""` would otherwise make `/.local/state` the place.
     public static func defaultStorePath(environment: [String: String]) -> String {
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+        let absolute = { (text: String?) in text.flatMap { $0.hasPrefix("/") ? $0 : nil } }
+        let state = absolute(environment["XDG_STATE_HOME"])
+            ?? (absolute(environment["HOME"]) ?? absolute(accountHome()) ?? NSHomeDirectory()) + "/.local/state"
         return state + "/storefront/store.sqlite"
+    }
+
+    /// The home folder the password database gives this process's user, if any.
+    static func accountHome() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        return buffer.withUnsafeMutableBufferPointer { bytes -> String? in
+            var entry = passwd()
+            var found: UnsafeMutablePointer<passwd>?
+            guard let start = bytes.baseAddress, getpwuid_r(getuid(), &entry, start, bytes.count, &found) == 0, found != nil,
+                  let home = entry.pw_dir else { return nil }
+            return String(cString: home)
+        }
     }
 
 }
