@@ -6,18 +6,21 @@ import Testing
 /// team's PostgreSQL. Needs root, as CI runs the tests.
 @Suite("storefront on a PostgreSQL store, from three hosts", .enabled(if: NetworkHosts.unavailableBecause == nil))
 struct PostgreSQLHostsEndToEndTests {
-    /// Three hosts and a cluster they reach over TCP; a new database for the test.
-    private static func team() throws -> (hosts: NetworkHosts, server: PostgreSQLServer, store: String) {
-        let hosts = try NetworkHosts(count: 3)
-        let server = try PostgreSQLServer.start(tcp: hosts.serverAddress)
-        try server.createDatabase("team")
-        return (hosts, server, try server.uriOverTCP(database: "team"))
+    /// Three hosts and a cluster they reach over TCP; a new database for the test. Made on a
+    /// thread of its own: initdb blocks for seconds.
+    private static func team() async throws -> (hosts: NetworkHosts, server: PostgreSQLServer, store: String) {
+        try await onOwnThread {
+            let hosts = try NetworkHosts(count: 3)
+            let server = try PostgreSQLServer.start(tcp: hosts.serverAddress)
+            try server.createDatabase("team")
+            return (hosts, server, try server.uriOverTCP(database: "team"))
+        }
     }
 
     /// Ten processes on three hosts buy one non-consumable at once: bought once; every id unique.
     @Test("a non-consumable raced by ten processes on three hosts is bought once; ids unique across hosts")
     func tenProcessesOnThreeHostsBuyOnce() async throws {
-        let (hosts, server, store) = try Self.team()
+        let (hosts, server, store) = try await Self.team()
         defer { server.stop() }
         let sandbox = try Sandbox(store: store)
         try await sandbox.storefront(["settings", "set", "includeConsumablesInHistory", "true"], on: hosts.hosts[0]).expect(exit: 0)
@@ -49,7 +52,7 @@ struct PostgreSQLHostsEndToEndTests {
     /// LISTEN/NOTIFY across the network, as inotify for a file.
     @Test("a paywall on one host hears another host's approval live")
     func paywallHearsAnotherHost() async throws {
-        let (hosts, server, store) = try Self.team()
+        let (hosts, server, store) = try await Self.team()
         defer { server.stop() }
         let sandbox = try Sandbox(store: store)
         try await sandbox.storefront(["settings", "set", "askToBuy", "true"], on: hosts.hosts[1]).expect(exit: 0)

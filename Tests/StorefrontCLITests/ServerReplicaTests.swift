@@ -15,10 +15,14 @@ struct ServerReplicaTests: ServerHarness {
     @Test("replicas on two hosts: the sender SIGKILLed, the other host's replica takes over, nothing lost",
           .enabled(if: NetworkHosts.unavailableBecause == nil))
     func senderKilledOnAnotherHost() async throws {
-        let hosts = try NetworkHosts(count: 2)
-        let server = try PostgreSQLServer.start(tcp: hosts.serverAddress)
+        // On a thread of its own: initdb blocks for seconds.
+        let (hosts, server) = try await onOwnThread {
+            let hosts = try NetworkHosts(count: 2)
+            let server = try PostgreSQLServer.start(tcp: hosts.serverAddress)
+            try server.createDatabase("team")
+            return (hosts, server)
+        }
         defer { server.stop() }
-        try server.createDatabase("team")
         try await senderKilledAmidPurchases(store: try server.uriOverTCP(database: "team"), hosts: hosts)
     }
 
