@@ -20,6 +20,14 @@ extension Store {
         try advanceClockCounting(by: duration).now
     }
 
+    /// ``advanceClock(by:)`` with what fell due in the jump: renewals made and failed, expiries.
+    func advanceClockReporting(by duration: ISODuration) throws -> ClockAdvance {
+        let before = try subscriptionRecordsByOriginalID()
+        let (now, renewals) = try advanceClockCounting(by: duration)
+        let (failed, expired) = Self.fellDue(before: before, after: try subscriptionRecordsByOriginalID())
+        return ClockAdvance(now: now, renewals: renewals, failedRenewals: failed, expirations: expired)
+    }
+
     /// ``advanceClock(by:)``, and how many renewals the jump made (every account's).
     func advanceClockCounting(by duration: ISODuration) throws -> (now: Date, renewals: Int) {
         let start = try currentTime()

@@ -98,7 +98,7 @@ extension Transaction {
             "ownershipType": .string(ownershipType.rawValue),
             "purchasedQuantity": .integer(purchasedQuantity),
             "appAccountToken": appAccountToken.map { .string($0.uuidString.lowercased()) },
-            "environment": .string(environment.rawValue),
+            "environment": .string(environment.appStoreName),
             "storefront": .string(storefront),
             "currency": .string(currency),
             "price": .decimal(price),

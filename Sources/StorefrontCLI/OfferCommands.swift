@@ -237,7 +237,7 @@ extension AppTransaction {
             "originalAppVersion": .string(originalAppVersion),
             "originalPurchaseDate": .string(originalPurchaseDate.iso8601),
             "appTransactionID": .string(appTransactionID),
-            "environment": .string(environment.rawValue),
+            "environment": .string(environment.appStoreName),
             "signedDate": .string(signedDate.iso8601),
             "jwsRepresentation": jwsRepresentation.map { .string($0) },
         ])
@@ -253,7 +253,7 @@ extension Session {
         table.add("originalAppVersion", app.originalAppVersion)
         table.add("originalPurchaseDate", app.originalPurchaseDate.iso8601)
         table.add("appTransactionID", app.appTransactionID)
-        table.add("environment", app.environment.rawValue)
+        table.add("environment", app.environment.appStoreName)
         return Report(json: app.json, table.rendered)
     }
 }

@@ -188,10 +188,11 @@ extension Session {
     }
 
     func advanceClock(_ duration: ISODuration) async throws -> Report {
-        let (now, renewals) = try await testSession.advanceClockReportingRenewals(by: duration)
-        let made = renewals == 0 ? "No renewal was due by then." : "\(renewals) renewal\(renewals == 1 ? "" : "s") made."
-        return Report(json: .object(["now": .date(now), "advancedBy": .string(duration.description), "renewals": .integer(renewals)]),
-                      "Advanced the clock by \(duration.spelledOut): store time is \(now.iso8601). \(made)")
+        let advance = try await testSession.advanceClockReporting(by: duration)
+        return Report(json: .object(["now": .date(advance.now), "advancedBy": .string(duration.description),
+                                     "renewals": .integer(advance.renewals), "failedRenewals": .integer(advance.failedRenewals),
+                                     "expirations": .integer(advance.expirations)]),
+                      "Advanced the clock by \(duration.spelledOut): store time is \(advance.now.iso8601). \(advance.summary)")
     }
 
     func accounts() async throws -> Report {

@@ -22,7 +22,7 @@ public struct AppTransaction: Sendable, Hashable, SignedByStore {
     /// One per account and app, the same in every transaction's `appTransactionID`.
     public var appTransactionID: String { engine.appTransactionID }
     /// The environment it was signed for (the `environment` setting).
-    public var environment: AppStore.Environment { AppStore.Environment(rawValue: engine.environment.rawValue.capitalized) }
+    public var environment: AppStore.Environment { AppStore.Environment(rawValue: engine.environment.appStoreName) }
     /// When the App Store signed it.
     public var signedDate: Date { engine.signedDate }
     /// The signed payload as JSON, with the App Store's field names.

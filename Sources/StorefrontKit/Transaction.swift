@@ -33,7 +33,7 @@ public struct Transaction: Sendable, Identifiable, Hashable, SignedByStore {
     /// The app's own account id passed with `PurchaseOption.appAccountToken`.
     public var appAccountToken: UUID? { engine.appAccountToken }
     /// The environment the store runs as (`xcode` for a store file).
-    public var environment: AppStore.Environment { AppStore.Environment(rawValue: engine.environment.rawValue.capitalized) }
+    public var environment: AppStore.Environment { AppStore.Environment(rawValue: engine.environment.appStoreName) }
     /// The subscription group of a subscription.
     public var subscriptionGroupID: String? { engine.subscriptionGroupID }
     /// The offer redeemed, if any: its type, id, payment mode and whole length.

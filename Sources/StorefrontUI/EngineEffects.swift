@@ -242,8 +242,8 @@ public final class EngineEffects: Sendable {
                 try await appStore.setAutoRenew(groupID: group, on)
                 message = "Auto-renew \(on ? "on" : "off") for \(group)"
             case .advanceClock(let duration):
-                let now = try await session.advanceClock(by: duration)
-                message = "Clock advanced by \(duration.spelledOut): \(clockText(now))"
+                let advance = try await session.advanceClockReporting(by: duration)
+                message = "Clock advanced by \(duration.spelledOut): \(clockText(advance.now)). \(advance.summary)"
             case .requestRefund(let id, let reason):
                 message = try await requestRefund(id, reason: reason, store)
             case .consentToPriceIncrease(let productID):

@@ -11,8 +11,12 @@ struct AppTransactionCommandTests {
         text.expect(exit: 0)
         #expect(text.stdout.contains("appTransactionID") && text.stdout.contains("1.0"))
         let json = try await sandbox.storefront("app-transaction", "--json").jsonObject()
-        #expect(json["environment"] as? String == "xcode")
+        // Apple's spelling, as in the signed payload and settings: not the enum case's `xcode`.
+        #expect(json["environment"] as? String == "Xcode")
         #expect((json["jwsRepresentation"] as? String)?.split(separator: ".").count == 3)
+        try await sandbox.storefront("buy", "com.razeware.razefaces.swiftshopping").expect(exit: 0)
+        let listed = try await sandbox.storefront("transactions", "--json").jsonObject()
+        #expect((listed["transactions"] as? [[String: Any]])?.first?["environment"] as? String == "Xcode")
         #expect((json["appTransactionID"] as? String)?.allSatisfy(\.isNumber) == true)
         try await sandbox.storefront("app-transaction", "extra").expect(exit: 64)
     }

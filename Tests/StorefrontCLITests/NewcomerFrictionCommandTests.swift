@@ -102,6 +102,21 @@ struct ClockAdvanceReportTests {
         let none = await JSONErrorTests.run(["clock", "advance", "P1D"], in: sandbox)
         #expect(none.out.contains("No renewal was due by then."), "\(none)")
     }
+
+    /// A renewal that was due and failed is not "no renewal was due": the engine's outcome says
+    /// it failed (billing retry), then that the subscription expired when the retry ran out.
+    @Test("with billing problems on, clock advance says the renewal failed, then that the subscription expired")
+    func failedRenewalsAreSaid() async throws {
+        let sandbox = try Sandbox()
+        #expect(await JSONErrorTests.run(["buy", "barcode_year_subscription"], in: sandbox).code == .success)
+        #expect(await JSONErrorTests.run(["settings", "set", "billingIssues", "true"], in: sandbox).code == .success)
+        let failed = await JSONErrorTests.run(["clock", "advance", "P13M", "--json"], in: sandbox)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(failed.out.utf8)) as? [String: Any], "\(failed)")
+        #expect(document["renewals"] as? Int == 0 && document["failedRenewals"] as? Int == 1, "\(failed)")
+        let expired = await JSONErrorTests.run(["clock", "advance", "P3M"], in: sandbox)
+        #expect(expired.out.contains("1 subscription expired."), "\(expired)")
+        #expect(!expired.out.contains("No renewal was due"), "\(expired)")
+    }
 }
 
 

@@ -187,13 +187,13 @@ struct SubscriptionStatusTests {
         }
     }
 
-    @Test("the clock command advances the store and reports the new time")
+    @Test("the clock command advances the store and reports the new time, and what fell due in the CLI's words")
     func advanceClockCommand() async throws {
         try await withDemoStore { store, _ in
             let effects = EngineEffects(store: store, latency: .zero)
             let action = await effects.perform(.run(.advanceClock(ISODuration(months: 1))))
             #expect(action == .commandFinished(.advanceClock(ISODuration(months: 1)),
-                                               .success("Clock advanced by 1 month: \(clockText(utcDate(2027, 1, 1)))")))
+                                               .success("Clock advanced by 1 month: \(clockText(utcDate(2027, 1, 1))). No renewal was due by then.")))
             let now = try await store.testSession.clock().now
             #expect(now == utcDate(2027, 1, 1))
         }

@@ -46,10 +46,10 @@ public struct TestSessionFace: Sendable {
     @discardableResult
     public func advanceClock(by duration: ISODuration) async throws -> Date { try await store.advanceClock(by: duration) }
 
-    /// Moves the store's clock ahead and makes the renewals that fell due: the new time, and how
-    /// many renewals were made (every account's), which `clock advance` reports.
-    public func advanceClockReportingRenewals(by duration: ISODuration) async throws -> (now: Date, renewals: Int) {
-        try await store.advanceClockCounting(by: duration)
+    /// Moves the store's clock ahead and makes what fell due: the new time, and the renewals made
+    /// and failed and the subscriptions expired (every account's), which `clock advance` reports.
+    public func advanceClockReporting(by duration: ISODuration) async throws -> ClockAdvance {
+        try await store.advanceClockReporting(by: duration)
     }
 
     // MARK: - Accounts and resets
