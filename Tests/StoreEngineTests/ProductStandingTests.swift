@@ -50,12 +50,16 @@ struct ProductStandingTests {
             let store = try fixture.open()
             let yearly = try await store.app.buy("sub.yearly").outcome.transaction
             _ = try await store.app.buy("pro")
+            _ = try await store.app.buy("pass")
             try await store.testSession.reset(.app)
             let (subscription, text) = try await standing(store, "sub.yearly")
             #expect(subscription.ownership == .owned && subscription.transaction?.id == yearly?.id)
             #expect(text == "Renews Jan 31, 2026", "no Restore needed for a StoreKit 2 app")
             let (pro, proText) = try await standing(store, "pro")
             #expect(pro.ownership == .notOnThisDevice && proText == "Purchased, not on this device")
+            // A non-renewing subscription says the same, not nothing (its row was blank).
+            let (pass, passText) = try await standing(store, "pass")
+            #expect(pass.ownership == .notOnThisDevice && passText == "Purchased, not on this device")
             // Restored: owned again, and the words say what it does.
             _ = try await store.app.sync()
             #expect(try await standing(store, "sub.yearly").1 == "Renews Jan 31, 2026")

@@ -181,8 +181,9 @@ public struct ProductStanding: Sendable, Hashable {
             }
         case .nonRenewable:
             // The App Store keeps no end date for it: the length is the app's own reckoning from the catalog.
-            guard let transaction else { return "" }
+            // After `reset app` the app has no transaction of it, but the customer bought it.
             if ownership == .notOnThisDevice { return "Purchased, not on this device" }
+            guard let transaction else { return "" }
             let length = product.nonRenewingDuration.map { " · \($0.spelledOut) (app's count)" } ?? ""
             return "Bought \(date(transaction.purchaseDate))\(length)"
         case .autoRenewable:
