@@ -16,14 +16,9 @@ let refundRequestReasons: [(RefundRequestReason, String)] = [
     (.other, "Another reason"),
 ]
 
-/// The transaction a refund request from the paywall's row is about: the subscription's current one, else the app's own.
+/// The transaction a refund request from the paywall's row is about (the engine's rule).
 func refundableTransaction(_ product: Product, _ state: State) -> Transaction? {
-    guard let snapshot = state.snapshot else { return nil }
-    if let group = product.subscription?.subscriptionGroupID, let status = snapshot.subscriptions[group],
-       status.transaction.productID == product.id {
-        return status.transaction
-    }
-    return snapshot.owned[product.id]
+    state.snapshot?.refundableTransaction(of: product)
 }
 
 /// b on the paywall: the sheet for the selected product's purchase.
@@ -81,15 +76,6 @@ func refundRequestContent(id: Int64, productID: String, reason: RefundRequestRea
 
 // MARK: - Rows and news
 
-/// "Refund requested" or "Refund declined" for a transaction the app asked a refund for; nil otherwise.
-func refundRequestMark(_ transaction: Transaction?, _ snapshot: StoreSnapshot) -> String? {
-    guard let transaction, transaction.revocationDate == nil, let request = snapshot.refundRequests[transaction.id] else { return nil }
-    return switch request.status {
-    case .pending: "Refund requested"
-    case .declined: "Refund declined"
-    case .approved: nil
-    }
-}
 
 /// What the App Store decided since the last load, in words: "The App Store declined the refund request for Go Pro".
 func refundRequestNews(from old: StoreSnapshot?, to new: StoreSnapshot, _ state: State) -> String? {

@@ -189,7 +189,7 @@ private func drawList(_ state: State, _ transactions: [Transaction], layout: Man
         var stateStyle = facts.state.style(selected: selected)
         // A purchase the app asked a refund for says so until the App Store decides (declined stays said).
         if facts.state == .purchased || facts.state == .unfinished,
-           let mark = state.snapshot.flatMap({ refundRequestMark(transaction, $0) }) {
+           let mark = state.snapshot?.refundRequestMark(for: transaction) {
             stateText = mark.lowercased()
             stateStyle = Style(color: mark == "Refund declined" ? .red : .yellow)
         }

@@ -44,6 +44,20 @@ struct ProductStandingTests {
         }
     }
 
+    /// The engine's words carry a refund request made from the app, so `products` says what the
+    /// paywall says ("Owned" alone in the CLI before).
+    @Test("a refund requested from the app: Owned · Refund requested, then Refund declined, in the engine's text")
+    func refundRequestMark() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let bought = try #require(try await store.app.buy("pro").outcome.transaction)
+            _ = try await store.app.beginRefundRequest(transactionID: bought.id)
+            #expect(try await standing(store, "pro").1 == "Owned · Refund requested")
+            _ = try await store.appStore.declineRefundRequest(bought.id)
+            #expect(try await standing(store, "pro").1 == "Owned · Refund declined")
+        }
+    }
+
     @Test("after reset app the subscription shows at once, as currentEntitlements has it; the purchase is not on this device")
     func resetApp() async throws {
         try await withStoreFixture { fixture in

@@ -73,6 +73,9 @@ public struct ProductStanding: Sendable, Hashable {
     public var displayPrice: String?
     /// A one-year subscription's monthly plan in words (``billingPlanText(_:current:canMakePayments:)``), if it has one.
     public var billingPlanText: String? = nil
+    /// "Refund requested" or "Refund declined" while the app's request for its purchase stands
+    /// (``StoreSnapshot/refundRequestMark(for:)``); every front end shows it with the status.
+    public var refundRequestMark: String? = nil
 
     /// The standing from its parts (what a snapshot holds of the product).
     /// - Parameters:
@@ -158,6 +161,7 @@ public struct ProductStanding: Sendable, Hashable {
         var marks: [String] = []
         if let pending { marks.append(pending.reason == .askToBuy ? "Pending approval" : "Pending (interrupted)") }
         if isUnfinished { marks.append("Unfinished") }
+        if let refundRequestMark { marks.append(refundRequestMark) }
         if !marks.isEmpty {
             // Before an offer's text (nothing is owned yet), after an owned state or a balance.
             let isOffer = ownership == .none && productType == .autoRenewable
@@ -235,7 +239,7 @@ extension StoreSnapshot {
     /// The standing of `product` in this snapshot.
     public func standing(of product: Product) -> ProductStanding {
         let group = product.subscription?.subscriptionGroupID
-        return ProductStanding(product, owned: owned[product.id], entitled: entitled.contains(product.id),
+        var standing = ProductStanding(product, owned: owned[product.id], entitled: entitled.contains(product.id),
                                balance: balances[product.id], subscription: group.flatMap { subscriptions[$0] },
                                introEligible: group.map(introEligibleGroups.contains) ?? false,
                                canMakePayments: canMakePayments,
@@ -243,6 +247,29 @@ extension StoreSnapshot {
                                pending: pending.last { $0.productID == product.id },
                                isUnfinished: left.contains { $0.productID == product.id },
                                unverifiedReason: unverified[product.id])
+        standing.refundRequestMark = refundRequestMark(for: refundableTransaction(of: product))
+        return standing
+    }
+
+    /// The purchase a refund request for `product` is about: the subscription's current
+    /// transaction when it is of this product, else the app's own.
+    public func refundableTransaction(of product: Product) -> Transaction? {
+        if let group = product.subscription?.subscriptionGroupID, let status = subscriptions[group],
+           status.transaction.productID == product.id {
+            return status.transaction
+        }
+        return owned[product.id]
+    }
+
+    /// "Refund requested" or "Refund declined" for a transaction the app asked a refund for, until
+    /// it is refunded; nil otherwise.
+    public func refundRequestMark(for transaction: Transaction?) -> String? {
+        guard let transaction, transaction.revocationDate == nil, let request = refundRequests[transaction.id] else { return nil }
+        return switch request.status {
+        case .pending: "Refund requested"
+        case .declined: "Refund declined"
+        case .approved: nil
+        }
     }
 
     /// Every product's standing, in the catalog's order.
