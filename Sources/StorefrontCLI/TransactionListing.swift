@@ -20,29 +20,37 @@ extension Session {
         // One reading of the store's time for every row's state.
         let now = try await appStore.now()
         let writer = ListingWriter(json: invocation.json, account: store.account, empty: Self.noTransactions(store.account, page),
-                                   now: now, write: console.out)
+                                   now: now, refundRequests: try await refundRequestStatuses(), write: console.out)
         let end = try await app.transactions(after: page.after, since: page.since, limit: page.limit) { transaction in
             writer.add(transaction)
         }
         writer.finish(end, footer: try await footer(end, page))
     }
 
+    /// The refund requests the app made, by transaction: a row's state says one while it stands.
+    func refundRequestStatuses() async throws -> [Int64: RefundRequest.Status] {
+        Dictionary(try await appStore.refundRequests().map { ($0.transactionID, $0.status) }) { $1 }
+    }
+
     /// The same listing as a ``Report``, for scenarios, which read a command's lines.
     func transactionsReport(_ page: Page) async throws -> Report {
         let now = try await appStore.now()
+        let requests = try await refundRequestStatuses()
         let collected = Mutex<[Transaction]>([])
         let end = try await app.transactions(after: page.after, since: page.since, limit: page.limit) { transaction in
             collected.withLock { $0.append(transaction) }
         }
         let transactions = collected.withLock { $0 }
         let json = JSON.object([
-            "account": .string(store.account), "transactions": .array(transactions.map { $0.json(at: now) }),
+            "account": .string(store.account), "transactions": .array(transactions.map { $0.json(at: now, refundRequest: requests[$0.id]) }),
             "hasMore": .bool(end.hasMore), "revision": .string(HistoryRevision.token(after: end.lastID)),
         ])
         let footer = try await footer(end, page)
         guard !transactions.isEmpty else { return Report(json: json, [Self.noTransactions(store.account, page)] + footer) }
         var table = Table(Self.headers)
-        for transaction in transactions { table.rows.append(Self.cells(transaction, price: transaction.displayPrice, at: now)) }
+        for transaction in transactions {
+            table.rows.append(Self.cells(transaction, price: transaction.displayPrice, at: now, refundRequest: requests[transaction.id]))
+        }
         return Report(json: json, [table.rendered] + footer)
     }
 
@@ -50,7 +58,7 @@ extension Session {
 
     /// One transaction's row of the text table: its state as the engine words it at the store's
     /// time `now`, and in the notes what the state word does not say.
-    static func cells(_ transaction: Transaction, price: String, at now: Date) -> [String] {
+    static func cells(_ transaction: Transaction, price: String, at now: Date, refundRequest: RefundRequest.Status?) -> [String] {
         let state = TransactionState(of: transaction, at: now)
         var notes: [String] = []
         if transaction.ownershipType == .familyShared { notes.append("familyShared") }
@@ -60,7 +68,7 @@ extension Session {
         if !transaction.isFinished, state != .unfinished { notes.append("unfinished") }
         if case .unverified(let reason) = transaction.verification { notes.append("UNVERIFIED: \(reason)") }
         return [String(transaction.id), transaction.purchaseDate.iso8601, transaction.productID,
-                String(transaction.purchasedQuantity), price, state.text,
+                String(transaction.purchasedQuantity), price, state.text(refundRequest: refundRequest),
                 transaction.expirationDate?.iso8601 ?? "", notes.joined(separator: ", ")]
     }
 
@@ -96,6 +104,8 @@ final class ListingWriter: @unchecked Sendable {
     private let write: @Sendable (String) -> Void
     /// The store's time the rows' states are at.
     private let now: Date
+    /// The app's refund requests, by transaction: a row's state says one while it stands.
+    private let refundRequests: [Int64: RefundRequest.Status]
     /// A transaction's price as shown, made once for each storefront, currency and amount
     /// (formatting a currency was a tenth of a listing's time).
     private var prices: [String: [Decimal: String]] = [:]
@@ -109,8 +119,10 @@ final class ListingWriter: @unchecked Sendable {
     private var previous: String?
     static let widthRows = 100
 
-    init(json: Bool, account: String, empty: String, now: Date, write: @escaping @Sendable (String) -> Void) {
+    init(json: Bool, account: String, empty: String, now: Date, refundRequests: [Int64: RefundRequest.Status] = [:],
+         write: @escaping @Sendable (String) -> Void) {
         self.now = now
+        self.refundRequests = refundRequests
         self.json = json
         self.account = account
         self.empty = empty
@@ -126,12 +138,13 @@ final class ListingWriter: @unchecked Sendable {
                 line("  \"transactions\": [")
             }
             if let previous { line("    " + previous + ",") }
-            previous = transaction.json(at: now).serialized(nestedAt: 4)
+            previous = transaction.json(at: now, refundRequest: refundRequests[transaction.id]).serialized(nestedAt: 4)
         } else {
             let key = transaction.storefront + " " + transaction.currency
             let shown = prices[key]?[transaction.price] ?? transaction.displayPrice
             prices[key, default: [:]][transaction.price] = shown
-            let cells = Session.cells(transaction, price: shown, at: now).map(TerminalText.sanitized)
+            let cells = Session.cells(transaction, price: shown, at: now, refundRequest: refundRequests[transaction.id])
+                .map(TerminalText.sanitized)
             if widths == nil {
                 waiting.append(cells)
                 if waiting.count == Self.widthRows {

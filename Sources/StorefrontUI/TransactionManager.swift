@@ -185,14 +185,11 @@ private func drawList(_ state: State, _ transactions: [Transaction], layout: Man
         canvas.put(TerminalText.truncated(name, to: productWidth), x: productX, y: row, style: head)
         if showPurchased { canvas.put(shortDate(transaction.purchaseDate, timeZone), x: purchasedX, y: row) }
         let facts = state.manager.facts(of: transaction, state)
-        var stateText = facts.state.text
-        var stateStyle = facts.state.style(selected: selected)
         // A purchase the app asked a refund for says so until the App Store decides (declined stays said).
-        if facts.state == .purchased || facts.state == .unfinished,
-           let mark = state.snapshot?.refundRequestMark(for: transaction) {
-            stateText = mark.lowercased()
-            stateStyle = Style(color: mark == "Refund declined" ? .red : .yellow)
-        }
+        let request = transaction.revocationDate == nil ? state.snapshot?.refundRequests[transaction.id]?.status : nil
+        let stateText = facts.state.text(refundRequest: request)
+        var stateStyle = facts.state.style(selected: selected)
+        if stateText != facts.state.text { stateStyle = Style(color: request == .declined ? .red : .yellow) }
         canvas.put(stateText, x: stateX, y: row, limit: stateWidth, style: stateStyle)
         if showExpires, let expiration = transaction.expirationDate {
             canvas.put(shortDate(expiration, timeZone), x: expiresX, y: row)

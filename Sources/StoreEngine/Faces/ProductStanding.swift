@@ -264,12 +264,8 @@ extension StoreSnapshot {
     /// "Refund requested" or "Refund declined" for a transaction the app asked a refund for, until
     /// it is refunded; nil otherwise.
     public func refundRequestMark(for transaction: Transaction?) -> String? {
-        guard let transaction, transaction.revocationDate == nil, let request = refundRequests[transaction.id] else { return nil }
-        return switch request.status {
-        case .pending: "Refund requested"
-        case .declined: "Refund declined"
-        case .approved: nil
-        }
+        guard let transaction, transaction.revocationDate == nil else { return nil }
+        return refundRequests[transaction.id]?.status.mark
     }
 
     /// Every product's standing, in the catalog's order.

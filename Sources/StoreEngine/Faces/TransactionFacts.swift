@@ -45,6 +45,14 @@ public enum TransactionState: Sendable, Hashable {
         }
     }
 
+    /// The state in words with the refund request the app made for the transaction, while it
+    /// stands: "refund requested", "refund declined" in place of "purchased" (the Transaction
+    /// Manager and `transactions` alike).
+    public func text(refundRequest: RefundRequest.Status?) -> String {
+        guard self == .purchased || self == .unfinished, let mark = refundRequest?.mark else { return text }
+        return mark.lowercased()
+    }
+
     /// The state in words, the same on every front end: "purchased", "pending (Ask to Buy)",
     /// "refunded", "revoked (family share)", "purchased, unfinished", …
     public var text: String {
@@ -194,6 +202,18 @@ extension Store {
         return transactions.map { transaction in
             let status = transaction.subscriptionGroupID.flatMap { group in statuses.first { $0.groupID == group } }
             return TransactionFacts(transaction, at: now, subscription: status)
+        }
+    }
+}
+
+extension RefundRequest.Status {
+    /// What a product's status and a transaction's state say while the request stands:
+    /// "Refund requested", "Refund declined"; nil once approved (the transaction is refunded).
+    public var mark: String? {
+        switch self {
+        case .pending: "Refund requested"
+        case .declined: "Refund declined"
+        case .approved: nil
         }
     }
 }
