@@ -159,17 +159,7 @@ enum ServerAttack {
                                              "--listen", "127.0.0.1:0"] + notify, stdout: log, stderr: log) else { return nil }
             return (pid, log)
         }
-        func port(of log: String) -> UInt16? {
-            let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline {
-                let text = Processes.read(log)
-                if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                    return UInt16(text[range].split(separator: ":").last ?? "")
-                }
-                usleep(50_000)
-            }
-            return nil
-        }
+        func port(of log: String) -> UInt16? { ServerLimits.port(of: log) }
         guard let first = serve("first"), let firstPort = port(of: first.log), let second = serve("second"),
               let secondPort = port(of: second.log) else {
             findings.fail("a server did not start")

@@ -93,9 +93,9 @@ struct LedgerContractTests {
     func idsRiseAndAreNeverReused(_ backend: TestBackend) throws {
         let store = try FreshStore(backend, named: "ids")
         let one = try store.open(), other = try store.open()
-        let first = try one.write { try insertPurchase(one) }
+        let first = try one.write { try one.insertTestPurchase(account: "contract") }
         try one.write { try one.delete(transactionID: first.id) }
-        let second = try other.write { try insertPurchase(other) }
+        let second = try other.write { try other.insertTestPurchase(account: "contract") }
         #expect(first.id > 2_000_000_000)
         #expect(second.id > first.id)
         #expect(try other.transaction(id: first.id) == nil)
@@ -123,18 +123,5 @@ struct LedgerContractTests {
         let after = mine.ownChanges
         _ = try mine.read { try mine.setting("theirs", account: "") }
         #expect(mine.ownChanges == after)
-    }
-
-    /// A signed auto-renewable purchase, as the engine inserts one.
-    private func insertPurchase(_ ledger: Ledger) throws -> Transaction {
-        let date = Date(milliseconds: 1_750_000_000_000)
-        try ledger.ensureAccount("contract", at: date)
-        return try ledger.insert(Transaction(
-            id: 0, originalID: 0, productID: "com.example.monthly", productType: .autoRenewable, purchaseDate: date,
-            originalPurchaseDate: date, expirationDate: date.addingTimeInterval(30 * 86_400), revocationDate: nil,
-            revocationReason: nil, isUpgraded: false, ownershipType: .purchased, purchasedQuantity: 1,
-            appAccountToken: nil, environment: .xcode, storefront: "USA", currency: "USD", price: Decimal(string: "4.99")!,
-            reason: .purchase, subscriptionGroupID: "group", offerType: nil, account: "contract", status: .purchased,
-            isFinished: false, offerID: nil, offerPaymentMode: nil, offerPeriod: nil))
     }
 }

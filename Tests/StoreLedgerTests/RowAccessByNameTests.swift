@@ -6,17 +6,8 @@ import Testing
 
 /// A purchased, signed, sealed and marked transaction in a new store file at `path`.
 private func storeWithPurchase(_ path: String) throws -> Transaction {
-    let ledger = try Ledger(path: path)
-    let date = Date(milliseconds: 1_750_000_000_000)
-    try ledger.ensureAccount("reader", at: date)
-    return try ledger.insert(Transaction(
-        id: 0, originalID: 0, productID: "com.example.monthly", productType: .autoRenewable, purchaseDate: date,
-        originalPurchaseDate: date, expirationDate: date.addingTimeInterval(30 * 86_400), revocationDate: nil,
-        revocationReason: nil, isUpgraded: false, ownershipType: .purchased, purchasedQuantity: 1,
-        appAccountToken: UUID(uuidString: "5B1F3A0E-7A6C-4A58-9E2B-3C1D2E4F5A6B"), environment: .xcode,
-        storefront: "USA", currency: "USD", price: Decimal(string: "4.99")!, reason: .purchase,
-        subscriptionGroupID: "group", offerType: nil, account: "reader", status: .purchased, isFinished: false,
-        offerID: nil, offerPaymentMode: nil, offerPeriod: nil))
+    try Ledger(path: path).insertTestPurchase(account: "reader",
+                                              appAccountToken: UUID(uuidString: "5B1F3A0E-7A6C-4A58-9E2B-3C1D2E4F5A6B"))
 }
 
 /// Rebuilds `transactions` with its columns in the reverse order (values, indexes kept), as a

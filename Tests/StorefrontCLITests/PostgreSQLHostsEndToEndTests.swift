@@ -38,14 +38,8 @@ struct PostgreSQLHostsEndToEndTests {
         for host in hosts.hosts {
             #expect(server.log.contains("connection received: host=\(host.address) "), "\(host.address) never connected")
         }
-        let listing = try await sandbox.storefront(["transactions", "--json"], on: hosts.hosts[2])
-        listing.expect(exit: 0)
-        let transactions = try #require(try listing.jsonObject()["transactions"] as? [[String: Any]])
-        let ids = transactions.compactMap { ($0["id"] as? NSNumber)?.int64Value }
-        #expect(transactions.filter { $0["productID"] as? String == product }.count == 1)
-        #expect(transactions.filter { $0["productID"] as? String == "com.example.storefront.coins100" }.count == 5)
-        #expect(Set(ids).count == ids.count && ids.count == 6)
-        #expect(ids.allSatisfy { $0 > 2_000_000_000 })
+        try await PostgreSQLStoreEndToEndTests.expectBoughtOnce(
+            product, try await sandbox.storefront(["transactions", "--json"], on: hosts.hosts[2]))
     }
 
     /// A tester's paywall on one host hears another host's approval without a key pressed:

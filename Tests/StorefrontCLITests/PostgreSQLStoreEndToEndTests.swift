@@ -23,14 +23,21 @@ struct PostgreSQLStoreEndToEndTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         for run in runs { run.expectNoCrashOutput() }
-        let listing = try await sandbox.storefront(["transactions", "--json"], store: store)
-        listing.expect(exit: 0)
-        let transactions = try #require(try listing.jsonObject()["transactions"] as? [[String: Any]])
+        try await Self.expectBoughtOnce(product, try await sandbox.storefront(["transactions", "--json"], store: store))
+    }
+
+    /// After ten racing buys, five of the non-consumable and five of a consumable: the
+    /// non-consumable bought once, the five consumables, six ids unique and above 2,000,000,000.
+    static func expectBoughtOnce(_ product: String, _ listing: RunResult,
+                                 sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        listing.expect(exit: 0, sourceLocation: sourceLocation)
+        let transactions = try #require(try listing.jsonObject()["transactions"] as? [[String: Any]], sourceLocation: sourceLocation)
         let ids = transactions.compactMap { ($0["id"] as? NSNumber)?.int64Value }
-        #expect(transactions.filter { $0["productID"] as? String == product }.count == 1)
-        #expect(transactions.filter { $0["productID"] as? String == "com.example.storefront.coins100" }.count == 5)
-        #expect(Set(ids).count == ids.count && ids.count == 6)
-        #expect(ids.allSatisfy { $0 > 2_000_000_000 })
+        #expect(transactions.filter { $0["productID"] as? String == product }.count == 1, sourceLocation: sourceLocation)
+        #expect(transactions.filter { $0["productID"] as? String == "com.example.storefront.coins100" }.count == 5,
+                sourceLocation: sourceLocation)
+        #expect(Set(ids).count == ids.count && ids.count == 6, sourceLocation: sourceLocation)
+        #expect(ids.allSatisfy { $0 > 2_000_000_000 }, sourceLocation: sourceLocation)
     }
 
     /// Another process's purchase is on the store at once: what one CLI buys, the next sees.

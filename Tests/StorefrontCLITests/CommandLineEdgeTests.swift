@@ -7,8 +7,8 @@ import TestSupport
 /// Issue 43, as a user meets it through the binary: store paths of one character, store paths
 /// SQLite would read as in-memory databases, an option taken as a value, `serve`'s usage errors
 /// with --json, idle connections under a low limit on open files, the doctor's long lines.
-@Suite("Reliability, round four (process)")
-struct ReliabilityRoundFourTests {
+@Suite("storefront: edge paths, option values, HOME and limits (process)")
+struct CommandLineEdgeTests {
     /// Whether `path` is a SQLite database (its header), not an empty or other file.
     static func isSQLite(_ path: String) -> Bool {
         FileManager.default.contents(atPath: path)?.starts(with: Array("SQLite format 3\0".utf8)) == true

@@ -8,8 +8,8 @@ import TestSupport
 /// Issue 43's smaller faults of the HTTP layer, over a real socket to libmicrohttpd: a NUL in the
 /// path, a Content-Length that is no number, libmicrohttpd's own refusals, a repeated header, a
 /// high-S token, and its log kept to a budget.
-@Suite("AppStoreServer: round four's HTTP faults")
-struct ServerRoundFourTests {
+@Suite("AppStoreServer: HTTP edges (NUL in a path, bad Content-Length, repeated headers, connection limits)")
+struct HTTPRequestEdgeTests {
     typealias Fixture = ServerAPITests.Fixture
 
     /// The status lines in an answer: one per response sent.

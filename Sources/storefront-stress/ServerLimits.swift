@@ -6,7 +6,7 @@ import TestSupport
 
 /// Issue 43's faults about load and races: idle connections exhausting `serve`'s descriptors, and
 /// two `serve`s whose sender lock cannot be taken.
-enum RoundFour {
+enum ServerLimits {
     /// The port a `serve` writing to `log` listens on, once it says so (nil after 30 s).
     static func port(of log: String) -> UInt16? {
         let deadline = Date().addingTimeInterval(30)
