@@ -71,6 +71,14 @@ package final class SenderLock: Sendable {
         }
     }
 
+    /// Whether this process still holds the lock. A file's is held until released; a PostgreSQL
+    /// session's only while its connection lives (asked with a round trip): the server dropped
+    /// the lock with the session when the connection broke, and another `serve` may hold it now.
+    package func isStillHeld() -> Bool {
+        if database != nil { return session.withLock { $0?.isAlive() ?? false } }
+        return descriptor.withLock { $0 >= 0 }
+    }
+
     /// Lets the lock go (closing the file is what frees a `flock`).
     package func release() {
         session.withLock { $0 = nil }

@@ -13,10 +13,19 @@ public final class AppStoreServer: @unchecked Sendable {
     let sender: NotificationSender
     let senderLock: SenderLock
     let log: @Sendable (String) -> Void
-    var delivery: Task<Void, Never>?
-    /// While another server holds the sender lock: waits for it to be free, then sends.
-    var takeover: Task<Void, Never>?
+    /// The tasks that send (and watch the lock while sending), or wait for the lock; behind a
+    /// lock, as losing the lock stops one and starts the other while `stop` may run.
+    private let tasks = Mutex<Tasks>(Tasks())
     private let sending = Atomic<Bool>(false)
+
+    struct Tasks {
+        var delivery: Task<Void, Never>?
+        /// While sending: checks each second that the sender lock is still held.
+        var watch: Task<Void, Never>?
+        /// While another server holds the sender lock: waits for it to be free, then sends.
+        var takeover: Task<Void, Never>?
+        var stopped = false
+    }
 
     /// - Parameters:
     ///   - log: a line per delivery attempt.
@@ -65,25 +74,32 @@ public final class AppStoreServer: @unchecked Sendable {
             return http.port
         }
         log(Self.notSending(first, lock: senderLock))
-        // Looks again each second: sends once the other server stops, or once the lock can be
-        // made (the folder in its place removed), saying so; a changed reason is said once too.
+        waitForLock(first)
+        return http.port
+    }
+
+    /// Looks again each second: sends once the other server stops, or once the lock can be
+    /// made (the folder in its place removed), saying so; a changed reason is said once too.
+    private func waitForLock(_ first: SenderLock.Outcome) {
         let lock = senderLock, log = log
-        takeover = Task.detached { [weak self] in
-            var said = first
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                guard !Task.isCancelled else { return }
-                let now = lock.take()
-                if now == .taken {
-                    log("now sending notifications (\(Self.reasonItChanged(said)))")
-                    self?.startDelivery()
-                    return
+        tasks.withLock { tasks in
+            guard !tasks.stopped else { return }
+            tasks.takeover = Task.detached { [weak self] in
+                var said = first
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    guard !Task.isCancelled else { return }
+                    let now = lock.take()
+                    if now == .taken {
+                        log("now sending notifications (\(Self.reasonItChanged(said)))")
+                        self?.startDelivery()
+                        return
+                    }
+                    if Self.differs(now, said) { log(Self.notSending(now, lock: lock)) }
+                    said = now
                 }
-                if Self.differs(now, said) { log(Self.notSending(now, lock: lock)) }
-                said = now
             }
         }
-        return http.port
     }
 
     /// Why this server does not send, for the log: another holds the lock, or it cannot be taken.
@@ -114,17 +130,58 @@ public final class AppStoreServer: @unchecked Sendable {
     }
 
     private func startDelivery() {
-        let sender = sender
+        let sender = sender, lock = senderLock
         // The store's change feed wakes the sender: a write to the store file, a renewal due, a retry due.
         let feed = store.changes
-        let changes = feed.changes(includingUnfinished: false)
-        delivery = Task.detached { await sender.run(changes: changes, feed: feed) }
-        sending.store(true, ordering: .releasing)
+        tasks.withLock { tasks in
+            guard !tasks.stopped else { return }
+            let changes = feed.changes(includingUnfinished: false)
+            tasks.delivery = Task.detached { await sender.run(changes: changes, feed: feed) }
+            // A PostgreSQL session can break while this process lives (a restarted server, a
+            // network cut): the server drops the lock with it, and another replica may take it.
+            // Sending on would deliver every notification twice: stop, and wait for the lock again.
+            tasks.watch = Task.detached { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    guard !Task.isCancelled else { return }
+                    if !lock.isStillHeld() {
+                        await self?.lostLock()
+                        return
+                    }
+                }
+            }
+            sending.store(true, ordering: .releasing)
+        }
+    }
+
+    /// The sender lock went with its session: stop sending, say so, and wait to take it again.
+    private func lostLock() async {
+        let delivery = tasks.withLock { tasks in
+            defer { tasks.delivery = nil }
+            return tasks.delivery
+        }
+        delivery?.cancel()
+        await delivery?.value
+        sending.store(false, ordering: .releasing)
+        senderLock.release()
+        let reason = "its session with the database ended"
+        log("stopped sending notifications: the sender lock was lost (\(reason)); another serve may send now; this one sends again once it can take the lock")
+        waitForLock(.unavailable(reason))
     }
 
     /// Stops listening (waiting for requests in flight) and delivering.
     public func stop() async {
         http.stop()
+        let running = tasks.withLock { tasks in
+            tasks.stopped = true
+            return tasks
+        }
+        for task in [running.takeover, running.watch] {
+            task?.cancel()
+            await task?.value
+        }
+        // A watch that found the lock lost may have started a takeover meanwhile: stopped now.
+        let (takeover, delivery) = tasks.withLock { ($0.takeover, $0.delivery) }
         takeover?.cancel()
         await takeover?.value
         delivery?.cancel()  // ends the loop's sequence of changes at once
