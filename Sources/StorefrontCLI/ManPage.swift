@@ -133,7 +133,7 @@ extension ExitCode {
         case .failure: "The operation failed: the StoreKit error's name is in the message (purchaseNotAllowed, productUnavailable, networkError, …); doctor found problems."
         case .noTerminal: "The paywall needs a terminal and there is none (or TERM is unknown or dumb)."
         case .usage: "Usage error, also an unknown setting or a value it does not take."
-        case .badCatalog: "Bad catalog: the message names the file, line:column or JSON path, and the fault."
+        case .badCatalog: "Bad catalog or scenario: the message names the file, line:column or JSON path, and the fault."
         case .catalogMissing: "The catalog is missing or unreadable."
         case .storeUnusable: "The store file is unusable (not a store file, another application's database, a newer schema, read-only, a missing folder); the file is left untouched."
         case .storeBusy: "The store file is busy: another process held its lock past the busy timeout. The file is fine and nothing was done; run the command again."

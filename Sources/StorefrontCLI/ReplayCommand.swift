@@ -55,7 +55,8 @@ enum ReplayCommand: StorefrontCommand {
         guard faults.isEmpty else {
             for fault in faults { console.err("storefront: error: \(fault)") }
             if json {
-                console.out(JSON.object([CommandFailure.member(name: ExitCode.badCatalog.name, message: faults.joined(separator: "\n")),
+                // Exit 65, as a malformed catalog; named for what is malformed.
+                console.out(JSON.object([CommandFailure.member(name: "malformedScenario", message: faults.joined(separator: "\n")),
                                          JSON.Member("malformed", .array(faults.map { .string($0) }))]).serialized())
             }
             return .badCatalog
@@ -79,8 +80,10 @@ enum ReplayCommand: StorefrontCommand {
         }
         if json {
             let document = ScenarioReportJSON.document(results)
-            if let unwritten, case .object(let members) = document {
-                console.out(JSON.object([CommandFailure.member(name: ExitCode.failure.name, message: unwritten)] + members).serialized())
+            // A failed replay carries the one error shape beside its report, as every failure does.
+            let failure = unwritten ?? (failed > 0 ? "\(failed) of \(results.count) scenario\(results.count == 1 ? "" : "s") failed" : nil)
+            if let failure, case .object(let members) = document {
+                console.out(JSON.object([CommandFailure.member(name: ExitCode.failure.name, message: failure)] + members).serialized())
             } else {
                 console.out(document.serialized())
             }

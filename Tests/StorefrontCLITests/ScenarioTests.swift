@@ -104,6 +104,9 @@ struct ReplayTests {
             """)
         let run = try await sandbox.run(["replay", file, "--json"])
         run.expect(exit: 1)
+        // The one error shape beside the report, as every failure prints it.
+        let error = try #require(try run.jsonObject()["error"] as? [String: Any], "\(run)")
+        #expect(error["name"] as? String == "failure" && error["message"] as? String == "1 of 1 scenario failed")
         let scenario = try #require((try run.jsonObject()["scenarios"] as? [[String: Any]])?.first)
         let steps = try #require(scenario["steps"] as? [[String: Any]])
         #expect(steps.map { $0["status"] as? String } == ["passed", "passed", "passed", "passed", "failed", "failed"],
@@ -119,6 +122,10 @@ struct ReplayTests {
         run.expect(exit: 65)
         #expect(run.stderr.contains("bad.scenario:3:13: expect owned takes a PRODUCT_ID"), "\(run)")
         #expect(!run.stdout.contains("PASS"))
+        let json = try await sandbox.run(["replay", good, bad, "--json"])
+        json.expect(exit: 65)
+        let error = try #require(try json.jsonObject()["error"] as? [String: Any], "\(json)")
+        #expect(error["name"] as? String == "malformedScenario", "named for what is malformed, not badCatalog")
         let missing = try await sandbox.run(["replay", sandbox.path("none.scenario")])
         missing.expect(exit: 66)
     }
