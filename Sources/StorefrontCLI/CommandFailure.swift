@@ -54,3 +54,13 @@ extension ExitCode {
         }
     }
 }
+
+extension ExitCode {
+    /// Reports a failure that comes from outside the command table (the paywall finding no
+    /// terminal) as every command's does: `message` on standard error (then `hint`), the one
+    /// JSON shape on standard output with `--json`; returns this code.
+    public func report(_ message: String, hint: String? = nil, json: Bool, console: Console) -> ExitCode {
+        CommandFailure(name: name, message: message, lines: ["storefront: \(message)"] + (hint.map { [$0] } ?? []), code: self)
+            .report(json: json, console: console)
+    }
+}

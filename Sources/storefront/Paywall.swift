@@ -36,9 +36,8 @@ private func runLoop(store: Store, invocation: Invocation, console: Console, sto
     do {
         terminal = try CursesTerminal<ClickTarget>.startOnProcessTerminal(environment: ProcessInfo.processInfo.environment)
     } catch {
-        console.err("storefront: \(error)")
-        console.err("For scripts and pipes use the commands instead: storefront products, buy ID, restore, transactions (see storefront --help).")
-        return .noTerminal
+        return ExitCode.noTerminal.report("\(error)", hint: "For scripts and pipes use the commands instead: storefront products, buy ID, restore, transactions (see storefront --help).",
+                                          json: invocation.json, console: console)
     }
     defer { terminal.end() }
     var state = State(size: terminal.size, account: store.account, storePath: store.path, paywall: store.catalog.paywall)

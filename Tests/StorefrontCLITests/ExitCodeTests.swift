@@ -118,6 +118,12 @@ struct ExitCodeTests {
         #expect(run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.contains("terminal"), "\(run)")
         #expect(run.stderr.contains("storefront products"), "suggests the commands:\n\(run)")
+        // With --json, the one error shape on standard output (it printed nothing).
+        let json = try await sandbox.run(["--catalog", Binary.catalog, "--store", sandbox.store, "--json"],
+                                         environment: ["TERM": "xterm-256color"])
+        json.expect(exit: 2)
+        let error = try #require(try json.jsonObject()["error"] as? [String: Any], "\(json)")
+        #expect(error["name"] as? String == "noTerminal" && (error["message"] as? String)?.contains("terminal") == true)
     }
 
     // MARK: - Catalog missing (66) or bad (65)
