@@ -240,7 +240,7 @@ enum KeyCommand: StorefrontCommand {
                        with the environment setting Sandbox or Production.
               --der    with --root: the certificate's DER bytes instead of PEM
             """,
-        options: ["--root", "--der"], operands: [.words(["export"])])
+        options: ["--root", "--der"], operands: [.words(["export"])], printsJSON: false)
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()

@@ -163,6 +163,7 @@ extension Invocation {
             if let topic, CommandHelp.named(topic) == nil {
                 throw UsageError(description: "no command \"\(topic)\"", command: nil)
             }
+            if invocation.json { throw Self.noJSONForm("help", topic: topic) }
             invocation.command = .help(topic)
             return invocation
         }
@@ -171,11 +172,18 @@ extension Invocation {
         guard let type = StorefrontCommands.named(name) else {
             throw UsageError(description: "no command \"\(name)\"", command: nil)
         }
+        if invocation.json, !type.help.printsJSON { throw Self.noJSONForm(name, topic: name) }
         line.name = name
         line.args = args
         line.entry = type.help
         invocation.command = try type.parse(line)
         return invocation
+    }
+
+    /// `--json` given to a command with no JSON form: said, in the one JSON shape, not ignored.
+    static func noJSONForm(_ name: String, topic: String?) -> UsageError {
+        UsageError(description: "\(name) has no JSON form (its output is a document of its own): run it without --json",
+                   command: topic)
     }
 
     /// An ISO-8601 date (midnight UTC) or date and time, as `--since` takes it.

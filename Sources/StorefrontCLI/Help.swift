@@ -17,6 +17,9 @@ struct CommandHelp {
     var operands: [ValueKind] = []
     /// A helper for the completion scripts: parsed, but not listed in help, completions or the man page.
     var hidden = false
+    /// False for a command whose output is a document of its own (help, a roff page, a shell
+    /// script, a PEM key): `--json` is refused as a usage error, in the one JSON shape, not ignored.
+    var printsJSON = true
 
     /// The command table, in the order of ``StorefrontCommands/all``: each command's own entry.
     static let all: [CommandHelp] = StorefrontCommands.all.map { $0.help }

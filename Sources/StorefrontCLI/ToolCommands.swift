@@ -62,7 +62,7 @@ enum HelpCommand: StorefrontCommand {
         name: "help", usage: "help [COMMAND]",
         summary: "The commands and options, or one command's details",
         details: "The same as `storefront --help`, or `storefront COMMAND --help` when a COMMAND is named.",
-        operands: [.command])
+        operands: [.command], printsJSON: false)
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         .help(line.args.first)
@@ -92,7 +92,7 @@ enum ToolCommands {
             share/bash-completion/completions/storefront, zsh's share/zsh/site-functions/_storefront,
             fish's share/fish/vendor_completions.d/storefront.fish.
             """,
-        operands: [.words(Shell.allCases.map(\.rawValue))])
+        operands: [.words(Shell.allCases.map(\.rawValue))], printsJSON: false)
 
     static let manHelp = CommandHelp(
         name: "man", usage: "man",
@@ -100,7 +100,7 @@ enum ToolCommands {
         details: """
             Prints the manual page made from the same table as this help: commands, options,
             settings, exit codes, files and environment. Read it with `storefront man | man -l -`.
-            """)
+            """, printsJSON: false)
 
     static let completeHelp = CommandHelp(
         name: "__complete", usage: "__complete products | groups | setting-values NAME",
@@ -111,7 +111,7 @@ enum ToolCommands {
             nothing (and exits 0) when the catalog cannot be read.
             """,
         operands: [.words(["products", "groups", "setting-values"]), .settingName],
-        hidden: true)
+        hidden: true, printsJSON: false)
 
     /// `storefront --version`: the version and the commit it was built from.
     static var versionLine: String {

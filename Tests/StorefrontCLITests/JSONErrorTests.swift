@@ -95,6 +95,28 @@ struct JSONErrorTests {
         if let code = error["skErrorCode"] { #expect(code is Int, "\(json)") }
     }
 
+    /// A good line of each command whose output is a document of its own.
+    static let documentCommands: [String: [String]] = [
+        "help": ["help"], "completions": ["completions", "bash"], "man": ["man"], "key": ["key", "export"],
+        "__complete": ["__complete", "products"],
+    ]
+
+    /// `--json` was ignored by these: the text came out as if it had not been given.
+    @Test("a command with no JSON form refuses --json as a usage error in the one shape, never ignores it",
+          arguments: CommandHelp.all.filter { !$0.printsJSON }.map(\.name))
+    func commandsWithoutJSONSaySo(command: String) async throws {
+        let arguments = try #require(Self.documentCommands[command], "a good line for \(command)")
+        let sandbox = try Sandbox()
+        #expect(await Self.run(arguments, in: sandbox).code == .success)
+        let json = await Self.run(arguments + ["--json"], in: sandbox)
+        #expect(json.code == .usage, "\(json)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any], "\(json)")
+        let error = try #require(document["error"] as? [String: Any], "\(json)")
+        #expect(error["name"] as? String == "usage" && (error["message"] as? String)?.contains("no JSON form") == true, "\(json)")
+        // `--help --json` too.
+        #expect(await Self.run(["products", "--help", "--json"], in: sandbox).code == .usage)
+    }
+
     /// The case the issue names: a setting that does not exist printed no JSON at all.
     @Test func anUnknownSettingIsAUsageErrorInJSON() async throws {
         let sandbox = try Sandbox()
