@@ -378,7 +378,7 @@ extension Session {
         case .userCancelled:
             lines.append("The purchase of \(name) was cancelled (userCancelled).")
         case .pending(let request):
-            lines.append("\(request.reason.sentence(for: name)) Request \(request.id); answer with: \(request.reason.nextStep(id: request.id))")
+            lines.append("\(request.reason.sentence(for: name)) Request \(request.id); answer with: \(request.reason.nextStep(id: request.id, store: store.path))")
         }
         return Report(json: json, lines)
     }
@@ -400,7 +400,7 @@ extension Session {
         var table = Table("REQUEST", "ASKED", "PRODUCT ID", "REASON", "NEXT")
         for request in requests {
             table.add(String(request.id), request.date.iso8601, request.productID, request.reason.rawValue,
-                      request.reason.nextStep(id: request.id))
+                      request.reason.nextStep(id: request.id, store: store.path))
         }
         return Report(json: json, table.rendered)
     }

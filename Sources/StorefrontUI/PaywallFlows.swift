@@ -72,10 +72,11 @@ func purchaseEnded(_ state: inout State, _ productID: String, _ report: Purchase
         state.flash = "Purchase of \(product) cancelled (userCancelled)"
     case .pending(let reason, let requestID):
         let reason = reason ?? .askToBuy
-        let id = requestID.map { " \($0)" } ?? ""
+        // The command names this paywall's store: pasted in another terminal, it acts on this one.
+        let command = reason.nextStep(id: requestID, store: state.storePath)
         let action = switch reason {
-        case .interrupted: "Resolve it in the Transaction Manager (t, then v) or with storefront resolve\(id)."
-        case .askToBuy: "Approve it in the Transaction Manager (t, then a) or with storefront approve\(id)."
+        case .interrupted: "Resolve it in the Transaction Manager (t, then v) or with \(command)."
+        case .askToBuy: "Approve it in the Transaction Manager (t, then a) or with \(command)."
         }
         // The advice must act on this request: t opens the manager on it.
         state.manager.focus = requestID

@@ -184,11 +184,12 @@ struct QAControlCommandTests {
         let human = try await sandbox.storefront("buy", Demo.iPhoneRage)
         human.expect(exit: 0)
         #expect(human.stdout.contains("Ask to Buy"), "\(human)")
-        #expect(human.stdout.contains("storefront approve "), "\(human)")
+        // Naming this store, so that pasted elsewhere it acts on this one.
+        #expect(human.stdout.contains("storefront --store \(sandbox.store) approve "), "\(human)")
 
         let table = try await sandbox.storefront("transactions", "--pending")
         #expect(table.stdout.contains("askToBuy"), "\(table)")
-        #expect(table.stdout.contains("storefront approve \(id)"), "\(table)")
+        #expect(table.stdout.contains("storefront --store \(sandbox.store) approve \(id)"), "\(table)")
         #expect(try await product(sandbox, Demo.swiftShopping).product["owned"] as? Bool == false)
 
         // The parent, in another process.
@@ -247,7 +248,7 @@ struct QAControlCommandTests {
         #expect(document["result"] as? String == "pending")
         #expect((document["request"] as? [String: Any])?["reason"] as? String == "interrupted")
         let human = try await sandbox.storefront("buy", Demo.coins)
-        #expect(human.stdout.contains("storefront resolve "), "\(human)")
+        #expect(human.stdout.contains("storefront --store \(sandbox.store) resolve "), "\(human)")
         #expect(try await transactions(sandbox).isEmpty, "requests are not transactions")
         #expect(try await requests(sandbox).map { $0["reason"] as? String } == ["interrupted", "interrupted"])
 

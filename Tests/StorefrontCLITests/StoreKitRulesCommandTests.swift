@@ -30,7 +30,7 @@ struct StoreKitRulesCommandTests {
         #expect(requests.first?["reason"] as? String == "askToBuy")
         #expect(requests.first?["productID"] as? String == Demo.goPro)
         let table = try await sandbox.storefront("transactions", "--pending")
-        #expect(table.stdout.contains("storefront approve \(id)"), "\(table)")
+        #expect(table.stdout.contains("storefront --store \(sandbox.store) approve \(id)"), "\(table)")
 
         // Approved, it is a transaction.
         try await sandbox.storefront("approve", String(id)).expect(exit: 0)

@@ -23,7 +23,7 @@ struct AlertFocusTests {
             Issue.record("no Purchase Pending alert: \(String(describing: state.sheet))")
             return
         }
-        #expect(message.contains("(t, then v)") && message.contains("storefront resolve 2000000005"), "\(message)")
+        #expect(message.contains("(t, then v)") && message.contains("storefront --store /tmp/store.sqlite resolve 2000000005"), "\(message)")
         assertUpdate(&state, .key(.enter)) { $0.sheet = nil }
         assertUpdate(&state, .key(.character("t")), effects: [.loadHistory]) { $0.screen = .transactions }
         // The new request is the newest: the list grows at the top, under the old cursor.

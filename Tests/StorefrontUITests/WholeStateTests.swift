@@ -89,7 +89,7 @@ struct PaywallWholeStateTests {
         var state = loadedState()
         let reason = StoreEngine.Transaction.PendingReason.askToBuy
         let message = reason.sentence(for: "Swift Shopping")
-            + " Approve it in the Transaction Manager (t, then a) or with storefront approve."
+            + " Approve it in the Transaction Manager (t, then a) or with storefront --store /tmp/store.sqlite approve."
         assertUpdate(&state, .paywall(.purchased(productID: swiftShopping, .pending(.askToBuy))), effects: [.load]) {
             $0.sheet = .alert(title: "Purchase Pending", message: message)
         }

@@ -114,12 +114,28 @@ extension Transaction.PendingReason {
         }
     }
 
-    /// The command that moves request `id` on, for people at a terminal.
-    public func nextStep(id: Int64) -> String {
+    /// The command that moves request `id` on, for people at a terminal: on `store` (its path, or
+    /// its URI without the password, as shown) when given, so that it acts on this store from any
+    /// folder and terminal, not on the default one.
+    public func nextStep(id: Int64?, store: String? = nil) -> String {
+        let command = (["storefront"] + (store.map { ["--store", Self.shellWord(Self.absolute($0))] } ?? [])).joined(separator: " ")
+        let number = id.map { " \($0)" } ?? ""
         switch self {
-        case .askToBuy: "storefront approve \(id) (or decline \(id))"
-        case .interrupted: "storefront resolve \(id)"
+        case .askToBuy: return "\(command) approve\(number)" + (id.map { " (or decline \($0))" } ?? "")
+        case .interrupted: return "\(command) resolve\(number)"
         }
+    }
+
+    /// A store file's path from the root (a second terminal may be in another folder); a URI as it is.
+    private static func absolute(_ store: String) -> String {
+        guard case .file(let path) = StoreAddress(store), !path.hasPrefix("/") else { return store }
+        return FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// `text` as one word for a POSIX shell: as it is when it holds nothing the shell reads, else in single quotes.
+    private static func shellWord(_ text: String) -> String {
+        let plain = text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "/._:@%+=,-".unicodeScalars.contains($0)) }
+        return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
 
