@@ -29,6 +29,8 @@ public enum PaywallAction: Equatable, Sendable {
     case openHelp
     /// Esc: "Quit Storefront?".
     case askToQuit
+    /// A Transaction Manager key pressed on the paywall (f, x, e, …): where it works, on the status line.
+    case managerKeyHint(Character)
 
     // MARK: Engine results
 
@@ -62,9 +64,17 @@ extension PaywallAction {
         case .character("["), .character("]"), .character("{"), .character("}"): self = .scrollLog(key)
         case .character("?"), .character("h"): self = .openHelp
         case .escape: self = .askToQuit
+        case .character(let key) where Self.managerKeys[key] != nil: self = .managerKeyHint(key)
         default: return nil
         }
     }
+
+    /// The Transaction Manager's keys that act on a transaction, and what each does there: on the
+    /// paywall they did nothing, without a word.
+    static let managerKeys: [Character: String] = [
+        "a": "approves", "d": "declines", "v": "resolves", "f": "refunds", "e": "expires", "n": "renews",
+        "u": "turns auto-renew on or off", "x": "deletes",
+    ]
 }
 
 /// The paywall's reducer.
@@ -87,6 +97,8 @@ func reducePaywall(_ state: inout State, _ action: PaywallAction) -> [Effect] {
     case .scrollLog(let key): scrollLog(&state, key)
     case .openHelp: openHelp(&state)
     case .askToQuit: state.sheet = .confirmQuit
+    case .managerKeyHint(let key):
+        state.flash = "\(key) \(PaywallAction.managerKeys[key] ?? "acts") a transaction in the Transaction Manager: press t"
     case .purchased(let productID, let report):
         state.busy = nil
         purchaseEnded(&state, productID, report)
