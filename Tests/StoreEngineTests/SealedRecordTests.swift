@@ -34,6 +34,28 @@ struct SealedRecordTests {
         }
     }
 
+    @Test("a store in PostgreSQL of schema 9 gets schema 10's seals on opening, its balances as they stand", .postgreSQLOnly)
+    func postgreSQLMigratesNineToTen() async throws {
+        try await withStoreFixture { fixture in
+            _ = try await buy(try fixture.open(), "pro")
+            let db = try PostgreSQLStoreConnection(fixture.path)
+            try db.execute("""
+                ALTER TABLE subscriptions DROP COLUMN seal; ALTER TABLE app_balances DROP COLUMN seal;
+                INSERT INTO app_balances (account, product_id, balance) VALUES ('\(Store.defaultAccount)', 'coins', 3);
+                UPDATE storefront_store SET schema_version = 9;
+                """)
+            let before = StoreDoctor.examine(path: fixture.path)
+            #expect(before.isHealthy && before.schemaVersion == 9, "\(before.problems)")
+            let store = try fixture.open()
+            #expect(try db.scalar("SELECT schema_version FROM storefront_store") == Ledger.schemaVersion)
+            #expect(try await store.balances()["coins"] == 3, "the balance it had")
+            #expect(try await store.consume("coins") == 2)
+            let after = StoreDoctor.examine(path: fixture.path)
+            #expect(after.isHealthy && after.schemaVersion == Ledger.schemaVersion, "\(after.problems)")
+            #expect(after.passed.contains("every subscription's renewal state and every balance sealed"), "\(after.passed)")
+        }
+    }
+
     @Test("an edited balance is none: nothing to consume, the doctor names the row, the next delivery starts from 0", .fileStoreOnly)
     func anEditedBalanceIsNone() async throws {
         try await withStoreFixture { fixture in
