@@ -286,7 +286,9 @@ public enum StoreDoctor {
             if broken.rows.isEmpty {
                 checkup.passed.append("every subscription's renewal state and every balance sealed")
             } else {
-                problem("records", "\(broken.rows.count) row\(broken.rows.count == 1 ? "" : "s") beside the transactions fail\(broken.rows.count == 1 ? "s" : "") its seal (edited; read as absent, so no grace period or balance comes of it): \(broken.rows.prefix(Self.idsShown).joined(separator: "; "))\(broken.rows.count > Self.idsShown ? " and \(broken.rows.count - Self.idsShown) more" : "")",
+                let count = broken.rows.count
+                let rows = broken.rows.prefix(Self.idsShown).joined(separator: "; ") + (count > Self.idsShown ? " and \(count - Self.idsShown) more" : "")
+                problem("records", "\(count == 1 ? "1 row beside the transactions fails its seal" : "\(count) rows beside the transactions fail their seals") (edited: read as absent, so no grace period, renewal or balance comes of it): \(rows)",
                         broken.ids)
             }
         }
