@@ -95,8 +95,9 @@ extension Store {
         let granting = Dictionary(try ledger.ownedProductTransactions(account: account).map { ($0.id, $0) },
                                   uniquingKeysWith: { first, _ in first })
         for (productID, transactionID) in try ledger.owned(account: account) {
-            // The cache can be stale (expired, revoked, reset account); the store's record decides.
-            if let transaction = granting[transactionID], transaction.account == account,
+            // The cache can be stale (expired, revoked, reset account) or edited (another product's
+            // transaction put under this product): the store's sealed record decides.
+            if let transaction = granting[transactionID], transaction.account == account, transaction.productID == productID,
                transaction.isActive(at: date) || inGrace.contains(transaction.id) {
                 owned[productID] = transaction
             }

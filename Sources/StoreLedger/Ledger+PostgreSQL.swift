@@ -36,6 +36,29 @@ extension Ledger {
             """
     }
 
+    /// A store of an older schema brought up to date, under the schema lock, once the seal key is
+    /// loaded: schema 10's seal columns on the subscriptions and balances, their rows sealed as
+    /// they stand (as a file's migration does, in the write that sets the version).
+    func migratePostgreSQL() throws(StoreFileError) {
+        do {
+            guard try db.scalar("SELECT schema_version FROM \(Self.markerTable)") ?? 0 < Self.schemaVersion else { return }
+            let lock = Int(PostgreSQLStoreConnection.LockClass.schema.rawValue)
+            try db.run("SELECT pg_advisory_lock(?, hashtext(current_schema()))", lock)
+            defer { try? db.run("SELECT pg_advisory_unlock(?, hashtext(current_schema()))", lock) }
+            try db.transaction {
+                let version = try db.scalar("SELECT schema_version FROM \(Self.markerTable)") ?? 0
+                guard version < 10 else { return }
+                for table in Self.sealedRecordTables {
+                    try db.execute("ALTER TABLE \(table.name) ADD COLUMN IF NOT EXISTS seal TEXT")
+                }
+                try sealRecordsAsTheyStand()
+                try db.run("UPDATE \(Self.markerTable) SET schema_version = ?", Self.schemaVersion)
+            }
+        } catch {
+            throw Self.openingFailure(of: path, "cannot be upgraded to schema \(Self.schemaVersion)", error)
+        }
+    }
+
     /// SQLite's `CREATE TABLE`s and indexes in PostgreSQL's types: integers are `BIGINT` (ms
     /// dates and ids above 2^31), a rowid column (`INTEGER PRIMARY KEY`) an identity that never
     /// hands out an id twice, and a table with a rowid but no such column gets one named `rowid`,
@@ -80,7 +103,8 @@ extension Ledger {
                 guard version <= Self.schemaVersion else {
                     throw StoreFileError(path: path, reason: "was written by a newer storefront (schema version \(version); this one reads up to \(Self.schemaVersion))")
                 }
-                // Schema 9 is the first on PostgreSQL: a later one migrates here, under this lock.
+                // Schema 9 is the first on PostgreSQL: a later one migrates once the seal key is
+                // loaded (``migratePostgreSQL()``), under this lock.
             } else if !tables.isEmpty {
                 throw StoreFileError(path: path, reason: "holds tables of another application (\(tables.sorted().prefix(3).joined(separator: ", "))…), not a store; nothing was changed")
             } else {

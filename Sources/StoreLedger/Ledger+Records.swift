@@ -27,17 +27,19 @@ extension Ledger {
     /// waiting for its next renewal (kept beside the account's settings, under ``renewalOfferPrefix``).
     package func subscriptionStates(account: String) throws(DatabaseError) -> [SubscriptionRecord] {
         try db.rows("""
-            SELECT s.group_id, s.original_id, s.will_auto_renew, s.auto_renew_product_id, s.expiration_reason,
-                   s.billing_retry_since, s.grace_until, o.value AS renewal_offer
+            SELECT s.account, s.group_id, s.original_id, s.will_auto_renew, s.auto_renew_product_id, s.expiration_reason,
+                   s.billing_retry_since, s.grace_until, s.seal, o.value AS renewal_offer
             FROM subscriptions s LEFT JOIN settings o ON o.account = s.account AND o.name = ? || s.group_id
             WHERE s.account = ? ORDER BY s.group_id
-            """, Self.renewalOfferPrefix, account) { row in
-            SubscriptionRecord(
+            """, Self.renewalOfferPrefix, account) { row -> SubscriptionRecord? in
+            // A row whose seal does not match was edited: read as absent (no grace, no renewal from it).
+            guard isSealed(row, in: Self.sealedSubscriptions) else { return nil }
+            return SubscriptionRecord(
                 groupID: row.text(.group_id), originalID: row.int64(.original_id), willAutoRenew: row.bool(.will_auto_renew),
                 autoRenewProductID: row.text(.auto_renew_product_id), expirationReason: row.optionalText(.expiration_reason),
                 billingRetrySince: row.optionalInt64(.billing_retry_since).map(Date.init(milliseconds:)),
                 graceUntil: row.optionalInt64(.grace_until).map(Date.init(milliseconds:)), renewalOfferID: row.optionalText(.renewal_offer))
-        }
+        }.compactMap { $0 }
     }
 
     /// Where a subscription's promotional offer for the next renewal is kept: a row of the
@@ -59,6 +61,7 @@ extension Ledger {
                 grace_until = excluded.grace_until
             """, account, record.groupID, record.originalID, record.willAutoRenew, record.autoRenewProductID,
             record.expirationReason, record.billingRetrySince?.milliseconds, record.graceUntil?.milliseconds)
+        try resealRecord(Self.sealedSubscriptions, [account, record.groupID])
         if let offer = record.renewalOfferID {
             try setSetting(Self.renewalOfferPrefix + record.groupID, account: account, value: offer)
         } else {
@@ -68,6 +71,7 @@ extension Ledger {
 
     /// Forgets a subscription group's record (its last transaction was deleted).
     package func deleteSubscription(account: String, groupID: String) throws(DatabaseError) {
+        try unsealRecord(Self.sealedSubscriptions, [account, groupID])
         try db.run("DELETE FROM subscriptions WHERE account = ? AND group_id = ?", account, groupID)
         try removeSetting(Self.renewalOfferPrefix + groupID, account: account)
     }
@@ -168,19 +172,23 @@ extension Ledger {
         return owned
     }
 
+    /// The app's consumable balances, by product id: a row whose seal does not match (edited) counts as none.
     package func balances(account: String) throws(DatabaseError) -> [String: Int] {
         var balances: [String: Int] = [:]
-        try db.query("SELECT product_id, balance FROM app_balances WHERE account = ?", [account]) { row in
-            balances[row.text(.product_id)] = row.int(.balance)
+        try db.query("SELECT \(Self.selectList(Self.sealedBalances)) FROM app_balances WHERE account = ?", [account]) { row in
+            if isSealed(row, in: Self.sealedBalances) { balances[row.text(.product_id)] = row.int(.balance) }
         }
         return balances
     }
 
+    /// Adds `amount` (negative to spend) to a sealed balance; an edited one is replaced, from 0.
     package func addToBalance(account: String, productID: String, amount: Int) throws(DatabaseError) {
+        let balance = try balances(account: account)[productID] ?? 0
         try db.run("""
             INSERT INTO app_balances (account, product_id, balance) VALUES (?, ?, ?)
-            ON CONFLICT (account, product_id) DO UPDATE SET balance = app_balances.balance + excluded.balance
-            """, account, productID, amount)
+            ON CONFLICT (account, product_id) DO UPDATE SET balance = excluded.balance
+            """, account, productID, balance + amount)
+        try resealRecord(Self.sealedBalances, [account, productID])
     }
 
     // MARK: - Settings
@@ -249,10 +257,8 @@ extension Ledger {
                 DELETE FROM price_changes; DELETE FROM price_increases; DELETE FROM catalog_prices; DELETE FROM messages;
                 """)
         }
-        // The sealed head is folded again from the rows that are left.
-        if scope != .app {
-            try refoldHead()
-            try forgetStaleMarks()
-        }
+        // The sealed head is folded again from the rows that are left (balances and subscriptions too).
+        try refoldHead()
+        if scope != .app { try forgetStaleMarks() }
     }
 }

@@ -118,6 +118,7 @@ extension Ledger {
                 account TEXT NOT NULL,
                 product_id TEXT NOT NULL,
                 balance INTEGER NOT NULL,
+                seal TEXT,                           -- schema 10: HMAC of the row (LedgerRecordSeals)
                 PRIMARY KEY (account, product_id)
             ) WITHOUT ROWID;
             \(Ledger.serverTables)
@@ -341,6 +342,7 @@ extension Ledger {
             expiration_reason TEXT,                  -- autoRenewDisabled, billingError, …
             billing_retry_since INTEGER,             -- ms: the renewal that failed, while retrying
             grace_until INTEGER,                     -- ms: the end of the billing grace period
+            seal TEXT,                               -- schema 10: HMAC of the row (LedgerRecordSeals)
             PRIMARY KEY (account, group_id)
         ) WITHOUT ROWID;
         """

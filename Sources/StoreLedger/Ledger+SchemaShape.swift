@@ -8,13 +8,14 @@ import StoreSigning
 /// are, a column added twice), nor pass the doctor.
 extension Ledger {
     /// The lowest schema whose columns the file has, from what each migration adds in the one
-    /// write that also sets the version: the seal column (6), the offer payment mode (5), the
+    /// write that also sets the version: the balances' seal column (10), the transactions' seal column (6), the offer payment mode (5), the
     /// promotional offer id (3), why a transaction is pending (2), the tables at all (1); 0 for none.
     /// (Tables a migration adds before the write that sets the version are no evidence: a process
     /// killed between the two leaves them.)
     package static func shapeVersion(of db: any LedgerConnection) throws(DatabaseError) -> Int64 {
         let columns = Set(try db.texts("SELECT name FROM pragma_table_info('transactions')"))
         if columns.isEmpty { return 0 }
+        if try db.scalar("SELECT count(*) FROM pragma_table_info('app_balances') WHERE name = 'seal'") == 1 { return 10 }
         if columns.contains("seal") { return 6 }
         if columns.contains("offer_discount_type") { return 5 }
         if columns.contains("offer_id") { return 3 }

@@ -7,7 +7,8 @@ import StoreSigning
 /// HMAC-SHA256 under a key derived from the store's private key. And the seals of all
 /// rows are folded into one signed head (XOR of their digests), so that a row put back
 /// as an older signed version of itself (a refund undone with the old JWS and seal), or
-/// a row deleted, no longer adds up: `doctor` checks it.
+/// a row deleted, no longer adds up: `doctor` checks it. Schema 10 seals the subscriptions'
+/// renewal state and the balances too, into the same head (LedgerRecordSeals).
 extension Ledger {
     /// The seal key: derived from the private key, so only whoever holds the key can seal.
     package static func sealKey(for key: SigningKey) -> [UInt8] {
@@ -47,10 +48,7 @@ extension Ledger {
         guard pair.old != pair.new else { return }
         if !verified, pair.old != nil { try forgetMark(id: id) }
         try db.run("UPDATE transactions SET seal = ? WHERE id = ?", pair.new, id)
-        var digest = try headDigest()
-        if let old = pair.old { xor(&digest, Self.bytes(hex: old)) }
-        xor(&digest, Self.bytes(hex: pair.new))
-        try saveHead(digest)
+        try foldIntoHead(removing: pair.old, adding: pair.new)
     }
 
     /// Takes row `id`'s seal out of the head, before the row is deleted.
@@ -58,16 +56,14 @@ extension Ledger {
         guard let old = try db.rows("SELECT seal FROM transactions WHERE id = ?", id, as: { $0.optionalText(.seal) }).first ?? nil
         else { return }
         try forgetMark(id: id)
-        var digest = try headDigest()
-        xor(&digest, Self.bytes(hex: old))
-        try saveHead(digest)
+        try foldIntoHead(removing: old, adding: nil)
     }
 
     /// Seals every row and the head from scratch (schema 6 migration, resets).
     func resealAll() throws(DatabaseError) {
         let ids = try db.rows("SELECT id FROM transactions ORDER BY id") { $0.int64(.id) }
         try db.run("UPDATE transactions SET seal = NULL")
-        try saveHead([UInt8](repeating: 0, count: 32))
+        try saveHead(try recordsDigest())  // the sealed records' seals stay in it
         for id in ids { try reseal(id) }
     }
 
@@ -82,7 +78,7 @@ extension Ledger {
             return transaction
         }
         try db.run("UPDATE transactions SET seal = NULL")
-        try saveHead([UInt8](repeating: 0, count: 32))
+        try saveHead(try recordsDigest())  // the sealed records' seals stay in it
         for transaction in rows where verifiesAsSigned(transaction) { try reseal(transaction.id) }
     }
 
@@ -96,8 +92,8 @@ extension Ledger {
     /// Folds the head again from the seals of the rows there are (after a reset deleted rows).
     func refoldHead() throws(DatabaseError) {
         var digest = [UInt8](repeating: 0, count: 32)
-        try db.query("SELECT seal FROM transactions WHERE seal IS NOT NULL", []) { row in
-            xor(&digest, Self.bytes(hex: row.text(.seal)))
+        try db.query(Self.headSealsQuery(withRecords: true), []) { row in
+            xorInto(&digest, Self.bytes(hex: row.text(.seal)))
         }
         try saveHead(digest)
     }
@@ -127,10 +123,11 @@ extension Ledger {
     // MARK: - Checking (the doctor)
 
     /// Why the head does not add up with the rows' seals, or nil. Reads only.
-    static func headProblem(_ db: any LedgerConnection, key: [UInt8]) throws(DatabaseError) -> String? {
+    /// `withRecords`: the file is of schema 10 or later, whose head folds the sealed records' seals too.
+    static func headProblem(_ db: any LedgerConnection, key: [UInt8], withRecords: Bool = true) throws(DatabaseError) -> String? {
         var digest = [UInt8](repeating: 0, count: 32)
-        try db.query("SELECT seal FROM transactions WHERE seal IS NOT NULL", []) { row in
-            xor(&digest, bytes(hex: row.text(.seal)))
+        try db.query(headSealsQuery(withRecords: withRecords), []) { row in
+            xorInto(&digest, bytes(hex: row.text(.seal)))
         }
         let head = try db.rows("SELECT digest, seal FROM seal_head WHERE id = 1") { ($0.text(.digest), $0.text(.seal)) }.first
         guard let head else {
@@ -141,7 +138,7 @@ extension Ledger {
             return "the ledger's head does not match its seal (edited)"
         }
         guard head.0 == hex(digest) else {
-            return "the transactions do not add up to the ledger's sealed head: a row was deleted, or replaced by an older version of itself (an undone refund, say)"
+            return "the sealed rows do not add up to the ledger's sealed head: a row was deleted, or replaced by an older version of itself (an undone refund, a balance before it was spent)"
         }
         return nil
     }
@@ -182,10 +179,6 @@ extension Ledger {
         }
         return result
     }
-}
-
-private func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
-    for index in digest.indices where index < other.count { digest[index] ^= other[index] }
 }
 
 extension Row {

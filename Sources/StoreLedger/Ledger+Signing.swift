@@ -71,18 +71,23 @@ extension Ledger {
                     try db.execute("ALTER TABLE transactions ADD COLUMN \(column) TEXT")
                 }
             }
-            if try db.scalar("SELECT count(*) FROM pragma_table_info('transactions') WHERE name = 'seal'") == 0 {
-                try db.execute("ALTER TABLE transactions ADD COLUMN seal TEXT")
+            for table in ["transactions"] + Self.sealedRecordTables.map(\.name)
+            where try db.scalar("SELECT count(*) FROM pragma_table_info(?) WHERE name = 'seal'", table) == 0 {
+                try db.execute("ALTER TABLE \(table) ADD COLUMN seal TEXT")
             }
             try db.execute(Self.sealHeadTable)
             if version < 5 { try migrate4to5(signingKey) }
             // Every row that verifies sealed as it stands (edits made before schema 6 to what the JWS does
             // not cover cannot be told any more); one that does not stays unsealed, so unverified.
-            // Schemas 7, 8 and 9 add tables only: their rows keep their seals (resealing would hide an edit).
+            // Schemas 7, 8, 9 and 10 add tables or seals only: rows keep their seals (resealing would hide an edit).
             if version < 6 {
                 if key == nil { key = try loadIdentity(signingKey) }
                 try sealRowsThatVerify()
             }
+            // Schema 10: the subscriptions' renewal state and the balances sealed once, as they stand
+            // (nothing to check them by before); in the write that sets the version, so a file with
+            // their seal column has them sealed.
+            if version < 10 { try sealRecordsAsTheyStand() }
             try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
         }
     }

@@ -21,9 +21,10 @@ package final class Ledger {
     /// attempts and the Server API's keys (LedgerServer); 7: promotional offer keys, nonces and
     /// redeemed offer codes; 8: Family Sharing and refund requests (``familyTables``,
     /// ``refundRequestTables``), price changes, price increases and messages (``pricingTables``),
-    /// tables only; 9: each transaction's history revision, its last change (``historyRevisionTables``).
+    /// tables only; 9: each transaction's history revision, its last change (``historyRevisionTables``);
+    /// 10: a seal on each subscription's renewal state and each balance (LedgerRecordSeals).
     /// Older files are re-signed on open.
-    package static let schemaVersion: Int64 = 9
+    package static let schemaVersion: Int64 = 10
     /// Transaction ids start above this, like the long ids Apple hands out.
     package static let firstTransactionID: Int64 = 2_000_000_000
 
@@ -151,6 +152,7 @@ package final class Ledger {
         }
         try preparePostgreSQL()
         try loadSigning(migrating: false)
+        try migratePostgreSQL()
     }
 
     /// The last steps of opening: the store's clock for signing, the signing key (made on first

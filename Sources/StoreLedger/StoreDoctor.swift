@@ -280,8 +280,20 @@ public enum StoreDoctor {
             }
         }
         checkup.transactionCount = count
+        // Schema 10 seals each subscription's renewal state and each balance: an edited one is named.
+        if version >= 10 {
+            let broken = try Ledger.brokenRecordSeals(db, key: sealKey)
+            if broken.rows.isEmpty {
+                checkup.passed.append("every subscription's renewal state and every balance sealed")
+            } else {
+                let count = broken.rows.count
+                let rows = broken.rows.prefix(Self.idsShown).joined(separator: "; ") + (count > Self.idsShown ? " and \(count - Self.idsShown) more" : "")
+                problem("records", "\(count == 1 ? "1 row beside the transactions fails its seal" : "\(count) rows beside the transactions fail their seals") (edited: read as absent, so no grace period, renewal or balance comes of it): \(rows)",
+                        broken.ids)
+            }
+        }
         if version >= 6 {
-            if let head = try Ledger.headProblem(db, key: sealKey) {
+            if let head = try Ledger.headProblem(db, key: sealKey, withRecords: version >= 10) {
                 problem("head", head)
             } else {
                 checkup.passed.append("every row sealed, and the rows add up to the sealed head")
@@ -298,10 +310,11 @@ public enum StoreDoctor {
         }
         if stated < shape {
             // Said above, as a problem: no migration is to come.
-        } else if (6...8).contains(version) {
+        } else if (6...9).contains(version) {
             let tables = [(7, "schema 7's tables (offer keys, used nonces, redeemed offer codes)"),
                           (8, "schema 8's (price changes, price increases, messages, families, family-shared transactions, refund requests)"),
-                          (9, "schema 9's (each transaction's history revision, in id order)")]
+                          (9, "schema 9's (each transaction's history revision, in id order)"),
+                          (10, "schema 10's seals on each subscription's renewal state and each balance, as they stand")]
                 .filter { $0.0 > version }.map(\.1)
             checkup.notes.append(.init(check: "schema", message: "schema version \(version): the next time storefront opens it, it gets \(tables.joined(separator: " and ")); its transactions stay as they are"))
         } else if version < Ledger.schemaVersion {

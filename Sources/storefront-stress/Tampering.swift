@@ -3,8 +3,8 @@ import Glibc
 import StoreEngine
 import TestSupport
 
-/// Rows edited with the `sqlite3` command line never entitle anyone, and doctor
-/// names them; the store file and its -wal and -shm are the owner's alone (0600).
+/// Rows edited with the `sqlite3` command line never entitle anyone (nor leave a balance to
+/// consume), and doctor names them; the store file and its -wal and -shm are the owner's alone (0600).
 enum Tampering {
     /// One edit: its SQL, the account that must not gain, and the product it must not own.
     struct Edit {
@@ -12,6 +12,12 @@ enum Tampering {
         var sql: String
         var account: String = StoreEngine.Store.defaultAccount
         var product: String
+        /// Commands run on the copy before the edit (to make a subscription lapse).
+        var before: [[String]] = []
+        /// The doctor's check that must name the edit.
+        var check = "unverified"
+        /// A consumable that must not be consumable after the edit.
+        var consumes: String?
     }
 
     static let thief = "thief@local"
@@ -46,6 +52,13 @@ enum Tampering {
                 WHERE product_id IN ('\(Demo.swiftShopping)', '\(Demo.iPhoneRage)')
                 """,
              product: Demo.swiftShopping),
+        // Issue 43 (7): the rows beside the transactions that decide a grace period and a balance.
+        Edit(name: "grace period to 2100 on a lapsed subscription",
+             sql: "UPDATE subscriptions SET grace_until = 4102444800000",
+             product: Demo.monthly,
+             before: [["settings", "set", "billingIssues", "true"], ["clock", "advance", "P40D"]], check: "records"),
+        Edit(name: "balance set to 1000", sql: "UPDATE app_balances SET balance = 1000", product: Demo.coins,
+             check: "records", consumes: Demo.coins),
         Edit(name: "signature byte changed",
              sql: "UPDATE transactions SET jws = substr(jws, 1, length(jws) - 5) || 'AAAAA' WHERE product_id = '\(Demo.iPhoneRage)'",
              product: Demo.iPhoneRage),
@@ -88,6 +101,10 @@ enum Tampering {
                 findings.fail("\(edit.name): cannot copy the store")
                 continue
             }
+            for command in edit.before {
+                let run = Processes.run([context.storefront, "--catalog", context.catalog, "--store", path] + command)
+                findings.check(run.status == 0, "\(edit.name): \(command.joined(separator: " ")): \(run.summary)")
+            }
             let sqlite = Processes.run(["/usr/bin/sqlite3", path, edit.sql])
             guard findings.check(sqlite.status == 0, "\(edit.name): sqlite3 failed: \(sqlite.stderr)") else { continue }
             let entitlements = Processes.run([context.storefront, "--catalog", context.catalog, "--store", path,
@@ -102,8 +119,16 @@ enum Tampering {
                 entitled += 1
                 findings.fail("\(edit.name): \(edit.account) is entitled to \(edit.product): \(entitlements.summary)")
             }
+            if let product = edit.consumes {
+                let consume = Processes.run([context.storefront, "--catalog", context.catalog, "--store", path,
+                                             "--account", edit.account, "consume", product])
+                if consume.status == 0 {
+                    entitled += 1
+                    findings.fail("\(edit.name): \(product) consumed after the edit: \(consume.summary)")
+                }
+            }
             let doctor = Processes.run([context.storefront, "doctor", "--store", path, "--json"])
-            if findings.check(doctor.status == 1 && doctor.stdout.contains("\"check\": \"unverified\""),
+            if findings.check(doctor.status == 1 && doctor.stdout.contains("\"check\": \"\(edit.check)\""),
                               "\(edit.name): doctor did not name the edited rows: \(doctor.summary)") {
                 named += 1
             }

@@ -144,6 +144,7 @@ struct DoctorSchemaTests {
         try db.execute("""
             DROP TABLE seal_head; DROP TABLE verified_rows; ALTER TABLE transactions DROP COLUMN offer_period;
             ALTER TABLE transactions DROP COLUMN offer_discount_type; ALTER TABLE transactions DROP COLUMN seal;
+            ALTER TABLE subscriptions DROP COLUMN seal; ALTER TABLE app_balances DROP COLUMN seal;
             PRAGMA user_version = \(version);
             """)
         if version < 3 { try db.execute("ALTER TABLE transactions RENAME COLUMN offer_id TO offer_id_of_schema_3") }

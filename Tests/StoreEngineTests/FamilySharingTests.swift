@@ -232,6 +232,7 @@ struct FamilySharingTests {
             let db = try SQLiteDatabase(path: fixture.path, create: false)
             try db.execute("""
                 DROP TABLE families; DROP TABLE family_members; DROP TABLE family_shares; DROP TABLE refund_requests;
+                ALTER TABLE subscriptions DROP COLUMN seal; ALTER TABLE app_balances DROP COLUMN seal;
                 PRAGMA user_version = 7;
                 """)
             let reopened = try fixture.open(account: "alice")

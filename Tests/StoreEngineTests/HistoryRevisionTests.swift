@@ -11,7 +11,7 @@ struct HistoryRevisionTests {
             let store = try fixture.open()
             let pro = try await buy(store, "pro"), faces = try await buy(store, "faces")
             let db = try SQLiteDatabase(path: fixture.path, create: false)
-            try db.execute("DROP TABLE history_revisions; PRAGMA user_version = 8;")
+            try db.execute("DROP TABLE history_revisions; ALTER TABLE subscriptions DROP COLUMN seal; ALTER TABLE app_balances DROP COLUMN seal; PRAGMA user_version = 8;")
             let reopened = try fixture.open()
             #expect(try db.scalar("PRAGMA user_version") == Ledger.schemaVersion)
             let page = try #require(try await reopened.appStore.history(of: pro.id, query: HistoryQuery()))

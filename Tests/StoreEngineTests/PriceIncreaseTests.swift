@@ -230,6 +230,7 @@ struct SchemaEightTests {
             let db = try SQLiteDatabase(path: fixture.path, create: false)
             try db.execute("""
                 DROP TABLE price_changes; DROP TABLE price_increases; DROP TABLE catalog_prices; DROP TABLE messages;
+                ALTER TABLE subscriptions DROP COLUMN seal; ALTER TABLE app_balances DROP COLUMN seal;
                 PRAGMA user_version = 7;
                 """)
             let notes = StoreDoctor.examine(path: fixture.path).notes.map(\.message)

@@ -150,6 +150,7 @@ struct SchemaSevenTests {
             try db.execute("""
                 DROP TABLE offer_keys; DROP TABLE offer_nonces; DROP TABLE offer_code_redemptions;
                 UPDATE transactions SET price = '0' WHERE id = \(edited.id);
+                ALTER TABLE subscriptions DROP COLUMN seal; ALTER TABLE app_balances DROP COLUMN seal;
                 PRAGMA user_version = 6;
                 """)
             let reopened = try fixture.open()

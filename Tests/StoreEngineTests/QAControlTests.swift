@@ -1069,7 +1069,7 @@ struct SchemaMigrationTests {
             INSERT INTO main.settings SELECT * FROM donor.settings;
             INSERT INTO main.events SELECT * FROM donor.events;
             INSERT INTO main.app_owned SELECT * FROM donor.app_owned;
-            INSERT INTO main.app_balances SELECT * FROM donor.app_balances;
+            INSERT INTO main.app_balances SELECT account, product_id, balance FROM donor.app_balances;
             UPDATE main.sqlite_sequence SET seq = (SELECT max(id) FROM main.transactions) WHERE name = 'transactions';
             DETACH DATABASE donor;
             """)

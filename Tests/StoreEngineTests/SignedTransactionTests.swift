@@ -109,6 +109,7 @@ struct SignedTransactionTests {
                 UPDATE transactions SET quantity = 2 WHERE id = \(faces.id);
                 DROP TABLE seal_head; DROP TABLE verified_rows; ALTER TABLE transactions DROP COLUMN offer_period;
                 ALTER TABLE transactions DROP COLUMN offer_discount_type; ALTER TABLE transactions DROP COLUMN seal;
+                ALTER TABLE subscriptions DROP COLUMN seal; ALTER TABLE app_balances DROP COLUMN seal;
                 PRAGMA user_version = 3;
                 """)
 

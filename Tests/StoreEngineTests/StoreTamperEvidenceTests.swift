@@ -77,7 +77,7 @@ struct StoreTamperEvidenceTests {
             try edit(fixture.path, "PRAGMA user_version = \(version)")
             let before = StoreDoctor.examine(path: fixture.path)
             #expect(!before.isHealthy && checks(before) == ["schema"], "\(before.problems)")
-            #expect(before.problems.first?.message.contains("its user_version is \(version), but its columns are schema 6's or later") == true)
+            #expect(before.problems.first?.message.contains("its user_version is \(version), but its columns are schema 10's or later") == true)
             #expect(!before.notes.contains { $0.check == "schema" }, "called migratable: \(before.notes)")
             let store = try fixture.open()
             #expect(try await store.transactions().map(\.productID) == ["pro"])
