@@ -56,8 +56,9 @@ extension Ledger {
             let isStore = appID == UInt32(bitPattern: Self.applicationID)
             if !header.starts(with: Array("SQLite format 3\0".utf8)) || (fileWatch.sawStoreHeader && !isStore) {
                 reason = "it was overwritten with a file that is not a store file"
-            } else if size < fileWatch.largestSize {
-                reason = "it was overwritten (copied over, say): it shrank from \(fileWatch.largestSize) to \(size) bytes, which SQLite never does to it"
+            } else if size < fileWatch.largestSize, counter <= fileWatch.highestCounter {
+                // SQLite shrinks the file only with its change counter raised (a restore's checkpoint, a VACUUM).
+                reason = "it was overwritten (copied over, say): it shrank from \(fileWatch.largestSize) to \(size) bytes, which SQLite never does to it without raising its change counter"
             } else if counter < fileWatch.highestCounter {
                 reason = "it was overwritten with an older copy of itself (its change counter went back from \(fileWatch.highestCounter) to \(counter))"
             } else {
@@ -89,6 +90,6 @@ extension Ledger {
     }
 
     private func replacedError(_ reason: String) -> DatabaseError {
-        DatabaseError(code: SQLITE_IOERR, message: "\(path) was replaced while this process had it open: \(reason). This process uses it no more, so nothing is written to a file no one reads again, nor a restored file mixed with the old one's -wal; start it again to use the file now at \(path) (docs/store-file.md: Backing up and restoring)")
+        DatabaseError(code: SQLITE_IOERR, message: "\(path) was replaced while this process had it open: \(reason). This process uses it no more, so nothing is written to a file no one reads again, nor a restored file mixed with the old one's -wal; start it again to use the file now at \(path). To restore a backup, `storefront store restore BACKUP` (docs/store-file.md: Backing up and restoring)")
     }
 }

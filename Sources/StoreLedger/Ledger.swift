@@ -118,6 +118,10 @@ package final class Ledger {
         if exists, !openHere, let missing = StoreFileCompanions.missingWAL(of: file), missing.live {
             throw StoreFileError(path: path, reason: missing.message)
         }
+        // Nor with the log a killed process left for the file that was here before, or another store's.
+        if !openHere, let info = location.info, let foreign = StoreFileCompanions.foreignLog(of: file, info: info) {
+            throw StoreFileError(path: path, reason: foreign)
+        }
         do {
             let connection = try SQLiteDatabase(path: file, create: createInPlace)
             if createInPlace { chmod(file, 0o600) }
@@ -128,6 +132,8 @@ package final class Ledger {
         } catch {
             throw StoreFileError(path: path, reason: "cannot be opened: \(error.message)")
         }
+        var info = stat()
+        if stat(file, &info) == 0 { stampLogWithOwner(inode: info.st_ino) }
         try checkAndPrepare(isNew: !exists)
         try loadSigning(migrating: true)
         armFileWatch()
@@ -198,7 +204,13 @@ package final class Ledger {
             let applicationID = try db.scalar("PRAGMA application_id") ?? 0
             let version = try db.scalar("PRAGMA user_version") ?? 0
             let objects = try db.scalar("SELECT count(*) FROM sqlite_master") ?? 0
+            // A damaged file (an index that misses rows, a page out of place) is refused before
+            // anything is written to it: a write would build on the damage and report success.
+            let damage = isNew ? [] : try db.rows("PRAGMA quick_check(5)") { $0.text(.quick_check) }.filter { $0 != "ok" }
             try db.execute("COMMIT")
+            if !damage.isEmpty {
+                throw StoreFileError(path: path, reason: "is damaged (PRAGMA quick_check: \(damage.joined(separator: "; "))), so nothing is written to it; `storefront doctor` tells more, and `storefront store restore BACKUP` puts a backup in its place")
+            }
             if applicationID != Int64(Self.applicationID) {
                 // A blank database (no id, no version, no tables) may become a store file; anything else is foreign.
                 guard applicationID == 0, version == 0, objects == 0 else {
@@ -228,6 +240,7 @@ package final class Ledger {
                 try db.execute(Self.serveTables)
                 try db.execute(Self.verifiedRowsTable)
                 try db.execute(Self.commitmentsTable)
+                try db.execute(Self.logOwnerTable)
             }
         } catch let error as StoreFileError {
             throw error
