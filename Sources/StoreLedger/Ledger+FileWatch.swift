@@ -71,9 +71,10 @@ extension Ledger {
         fileWatch.replaced = reason
         // Moved away (or deleted), the file is still this connection's: its log goes back into it now
         // and is emptied (SQLite leaves the log of a moved file at close), so the -wal left beside the
-        // file now at the path holds nothing of this one. Overwritten in place, the log stays: written
-        // back it would lay the old pages over the copy.
-        if moved != 0 { writeBackLogOfMovedFile() }
+        // file now at the path holds nothing of this one. Overwritten in place, the log stays, and no close writes it
+        // back over the copy (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE): the next open finds it left and
+        // checks the file with it (quick_check).
+        if moved != 0 { writeBackLogOfMovedFile() } else { sqliteFile.leaveLogAtClose() }
         throw replacedError(reason)
     }
 

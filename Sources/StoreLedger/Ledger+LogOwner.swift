@@ -37,14 +37,7 @@ extension StoreFileCompanions {
     /// store's log put beside this one), or it cannot be read with this file at all. Read through a
     /// read-only connection, which replays the log in memory only: nothing is written to the file.
     package static func foreignLog(of path: String, info: stat) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path + "-wal") else { return nil }
-        let header = [UInt8]((try? handle.read(upToCount: 32)) ?? Data())
-        let size = (try? handle.seekToEnd()) ?? 0
-        try? handle.close()
-        // wal.c: the magic 0x377f0682 or 0x377f0683, big-endian, then the version and the page size.
-        guard header.count == 32, header[0..<3] == [0x37, 0x7f, 0x06], header[3] & 0xFE == 0x82 else { return nil }
-        let pageSize = header[8..<12].reduce(0) { $0 << 8 | Int($1) }
-        guard size >= UInt64(32 + 24 + pageSize), lockHolders(of: path + "-shm").isEmpty else { return nil }
+        guard hasLeftoverLog(path) else { return nil }
         let recorded: Int64?
         do {
             let db = try SQLiteDatabase(path: "file:" + StoreDoctor.uriEscaped(SQLiteDatabase.plainPath(path)) + "?mode=ro",
@@ -59,6 +52,19 @@ extension StoreFileCompanions {
         }
         guard let recorded, recorded != Int64(bitPattern: UInt64(info.st_ino)) else { return nil }
         return "\(logRefusal) (its newest change was made for the file with inode \(recorded); this one's is \(info.st_ino)). \(logWayOut)"
+    }
+
+    /// Whether a `-wal` with frames is beside the file at `path` and no running process holds it:
+    /// a killed process's, which the next open replays.
+    package static func hasLeftoverLog(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path + "-wal") else { return false }
+        let header = [UInt8]((try? handle.read(upToCount: 32)) ?? Data())
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.close()
+        // wal.c: the magic 0x377f0682 or 0x377f0683, big-endian, then the version and the page size.
+        guard header.count == 32, header[0..<3] == [0x37, 0x7f, 0x06], header[3] & 0xFE == 0x82 else { return false }
+        let pageSize = header[8..<12].reduce(0) { $0 << 8 | Int($1) }
+        return size >= UInt64(32 + 24 + pageSize) && lockHolders(of: path + "-shm").isEmpty
     }
 
     private static let logRefusal = "its -wal holds another file's changes, left by a process that stopped without writing them back (killed): this file was put in place after it (a backup moved over it), or another store's -wal and -shm beside it. Replayed, that log would lay the other file's pages over this one's, so it is not opened"

@@ -253,6 +253,8 @@ package final class SQLiteDatabase: LedgerConnection {
     /// Called before each outermost transaction and read: the store's check that its path still
     /// names the file this connection has open (LedgerFileWatch).
     package var guardFile: (() throws(DatabaseError) -> Void)?
+    /// Leaves the log beside the file at close, not written back into it (a file overwritten in place).
+    func leaveLogAtClose() { csqlite_no_checkpoint_on_close(handle) }
     /// Called inside each outermost write transaction, last: the store stamps the log with the file
     /// it was written for (LedgerLogOwner).
     package var beforeCommit: (() throws(DatabaseError) -> Void)?
