@@ -7,7 +7,7 @@ import StoreSigning
 /// Which file a store's `-wal` was written for. SQLite's log names no file: its header carries
 /// random salts and the page size, nothing of the database it belongs to, so a log left by a
 /// killed process is replayed onto whatever file is at the path next (a backup moved into place,
-/// another store). Every write transaction therefore records, in the log it writes, the inode
+/// another store). Every write transaction that changes rows therefore records, in the log it writes, the inode
 /// of the file it was made for (``logOwnerTable``); a log whose newest record names another
 /// inode belongs to another file and is refused, never replayed.
 extension Ledger {

@@ -192,9 +192,11 @@ package final class SQLiteDatabase: LedgerConnection {
         }
         if !nested { try guardFile?() }
         try execute(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")
+        let changesBefore = totalChanges
         do {
             let result = try body()
-            if !nested { try beforeCommit?() }
+            // Only a transaction that changed rows: one that changed nothing still commits nothing.
+            if !nested, totalChanges != changesBefore { try beforeCommit?() }
             try execute(nested ? "RELEASE nested" : "COMMIT")
             return result
         } catch {
