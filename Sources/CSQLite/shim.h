@@ -49,4 +49,7 @@ static inline int csqlite_main_file(sqlite3 *db, unsigned char *header, int coun
     if (status != SQLITE_OK) { return status; }
     return file->pMethods->xRead(file, header, count, 0);  /* SQLITE_IOERR_SHORT_READ: shorter, zero-filled */
 }
+/// Leaves the log beside the file at close, unwritten (SQLite's last connection otherwise writes it
+/// back into the file): a file overwritten in place must not get the old file's pages.
+static inline void csqlite_no_checkpoint_on_close(sqlite3 *db) { sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0); }
 #endif

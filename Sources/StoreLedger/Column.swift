@@ -29,6 +29,8 @@ package enum Column: Int, CaseIterable, Sendable {
     case request_id, extend_by_days, storefronts, complete_date, succeeded, failed
     // PRAGMA integrity_check's one column
     case integrity_check
+    // PRAGMA quick_check's
+    case quick_check
     // PostgreSQL's store_version and storefront_store (Ledger+PostgreSQL)
     case version, application_id, schema_version
     // Expressions, named with AS

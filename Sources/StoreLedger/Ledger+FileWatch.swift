@@ -56,8 +56,9 @@ extension Ledger {
             let isStore = appID == UInt32(bitPattern: Self.applicationID)
             if !header.starts(with: Array("SQLite format 3\0".utf8)) || (fileWatch.sawStoreHeader && !isStore) {
                 reason = "it was overwritten with a file that is not a store file"
-            } else if size < fileWatch.largestSize {
-                reason = "it was overwritten (copied over, say): it shrank from \(fileWatch.largestSize) to \(size) bytes, which SQLite never does to it"
+            } else if size < fileWatch.largestSize, counter <= fileWatch.highestCounter {
+                // SQLite shrinks the file only with its change counter raised (a restore's checkpoint, a VACUUM).
+                reason = "it was overwritten (copied over, say): it shrank from \(fileWatch.largestSize) to \(size) bytes, which SQLite never does to it without raising its change counter"
             } else if counter < fileWatch.highestCounter {
                 reason = "it was overwritten with an older copy of itself (its change counter went back from \(fileWatch.highestCounter) to \(counter))"
             } else {
@@ -70,9 +71,10 @@ extension Ledger {
         fileWatch.replaced = reason
         // Moved away (or deleted), the file is still this connection's: its log goes back into it now
         // and is emptied (SQLite leaves the log of a moved file at close), so the -wal left beside the
-        // file now at the path holds nothing of this one. Overwritten in place, the log stays: written
-        // back it would lay the old pages over the copy.
-        if moved != 0 { writeBackLogOfMovedFile() }
+        // file now at the path holds nothing of this one. Overwritten in place, the log stays, and no close writes it
+        // back over the copy (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE): the next open finds it left and
+        // checks the file with it (quick_check).
+        if moved != 0 { writeBackLogOfMovedFile() } else { sqliteFile.leaveLogAtClose() }
         throw replacedError(reason)
     }
 
@@ -89,6 +91,6 @@ extension Ledger {
     }
 
     private func replacedError(_ reason: String) -> DatabaseError {
-        DatabaseError(code: SQLITE_IOERR, message: "\(path) was replaced while this process had it open: \(reason). This process uses it no more, so nothing is written to a file no one reads again, nor a restored file mixed with the old one's -wal; start it again to use the file now at \(path) (docs/store-file.md: Backing up and restoring)")
+        DatabaseError(code: SQLITE_IOERR, message: "\(path) was replaced while this process had it open: \(reason). This process uses it no more, so nothing is written to a file no one reads again, nor a restored file mixed with the old one's -wal; start it again to use the file now at \(path). To restore a backup, `storefront store restore BACKUP` (docs/store-file.md: Backing up and restoring)")
     }
 }

@@ -58,6 +58,8 @@ package final class Ledger {
     package private(set) var sealHasher = SealHasher(key: [])
     /// That the file at ``path`` is still the one open (LedgerFileWatch).
     package internal(set) var fileWatch = FileWatch()
+    /// Whether opening runs `PRAGMA quick_check`, and what its refusal adds (nil: not run).
+    private var damageCheck: String?
 
     /// Opens the store file at `path`, creating it (and, with `createFolder`,
     /// its folder) when there is none.
@@ -119,6 +121,10 @@ package final class Ledger {
         if exists, !openHere, let missing = StoreFileCompanions.missingWAL(of: file), missing.live {
             throw StoreFileError(path: path, reason: missing.message)
         }
+        // Nor with the log a killed process left for the file that was here before, or another store's.
+        if !openHere, let info = location.info, let foreign = StoreFileCompanions.foreignLog(of: file, info: info) {
+            throw StoreFileError(path: path, reason: foreign)
+        }
         do {
             let connection = try SQLiteDatabase(path: file, create: createInPlace)
             if createInPlace { chmod(file, 0o600) }
@@ -129,6 +135,14 @@ package final class Ledger {
         } catch {
             throw StoreFileError(path: path, reason: "cannot be opened: \(error.message)")
         }
+        var info = stat()
+        if stat(file, &info) == 0 { stampLogWithOwner(inode: info.st_ino) }
+        // quick_check reads every page (about 1 ms a MiB): at every open of a file up to 16 MiB, and
+        // of any file about to take in a log a killed process left (doctor checks every file).
+        let leftoverLog = exists && !openHere && StoreFileCompanions.hasLeftoverLog(file)
+        damageCheck = exists && !openHere && (info.st_size <= 16 << 20 || leftoverLog)
+            ? (leftoverLog ? " A -wal a stopped process left beside it is part of what was read: moved aside (with the -shm), the file is read without it." : "")
+            : nil
         try checkAndPrepare(isNew: !exists)
         try loadSigning(migrating: true)
         armFileWatch()
@@ -200,7 +214,13 @@ package final class Ledger {
             let applicationID = try db.scalar("PRAGMA application_id") ?? 0
             let version = try db.scalar("PRAGMA user_version") ?? 0
             let objects = try db.scalar("SELECT count(*) FROM sqlite_master") ?? 0
+            // A damaged file (an index that misses rows, a page out of place) is refused before
+            // anything is written to it: a write would build on the damage and report success.
+            let damage = damageCheck == nil ? [] : try db.rows("PRAGMA quick_check(5)") { $0.text(.quick_check) }.filter { $0 != "ok" }
             try db.execute("COMMIT")
+            if !damage.isEmpty {
+                throw StoreFileError(path: path, reason: "is damaged (PRAGMA quick_check: \(damage.joined(separator: "; "))), so nothing is written to it; `storefront doctor` tells more, and `storefront store restore BACKUP` puts a backup in its place.\(damageCheck ?? "")")
+            }
             if applicationID != Int64(Self.applicationID) {
                 // A blank database (no id, no version, no tables) may become a store file; anything else is foreign.
                 guard applicationID == 0, version == 0, objects == 0 else {
@@ -230,6 +250,7 @@ package final class Ledger {
                 try db.execute(Self.serveTables)
                 try db.execute(Self.verifiedRowsTable)
                 try db.execute(Self.commitmentsTable)
+                try db.execute(Self.logOwnerTable)
             }
         } catch let error as StoreFileError {
             throw error

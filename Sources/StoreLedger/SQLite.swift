@@ -1,4 +1,5 @@
 import CSQLite
+import Dispatch
 import Foundation
 import Glibc
 import StoreCatalog
@@ -191,8 +192,11 @@ package final class SQLiteDatabase: LedgerConnection {
         }
         if !nested { try guardFile?() }
         try execute(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")
+        let changesBefore = totalChanges
         do {
             let result = try body()
+            // Only a transaction that changed rows: one that changed nothing still commits nothing.
+            if !nested, totalChanges != changesBefore { try beforeCommit?() }
             try execute(nested ? "RELEASE nested" : "COMMIT")
             return result
         } catch {
@@ -251,6 +255,11 @@ package final class SQLiteDatabase: LedgerConnection {
     /// Called before each outermost transaction and read: the store's check that its path still
     /// names the file this connection has open (LedgerFileWatch).
     package var guardFile: (() throws(DatabaseError) -> Void)?
+    /// Leaves the log beside the file at close, not written back into it (a file overwritten in place).
+    func leaveLogAtClose() { csqlite_no_checkpoint_on_close(handle) }
+    /// Called inside each outermost write transaction, last: the store stamps the log with the file
+    /// it was written for (LedgerLogOwner).
+    package var beforeCommit: (() throws(DatabaseError) -> Void)?
     /// Whether closing first writes the log back into the file and empties it (a moved file's, which
     /// SQLite's own close leaves beside the path).
     var checkpointsBeforeClose = false
@@ -262,6 +271,23 @@ package final class SQLiteDatabase: LedgerConnection {
     func mainFile(header: inout [UInt8], size: inout Int64, moved: inout Int32) -> Int32 {
         let count = Int32(header.count)
         return header.withUnsafeMutableBufferPointer { csqlite_main_file(handle, $0.baseAddress, count, &size, &moved) }
+    }
+
+    /// Replaces every page of this database with `source`'s, as `sqlite3 .restore` does: SQLite's
+    /// backup API, one step under this connection's write lock, so other connections see one commit.
+    /// Waits for the lock up to `milliseconds`.
+    package func restore(from source: SQLiteDatabase, waitingUpTo milliseconds: Int) throws(DatabaseError) {
+        guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else { throw error(sqlite3_errcode(handle)) }
+        var status = SQLITE_OK
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+        repeat {
+            status = sqlite3_backup_step(backup, -1)
+            // Busy (another connection's write) or locked: the whole step again, after a moment.
+            if status & 0xFF == SQLITE_BUSY || status & 0xFF == SQLITE_LOCKED { usleep(2_000) }
+        } while (status & 0xFF == SQLITE_BUSY || status & 0xFF == SQLITE_LOCKED) && DispatchTime.now().uptimeNanoseconds < deadline
+        let finished = sqlite3_backup_finish(backup)
+        guard status == SQLITE_DONE else { throw error(status == SQLITE_OK ? finished : status) }
+        guard finished == SQLITE_OK else { throw error(finished) }
     }
 
     private func prepared(_ sql: String) throws(DatabaseError) -> Prepared {

@@ -93,6 +93,7 @@ public enum StoreDoctor {
         let walExists = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size]) as? Int ?? 0) > 0
         if let full = diskFull(beside: path) { problem("disk full", full) }
         if let missing = StoreFileCompanions.missingWAL(of: path) { problem("wal", missing.message) }
+        if let foreign = StoreFileCompanions.foreignLog(of: path, info: info) { problem("wal", foreign) }
 
         // Read-only; with no -wal file the main file is the whole database and is
         // opened immutable, which creates no -wal or -shm beside it.
@@ -354,7 +355,7 @@ public enum StoreDoctor {
     }
 
     /// A path as the path part of a `file:` URI: `%`, `?` and `#` would otherwise end or change it.
-    private static func uriEscaped(_ path: String) -> String {
+    static func uriEscaped(_ path: String) -> String {
         var escaped = ""
         for character in path {
             switch character {

@@ -90,7 +90,7 @@ package enum StoreFileCompanions {
             }
         }
         let names = holders.map { "\($0) (\(commandName($0)))" }.joined(separator: ", ")
-        return "its -wal and -shm belong to another file: process \(names) still has open the store file that was at this path (this one was put in its place while it ran: moved or renamed over), and opened with them this file would be mixed with that one's log. Stop \(holders.count == 1 ? "that process" : "those processes") first (each then writes its log back into its own file), then try again"
+        return "its -wal and -shm belong to another file: process \(names) still has open the store file that was at this path (this one was put in its place while it ran: moved or renamed over), and opened with them this file would be mixed with that one's log. Stop \(holders.count == 1 ? "that process" : "those processes") first (each then writes its log back into its own file), then try again; a backup goes back under running processes with `storefront store restore BACKUP`, never by moving it into place"
     }
 
     /// Why the `-wal` beside the file at `path` is missing while its `-shm` still indexes frames

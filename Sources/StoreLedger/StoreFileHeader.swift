@@ -10,6 +10,8 @@ package struct StoreFileHeader {
     package let pageSize: Int
     /// The database size in pages the header records, when the header vouches for it.
     let pageCount: Int?
+    /// `PRAGMA application_id` as the header has it (a store's is ``Ledger/applicationID``).
+    let applicationID: UInt32
 
     /// Reads the header of the file at `path`; nil when it has no SQLite header.
     package init?(path: String) {
@@ -26,6 +28,7 @@ package struct StoreFileHeader {
         }
         let raw = Int(bytes[16]) << 8 | Int(bytes[17])
         pageSize = raw == 1 ? 65_536 : raw
+        applicationID = bigEndian(68)
         // The in-header size is valid only while its "version-valid-for" matches the change counter.
         let count = Int(bigEndian(28))
         pageCount = count > 0 && bigEndian(24) == bigEndian(92) ? count : nil

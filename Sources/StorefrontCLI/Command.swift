@@ -136,6 +136,7 @@ public enum Command: Equatable, Sendable {
     case doctor
     /// `store copy SOURCE DESTINATION`: a store copied between a file and PostgreSQL.
     case storeCopy(source: String, destination: String)
+    case storeRestore(backup: String)
     /// `--help`, `help`, or `COMMAND --help`: help on one command, or on all when nil.
     case help(String?)
     case version
@@ -206,7 +207,7 @@ extension Command {
         case .messageSend: MessageCommand.self
         case .catalogCheck, .catalogConvert: CatalogCommand.self
         case .doctor: DoctorCommand.self
-        case .storeCopy: StoreCopyCommand.self
+        case .storeCopy, .storeRestore: StoreCopyCommand.self
         case .replay: ReplayCommand.self
         case .completions: CompletionsCommand.self
         case .manPage: ManCommand.self

@@ -59,4 +59,27 @@ struct StoreFileReplacementTests {
             #expect(StoreDoctor.examine(path: fixture.path).isHealthy)
         }
     }
+
+    /// Issue 43 (6): `store restore` under an open store is one more commit, not a replacement: the
+    /// file shrinks at the checkpoint after it, but with its change counter raised, so the open store
+    /// goes on, reading the backup's purchases and buying into the restored file.
+    @Test func aRestoreUnderItIsOneMoreChange() async throws {
+        try await withStoreFixture { fixture in
+            do { _ = try await buy(try fixture.open(), "pro") }
+            let backup = fixture.folder + "/backup.sqlite"
+            try FileManager.default.copyItem(atPath: fixture.path, toPath: backup)
+            let store = try fixture.open()
+            for _ in 0..<40 { _ = try await buy(store, "coins") }
+            try SQLiteDatabase(path: fixture.path, create: false).execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            _ = try await store.transactions()  // it sees the file grown
+            let grown = try #require(try FileManager.default.attributesOfItem(atPath: fixture.path)[.size] as? Int)
+            #expect(try StoreRestore.restore(from: backup, into: fixture.path).transactions == 1)
+            try SQLiteDatabase(path: fixture.path, create: false).execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            #expect(try #require(try FileManager.default.attributesOfItem(atPath: fixture.path)[.size] as? Int) < grown)
+            #expect(try await store.transactions().map(\.productID) == ["pro"])
+            _ = try await buy(store, "coins")
+            #expect(await store.fileReplacement() == nil)
+            #expect(StoreDoctor.examine(path: fixture.path).isHealthy)
+        }
+    }
 }
