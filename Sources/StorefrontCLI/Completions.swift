@@ -139,6 +139,6 @@ enum Completions {
     /// `text` in single quotes for a POSIX shell, zsh or fish.
     static func quoted(_ text: String, fish: Bool = false) -> String {
         if fish { return "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'" }
-        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return ShellWord.quoted(text)
     }
 }

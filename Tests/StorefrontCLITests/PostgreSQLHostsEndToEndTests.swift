@@ -50,21 +50,9 @@ struct PostgreSQLHostsEndToEndTests {
         defer { server.stop() }
         let sandbox = try Sandbox(store: store)
         try await sandbox.storefront(["settings", "set", "askToBuy", "true"], on: hosts.hosts[1]).expect(exit: 0)
-        try await withPaywall(sandbox, on: hosts.hosts[0]) { session in
-            try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
-            try await session.send("Down", "Down", "Down", "Enter")  // the three plans, then Swift Shopping
-            try await session.waitFor("the confirmation sheet") { $0.contains { $0.contains("[ Confirm") } }
-            try await session.send("Enter")
-            try await session.waitFor("the Ask to Buy alert") { $0.contains { $0.contains("Purchase Pending") } }
-            try await session.send("Enter")
-            let pending = try await sandbox.storefront(["transactions", "--pending", "--json"], on: hosts.hosts[2])
-            let request = try #require((try pending.jsonObject()["requests"] as? [[String: Any]])?.first?["id"] as? NSNumber)
-            try await sandbox.storefront(["approve", request.stringValue], on: hosts.hosts[1]).expect(exit: 0)
-            let lines = try await session.waitFor("the approval, heard without a key", timeout: .seconds(3)) { lines in
-                lines.contains { $0.contains("✓") && $0.contains("Swift Shopping") }
-            }
-            // The title names the database, as for a store on this machine.
-            #expect(lines.first?.contains("Storefront · PostgreSQL team ·") == true, "\(lines.first ?? "")")
-        }
+        let title = try await PostgreSQLStoreEndToEndTests.approvalHeardLive(sandbox, paywallHost: hosts.hosts[0],
+                                                                             approveHost: hosts.hosts[1])
+        // The title names the database, as for a store on this machine.
+        #expect(title.contains("Storefront · PostgreSQL team ·"), "\(title)")
     }
 }

@@ -89,21 +89,32 @@ struct PostgreSQLStoreEndToEndTests {
     func paywallHearsAnotherProcess() async throws {
         let sandbox = try Sandbox(store: try PostgreSQLServer.shared().freshSchema(named: "paywall"))
         try await sandbox.storefront("settings", "set", "askToBuy", "true").expect(exit: 0)
-        try await withPaywall(sandbox) { session in
+        let title = try await Self.approvalHeardLive(sandbox)
+        #expect(title.contains("PostgreSQL storefront_tests/s_paywall_"), "\(title)")
+    }
+
+    /// Asks to buy Swift Shopping in a paywall (on `paywallHost`, when given), approves it from
+    /// another process (on `approveHost`), and waits up to 3 s for the ✓ with no key pressed:
+    /// the paywall's title line, once heard. Needs `askToBuy` on.
+    static func approvalHeardLive(_ sandbox: Sandbox, paywallHost: NetworkHosts.Host? = nil,
+                                  approveHost: NetworkHosts.Host? = nil) async throws -> String {
+        var title = ""
+        try await withPaywall(sandbox, on: paywallHost) { session in
             try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
             try await session.send("Down", "Down", "Down", "Enter")  // the three plans, then Swift Shopping
             try await session.waitFor("the confirmation sheet") { $0.contains { $0.contains("[ Confirm") } }
             try await session.send("Enter")
             try await session.waitFor("the Ask to Buy alert") { $0.contains { $0.contains("Purchase Pending") } }
             try await session.send("Enter")
-            let pending = try await sandbox.storefront("transactions", "--pending", "--json")
+            let pending = try await sandbox.storefront(["transactions", "--pending", "--json"], on: approveHost)
             let request = try #require((try pending.jsonObject()["requests"] as? [[String: Any]])?.first?["id"] as? NSNumber)
-            try await sandbox.storefront("approve", request.stringValue).expect(exit: 0)
+            try await sandbox.storefront(["approve", request.stringValue], on: approveHost).expect(exit: 0)
             let lines = try await session.waitFor("the approval, heard without a key", timeout: .seconds(3)) { lines in
                 lines.contains { $0.contains("✓") && $0.contains("Swift Shopping") }
             }
-            #expect(lines.first?.contains("PostgreSQL storefront_tests/s_paywall_") == true, "\(lines.first ?? "")")
+            title = lines.first ?? ""
         }
+        return title
     }
 
     /// A file's store copied into PostgreSQL and back: the same transactions, signed as they were,

@@ -118,7 +118,7 @@ extension Transaction.PendingReason {
     /// its URI without the password, as shown) when given, so that it acts on this store from any
     /// folder and terminal, not on the default one.
     public func nextStep(id: Int64?, store: String? = nil) -> String {
-        let command = (["storefront"] + (store.map { ["--store", Self.shellWord(Self.absolute($0))] } ?? [])).joined(separator: " ")
+        let command = (["storefront"] + (store.map { ["--store", ShellWord.word(Self.absolute($0))] } ?? [])).joined(separator: " ")
         let number = id.map { " \($0)" } ?? ""
         switch self {
         case .askToBuy: return "\(command) approve\(number)" + (id.map { " (or decline \($0))" } ?? "")
@@ -132,11 +132,6 @@ extension Transaction.PendingReason {
         return FileManager.default.currentDirectoryPath + "/" + path
     }
 
-    /// `text` as one word for a POSIX shell: as it is when it holds nothing the shell reads, else in single quotes.
-    private static func shellWord(_ text: String) -> String {
-        let plain = text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "/._:@%+=,-".unicodeScalars.contains($0)) }
-        return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
 }
 
 /// The outcome of `Store.purchase`, as StoreKit 2's `Product.PurchaseResult`.
