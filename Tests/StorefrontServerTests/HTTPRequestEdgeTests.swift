@@ -162,8 +162,10 @@ struct HTTPRequestEdgeTests {
         defer { idle.forEach { close($0) } }
         let start = Date()
         var answered: TimeInterval?
+        var tries: [String] = []  // what each try got, for the failure's message
         while Date().timeIntervalSince(start) < 30 {
             let answer = await ServerGateTests.exchange(port: server.port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", seconds: 2)
+            tries.append(String(format: "%.1f s: ", Date().timeIntervalSince(start)) + (answer.isEmpty ? "nothing" : String(answer.prefix(20))))
             if answer.hasPrefix("HTTP/1.1 200") {
                 answered = Date().timeIntervalSince(start)
                 break
@@ -173,7 +175,7 @@ struct HTTPRequestEdgeTests {
         let logged = lines.all.withLock { $0 }
         print("40 idle connections, limit 4, deadline 2 s: answered after \(answered.map { String(format: "%.1f s", $0) } ?? "never"), \(logged.count) log lines")
         // 2 s and a little on a quiet machine; a loaded one stretches it, never to "never".
-        #expect(answered != nil, "no answer in 30 s")
+        #expect(answered != nil, "no answer in 30 s; port \(server.port), \(idle.filter { $0 < 0 }.count) idle sockets not connected, tries \(tries), log \(logged)")
         #expect(logged.count <= 6, "\(logged)")
     }
 }
