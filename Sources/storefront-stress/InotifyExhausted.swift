@@ -52,7 +52,7 @@ enum InotifyExhausted {
         let findings = Findings()
         let folder = context.folder("inotify-exhausted")
         let store = folder + "/store.sqlite"
-        _ = RoundTwo.sf(context, store, ["products"])
+        _ = context.run(store, ["products"])
         let feed: StoreChangeFeed
         do {
             try StorefrontKit.configure(catalog: context.catalog, store: store)
@@ -132,7 +132,7 @@ enum InotifyExhausted {
         let back = wait(15) { feed.hearing == .inotify }
         findings.check(back, "the feed still hears by \(feed.hearing) 15 s after inotify instances were free again")
         let secondStart = Date()
-        let second = RoundTwo.sf(context, store, ["buy", Demo.coins, "--outside", "--json"])
+        let second = context.run(store, ["buy", Demo.coins, "--outside", "--json"])
         let secondID = purchaseID(second.stdout)
         var secondArrival: Date?
         if let secondID, second.status == 0 {

@@ -126,7 +126,7 @@ enum ServerAttack {
         let findings = Findings()
         let folder = context.folder("server-attack")
         let store = folder + "/s.sqlite"
-        let sf: @Sendable ([String]) -> Outcome = { arguments in RoundTwo.sf(context, store, arguments) }
+        let sf: @Sendable ([String]) -> Outcome = { arguments in context.run(store, arguments) }
         // Production: Apple retries there (Sandbox tries once).
         findings.check(sf(["settings", "set", "environment", "Production"]).status == 0, "settings set environment")
         guard let key = try? SigningKey.generate(), let catalogBytes = FileManager.default.contents(atPath: context.catalog),
@@ -269,7 +269,7 @@ enum ServerAttack {
         findings.check(results.contains("UNSUCCESSFUL_HTTP_RESPONSE_CODE"), "no failed attempt recorded for a 302 or a 500")
         findings.check(results.contains("TIMED_OUT"), "no TIMED_OUT recorded for the receiver that hangs")
         // One ONE_TIME_CHARGE per transaction (a non-consumable bought again makes none).
-        let transactions = RoundTwo.count(context, store)
+        let transactions = context.transactionCount(store)
         findings.check(transactions > 0 && uuids.count == transactions, "\(uuids.count) notifications recorded for \(transactions) transactions")
 
         // Crashes: both servers stop cleanly on SIGTERM (the first was stopped midway).

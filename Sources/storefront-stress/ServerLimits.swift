@@ -27,7 +27,7 @@ enum ServerLimits {
         let findings = Findings()
         let folder = context.folder("idle-connections")
         let store = folder + "/s.sqlite"
-        findings.check(RoundTwo.sf(context, store, ["buy", Demo.coins]).status == 0, "the first purchase failed")
+        findings.check(context.run(store, ["buy", Demo.coins]).status == 0, "the first purchase failed")
         let log = folder + "/serve.log"
         guard let pid = Processes.spawn(["/bin/bash", "-c", "ulimit -n 48; exec \"$@\"", "bash", context.storefront, "--catalog", context.catalog,
                                          "--store", store, "serve", "--listen", "127.0.0.1:0"], stdout: log, stderr: log),
@@ -75,7 +75,7 @@ enum ServerLimits {
         let findings = Findings()
         let folder = context.folder("sender-lock")
         let store = folder + "/s.sqlite"
-        findings.check(RoundTwo.sf(context, store, ["products"]).status == 0, "the store was not made")
+        findings.check(context.run(store, ["products"]).status == 0, "the store was not made")
         let lock = URL(fileURLWithPath: store).resolvingSymlinksInPath().path + "-sender.lock"
         findings.check(mkdir(lock, 0o700) == 0, "cannot put a folder where the lock goes")
         let receiver: ServerAttack.Receiver
@@ -99,7 +99,7 @@ enum ServerLimits {
         }
         let purchases = context.quick ? 8 : 20
         var bought = 0
-        for _ in 0..<purchases where RoundTwo.sf(context, store, ["buy", Demo.coins]).status == 0 { bought += 1 }
+        for _ in 0..<purchases where context.run(store, ["buy", Demo.coins]).status == 0 { bought += 1 }
         findings.check(bought == purchases, "\(purchases - bought) purchases failed")
         sleep(3)
         let whileHeld = receiver.delivered.count
@@ -108,7 +108,7 @@ enum ServerLimits {
         let deadline = Date().addingTimeInterval(60)
         while receiver.delivered.count < purchases, Date() < deadline { usleep(100_000) }
         // One more, after: anything sent twice would be in by the time it is.
-        findings.check(RoundTwo.sf(context, store, ["buy", Demo.coins]).status == 0, "the last purchase failed")
+        findings.check(context.run(store, ["buy", Demo.coins]).status == 0, "the last purchase failed")
         while receiver.delivered.count < purchases + 1, Date() < deadline { usleep(100_000) }
         usleep(500_000)
         let delivered = receiver.delivered

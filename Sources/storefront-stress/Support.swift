@@ -26,6 +26,26 @@ struct Context: Sendable {
     }
 }
 
+extension Context {
+    /// Runs `storefront` on `store` with `arguments` (after `prefix`, a shell line such as a
+    /// `ulimit`, when given).
+    func run(_ store: String, _ arguments: [String], catalog: String? = nil, shell prefix: String? = nil) -> Outcome {
+        let command = [storefront, "--catalog", catalog ?? self.catalog, "--store", store] + arguments
+        guard let prefix else { return Processes.run(command, timeout: 120) }
+        return Processes.shell("\(prefix); exec \"$@\"", command)
+    }
+
+    /// Every row of the store's transactions table, read with sqlite3 (finished consumables are
+    /// not in `transactions`, as in StoreKit's Transaction.all); -1 when it cannot be read.
+    func transactionCount(_ store: String) -> Int {
+        Int(Processes.run(["/usr/bin/sqlite3", store, "SELECT count(*) FROM transactions"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+}
+
+/// `sqlite3 STORE SQL`: the store file as another program sees it.
+func sqlite(_ store: String, _ sql: String) -> Outcome { Processes.run(["/usr/bin/sqlite3", store, sql]) }
+
 /// Product ids of the bundled products.json.
 enum Demo {
     static let coins = "com.example.storefront.coins100"

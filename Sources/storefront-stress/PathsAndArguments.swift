@@ -2,9 +2,9 @@ import Foundation
 import Glibc
 import TestSupport
 
-/// The second round's attacks on files and text: NUL ids, symlinks, umask, escapes in
+/// Attacks through paths and arguments: NUL ids, symlinks, umask, escapes in
 /// arguments, column edits.
-extension RoundTwo {
+enum PathsAndArguments {
     /// Catalogs with NUL and control characters in ids: refused (65) with the place.
     static func nulIDs(_ context: Context) async -> (Findings, String) {
         let findings = Findings()
@@ -19,7 +19,7 @@ extension RoundTwo {
                 """
             _ = FileManager.default.createFile(atPath: catalog, contents: Data(text.utf8))
             let check = Processes.run([context.storefront, "catalog", "check", catalog])
-            let buy = sf(context, folder + "/s.sqlite", ["buy", "pro"], catalog: catalog)
+            let buy = context.run(folder + "/s.sqlite", ["buy", "pro"], catalog: catalog)
             if check.status == 65, buy.status == 65 { refused += 1 }
             findings.check(check.status == 65, "catalog check of \(id) exited \(check.status): \(check.summary)")
             findings.check(check.stderr.contains("products[0].id"), "the place not named: \(check.stderr.prefix(300))")
@@ -34,24 +34,24 @@ extension RoundTwo {
         let findings = Findings()
         let folder = context.folder("symlinks")
         let real = folder + "/real.sqlite"
-        _ = sf(context, real, ["buy", Demo.coins])
+        _ = context.run(real, ["buy", Demo.coins])
         symlink(real, folder + "/link.sqlite")
         symlink("real.sqlite", folder + "/relative.sqlite")
         for link in ["link.sqlite", "relative.sqlite"] {
-            let buy = sf(context, folder + "/" + link, ["buy", Demo.coins])
+            let buy = context.run(folder + "/" + link, ["buy", Demo.coins])
             findings.check(buy.status == 0, "buy through \(link): \(buy.summary)")
-            let doctor = sf(context, folder + "/" + link, ["doctor"])
+            let doctor = context.run(folder + "/" + link, ["doctor"])
             findings.check(doctor.status == 0 && doctor.stdout.contains("Healthy"), "doctor through \(link): \(doctor.summary)")
         }
-        findings.check(count(context, real) == 3, "purchases through the links not in the real file")
+        findings.check(context.transactionCount(real) == 3, "purchases through the links not in the real file")
         _ = FileManager.default.createFile(atPath: folder + "/empty", contents: Data())
         symlink(folder + "/empty", folder + "/to-empty.sqlite")
         symlink(folder + "/nowhere", folder + "/dangling.sqlite")
         var refused = 0
         for link in ["to-empty.sqlite", "dangling.sqlite"] {
-            let buy = sf(context, folder + "/" + link, ["buy", Demo.coins])
+            let buy = context.run(folder + "/" + link, ["buy", Demo.coins])
             if findings.check(buy.status == 74, "buy through \(link) exited \(buy.status)") { refused += 1 }
-            let doctor = sf(context, folder + "/" + link, ["doctor"])
+            let doctor = context.run(folder + "/" + link, ["doctor"])
             findings.check(doctor.status != 0, "doctor called \(link) healthy")
         }
         findings.check(contents(folder + "/empty")?.isEmpty == true, "the empty file was written")
@@ -82,7 +82,7 @@ extension RoundTwo {
         }
         let store = folder + "/home000/.local/state/storefront/store.sqlite"
         chmod(store, 0o644)
-        let repaired = sf(context, store, ["products"])
+        let repaired = context.run(store, ["products"])
         findings.check(repaired.status == 0 && repaired.stderr.contains("warning"), "a 0644 store: \(repaired.summary)")
         findings.check(mode(store) == 0o600, "a 0644 store left \(String(mode(store), radix: 8))")
         return (findings, "umask 000, 022, 077: \(checked) folders and files checked 0700/0600, a 0644 store repaired to 0600 with a warning")
@@ -93,7 +93,7 @@ extension RoundTwo {
         let findings = Findings()
         let folder = context.folder("argument-escapes")
         let store = folder + "/s.sqlite"
-        _ = sf(context, store, ["buy", Demo.coins])
+        _ = context.run(store, ["buy", Demo.coins])
         let evil = "x\u{1B}]0;owned\u{07}\u{1B}[2J\u{202E}\u{9B}y"
         let commands: [[String]] = [
             ["buy", evil], ["consume", evil], ["status", evil], ["expire", evil], ["reset", evil], ["refund", evil],
@@ -104,7 +104,7 @@ extension RoundTwo {
         for arguments in commands + [["--store", folder + "/" + evil + "/s.sqlite", "products"]] {
             let run = arguments.first == "--store"
                 ? Processes.run([context.storefront, "--catalog", context.catalog] + arguments)
-                : sf(context, store, arguments)
+                : context.run(store, arguments)
             scanned += 1
             let raw = (run.stderr + run.stdout).unicodeScalars.filter {
                 ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value)
@@ -119,7 +119,7 @@ extension RoundTwo {
         let findings = Findings()
         let folder = context.folder("column-edits")
         let base = folder + "/base.sqlite"
-        for product in [Demo.swiftShopping, Demo.coins, Demo.monthly] { _ = sf(context, base, ["buy", product]) }
+        for product in [Demo.swiftShopping, Demo.coins, Demo.monthly] { _ = context.run(base, ["buy", product]) }
         let edits = [
             "UPDATE transactions SET finished = 0 WHERE product_id = '\(Demo.coins)'",
             "UPDATE transactions SET status = 'pending' WHERE product_id = '\(Demo.swiftShopping)'",
@@ -134,23 +134,23 @@ extension RoundTwo {
             _ = Processes.run(["/usr/bin/cp", base, store])
             let sql = Processes.run(["/usr/bin/sqlite3", store, edit])
             findings.check(sql.status == 0, "sqlite3: \(sql.summary)")
-            let doctor = sf(context, store, ["doctor"])
+            let doctor = context.run(store, ["doctor"])
             if findings.check(doctor.status != 0 && doctor.stdout.contains("PROBLEM"), "doctor healthy after: \(edit)") { named += 1 }
             if index == 0 {
-                let before = sf(context, store, ["balance", "--json"]).stdout
-                _ = sf(context, store, ["products"])
-                findings.check(sf(context, store, ["balance", "--json"]).stdout == before, "finished = 0 delivered the coins again")
+                let before = context.run(store, ["balance", "--json"]).stdout
+                _ = context.run(store, ["products"])
+                findings.check(context.run(store, ["balance", "--json"]).stdout == before, "finished = 0 delivered the coins again")
             }
         }
         // A refund undone: the row put back as it was before, with its old JWS and seal.
         let store = folder + "/undone.sqlite"
         _ = Processes.run(["/usr/bin/cp", base, store])
         _ = Processes.run(["/usr/bin/sqlite3", store, "CREATE TABLE old AS SELECT * FROM transactions"])
-        let id = sf(context, store, ["transactions", "--json"]).stdout
+        let id = context.run(store, ["transactions", "--json"]).stdout
             .split(separator: "\n").first { $0.contains("\"id\"") }?.filter(\.isNumber) ?? ""
-        _ = sf(context, store, ["refund", String(id)])
+        _ = context.run(store, ["refund", String(id)])
         _ = Processes.run(["/usr/bin/sqlite3", store, "DELETE FROM transactions; INSERT INTO transactions SELECT * FROM old; DROP TABLE old"])
-        let doctor = sf(context, store, ["doctor"])
+        let doctor = context.run(store, ["doctor"])
         if findings.check(doctor.status != 0 && doctor.stdout.contains("older version"), "an undone refund not found: \(doctor.stdout.suffix(300))") { named += 1 }
         return (findings, "\(edits.count) single-column edits (finished, status, environment, ownership, offer, product type, revocation reason) and an undone refund: \(named)/\(edits.count + 1) named by doctor, finished = 0 delivered nothing again")
     }

@@ -3,21 +3,8 @@ import Glibc
 import StoreEngine
 import TestSupport
 
-/// The second round of attacks (issue 15): a full disk, huge clock advances, lock hogs.
-enum RoundTwo {
-    static func sf(_ context: Context, _ store: String, _ arguments: [String], catalog: String? = nil,
-                   shell prefix: String? = nil) -> Outcome {
-        let command = [context.storefront, "--catalog", catalog ?? context.catalog, "--store", store] + arguments
-        guard let prefix else { return Processes.run(command, timeout: 120) }
-        return Processes.shell("\(prefix); exec \"$@\"", command)
-    }
-
-    static func count(_ context: Context, _ store: String) -> Int {
-        // Every row: finished consumables are not in `transactions` (as in StoreKit's Transaction.all).
-        Int(Processes.run(["/usr/bin/sqlite3", store, "SELECT count(*) FROM transactions"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-    }
-
+/// The store at its limits: a full disk, huge clock advances, processes that hold its lock.
+enum StoreLimits {
     /// Buys under a small file-size limit until a purchase fails: every exit 0 is a purchase
     /// there afterwards, every failure (74) named the system's reason and left nothing charged.
     static func fullDisk(_ context: Context) async -> (Findings, String) {
@@ -26,13 +13,13 @@ enum RoundTwo {
         var reported = 0, refused = 0, warned = 0, rounds = 0
         for round in 0..<(context.quick ? 2 : 6) {
             let store = folder + "/s\(round).sqlite"
-            _ = sf(context, store, ["buy", Demo.swiftShopping])
+            _ = context.run(store, ["buy", Demo.swiftShopping])
             var ids: [String] = []
-            var charged = count(context, store)
+            var charged = context.transactionCount(store)
             for attempt in 0..<30 {
                 let product = attempt == 0 ? Demo.iPhoneRage : Demo.coins
-                let run = sf(context, store, ["buy", product, "--json"], shell: "trap '' XFSZ; ulimit -f \(40 + round * 6)")
-                let after = count(context, store)
+                let run = context.run(store, ["buy", product, "--json"], shell: "trap '' XFSZ; ulimit -f \(40 + round * 6)")
+                let after = context.transactionCount(store)
                 if run.status == 0 {
                     reported += 1
                     if run.stderr.contains("warning:") { warned += 1 }
@@ -55,7 +42,7 @@ enum RoundTwo {
                 charged = after
             }
             rounds += 1
-            let doctor = sf(context, store, ["doctor"])
+            let doctor = context.run(store, ["doctor"])
             findings.check(doctor.status == 0, "round \(round): doctor after the full disk: \(doctor.summary)")
         }
         return (findings, "\(rounds) stores filled under ulimit -f, \(reported) purchases reported and present (\(warned) with a delivery warning), \(refused) refused with the system's reason and nothing charged")
@@ -68,20 +55,20 @@ enum RoundTwo {
         let store = context.folder("huge-clock") + "/s.sqlite"
         let testers = context.quick ? 4 : 20
         for index in 0..<testers {
-            _ = sf(context, store, ["accounts", "create", "t\(index)@local"])
-            let buy = sf(context, store, ["--account", "t\(index)@local", "buy", Demo.monthly])
+            _ = context.run(store, ["accounts", "create", "t\(index)@local"])
+            let buy = context.run(store, ["--account", "t\(index)@local", "buy", Demo.monthly])
             findings.check(buy.status == 0, "setup: \(buy.summary)")
         }
-        let refused = sf(context, store, ["clock", "advance", "P1000000Y"])
+        let refused = context.run(store, ["clock", "advance", "P1000000Y"])
         findings.check(refused.status == 64, "clock advance P1000000Y exited \(refused.status)")
         // The clock runs at real time meanwhile: unmoved means within a minute, not 101 years ahead.
         func storeTime() -> Date? {
-            let run = sf(context, store, ["clock", "--json"])
+            let run = context.run(store, ["clock", "--json"])
             guard case .string(let now)? = (try? JSON.parse(Array(run.stdout.utf8)))?["now"] else { return nil }
             return try? Date(now, strategy: .iso8601)
         }
         let before = storeTime()
-        findings.check(sf(context, store, ["clock", "advance", "P101Y"]).status == 64, "P101Y not refused")
+        findings.check(context.run(store, ["clock", "advance", "P101Y"]).status == 64, "P101Y not refused")
         let after = storeTime()
         findings.check(before != nil && after != nil && abs(after!.timeIntervalSince(before!)) < 60,
                        "a refused advance moved the clock: \(String(describing: before)) → \(String(describing: after))")
@@ -95,7 +82,7 @@ enum RoundTwo {
         var slowest = 0.0, bought = 0
         while Processes.isRunning(pid) && bought < 20 {
             let start = Date()
-            let buy = sf(context, store, ["buy", Demo.coins])
+            let buy = context.run(store, ["buy", Demo.coins])
             slowest = max(slowest, Date().timeIntervalSince(start))
             findings.check(buy.status == 0, "a purchase during the catch-up: \(buy.summary)")
             bought += 1
@@ -114,8 +101,8 @@ enum RoundTwo {
         findings.check(slowest < max(10, 2 * batchSeconds),
                        "a purchase waited \(String(format: "%.1f", slowest)) s for the lock, a batch took \(String(format: "%.1f", batchSeconds)) s")
         // Idempotent: nothing more to do, another command adds nothing.
-        _ = sf(context, store, ["products"])
-        _ = sf(context, store, ["clock", "advance", "PT1S"])
+        _ = context.run(store, ["products"])
+        _ = context.run(store, ["clock", "advance", "PT1S"])
         findings.check(all() == total, "a second catch-up added renewals")
         let expected = testers * 1201 + bought
         findings.check(total >= expected - testers && total <= expected + testers,
@@ -128,7 +115,7 @@ enum RoundTwo {
     static func lockHogs(_ context: Context) async -> (Findings, String) {
         let findings = Findings()
         let store = context.folder("lock-hogs") + "/s.sqlite"
-        _ = sf(context, store, ["buy", Demo.coins])
+        _ = context.run(store, ["buy", Demo.coins])
         // sqlite3 says "locked" once it holds the write lock: the purchase starts behind it, however
         // long a loaded machine takes to start sqlite3 (half a second was not always enough). It
         // holds the lock until told to let go (at most 120 s), not for a fixed time: SQLite counts its
@@ -145,15 +132,15 @@ enum RoundTwo {
         while !Processes.read(said).contains("locked"), Date() < deadline { usleep(10_000) }
         findings.check(Processes.read(said).contains("locked"), "sqlite3 did not take the write lock in 20 s")
         let began = Date()
-        let buy = sf(context, store, ["buy", Demo.coins, "--json"])
+        let buy = context.run(store, ["buy", Demo.coins, "--json"])
         let waited = Date().timeIntervalSince(began)
         _ = FileManager.default.createFile(atPath: release, contents: nil)
         findings.check(buy.status == 75, "a purchase behind a lock hog exited \(buy.status), not 75: \(buy.summary)")
         findings.check(buy.stderr.contains("again"), "no retry hint: \(buy.stderr.prefix(300))")
         findings.check(!buy.stderr.contains("left as it is"), "busy called unusable")
         _ = Processes.wait(hog, timeout: 30)
-        findings.check(count(context, store) == 1, "the busy purchase was charged")
-        let again = sf(context, store, ["buy", Demo.coins])
+        findings.check(context.transactionCount(store) == 1, "the busy purchase was charged")
+        let again = context.run(store, ["buy", Demo.coins])
         findings.check(again.status == 0, "the retry: \(again.summary)")
         return (findings, "a write lock held until the purchase gave up: it exited \(buy.status) (busy) with a retry hint after \(String(format: "%.1f", waited)) s (the 30 s busy timeout), nothing charged, the retry bought")
     }
