@@ -7,6 +7,9 @@ DESTDIR ?=
 CATALOG ?= products.json
 # The catalog readers under libFuzzer (Fuzz/); lld, because gold cannot link libFuzzer's runtime here.
 FUZZ_FLAGS = -Xswiftc -sanitize=fuzzer -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+# The two Examples packages build in one folder: StoreApp's build reuses the root package's modules
+# the Examples build compiled (a folder of their own; the root's .build would be taken for its own).
+EXAMPLES_SCRATCH = --scratch-path $(CURDIR)/.build/examples
 # e.g. STRESS_FLAGS="--quick" or "--only crash"
 STRESS_FLAGS ?=
 
@@ -28,10 +31,10 @@ test: test-clock deps oracle commit
 	./scripts/timed.sh tests ./scripts/with-postgres.sh sh -c '\
 		STOREFRONT_TEST_BACKEND=postgresql $(SWIFT) test --skip-build --filter StoreEngineTests && \
 		$(SWIFT) test --skip-build'
-	./scripts/timed.sh examples-build ./scripts/no-warnings.sh $(SWIFT) build --package-path Examples --build-tests
-	./scripts/timed.sh examples-tests $(SWIFT) test --package-path Examples --skip-build
-	./scripts/timed.sh storeapp-build ./scripts/no-warnings.sh $(SWIFT) build --package-path Examples/StoreApp --build-tests
-	./scripts/timed.sh storeapp-tests $(SWIFT) test --package-path Examples/StoreApp --skip-build
+	./scripts/timed.sh examples-build ./scripts/no-warnings.sh $(SWIFT) build --package-path Examples $(EXAMPLES_SCRATCH) --build-tests
+	./scripts/timed.sh examples-tests $(SWIFT) test --package-path Examples $(EXAMPLES_SCRATCH) --skip-build
+	./scripts/timed.sh storeapp-build ./scripts/no-warnings.sh $(SWIFT) build --package-path Examples/StoreApp $(EXAMPLES_SCRATCH) --build-tests
+	./scripts/timed.sh storeapp-tests $(SWIFT) test --package-path Examples/StoreApp $(EXAMPLES_SCRATCH) --skip-build
 
 test-clock:
 	@./scripts/timed.sh --start
