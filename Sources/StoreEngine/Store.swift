@@ -37,6 +37,8 @@ public actor Store {
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         executor.asUnownedSerialExecutor()
     }
+    /// Whether the store file's commits wait for the disk.
+    nonisolated let durability: Durability
     /// Real time; the store's own time (``currentTime()``) is derived from it by the clock settings.
     let now: @Sendable () -> Date
     /// The change feed, made when first asked for (``changes``).
@@ -50,15 +52,17 @@ public actor Store {
     ///   - createFolder: create the file's folder when missing (the default location does).
     ///   - now: the store's clock; tests pass a fixed or stepping one.
     ///   - account: the sandbox account; nil means the one last switched to (`accounts switch`), else ``defaultAccount``.
-    public init(catalog: Catalog, path: String, account: String? = nil,
-                createFolder: Bool = false, now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
+    ///   - durability: whether a store file's commits wait for the disk (a test session's need not).
+    public init(catalog: Catalog, path: String, account: String? = nil, createFolder: Bool = false,
+                durability: Durability = .full, now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
         self.catalog = catalog
+        self.durability = durability
         self.shortestPeriod = catalog.shortestSubscriptionPeriod
         let address = StoreAddress(path)
         self.path = address.shown
         self.address = address
         self.now = now
-        let ledger = try Ledger.open(address, bundleID: catalog.bundleID, createFolder: createFolder, now: now)
+        let ledger = try Ledger.open(address, bundleID: catalog.bundleID, createFolder: createFolder, durability: durability, now: now)
         // Without a catalog the app's bundle id is the one the file's transactions were signed
         // for, so they stay verified and a refund re-signs them for the same app.
         if catalog.isAbsent { ledger.adoptSignedBundleID() }
@@ -81,7 +85,7 @@ public actor Store {
     /// actor of its own, so that what it reads never waits behind a write of this one's that
     /// waits for the store's lock (`serve`'s reads beside its writes).
     public nonisolated func sibling() throws(StoreFileError) -> Store {
-        try Store(catalog: catalog, path: address.location, account: account, now: now)
+        try Store(catalog: catalog, path: address.location, account: account, durability: durability, now: now)
     }
 
     // MARK: - Products

@@ -12,7 +12,8 @@ extension Ledger {
 
     /// Back to WAL and full syncs after ``beginBulkLoad()``.
     package func endBulkLoad() {
-        try? db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+        try? db.execute("PRAGMA journal_mode = WAL")
+        try? sqliteFile?.setDurability(durability)
     }
 
     /// One past the `transactions` table's AUTOINCREMENT sequence: the id the next row

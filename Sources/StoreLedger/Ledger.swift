@@ -58,14 +58,17 @@ package final class Ledger {
     package private(set) var sealHasher = SealHasher(key: [])
     /// That the file at ``path`` is still the one open (LedgerFileWatch).
     package internal(set) var fileWatch = FileWatch()
+    /// Whether each commit waits for the disk (``Durability``); the file's other connections choose their own.
+    package private(set) var durability = Durability.full
     /// Whether opening runs `PRAGMA quick_check`, and what its refusal adds (nil: not run).
     private var damageCheck: String?
 
     /// Opens the store file at `path`, creating it (and, with `createFolder`,
     /// its folder) when there is none.
     package init(path: String, bundleID: String = Catalog.defaultBundleID, createFolder: Bool = false,
-         now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
+                 durability: Durability = .full, now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
         self.path = path
+        self.durability = durability
         self.bundleID = bundleID
         self.now = now
         // One rule for every check, here and in the doctor: a symbolic link is followed, and
@@ -110,7 +113,7 @@ package final class Ledger {
                     throw StoreFileError(path: path, reason: "cannot create the folder \(folder): \(error.reason)")
                 }
             }
-            createInPlace = !Self.createComplete(at: file, date: now())
+            createInPlace = !Self.createComplete(at: file, date: now(), durability: durability)
         }
         let exists = location.info != nil
         // Never paired with another file's log: a running process may hold the -wal and -shm of
@@ -231,8 +234,8 @@ package final class Ledger {
                     path: path,
                     reason: "was written by a newer storefront (schema version \(version); this one reads up to \(Self.schemaVersion))")
             }
+            try sqliteFile?.setDurability(durability)
             try db.execute("PRAGMA journal_mode = WAL")
-            try db.execute("PRAGMA synchronous = FULL")
             try db.transaction {
                 // Checked again under the write lock: another process may have created it meanwhile.
                 // A version set back by hand counts as the schema its columns show: the steps
@@ -266,12 +269,13 @@ package final class Ledger {
     /// (empty) file there, which it would rightly refuse. Returns true when a store
     /// file is now at `path`: this one, or another process's that got there first.
     /// False when it could not be built so (the caller then creates it in place).
-    static func createComplete(at path: String, date: Date) -> Bool {
+    static func createComplete(at path: String, date: Date, durability: Durability = .full) -> Bool {
         removeAbandonedDrafts(of: path)
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(temporary) }
         do {
             let db = try SQLiteDatabase(path: temporary, create: true)
+            try db.setDurability(durability)
             // Purchases and the signing key are the owner's alone (SQLite gives -wal and -shm the same mode).
             chmod(temporary, 0o600)
             // The key too: a store linked into place is complete, even if its creator dies at once.

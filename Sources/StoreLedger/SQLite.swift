@@ -32,6 +32,9 @@ extension Optional: SQLBindable where Wrapped: SQLBindable {
 package final class SQLiteDatabase: LedgerConnection {
     private var handle: OpaquePointer?
     private var statements: [String: Prepared] = [:]
+    /// How far a commit waits for the disk (``setDurability(_:)``); a transaction that need not be
+    /// durable waits less, never more.
+    private(set) var durability = Durability.full
     /// Changes this connection made to rows of `transactions`, and rollbacks (SQLite's update and
     /// rollback hooks count them; ``execute(_:)`` adds one for any statement naming the table or
     /// rolling back to a savepoint, which the hooks do not see).
@@ -178,6 +181,12 @@ package final class SQLiteDatabase: LedgerConnection {
         }
     }
 
+    /// Sets how far this connection's commits wait for the disk (`PRAGMA synchronous`).
+    package func setDurability(_ durability: Durability) throws(DatabaseError) {
+        try execute("PRAGMA synchronous = \(durability.synchronous)")
+        self.durability = durability
+    }
+
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up
     /// front, so two processes never deadlock upgrading a read to a write.
     /// With `durable` false (a record that may be made again, never a purchase), the commit is not
@@ -185,7 +194,7 @@ package final class SQLiteDatabase: LedgerConnection {
     package func transaction<T>(durable: Bool, _ body: () throws -> T) throws -> T {
         // Inside another transaction, a savepoint: the inner work joins the outer commit.
         let nested = sqlite3_get_autocommit(handle) == 0
-        if !durable, !nested {
+        if !durable, !nested, durability == .full {
             try execute("PRAGMA synchronous = NORMAL")
             defer { try? execute("PRAGMA synchronous = FULL") }
             return try transaction(body)
