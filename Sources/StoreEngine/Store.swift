@@ -38,7 +38,7 @@ public actor Store {
         executor.asUnownedSerialExecutor()
     }
     /// Whether the store file's commits wait for the disk.
-    nonisolated let durability: Durability
+    public nonisolated let durability: Durability
     /// Real time; the store's own time (``currentTime()``) is derived from it by the clock settings.
     let now: @Sendable () -> Date
     /// The change feed, made when first asked for (``changes``).

@@ -72,8 +72,7 @@ public final class SKTestSession: Sendable {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("sktestsession-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         do {
-            // It lives as long as the test: a killed test loses nothing of it, and no commit waits for the disk.
-            let store = try Store(catalog: catalog, path: folder.appendingPathComponent("store.sqlite").path, durability: .processCrashSafe)
+            let store = try SessionStoreTemplate.store(catalog: catalog, from: url, at: folder.appendingPathComponent("store.sqlite").path)
             context = StoreContext(store: store)
         } catch {
             throw StorefrontKit.ConfigurationError(description: "store file \(error.description)")

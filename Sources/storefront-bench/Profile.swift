@@ -45,6 +45,21 @@ enum Profile {
                                                                         finish: true)
             print(String(format: "%.0f purchases delivered and finished a second; CPU %.0f µs each", rate,
                          (cpuSeconds() - before) / (rate * 0.6) * 1e6))
+        case "session":
+            // Twenty SKTestSession tests one by one on products.json (in the current folder), each timed.
+            let url = URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/products.json")
+            guard let productID = EngineBenchmarks.firstNonConsumable(catalogPath: url.path) else {
+                throw PseudoTerminal.Failure(description: "no products.json with a non-consumable in the current folder")
+            }
+            let before = cpuSeconds()
+            var times: [Duration] = []
+            for _ in 0..<20 {
+                let start = ContinuousClock.now
+                try await TestSessionBenchmark.oneTest(catalog: url, productID: productID)
+                times.append(ContinuousClock.now - start)
+            }
+            print("20 SKTestSession tests: median " + milliseconds(median(times)) + ", fastest " + milliseconds(times.min()!)
+                  + String(format: "; CPU %.2f ms a test", (cpuSeconds() - before) / 20 * 1000))
         case "snapshot":
             // What the paywall reads for its first screen, on a store of 10,000 transactions (seeded if missing).
             if !FileManager.default.fileExists(atPath: storePath) {
@@ -83,7 +98,7 @@ enum Profile {
             }
             print(Report.table(paint.figures))
         default:
-            throw PseudoTerminal.Failure(description: "unknown part \(part); known: load, load-times, seed, restore, purchase, buy, snapshot, paint, keypress")
+            throw PseudoTerminal.Failure(description: "unknown part \(part); known: load, load-times, seed, restore, purchase, buy, session, snapshot, paint, keypress")
         }
     }
 }

@@ -6,7 +6,7 @@ import StorefrontKitTest
 /// Goal 13: an app's StoreKit test as Swift Testing runs it — a session made from the
 /// products.json file, `Product.products(for:)`, `purchase()`, `finish()`, the session ended —
 /// beside the engine alone doing the same on a fresh store file (``EngineBenchmarks/freshPurchase``);
-/// once, and 200 at once in a task group, as a parallel test run does.
+/// once, and 2,000 at once in a task group, as a parallel test run of an app's suite does.
 enum TestSessionBenchmark {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -36,27 +36,28 @@ extension TestSessionBenchmark {
             throw Failure(description: "no products.json with a non-consumable in \(FileManager.default.currentDirectoryPath)")
         }
         let url = URL(fileURLWithPath: catalogPath), folder = FileManager.default.temporaryDirectory.path
-        progress("13. SKTestSession tests (session, products, purchase, finish) beside the engine alone: 50 one by one, 200 at once, 3 rounds")
+        progress("13. SKTestSession tests (session, products, purchase, finish) beside the engine alone: 50 one by one, 2,000 at once (the engine 200), 3 rounds")
         var sessions: [Duration] = [], engines: [Duration] = [], sessionGroups: [Duration] = [], engineGroups: [Duration] = []
         let aTest: @Sendable () async throws -> Void = { try await oneTest(catalog: url, productID: productID) }
         let theEngine: @Sendable () async throws -> Void = {
             try await EngineBenchmarks.freshPurchase(catalogPath: catalogPath, productID: productID, folder: folder)
         }
-        for _ in 0..<3 {
+        for round in 0..<3 {
             sessions += try await EngineBenchmarks.timed(50, parallel: false, aTest)
             engines += try await EngineBenchmarks.timed(50, parallel: false, theEngine)
-            sessionGroups += try await EngineBenchmarks.timed(200, parallel: true, aTest)
-            engineGroups += try await EngineBenchmarks.timed(200, parallel: true, theEngine)
+            sessionGroups += try await EngineBenchmarks.timed(2_000, parallel: true, aTest)
+            // The engine's durable files, 200 at once and once: 2,000 would wait minutes for the disk.
+            if round == 0 { engineGroups += try await EngineBenchmarks.timed(200, parallel: true, theEngine) }
         }
         let one = median(sessions), engine = median(engines), group = median(sessionGroups), engineGroup = median(engineGroups)
         return [
             Figure(number: "13", measure: "An SKTestSession test (session, products, purchase, finish, end), median",
-                   value: milliseconds(one), baseline: "limit 10 ms; engine alone " + milliseconds(engine),
-                   ratio: one.milliseconds / 10, goal: "≤ 1.00", met: one.milliseconds <= 10),
-            Figure(number: "13a", measure: "200 such tests at once (one task group)",
+                   value: milliseconds(one), baseline: "limit 3 ms; engine alone " + milliseconds(engine),
+                   ratio: one.milliseconds / 3, goal: "≤ 1.00", met: one.milliseconds <= 3),
+            Figure(number: "13a", measure: "2,000 such tests at once (one task group)",
                    value: String(format: "%.2f s", group.seconds),
-                   baseline: String(format: "limit 3 s; engine alone %.2f s", engineGroup.seconds),
-                   ratio: group.seconds / 3, goal: "≤ 1.00", met: group.seconds <= 3),
+                   baseline: String(format: "limit 4 s; engine alone, 200 at once, %.2f s", engineGroup.seconds),
+                   ratio: group.seconds / 4, goal: "≤ 1.00", met: group.seconds <= 4),
         ]
     }
 }

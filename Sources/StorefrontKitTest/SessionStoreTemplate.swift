@@ -1,0 +1,72 @@
+import Foundation
+import Glibc
+import StoreEngine
+import Synchronization
+
+/// A new session's store, started from the bytes of a store made once in this process for the
+/// same configuration file: a new store file costs its schema and a signing key with its
+/// certificate chain, most of an app's StoreKit test. Every session still gets a file of its
+/// own, as a new store is before its first purchase; the sessions of one process share the
+/// signing key, as tests on one device share Xcode's certificate.
+enum SessionStoreTemplate {
+    /// A configuration file as it was when its template was made: edited, it makes a new one.
+    private struct Source: Hashable {
+        var path: String
+        var size: Int
+        var modified: Int
+        var modifiedNanoseconds: Int
+
+        init?(_ url: URL) {
+            var info = stat()
+            guard stat(url.path, &info) == 0 else { return nil }
+            (path, size) = (url.path, Int(info.st_size))
+            (modified, modifiedNanoseconds) = (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
+        }
+    }
+
+    /// The template's bytes for each configuration file; nil while one could not be made.
+    private static let templates = Mutex<[Source: [UInt8]]>([:])
+
+    /// Opens a new store at `path` (in a folder of the session's own) for `catalog`, read from `url`.
+    static func store(catalog: Catalog, from url: URL, at path: String) throws(StoreFileError) -> Store {
+        let source = Source(url)
+        if let source, let bytes = templates.withLock({ $0[source] }), write(bytes, to: path) {
+            return try open(catalog, path)
+        }
+        if let source, let bytes = makeTemplate(catalog: catalog, beside: path) {
+            templates.withLock { $0[source] = bytes }
+            if write(bytes, to: path) { return try open(catalog, path) }
+        }
+        return try open(catalog, path)
+    }
+
+    /// A session's store lives as long as its test: no commit waits for the disk (``Durability``).
+    private static func open(_ catalog: Catalog, _ path: String) throws(StoreFileError) -> Store {
+        try Store(catalog: catalog, path: path, durability: .processCrashSafe)
+    }
+
+    /// A store made and closed at a path beside `path`, read back whole and removed; nil when it
+    /// cannot be (its log not written back into it, as when another connection kept it open).
+    private static func makeTemplate(catalog: Catalog, beside path: String) -> [UInt8]? {
+        let template = path + ".template"
+        defer { for suffix in ["", "-wal", "-shm"] { unlink(template + suffix) } }
+        do { _ = try open(catalog, template) } catch { return nil }
+        // Closed: the last connection wrote its log back into the file and removed it.
+        guard !FileManager.default.fileExists(atPath: template + "-wal"),
+              let data = FileManager.default.contents(atPath: template), !data.isEmpty else { return nil }
+        return Array(data)
+    }
+
+    /// Writes `bytes` to a new file at `path`, readable by its owner only (as a store file is made).
+    private static func write(_ bytes: [UInt8], to path: String) -> Bool {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == bytes.count else {
+            unlink(path)
+            return false
+        }
+        return true
+    }
+}
