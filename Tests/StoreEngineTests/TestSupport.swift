@@ -73,6 +73,25 @@ func transaction(of outcome: PurchaseOutcome, sourceLocation: SourceLocation = #
     try transaction(of: outcome.result, sourceLocation: sourceLocation)
 }
 
+/// The stored request of a pending purchase; fails the test for any other outcome.
+func pendingTransaction(in store: Store, _ outcome: PurchaseOutcome,
+                        sourceLocation: SourceLocation = #_sourceLocation) async throws -> Transaction {
+    guard case .pending(let request) = outcome else {
+        Issue.record("expected pending, got \(outcome.name)", sourceLocation: sourceLocation)
+        throw TestFailure.unexpectedResult
+    }
+    let transaction = try await store.transaction(id: request.id)
+    #expect(transaction.status == .pending && transaction.pendingReason == request.reason, sourceLocation: sourceLocation)
+    return transaction
+}
+
+/// The signed payload of a transaction, verified with the store's key.
+func signedPayload(_ store: Store, _ transaction: Transaction,
+                   sourceLocation: SourceLocation = #_sourceLocation) async throws -> JSON {
+    let jws = try #require(transaction.jwsRepresentation, "not signed", sourceLocation: sourceLocation)
+    return try await store.verify(jws: jws).payload
+}
+
 enum TestFailure: Error {
     case unexpectedResult
 }

@@ -174,4 +174,14 @@ struct CommandLineEdgeTests {
         #expect(!output.contains("Too many open files"), "\(output.prefix(2000))")
         #expect(stopped == 0)
     }
+
+    /// Issue 15 (7): escapes typed in arguments never reach standard error raw.
+    @Test func escapesInArgumentsAreCleaned() async throws {
+        let sandbox = try Sandbox()
+        let evil = "x\u{1B}]0;owned\u{07}\u{202E}y"
+        for arguments in [["buy", evil], ["refund", evil], ["clock", "advance", evil], ["settings", "set", evil, "1"]] {
+            let run = try await sandbox.storefront(arguments)
+            #expect(!run.stderr.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{202E}" }, "\(arguments[0])")
+        }
+    }
 }

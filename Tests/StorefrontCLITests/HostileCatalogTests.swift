@@ -67,4 +67,31 @@ struct HostileCatalogTests {
             #expect(!hasRawControl(run.stdout) && !hasRawControl(run.stderr), "\(command):\n\(run)")
         }
     }
+
+    /// Issue 15 (4): an id with a NUL is refused by catalog check, with its place.
+    @Test func anIDWithANULIsRefusedWithItsPlace() async throws {
+        let sandbox = try Sandbox()
+        let catalog = try sandbox.write("nul.json", #"""
+            {"products": [{"id": "pro\u0000.basic", "type": "nonConsumable", "displayName": "Basic", "price": "0.99"},
+                          {"id": "pro\u0000.ultimate", "type": "nonConsumable", "displayName": "Ultimate", "price": "99.99"}]}
+            """#)
+        let run = try await sandbox.run(["catalog", "check", catalog])
+        run.expect(exit: 65)
+        #expect(run.stderr.contains("products[0].id: an id must not contain control characters (NUL found)"), "\(run)")
+    }
+
+    /// Issue 30 (9): `-c /dev/zero`, and a scenario whose catalog line names it, under a 2 GB address-space
+    /// limit: the read went on until memory ran out. Each is refused at once, naming the file.
+    @Test func aCatalogThatIsADeviceIsRefusedAtOnce() async throws {
+        let sandbox = try Sandbox()
+        let binary = try #require(Binary.url)
+        let scenario = try sandbox.write("zero.scenario", "catalog /dev/zero\nbuy premium\n")
+        for arguments in [["--catalog", "/dev/zero", "--store", sandbox.store, "products"], ["replay", scenario]] {
+            let run = try await Sandbox.launch(URL(fileURLWithPath: "/bin/bash"),
+                                               arguments: ["-c", "ulimit -v 2000000; exec \"$@\"", "bash", binary.path] + arguments,
+                                               environment: ["PATH": "/usr/bin:/bin", "HOME": sandbox.home], directory: sandbox.folder)
+            #expect(run.status != 0 && run.stderr.contains("/dev/zero: is a character device, not a regular file"), "\(run)")
+            run.expectNoCrashOutput()
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// The paywall on real terminal types, locales and input: the mouse in both encodings,
@@ -53,6 +54,35 @@ struct PaywallTerminalEndToEndTests {
                     && !lines.contains { $0.contains("Purchasing") }
             }
         }
+    }
+
+    /// Issue 30 (13): the paywall as a script's background job (a process group of its own, as under
+    /// `timeout`), then its terminal gone: no SIGHUP reaches it, every read of the terminal fails at
+    /// once, and it spun at full speed for ever. It stops within seconds, saying why.
+    @Test func thePaywallStopsWhenItsTerminalIsGone() async throws {
+        let sandbox = try Sandbox()
+        let binary = try #require(Binary.url)
+        let job = "'\(binary.path)' --catalog '\(Binary.catalog)' --store '\(sandbox.store)' 2>paywall.err & echo $! > paywall.pid; wait $!"
+        let escaped = job.replacingOccurrences(of: "$", with: "\\$")
+        let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' LANG=C.UTF-8 bash -c \"trap '' TTIN TTOU; set -m; \(escaped)\"; sleep 60"
+        let session = try #require(Tmux(command: command, columns: 100, rows: 30, session: "gone", socketPrefix: "storefront-e2e"))
+        func pid() -> pid_t? {
+            Int32((try? String(contentsOfFile: sandbox.path("paywall.pid"), encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+        }
+        defer {
+            session.stop()
+            if let pid = pid() { kill(pid, SIGKILL) }
+        }
+        let shown = await session.waitFor(timeout: .seconds(60)) { $0.contains { $0.contains("Swift Shopping") } }
+        #expect(shown.ok, "\(shown.lines.joined(separator: "\n"))")
+        let paywall = try #require(pid())
+        session.stop()  // the terminal goes away
+        let deadline = ContinuousClock.now + .seconds(20)
+        while kill(paywall, 0) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(kill(paywall, 0) != 0, "the paywall still runs 20 s after its terminal went away")
+        let message = (try? String(contentsOfFile: sandbox.path("paywall.err"), encoding: .utf8)) ?? ""
+        #expect(message.contains("the paywall stops (nothing is lost"), "\(message)")
     }
 }
 

@@ -4,7 +4,7 @@ import Testing
 /// Issue 43 (7), through the binary: one sqlite3 edit of `subscriptions` or `app_balances` gave a
 /// lapsed subscription an entitlement until 2100, or a balance of 1000 coins, and the doctor said
 /// Healthy. Schema 10 seals those rows: an edited one is read as absent, and the doctor names it.
-@Suite("Reliability, round four: sealed records (process)")
+@Suite("Store file: sealed records edited with sqlite3 (process)")
 struct SealedRecordCommandTests {
     func problems(_ sandbox: Sandbox) async throws -> [[String: Any]] {
         let run = try await sandbox.run(["doctor", "--store", sandbox.store, "--json"])

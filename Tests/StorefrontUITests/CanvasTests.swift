@@ -68,4 +68,46 @@ struct CanvasTests {
         #expect(canvas.target(atX: 2, y: 1) == .product(3))
         #expect(canvas.target(atX: 2, y: 2) == nil)
     }
+
+    @Test("a name is cut after its escapes are made visible: it never spills into the next column")
+    func cutAfterEscapes() {
+        let cut = TerminalText.truncated("Evil\u{1B}[31mRed\u{1B}[0m Name", to: 10)
+        #expect(TerminalText.width(cut) <= 10)
+        #expect(cut == "Evil\\e[31…")
+        var canvas = Canvas(width: 12, height: 1)
+        canvas.put(cut, x: 0, y: 0)
+        #expect(canvas.lines[0].count <= 12)
+    }
+
+    @Test("emoji and ZWJ sequences are two columns; a flag is two; a byte-order mark is shown, not piled up")
+    func emojiAndMarkWidths() {
+        #expect(TerminalText.width("👨‍👩‍👧") == 2)
+        #expect(TerminalText.width("❤️") == 2)
+        #expect(TerminalText.width("🇩🇪") == 2)
+        #expect(TerminalText.width("👍🏽") == 2)
+        #expect(TerminalText.width("☕") == 2)
+        #expect(TerminalText.width("é") == 1)
+        var canvas = Canvas(width: 10, height: 1)
+        canvas.put("a👨‍👩‍👧b", x: 0, y: 0)
+        #expect(canvas.lines[0] == "a👨‍👩‍👧b")
+        #expect(TerminalText.sanitized("\u{FEFF}Coins") == "\\u{FEFF}Coins")
+        var twice = Canvas(width: 20, height: 1)
+        twice.put("\u{FEFF}Coins", x: 0, y: 0)
+        let first = twice.lines
+        twice.put("\u{FEFF}Coins", x: 0, y: 0)
+        #expect(twice.lines == first, "a redraw puts the same")
+    }
+
+    @Test("a text cut at the edge ends with …, never mid-word in silence")
+    func cutWithEllipsis() {
+        var canvas = Canvas(width: 10, height: 1)
+        canvas.put("Settings · simulated", x: 0, y: 0)
+        #expect(canvas.lines[0] == "Settings …")
+        var limited = Canvas(width: 20, height: 1)
+        limited.put("abcdefgh", x: 2, y: 0, limit: 5)
+        #expect(limited.lines[0].hasPrefix("  abcd…"))
+        var fits = Canvas(width: 5, height: 1)
+        fits.put("abcde", x: 0, y: 0)
+        #expect(fits.lines[0] == "abcde", "a text that fits is whole")
+    }
 }

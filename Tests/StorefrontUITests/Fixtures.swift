@@ -1,5 +1,5 @@
 import Foundation
-import StoreEngine
+@testable import StoreEngine
 // Every file of the test target sees TestSupport (clock, folders, processes, tmux).
 @_exported import TestSupport
 @testable import StorefrontUI
@@ -80,4 +80,11 @@ func loadedState(on screen: Screen, columns: Int = 100, rows: Int = 30, snapshot
 /// A request waiting for a parent or the user, as the snapshot lists it.
 func pendingRequest(_ productID: String, id: Int64 = 2_000_000_009, reason: StoreEngine.Transaction.PendingReason) -> PendingRequest {
     PendingRequest(id: id, productID: productID, reason: reason, date: fixedDate)
+}
+
+/// Renewal info that renews `productID`, for snapshots made by hand.
+func renewalInfo(_ productID: String) -> RenewalInfo {
+    RenewalInfo(originalTransactionID: 2_000_000_001, currentProductID: productID, autoRenewPreference: productID, willAutoRenew: true,
+                renewalDate: nil, recentSubscriptionStartDate: fixedDate, environment: .xcode, currency: "USD", renewalPrice: 4.99,
+                jwsRepresentation: nil)
 }

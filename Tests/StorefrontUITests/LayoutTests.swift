@@ -31,4 +31,18 @@ struct LayoutTests {
         #expect(title.contains("p ") && title.contains("t ") && title.contains("s "), "\(title)")
         #expect(render(state, timeZone: utc).target(atX: 79 - 3, y: 0) == .screen(.settings))
     }
+
+    @Test("no fragment of the paywall shows beside a sheet's borders at 80×24")
+    func noFragmentsBesideSheets() {
+        var state = loadedState(columns: 80, rows: 24, snapshot: snapshot(owned: [purchase(swiftShopping)]))
+        for sheet: Sheet in [.confirmQuit, .help, .confirm(productID: iPhoneRage)] {
+            state.sheet = sheet
+            let lines = render(state, timeZone: utc).lines
+            for line in lines where line.contains("│") {
+                let first = line.firstIndex(of: "│")!, last = line.lastIndex(of: "│")!
+                let outside = String(line[..<first]) + String(line[line.index(after: last)...])
+                #expect(outside.allSatisfy { $0 == " " }, "\(sheet): \(line)")
+            }
+        }
+    }
 }

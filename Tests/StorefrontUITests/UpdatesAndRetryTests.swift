@@ -155,4 +155,13 @@ struct UpdatesAndRetryTests {
         _ = update(&state, .loaded(snapshot()))
         #expect(render(state).lines.contains { $0.contains("Swift Shopping") })
     }
+
+    @Test("a year of renewals arriving is one name with its count, not the name twelve times")
+    func countedNames() {
+        var state = loadedState()
+        var snap = snapshot(dataVersion: 2)
+        snap.arrived = Array(repeating: monthly, count: 12) + [swiftShopping]
+        _ = update(&state, .loaded(snap))
+        #expect(state.flash == "Arrived as an update: Monthly Subscription ×12, Swift Shopping")
+    }
 }

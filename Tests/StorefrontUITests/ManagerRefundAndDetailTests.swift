@@ -3,10 +3,10 @@ import Foundation
 import Testing
 @testable import StorefrontUI
 
-/// The manager says what the subscription is on and lets the tester choose: price, offer,
-/// auto-renew on/off, the refund's reason; renew now keeps a paid offer's period.
-@Suite("manager friction")
-struct ManagerFrictionTests {
+/// The Transaction Manager asks for a refund's reason, and its detail line says what the
+/// subscription is on: price, offer, auto-renew on or off.
+@Suite("Transaction Manager: a refund's reason and the detail line")
+struct ManagerRefundAndDetailTests {
     @Test("f asks for the reason: ← → choose developerIssue or other, Enter refunds with it, Esc refunds nothing")
     func refundReason() {
         var state = loadedState(on: .transactions)
@@ -41,16 +41,5 @@ struct ManagerFrictionTests {
         _ = update(&state, .manager(.historyLoaded([trial])))
         let detail = render(state, timeZone: utc).lines[ManagerLayout(state.size).detailRow]
         #expect(detail.contains("tx 2000000001 · $0.00 · introductory offer (freeTrial) · auto-renew off"), "\(detail)")
-    }
-
-    @Test("a trial is shown as a trial on its row: when it ends and what it costs then")
-    func trialRow() {
-        var trial = purchase(monthly, expires: fixedDate.addingTimeInterval(7 * 86_400))
-        (trial.price, trial.offerType, trial.offerPaymentMode, trial.subscriptionGroupID) = (0, .introductory, .freeTrial, "premium")
-        var snap = snapshot(owned: [trial])
-        snap.subscriptions["premium"] = SubscriptionStatus(groupID: "premium", state: .subscribed, transaction: trial,
-                                                           renewalInfo: renewalInfo(monthly))
-        let row = render(loadedState(snapshot: snap), timeZone: utc).lines.first { $0.contains("Monthly Subscription") }!
-        #expect(row.contains("Free trial until Dec 8, 2026, then $4.99/month"), "\(row)")
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-/// The QA controls through the whole stack: the paywall in tmux, its Transaction
+/// The tester's controls through the whole stack: the paywall in tmux, its Transaction
 /// Manager and settings screen, and a second `storefront` process playing the parent,
 /// the App Store or the network.
-@Suite("QA controls end to end (tmux)")
-struct QAControlsEndToEndTests {
+@Suite("paywall Transaction Manager and settings screen, with a second process, end to end (tmux)")
+struct PaywallManagerAndSettingsEndToEndTests {
     /// The id of the account's transaction of `productID` that waits (Ask to Buy or interrupted).
     func pendingID(_ sandbox: Sandbox, _ productID: String) async throws -> String {
         let requests = try await sandbox.storefront("transactions", "--pending", "--json").jsonObject()

@@ -3,14 +3,15 @@ import StoreEngine
 import StorefrontCLI
 import Testing
 
-// Issue 4, QA controls, on the command line: parsing of the new commands and
-// options in-process, then the built binary as separate processes (the app, the
-// parent and the tester are different processes sharing one store file).
+// The tester's commands (Ask to Buy, interrupted purchases, refunds, outcomes, simulated
+// conditions, accounts) on the command line: their parsing in-process, then the built binary
+// as separate processes (the app, the parent and the tester are different processes sharing
+// one store file).
 
 // MARK: - Parsing
 
-@Suite("QA controls: argument parsing")
-struct QAControlArgumentsTests {
+@Suite("Tester commands: argument parsing")
+struct TesterCommandArgumentsTests {
     func parse(_ arguments: String...) throws -> Command {
         try Invocation.parse(arguments).command
     }
@@ -112,8 +113,8 @@ struct QAControlArgumentsTests {
 
 /// Ask to Buy, refunds, outcomes, settings and accounts through the built binary:
 /// each step its own process, as the app, a parent and a tester would be.
-@Suite("QA controls (process)")
-struct QAControlCommandTests {
+@Suite("Tester commands: Ask to Buy, refunds, outcomes, simulated conditions and accounts (process)")
+struct TesterCommandTests {
     /// `transactions --pending --json`'s requests.
     func requests(_ sandbox: Sandbox, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: Any]] {
         let run = try await sandbox.storefront("transactions", "--pending", "--json")
