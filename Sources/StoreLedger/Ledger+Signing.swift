@@ -19,11 +19,11 @@ extension Ledger {
     /// The signing key stored in the file; made, with its chain, on first use.
     func loadKey() throws -> SigningKey {
         if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(.private_key) }).first {
-            return try SigningKey(pem: pem)
+            return try ParsedSigningCache.key(pem)
         }
         return try db.transaction {
             if let pem = try db.rows("SELECT private_key FROM signing_key WHERE id = 1", as: { $0.text(.private_key) }).first {
-                return try SigningKey(pem: pem)
+                return try ParsedSigningCache.key(pem)
             }
             let key = try SigningKey.generate()
             try Self.insertSigningKey(key, at: try signingTime(), into: db)
@@ -33,14 +33,13 @@ extension Ledger {
 
     /// The key with the chain stored beside it (schema 5 has one in every file).
     func loadIdentity(_ key: SigningKey) throws -> SigningIdentity {
-        let certificates = try db.rows("""
-            SELECT leaf_certificate, intermediate_certificate, root_certificate FROM signing_key WHERE id = 1
-            """) { [$0.optionalText(.leaf_certificate), $0.optionalText(.intermediate_certificate), $0.optionalText(.root_certificate)] }.first ?? []
-        let pems = certificates.compactMap { $0 }
-        guard pems.count == 3 else { throw VerificationFailure(description: "the certificate chain is missing") }
-        let chain = CertificateChain(leaf: try Certificate(pem: pems[0]), intermediate: try Certificate(pem: pems[1]),
-                                     root: try Certificate(pem: pems[2]))
-        return try SigningIdentity(key: key, chain: chain)
+        let row = try db.rows("""
+            SELECT private_key, leaf_certificate, intermediate_certificate, root_certificate FROM signing_key WHERE id = 1
+            """) { ($0.text(.private_key), [$0.optionalText(.leaf_certificate), $0.optionalText(.intermediate_certificate),
+                                            $0.optionalText(.root_certificate)]) }.first
+        let pems = row?.1.compactMap { $0 } ?? []
+        guard let keyPEM = row?.0, pems.count == 3 else { throw VerificationFailure(description: "the certificate chain is missing") }
+        return try ParsedSigningCache.identity(key, keyPEM: keyPEM, chain: pems)
     }
 
     // MARK: - Schema 5

@@ -66,7 +66,7 @@ public final class SKTestSession: Sendable {
     /// A session on the `.storekit` or products.json file at `url`, in a new temporary store file.
     public init(contentsOf url: URL) throws {
         let catalog: Catalog
-        do { catalog = try Catalog.load(contentsOf: url.path) } catch {
+        do { catalog = try SessionStoreTemplate.catalog(at: url) } catch {
             throw StorefrontKit.ConfigurationError(description: "catalog \(url.path): \(error.description)")
         }
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("sktestsession-\(UUID().uuidString)")

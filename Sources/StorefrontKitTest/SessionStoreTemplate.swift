@@ -26,6 +26,17 @@ enum SessionStoreTemplate {
 
     /// The template's bytes for each configuration file; nil while one could not be made.
     private static let templates = Mutex<[Source: [UInt8]]>([:])
+    /// Each configuration file, read.
+    private static let catalogs = Mutex<[Source: Catalog]>([:])
+
+    /// The catalog in the configuration file at `url`, read once while it is unchanged.
+    static func catalog(at url: URL) throws(CatalogError) -> Catalog {
+        let source = Source(url)
+        if let source, let catalog = catalogs.withLock({ $0[source] }) { return catalog }
+        let catalog = try Catalog.load(contentsOf: url.path)
+        if let source { catalogs.withLock { $0[source] = catalog } }
+        return catalog
+    }
 
     /// Opens a new store at `path` (in a folder of the session's own) for `catalog`, read from `url`.
     static func store(catalog: Catalog, from url: URL, at path: String) throws(StoreFileError) -> Store {
