@@ -173,6 +173,12 @@ struct AppReceiptTests {
             let chain = try await store.app.receiptCertificateChain()
             #expect(try chain.root.publicKey().isRSA)
             #expect(try await fixture.open().app.receiptCertificateChain().x5c == chain.x5c)
+
+            // The doctor checks it; a chain whose root was swapped (the JWS root's, by hand) is named.
+            let healthy = StoreDoctor.examine(path: fixture.path)
+            #expect(healthy.isHealthy && healthy.passed.contains { $0.hasPrefix("receipt-signing chain") }, "\(healthy.problems)")
+            try db.execute("UPDATE receipt_signing_key SET root_certificate = (SELECT root_certificate FROM signing_key)")
+            #expect(StoreDoctor.examine(path: fixture.path).problems.map(\.check) == ["receiptKey"])
         }
     }
 
