@@ -1,7 +1,7 @@
 import Foundation
 
 /// StoreKit 1's app receipt: made from the account's purchases as the App Store keeps them,
-/// signed by the store's certificate authority (PKCS#7), written where the app reads it;
+/// signed by the store's receipt signer (PKCS#7, SHA-256 with RSA), written where the app reads it;
 /// and verifyReceipt's decisions, for the server.
 extension Store {
     // MARK: - Where the app reads it
@@ -78,7 +78,7 @@ extension Store {
 
     /// The receipt for `account`, signed (PKCS#7 DER).
     func signedAppReceipt(account: String? = nil) throws -> [UInt8] {
-        try signer.signReceipt(try appReceipt(account: account))
+        try receiptSigner().sign(try appReceipt(account: account))
     }
 
     /// `SKReceiptRefreshRequest`: makes the receipt anew and writes it where the app reads it.
@@ -87,7 +87,7 @@ extension Store {
         try await simulateLatency()
         if try value(.offline) { throw StoreError.simulated(.networkError, cause: "offline is true") }
         let url = try receiptURL()
-        let bytes = try signer.signReceipt(try appReceipt(properties: properties))
+        let bytes = try receiptSigner().sign(try appReceipt(properties: properties))
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(bytes).write(to: url, options: .atomic)
         return url
@@ -99,7 +99,7 @@ extension Store {
     func appReceiptURL() throws -> URL {
         let url = try receiptURL()
         let current = try appReceipt()
-        if let data = try? Data(contentsOf: url), let onFile = try? signer.openReceipt([UInt8](data)),
+        if let data = try? Data(contentsOf: url), let onFile = try? receiptSigner().open([UInt8](data)),
            onFile.inAppPurchases == current.inAppPurchases, onFile.bundleID == current.bundleID,
            onFile.receiptType.hasSuffix("Sandbox") == current.receiptType.hasSuffix("Sandbox") {
             // Kept as refreshed: a test receipt made expired or for volume purchase stays so.
@@ -107,12 +107,23 @@ extension Store {
         }
         guard FileManager.default.fileExists(atPath: url.path) || !current.inAppPurchases.isEmpty else { return url }
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(try signer.signReceipt(current)).write(to: url, options: .atomic)
+        try Data(try receiptSigner().sign(current)).write(to: url, options: .atomic)
         return url
     }
 
-    /// Opens a receipt: its signature and chain against the store's root, then its fields.
-    func openReceipt(_ der: [UInt8]) throws(ReceiptFailure) -> AppReceipt { try signer.openReceipt(der) }
+    /// The store's receipt signer (RSA, a chain of its own), issued at its first receipt.
+    func receiptSigner() throws -> ReceiptSigner { try ledger.receiptSigner() }
+
+    /// Opens a receipt: its signature and chain against the store's receipt root, then its fields.
+    func openReceipt(_ der: [UInt8]) throws(ReceiptFailure) -> AppReceipt {
+        let signer: ReceiptSigner
+        do {
+            signer = try receiptSigner()
+        } catch {
+            throw .notAuthentic("the store's receipt-signing key could not be read: \(error)")
+        }
+        return try signer.open(der)
+    }
 
     // MARK: - verifyReceipt
 
@@ -130,7 +141,7 @@ extension Store {
         }
         let receipt: AppReceipt
         do {
-            receipt = try signer.openReceipt([UInt8](der))
+            receipt = try openReceipt([UInt8](der))
         } catch .malformed(let why) {
             return refused(.malformedReceipt, why)
         } catch .notAuthentic(let why) {

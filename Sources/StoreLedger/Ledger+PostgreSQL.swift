@@ -105,6 +105,11 @@ extension Ledger {
                 }
                 // Schema 9 is the first on PostgreSQL: a later one migrates once the seal key is
                 // loaded (``migratePostgreSQL()``), under this lock.
+                // The receipt signer's table, for a store made before it (LedgerReceiptSigning); asked
+                // first, as IF NOT EXISTS would have libpq print a notice on every open.
+                if !tables.contains("receipt_signing_key") {
+                    try db.execute(Self.postgreSQLDefinitions(Self.receiptSigningKeyTable))
+                }
             } else if !tables.isEmpty {
                 throw StoreFileError(path: path, reason: "holds tables of another application (\(tables.sorted().prefix(3).joined(separator: ", "))…), not a store; nothing was changed")
             } else {

@@ -127,6 +127,7 @@ extension Ledger {
             \(Ledger.refundRequestTables)
             \(Ledger.pricingTables)
             \(Ledger.historyRevisionTables)
+            \(Ledger.receiptSigningKeyTable)
             """
 
     /// Schema 2 adds why a pending transaction waits (Ask to Buy, interrupted purchases).

@@ -41,6 +41,8 @@ package final class Ledger {
     /// The store's signing key and its certificate chain, kept inside the store file
     /// (see docs/store-file.md).
     var key: SigningIdentity!
+    /// The receipt signer, once loaded or issued (LedgerReceiptSigning).
+    var receiptKey: ReceiptSigner?
     /// Real time, as the store's clock reads it (tests pass their own).
     package let now: @Sendable () -> Date
     /// The store's time, for `signedDate`: the store sets its own clock here; until
@@ -254,6 +256,7 @@ package final class Ledger {
                 try db.execute(Self.verifiedRowsTable)
                 try db.execute(Self.commitmentsTable)
                 try db.execute(Self.logOwnerTable)
+                try db.execute(Self.receiptSigningKeyTable)
             }
         } catch let error as StoreFileError {
             throw error

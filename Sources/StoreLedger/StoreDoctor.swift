@@ -245,6 +245,7 @@ public enum StoreDoctor {
                 return
             }
         }
+        if tables.contains("receipt_signing_key") { try examineReceiptSigner(db, into: &checkup) }
         let validity = identity.map { identity in
             (start: [identity.chain.leaf, identity.chain.intermediate, identity.chain.root].compactMap(\.notBefore).max() ?? .distantPast,
              end: [identity.chain.leaf, identity.chain.intermediate, identity.chain.root].compactMap(\.notAfter).min() ?? .distantFuture)
@@ -326,6 +327,28 @@ public enum StoreDoctor {
                 check: "unfinished",
                 message: "\(unfinished.count) unfinished transaction\(unfinished.count == 1 ? "" : "s") (\(Self.idList(unfinished))): delivered and finished the next time storefront opens the store",
                 transactionIDs: unfinished))
+        }
+    }
+
+    /// The receipt signer, once issued (at the store's first receipt): its chain verifies against its own
+    /// root with the markers, its leaf certifies its key, and the key is RSA.
+    private static func examineReceiptSigner(_ db: any LedgerConnection, into checkup: inout StoreCheckup) throws(DatabaseError) {
+        let rows = try db.rows("""
+            SELECT private_key, leaf_certificate, intermediate_certificate, root_certificate FROM receipt_signing_key WHERE id = 1
+            """) { ($0.text(.private_key), $0.text(.leaf_certificate), $0.text(.intermediate_certificate), $0.text(.root_certificate)) }
+        guard let (key, leaf, intermediate, root) = rows.first else { return }
+        do {
+            let chain = CertificateChain(leaf: try Certificate(pem: leaf), intermediate: try Certificate(pem: intermediate),
+                                         root: try Certificate(pem: root))
+            let signer = try ReceiptSigner(key: try SigningKey(pem: key), chain: chain)
+            let leafKey = try CertificateChain.verify(x5c: chain.x5c, trustedRoot: chain.root, at: max(chain.leaf.notBefore ?? Date(), Date()))
+            guard signer.key.isRSA, leafKey.hasSamePublicKey(as: signer.key) else {
+                throw VerificationFailure(description: "the leaf does not certify an RSA receipt-signing key")
+            }
+            checkup.passed.append("receipt-signing chain (RSA root, intermediate, receipt-signing leaf) verified, with Apple's marker extensions")
+        } catch {
+            checkup.problems.append(.init(check: "receiptKey", message: "has an unusable receipt-signing key or chain, so its app receipts cannot be made or do not verify: \(error)",
+                                          transactionIDs: []))
         }
     }
 

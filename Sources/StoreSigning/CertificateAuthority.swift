@@ -123,21 +123,37 @@ public struct CertificateChain: Sendable {
     /// a day before `date` (store time) on. `name` goes into each certificate's subject.
     public static func issue(for leafKey: SigningKey, at date: Date, name: String = "Storefront")
         throws(VerificationFailure) -> CertificateChain {
-        let rootKey = try SigningKey.generate()
-        let intermediateKey = try SigningKey.generate()
+        try issue(for: leafKey, at: date, rsa: false,
+                  names: ("\(name) Root CA", "\(name) Worldwide Developer Relations CA", "\(name) App Store Signing"))
+    }
+
+    /// As ``issue(for:at:name:)`` for the receipt-signing RSA key: an RSA 2048 root and intermediate,
+    /// named as Apple's receipt chain is (Apple Root CA, Apple Worldwide Developer Relations
+    /// Certification Authority, Mac App Store and iTunes Store Receipt Signing), with the same markers.
+    public static func issueForReceipts(for leafKey: SigningKey, at date: Date) throws(VerificationFailure) -> CertificateChain {
+        try issue(for: leafKey, at: date, rsa: true,
+                  names: ("Storefront Receipt Root CA", "Storefront Worldwide Developer Relations Certification Authority",
+                          "Storefront App Store Receipt Signing"))
+    }
+
+    /// Root and intermediate keys made here (P-256, or RSA 2048 with `rsa`) and thrown away once they have signed.
+    private static func issue(for leafKey: SigningKey, at date: Date, rsa: Bool, names: (root: String, intermediate: String, leaf: String))
+        throws(VerificationFailure) -> CertificateChain {
+        let rootKey = rsa ? try SigningKey.generateRSA() : try SigningKey.generate()
+        let intermediateKey = rsa ? try SigningKey.generateRSA() : try SigningKey.generate()
         let notBefore = date.addingTimeInterval(-validBefore)
         let root = try certificate(
-            commonName: "\(name) Root CA", key: rootKey, issuer: nil, signer: rootKey, notBefore: notBefore,
+            commonName: names.root, key: rootKey, issuer: nil, signer: rootKey, notBefore: notBefore,
             extensions: [("basicConstraints", "critical,CA:TRUE"), ("keyUsage", "critical,keyCertSign,cRLSign"),
                          ("subjectKeyIdentifier", "hash")])
         let intermediate = try certificate(
-            commonName: "\(name) Worldwide Developer Relations CA", key: intermediateKey, issuer: root, signer: rootKey,
+            commonName: names.intermediate, key: intermediateKey, issuer: root, signer: rootKey,
             notBefore: notBefore,
             extensions: [("basicConstraints", "critical,CA:TRUE,pathlen:0"), ("keyUsage", "critical,keyCertSign,cRLSign"),
                          ("subjectKeyIdentifier", "hash"), ("authorityKeyIdentifier", "keyid:always"),
                          (intermediateMarkerOID, "ASN1:NULL")])
         let leaf = try certificate(
-            commonName: "\(name) App Store Signing", key: leafKey, issuer: intermediate, signer: intermediateKey,
+            commonName: names.leaf, key: leafKey, issuer: intermediate, signer: intermediateKey,
             notBefore: notBefore,
             extensions: [("basicConstraints", "critical,CA:FALSE"), ("keyUsage", "critical,digitalSignature"),
                          ("subjectKeyIdentifier", "hash"), ("authorityKeyIdentifier", "keyid:always"),

@@ -12,8 +12,9 @@ public struct VerificationFailure: Error, Sendable, Hashable, CustomStringConver
     }
 }
 
-/// An ECDSA P-256 key pair that signs transactions as compact JWS (ES256), as
-/// StoreKit 2 signs them in local testing. Built on OpenSSL's libcrypto (EVP).
+/// A key pair on OpenSSL's libcrypto (EVP): ECDSA P-256, which signs transactions as compact JWS
+/// (ES256), as StoreKit 2 signs them in local testing; or RSA 2048 (``generateRSA()``), which signs
+/// app receipts only (its JWS methods refuse: they are ES256's).
 public final class SigningKey: @unchecked Sendable {
     // Immutable after init; OpenSSL's EVP_PKEY is safe to share for signing and verifying.
     package let key: OpaquePointer
@@ -38,6 +39,22 @@ public final class SigningKey: @unchecked Sendable {
         }
         return SigningKey(key: key)
     }
+
+    /// A fresh RSA 2048 key pair: the receipt signer's (``ReceiptSigner``), as Apple signs receipts.
+    public static func generateRSA() throws(VerificationFailure) -> SigningKey {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else { throw opensslError("key context") }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen_init(context) == 1,
+              EVP_PKEY_CTX_set_rsa_keygen_bits(context, 2048) == 1,
+              EVP_PKEY_generate(context, &key) == 1, let key else {
+            throw opensslError("generating an RSA 2048 key")
+        }
+        return SigningKey(key: key)
+    }
+
+    /// Whether this is an RSA key (the receipt signer's), not a P-256 one.
+    public var isRSA: Bool { EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA }
 
     /// Reads a private key (PKCS#8 PEM) or a public key (SubjectPublicKeyInfo PEM).
     public convenience init(pem: String) throws(VerificationFailure) {

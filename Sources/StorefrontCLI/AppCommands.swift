@@ -225,37 +225,41 @@ enum ConsumeCommand: StorefrontCommand {
     }
 }
 
-/// `key export [--root [--der]]`: what verifies the store's signatures.
+/// `key export [--receipt] [--root [--der]]`: what verifies the store's signatures.
 enum KeyCommand: StorefrontCommand {
     static let help = CommandHelp(
-        name: "key", usage: "key export [--root [--der]]",
+        name: "key", usage: "key export [--receipt] [--root [--der]]",
         summary: "Print the public key, or the root certificate, that verifies the store's signed data",
         details: """
             Prints the store file's ECDSA P-256 public key as PEM (-----BEGIN PUBLIC KEY-----),
             e.g. for `openssl dgst -sha256 -verify key.pem` over a JWS's first two parts.
-              --root   the root certificate of the store's own certificate authority (PEM):
-                       every JWS carries the chain leaf, intermediate, root in its x5c
-                       header, as Apple's do. Give it to a server in place of Apple's root
-                       (the App Store Server Library's SignedDataVerifier takes DER roots)
-                       with the environment setting Sandbox or Production.
-              --der    with --root: the certificate's DER bytes instead of PEM
+              --root     the root certificate of the store's own certificate authority (PEM):
+                         every JWS carries the chain leaf, intermediate, root in its x5c
+                         header, as Apple's do. Give it to a server in place of Apple's root
+                         (the App Store Server Library's SignedDataVerifier takes DER roots)
+                         with the environment setting Sandbox or Production.
+              --receipt  the app receipts' signer instead: its RSA 2048 public key, or with
+                         --root the root of its own chain, which a receipt verifier trusts in
+                         place of Apple Root CA (issued at the store's first receipt)
+              --der      with --root: the certificate's DER bytes instead of PEM
             """,
-        options: ["--root", "--der"], operands: [.words(["export"])], printsJSON: false)
+        options: ["--root", "--der", "--receipt"], operands: [.words(["export"])], printsJSON: false)
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
         guard line.args == ["export"] else { throw UsageError(description: "key takes export", command: line.name) }
-        return line.root ? .exportRoot(der: line.der) : .exportKey
+        return line.root ? .exportRoot(der: line.der, receipt: line.receipt) : .exportKey(receipt: line.receipt)
     }
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {
         switch command {
-        case .exportKey:
+        case .exportKey(let receipt):
             // PEM with or without --json: it is what verifiers read.
-            session.console.out(session.app.publicKeyPEM.trimmingCharacters(in: .newlines))
-        case .exportRoot(let der):
+            let pem = receipt ? try await session.app.receiptPublicKeyPEM() : session.app.publicKeyPEM
+            session.console.out(pem.trimmingCharacters(in: .newlines))
+        case .exportRoot(let der, let receipt):
             // The certificate a server trusts in place of Apple's root: PEM, or DER bytes.
-            let root = await session.app.rootCertificate()
+            let root = receipt ? try await session.app.receiptCertificateChain().root : await session.app.rootCertificate()
             if der { session.console.outData(Data(root.der)) } else { session.console.out(root.pem.trimmingCharacters(in: .newlines)) }
         default: break
         }

@@ -128,6 +128,7 @@ extension Invocation {
                 }
                 line.after = id
             case "--der": line.der = true
+            case "--receipt": line.receipt = true
             case "--listen": line.listen = try value(for: option, inline: inline)
             case "--notify": line.notify.append(try value(for: option, inline: inline))
             case "--allow-remote": line.allowRemote = true

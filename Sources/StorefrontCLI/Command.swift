@@ -109,10 +109,10 @@ public enum Command: Equatable, Sendable {
     case settings
     case setSetting(name: String, value: String, once: Bool = false)
     case log(limit: Int)
-    /// `key export`: the public key that verifies the store's signatures.
-    case exportKey
-    /// `key export --root [--der]`: the root certificate of the store's chain.
-    case exportRoot(der: Bool)
+    /// `key export [--receipt]`: the public key that verifies the store's signatures (JWS, or app receipts).
+    case exportKey(receipt: Bool = false)
+    /// `key export [--receipt] --root [--der]`: the root certificate of the store's chain (JWS, or app receipts).
+    case exportRoot(der: Bool, receipt: Bool = false)
     /// `serve`: the App Store Server API and Server Notifications V2.
     case serve(listen: String, notify: [String], allowRemote: Bool)
     /// `serve keys`: the Server API's keys.

@@ -100,6 +100,7 @@ public struct OptionSpec: Equatable, Sendable {
         OptionSpec("--after", value: "TOKEN", "transactions: the next page, after the one that printed TOKEN (More: …)"),
         OptionSpec("--root", "key export: the root certificate of the store's chain instead of the key"),
         OptionSpec("--der", "key export --root: the certificate's DER bytes instead of PEM"),
+        OptionSpec("--receipt", "key export: the app receipts' RSA key (or, with --root, their root) instead of the JWS key"),
         OptionSpec("--junit", value: "FILE", kind: .file, "replay: also write JUnit XML to FILE"),
         OptionSpec("--keep", "replay: leave a failed scenario's store file for inspection"),
         OptionSpec("--pending", "transactions: the requests waiting (Ask to Buy, interrupted) instead"),

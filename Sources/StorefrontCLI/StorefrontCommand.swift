@@ -89,6 +89,8 @@ struct CommandArguments {
     /// `buy --billing-plan`: how a one-year subscription is billed (PurchaseOption.billingPlanType).
     var billingPlan: BillingPlanType?
     var root = false
+    /// `key export --receipt`: the receipt signer's key or root, not the JWS signer's.
+    var receipt = false
     var der = false
     var junit: String?
     var keep = false

@@ -133,6 +133,74 @@ struct AppReceiptTests {
         }
     }
 
+    @Test("the receipt is signed by the store's RSA 2048 receipt key, under a chain apart from the JWS one, kept in the store")
+    func rsaSigner() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            _ = try await store.app.buy("pro")
+            let der = try await store.app.appReceipt()
+            let chain = try await store.app.receiptCertificateChain()
+            #expect(try chain.leaf.publicKey().isRSA && chain.intermediate.publicKey().isRSA && chain.root.publicKey().isRSA)
+            #expect(try !(await store.app.certificateChain()).leaf.publicKey().isRSA, "the JWS leaf stays ES256")
+            #expect(chain.root.der != (await store.app.rootCertificate()).der, "a root of its own")
+            #expect(chain.leaf.commonName == "Storefront App Store Receipt Signing")
+            #expect(try CertificateChain.verify(x5c: chain.x5c, trustedRoot: chain.root, at: fixture.clock.now)
+                .hasSamePublicKey(as: try chain.leaf.publicKey()), "leaf, intermediate and root verify, with Apple's markers")
+            // The PKCS#7's one signer is the RSA leaf: its key type and digest, read with libcrypto.
+            let signer = try Self.signerInfo(der)
+            #expect(signer.keyIsRSA && signer.digest == NID_sha256, "\(signer)")
+            // Kept in the store: another process (a store opened again) signs with the same key and chain.
+            let again = try fixture.open()
+            #expect(try await again.app.receiptCertificateChain().x5c == chain.x5c)
+            #expect(try await again.app.openReceipt(der).inAppPurchases.count == 1)
+        }
+    }
+
+    @Test("a store made before the receipt key (no receipt_signing_key table) gets one at its first receipt, and keeps it", .fileStoreOnly)
+    func storeMadeBeforeTheReceiptKey() async throws {
+        try await withStoreFixture { fixture in
+            let pro = try #require(try await fixture.open().app.buy("pro").outcome.transaction)
+            // What a store of the earlier storefront is: the rest of its schema, no receipt signer's table.
+            let db = try SQLiteDatabase(path: fixture.path, create: false)
+            try db.execute("DROP TABLE receipt_signing_key")
+            #expect(try db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'receipt_signing_key'") == 0)
+            let store = try fixture.open()
+            let der = try await store.app.appReceipt()
+            #expect(try db.scalar("SELECT count(*) FROM receipt_signing_key") == 1, "issued and kept at the first receipt")
+            let opened = try await store.app.openReceipt(der)
+            #expect(opened.inAppPurchases.map(\.transactionID) == [String(pro.id)])
+            #expect(try Self.signerInfo(der).keyIsRSA)
+            let chain = try await store.app.receiptCertificateChain()
+            #expect(try chain.root.publicKey().isRSA)
+            #expect(try await fixture.open().app.receiptCertificateChain().x5c == chain.x5c)
+
+            // The doctor checks it; a chain whose root was swapped (the JWS root's, by hand) is named.
+            let healthy = StoreDoctor.examine(path: fixture.path)
+            #expect(healthy.isHealthy && healthy.passed.contains { $0.hasPrefix("receipt-signing chain") }, "\(healthy.problems)")
+            try db.execute("UPDATE receipt_signing_key SET root_certificate = (SELECT root_certificate FROM signing_key)")
+            #expect(StoreDoctor.examine(path: fixture.path).problems.map(\.check) == ["receiptKey"])
+        }
+    }
+
+    /// The receipt's one SignerInfo as libcrypto reads it: whether its certificate's key is RSA, and its digest's NID.
+    static func signerInfo(_ der: [UInt8]) throws -> (keyIsRSA: Bool, digest: Int32) {
+        let parsed: UnsafeMutablePointer<PKCS7>? = der.withUnsafeBufferPointer { buffer in
+            var pointer = buffer.baseAddress
+            return d2i_PKCS7(nil, &pointer, buffer.count)
+        }
+        let pkcs7 = try #require(parsed, "not PKCS#7")
+        defer { PKCS7_free(pkcs7) }
+        let signers = try #require(PKCS7_get_signer_info(pkcs7))
+        try #require(OPENSSL_sk_num(signers) == 1, "one SignerInfo")
+        let info = try #require(OPENSSL_sk_value(signers, 0)?.assumingMemoryBound(to: PKCS7_SIGNER_INFO.self))
+        var digest: UnsafeMutablePointer<X509_ALGOR>?
+        PKCS7_SIGNER_INFO_get0_algs(info, nil, &digest, nil)
+        let object = try #require(digest).pointee.algorithm
+        let certificate = try #require(PKCS7_cert_from_signer_info(pkcs7, info), "the signer's certificate is carried")
+        let certified = try #require(X509_get0_pubkey(certificate))
+        return (EVP_PKEY_get_base_id(certified) == EVP_PKEY_RSA, OBJ_obj2nid(object))
+    }
+
     @Test("the receipt's file: none for a fresh account, made by a refresh, kept current with purchases", .fileStoreOnly)
     func file() async throws {
         try await withStoreFixture { fixture in

@@ -110,6 +110,25 @@ struct LedgerContractTests {
         #expect(keys[0].hasPrefix("-----BEGIN PUBLIC KEY-----"))
     }
 
+    @Test("the receipt signer is the store's: issued at first need, RSA, every ledger on it signs with the same key; a store made before its table gets both", arguments: backends)
+    func receiptSignerIsKeptInTheStore(_ backend: TestBackend) throws {
+        let store = try FreshStore(backend, named: "receiptkey")
+        let first = try store.open()
+        #expect(try first.db.scalar("SELECT count(*) FROM receipt_signing_key") == 0, "none until the first receipt")
+        let signer = try first.receiptSigner()
+        #expect(signer.key.isRSA && signer.chain.root.der != first.signingIdentity.rootCertificate.der)
+        let keys = try (0..<2).map { _ in try store.open().receiptSigner().key.publicKeyPEM }
+        #expect(Set(keys + [signer.key.publicKeyPEM]).count == 1)
+
+        // A store of the storefront before it: no table. Opening makes it; the first receipt issues the key.
+        try first.db.execute("DROP TABLE receipt_signing_key")
+        let older = try store.open()
+        #expect(try older.db.scalar("SELECT count(*) FROM receipt_signing_key") == 0)
+        let issued = try older.receiptSigner()
+        #expect(issued.key.isRSA && issued.key.publicKeyPEM != signer.key.publicKeyPEM)
+        #expect(try store.open().receiptSigner().chain.x5c == issued.chain.x5c)
+    }
+
     @Test("own changes count this ledger's writes, not another's: the feed tells them apart by it", arguments: backends)
     func ownChangesAreOwn(_ backend: TestBackend) throws {
         let store = try FreshStore(backend, named: "own")

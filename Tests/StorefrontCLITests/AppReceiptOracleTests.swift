@@ -4,7 +4,7 @@ import Testing
 
 /// The app receipt checked by parties that are not Storefront: Apple's App Store Server
 /// Library's receipt utility reads a transaction id from it, `openssl` verifies its PKCS#7
-/// signature against the root `storefront key export --root` prints, and a legacy backend
+/// signature (SHA-256 with RSA) against the receipt root `storefront key export --receipt --root` prints, and a legacy backend
 /// script verifies it at `storefront serve`'s verifyReceipt. The purchases are made by the
 /// binary; the receipt is made as an app makes it (StorefrontKit's engine, in this process).
 @Suite("App receipt: Apple's receipt utility, openssl and a legacy backend")
@@ -79,11 +79,11 @@ struct AppReceiptOracleTests: ServerHarness {
         #expect(refreshed.status == 0 && refreshed.stdout.contains(path), "\(refreshed)")
     }
 
-    @Test("openssl verifies the receipt's PKCS#7 signature against the exported root and gets the payload; not an edited one, nor another store's root")
+    @Test("openssl verifies the receipt's PKCS#7 signature against the exported receipt root and gets the payload; not an edited one, nor another store's root, nor the JWS root")
     func openssl() async throws {
         let sandbox = try Sandbox()
         try await sandbox.storefront("buy", Demo.goPro).expect(exit: 0)
-        let rootPEM = try await sandbox.storefront("key", "export", "--root")
+        let rootPEM = try await sandbox.storefront("key", "export", "--receipt", "--root")
         rootPEM.expect(exit: 0)
         let root = try sandbox.write("root.pem", rootPEM.stdout)
         let made = try await receipt(sandbox, catalog: Binary.catalog)
@@ -110,16 +110,59 @@ struct AppReceiptOracleTests: ServerHarness {
         let refused = try await run(["smime", "-verify", "-binary", "-inform", "DER", "-in", editedFile, "-CAfile", root, "-out", payload])
         #expect(refused.status != 0, "an edited receipt verified: \(refused)")
         let other = try Sandbox()
-        let otherRoot = try sandbox.write("other.pem", try await other.storefront("key", "export", "--root").stdout)
+        let otherRoot = try sandbox.write("other.pem", try await other.storefront("key", "export", "--receipt", "--root").stdout)
         let foreign = try await run(["smime", "-verify", "-binary", "-inform", "DER", "-in", file, "-CAfile", otherRoot, "-out", payload])
         #expect(foreign.status != 0, "another store's root verified the receipt: \(foreign)")
+        // A chain apart, as Apple's receipts (Apple Root CA) are from its JWS (Apple Root CA - G3).
+        let jwsRoot = try sandbox.write("jws-root.pem", try await sandbox.storefront("key", "export", "--root").stdout)
+        let apart = try await run(["smime", "-verify", "-binary", "-inform", "DER", "-in", file, "-CAfile", jwsRoot, "-out", payload])
+        #expect(apart.status != 0, "the JWS root verified the receipt: \(apart)")
+        // The receipt root is the store's: printed again the same.
+        #expect(try await sandbox.storefront("key", "export", "--receipt", "--root").stdout == rootPEM.stdout)
+    }
+
+    @Test("the receipt's signer is RSA as Apple's: an RSA 2048 leaf, SHA-256 with RSA (PKCS#1 v1.5), its intermediate and root RSA and named as Apple's receipt chain")
+    func rsaSigner() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("buy", Demo.goPro).expect(exit: 0)
+        let made = try await receipt(sandbox, catalog: Binary.catalog)
+        func run(_ arguments: [String]) async throws -> RunResult {
+            try await Sandbox.launch(Self.openssl, arguments: arguments, environment: ["PATH": "/usr/bin:/bin"], directory: sandbox.folder)
+        }
+        let printed = try await run(["cms", "-cmsout", "-print", "-inform", "DER", "-in", made.url.path])
+        #expect(printed.status == 0, "\(printed)")
+        let lines = printed.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let signerInfo = try #require(lines.firstIndex(of: "signerInfos:"), "\(printed.stdout)")
+        let signer = Array(lines[signerInfo...])
+        let digest = try #require(signer.firstIndex(of: "digestAlgorithm:"))
+        #expect(signer[digest + 1].hasPrefix("algorithm: sha256 "), "\(signer[digest + 1])")
+        let signature = try #require(signer.firstIndex(of: "signatureAlgorithm:"))
+        #expect(signer[signature + 1].hasPrefix("algorithm: rsaEncryption "), "\(signer[signature + 1])")
+        // The certificates it carries: leaf, intermediate and root, each RSA 2048, signed SHA-256 with RSA.
+        let certificates = try await run(["pkcs7", "-inform", "DER", "-in", made.url.path, "-print_certs", "-text", "-noout"])
+        #expect(certificates.status == 0, "\(certificates)")
+        let text = certificates.stdout
+        #expect(text.components(separatedBy: "Public Key Algorithm: rsaEncryption").count - 1 == 3, "\(text)")
+        #expect(text.components(separatedBy: "Public-Key: (2048 bit)").count - 1 == 3)
+        #expect(text.components(separatedBy: "Signature Algorithm: sha256WithRSAEncryption").count - 1 >= 3)
+        #expect(!text.contains("id-ecPublicKey"), "an ECDSA key in the receipt's chain")
+        for name in ["CN=Storefront App Store Receipt Signing", "CN=Storefront Worldwide Developer Relations Certification Authority",
+                     "CN=Storefront Receipt Root CA"] {
+            #expect(text.contains(name), "\(name)")
+        }
+        // The key that signed is the one `key export --receipt` prints.
+        let exported = try await sandbox.storefront("key", "export", "--receipt")
+        exported.expect(exit: 0)
+        let key = try sandbox.write("receipt-key.pem", exported.stdout)
+        let details = try await run(["pkey", "-pubin", "-in", key, "-text", "-noout"])
+        #expect(details.status == 0 && details.stdout.contains("Public-Key: (2048 bit)"), "\(details)")
     }
 
     @Test("a raw-payload verifier, as Apple's receipts are checked: the SignerInfo has no signed attributes and its signature is the leaf key's over the payload itself")
     func rawPayloadSignature() async throws {
         let sandbox = try Sandbox()
         try await sandbox.storefront("buy", Demo.goPro).expect(exit: 0)
-        let keyPEM = try await sandbox.storefront("key", "export")
+        let keyPEM = try await sandbox.storefront("key", "export", "--receipt")
         keyPEM.expect(exit: 0)
         let key = try sandbox.write("leaf-key.pem", keyPEM.stdout)
         let made = try await receipt(sandbox, catalog: Binary.catalog)
@@ -149,10 +192,15 @@ struct AppReceiptOracleTests: ServerHarness {
         let payload = try sandbox.write("payload.der", bytes.subdata(in: (payloadAt + payloadHeader)..<(payloadAt + payloadHeader + payloadLength)))
         let signature = try sandbox.write("signature.der",
                                           bytes.subdata(in: (signatureAt + signatureHeader)..<(signatureAt + signatureHeader + signatureLength)))
+        // SHA-256 with RSA (PKCS#1 v1.5) over the payload, as verifiers written for Apple's receipts check it.
+        #expect(signatureLength == 256, "an RSA 2048 signature is 256 bytes, not \(signatureLength)")
         let verified = try await run(["dgst", "-sha256", "-verify", key, "-signature", signature, payload])
         #expect(verified.status == 0 && verified.stdout.contains("Verified OK"), "\(verified)")
-        // And openssl's own PKCS#7 verification still accepts it, against the store's root.
-        let root = try sandbox.write("root.pem", try await sandbox.storefront("key", "export", "--root").stdout)
+        let recovered = try await run(["pkeyutl", "-verifyrecover", "-pubin", "-inkey", key, "-in", signature,
+                                       "-pkeyopt", "rsa_padding_mode:pkcs1", "-out", sandbox.path("digestinfo.der")])
+        #expect(recovered.status == 0, "an RSA PKCS#1 v1.5 signature: \(recovered)")
+        // And openssl's own PKCS#7 verification still accepts it, against the store's receipt root.
+        let root = try sandbox.write("root.pem", try await sandbox.storefront("key", "export", "--receipt", "--root").stdout)
         let pkcs7 = try await run(["smime", "-verify", "-binary", "-inform", "DER", "-in", made.url.path, "-CAfile", root,
                                    "-out", sandbox.path("out.der")])
         #expect(pkcs7.status == 0, "\(pkcs7)")

@@ -119,7 +119,7 @@ struct PostgreSQLStoreEndToEndTests {
 
     /// A file's store copied into PostgreSQL and back: the same transactions, signed as they were,
     /// and the file that comes back is healthy to `doctor`.
-    @Test("store copy: file -> PostgreSQL -> file holds the same transactions and passes doctor; an existing file is refused")
+    @Test("store copy: file -> PostgreSQL -> file holds the same transactions and receipt signer and passes doctor; an existing file is refused")
     func copyRoundTrip() async throws {
         let sandbox = try Sandbox()
         for arguments in [["buy", "com.razeware.razefaces.swiftshopping"], ["buy", "barcode_month_subscription"],
@@ -135,6 +135,12 @@ struct PostgreSQLStoreEndToEndTests {
         }
         let original = try await history(sandbox.store)
         #expect(original.count >= 5)  // a trial, renewals, a non-consumable, coins
+        // The receipt signer (issued at the first receipt) goes with the store: receipts made before still verify.
+        func receiptRoot(_ store: String) async throws -> String {
+            try await sandbox.storefront(["key", "export", "--receipt", "--root"], store: store).stdout
+        }
+        let root = try await receiptRoot(sandbox.store)
+        #expect(root.hasPrefix("-----BEGIN CERTIFICATE-----"))
         let database = try PostgreSQLServer.shared().freshSchema(named: "copy")
         let there = try await sandbox.run(["store", "copy", sandbox.store, database, "--json"])
         there.expect(exit: 0)
@@ -144,9 +150,11 @@ struct PostgreSQLStoreEndToEndTests {
         #expect((try checkup.jsonObject()["passed"] as? [String])?.contains { $0.hasPrefix("a store in PostgreSQL") } == true)
         #expect(try there.jsonObject()["sealedTransactions"] as? Int == original.count)
         #expect(try await history(database) == original)
+        #expect(try await receiptRoot(database) == root)
         let back = sandbox.path("back.sqlite")
         try await sandbox.run(["store", "copy", database, back]).expect(exit: 0)
         #expect(try await history(back) == original)
+        #expect(try await receiptRoot(back) == root)
         try await sandbox.run(["--store", back, "doctor"]).expect(exit: 0)
         // A purchase on the copy in PostgreSQL takes a new id, after every copied one.
         let bought = try await sandbox.storefront(["buy", "com.razeware.razefaces.iphonerage", "--json"], store: database)

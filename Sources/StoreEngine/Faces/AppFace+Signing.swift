@@ -10,3 +10,16 @@ extension AppFace {
         await store.certificateChain()
     }
 }
+
+extension AppFace {
+    /// The chain that signs app receipts (RSA: leaf, intermediate, root), issued at the store's first
+    /// receipt; its root is what a receipt verifier trusts in place of Apple Root CA (`key export --receipt --root`).
+    public func receiptCertificateChain() async throws -> CertificateChain {
+        try await store.receiptSigner().chain
+    }
+
+    /// The receipt-signing RSA key's public half (SubjectPublicKeyInfo PEM): `key export --receipt`.
+    public func receiptPublicKeyPEM() async throws -> String {
+        try await store.receiptSigner().key.publicKeyPEM
+    }
+}
