@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import StoreCatalog
 import StoreSigning
+import Synchronization
 
 /// The store file: one SQLite database with what the App Store knows
 /// (accounts, every transaction, settings, the event log) and what the app on
@@ -238,6 +239,10 @@ package final class Ledger {
             }
             try sqliteFile?.setDurability(durability)
             try db.execute("PRAGMA journal_mode = WAL")
+            // A file of this schema holding exactly the objects of one this process prepared has
+            // nothing to create: its DDL would be parsed, and the write lock taken, for nothing.
+            if applicationID == Int64(Self.applicationID), version == Self.schemaVersion,
+               let prepared = Self.preparedObjects.withLock({ $0 }), try objectNames() == prepared { return }
             try db.transaction {
                 // Checked again under the write lock: another process may have created it meanwhile.
                 // A version set back by hand counts as the schema its columns show: the steps
@@ -258,6 +263,10 @@ package final class Ledger {
                 try db.execute(Self.logOwnerTable)
                 try db.execute(Self.receiptSigningKeyTable)
             }
+            if try db.scalar("PRAGMA user_version") == Self.schemaVersion {
+                let names = try objectNames()
+                Self.preparedObjects.withLock { $0 = names }
+            }
         } catch let error as StoreFileError {
             throw error
         } catch let error as DatabaseError where error.isNotADatabase {
@@ -265,6 +274,15 @@ package final class Ledger {
         } catch {
             throw Self.openingFailure(of: path, "cannot be used", error)
         }
+    }
+
+    /// The names of a store file's tables, indexes and triggers as this process's last prepared
+    /// file of the current schema had them (``checkAndPrepare(isNew:)``).
+    private static let preparedObjects = Mutex<String?>(nil)
+
+    /// The names of the file's schema objects, sorted, in one string.
+    private func objectNames() throws(DatabaseError) -> String {
+        try db.rows("SELECT name FROM sqlite_master ORDER BY name") { $0.text(.name) }.joined(separator: " ")
     }
 
     /// Builds a new store file beside `path` and links it into place complete, so
