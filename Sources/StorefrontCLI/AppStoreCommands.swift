@@ -290,7 +290,7 @@ extension Session {
         for status in statuses {
             let info = status.renewalInfo
             var notes: [String] = []
-            if info.autoRenewPreference != info.currentProductID { notes.append("next: \(info.autoRenewPreference)") }
+            if let next = status.nextProductID { notes.append("next: \(next)") }
             if let reason = info.expirationReason { notes.append("expirationReason \(reason.rawValue)") }
             if let grace = info.gracePeriodExpirationDate { notes.append("grace until \(grace.iso8601)") }
             if info.priceIncreaseStatus != .noIncreasePending {

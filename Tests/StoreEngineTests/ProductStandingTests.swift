@@ -96,6 +96,28 @@ struct ProductStandingTests {
         }
     }
 
+    /// Found by the parity walk (issue 40): `status` printed "next: sub.monthly" for a refunded or
+    /// cancelled subscription, whose row says nothing changes; both read `nextProductID` now.
+    @Test("a downgrade waiting on a subscription that will not renew (auto-renew off, refunded) is no next plan")
+    func noNextPlanWithoutRenewal() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let yearly = try #require(try await store.app.buy("sub.yearly").outcome.transaction)
+            _ = try await store.app.buy("sub.monthly")
+            #expect(try await store.app.subscriptionStatuses().first?.nextProductID == "sub.monthly")
+            try await store.appStore.setAutoRenew(groupID: "premium", false)
+            var status = try #require(try await store.app.subscriptionStatuses().first)
+            #expect(status.renewalInfo.autoRenewPreference == "sub.monthly" && status.nextProductID == nil)
+            #expect(try await standing(store, "sub.yearly").1 == "Expires Jan 31, 2026")
+            try await store.appStore.setAutoRenew(groupID: "premium", true)
+            _ = try await store.appStore.refund(yearly.id)
+            status = try #require(try await store.app.subscriptionStatuses().first)
+            #expect(status.state == .revoked && status.renewalInfo.autoRenewPreference == "sub.monthly")
+            #expect(status.nextProductID == nil)
+            #expect(try await standing(store, "sub.monthly").0.startsOn == nil)
+        }
+    }
+
     @Test("auto-renew off is a cancellation scheduled for the period's end")
     func cancelScheduled() async throws {
         try await withStoreFixture { fixture in

@@ -124,8 +124,7 @@ public struct ProductStanding: Sendable, Hashable {
                 if status.state == .subscribed || status.state == .inGracePeriod {
                     if !info.willAutoRenew {
                         scheduledChange = ScheduledChange(kind: .cancel, toProductID: nil, date: status.transaction.expirationDate)
-                    } else if info.autoRenewPreference != product.id {
-                        let next = info.autoRenewPreference
+                    } else if let next = status.nextProductID {
                         scheduledChange = ScheduledChange(kind: waitingChange?.kind == .crossgrade ? .crossgrade : .downgrade,
                                                           toProductID: next, date: status.transaction.expirationDate)
                     }
