@@ -291,6 +291,7 @@ extension Session {
             let info = status.renewalInfo
             var notes: [String] = []
             if let next = status.nextProductID { notes.append("next: \(next)") }
+            if let offer = status.renewalOfferText { notes.append(offer) }
             if let reason = info.expirationReason { notes.append("expirationReason \(reason.rawValue)") }
             if let grace = info.gracePeriodExpirationDate { notes.append("grace until \(grace.iso8601)") }
             if info.priceIncreaseStatus != .noIncreasePending {

@@ -151,9 +151,12 @@ final class ParityCheck {
             let next = standings[current.id]?.scheduledChange?.toProductID
             let printedNext = row[4].components(separatedBy: ", ").first { $0.hasPrefix("next: ") }.map { String($0.dropFirst(6)) }
             check(printedNext == next, "\(group): status says next \(printedNext ?? "nothing"), the paywall's row \(next ?? "nothing") (\(row[4]))")
-            if let offer = info.offerID {
-                // A promotional offer waiting for the next renewal: `status --json` has it, and so does `status`.
-                check(row[4].contains(offer), "\(group): status --json has the next renewal's offer \(offer), status does not: \(row[4])")
+            if let offer = subscription.renewalOfferText {
+                // An offer waiting for the next renewal: `status --json` has it, `status` and the paywall's row say it.
+                check(row[4].contains(offer), "\(group): status does not say \"\(offer)\": \(row[4])")
+                check(standings[current.id]?.text(for: current).contains(offer) == true, "\(group): the paywall's row does not say \"\(offer)\"")
+            } else if let offer = info.offerID, subscription.state == .subscribed, info.willAutoRenew {
+                check(false, "\(group): status --json has the next renewal's offer \(offer), the engine's words do not")
             }
         }
 

@@ -76,6 +76,8 @@ public struct ProductStanding: Sendable, Hashable {
     /// "Refund requested" or "Refund declined" while the app's request for its purchase stands
     /// (``StoreSnapshot/refundRequestMark(for:)``); every front end shows it with the status.
     public var refundRequestMark: String? = nil
+    /// On the group's current product: the offer its next renewal takes (``SubscriptionStatus/renewalOfferText``).
+    public var renewalOffer: String? = nil
 
     /// The standing from its parts (what a snapshot holds of the product).
     /// - Parameters:
@@ -121,6 +123,7 @@ public struct ProductStanding: Sendable, Hashable {
                                             isFreeTrial: TransactionFacts.isFreeTrial(status.transaction),
                                             willAutoRenew: info.willAutoRenew,
                                             gracePeriodExpirationDate: info.gracePeriodExpirationDate)
+                renewalOffer = status.renewalOfferText
                 if status.state == .subscribed || status.state == .inGracePeriod {
                     if !info.willAutoRenew {
                         scheduledChange = ScheduledChange(kind: .cancel, toProductID: nil, date: status.transaction.expirationDate)
@@ -156,6 +159,7 @@ public struct ProductStanding: Sendable, Hashable {
         if unverifiedReason != nil { return "\(warning) Unverified" }
         var text = mainText(product)
         if let billingPlanText { text = text.isEmpty ? billingPlanText : "\(text) \(dot) \(billingPlanText)" }
+        if let renewalOffer { text = text.isEmpty ? renewalOffer : "\(text) \(dot) \(renewalOffer)" }
         // What waits: a request for a parent or the user, a transaction the app left unfinished.
         var marks: [String] = []
         if let pending { marks.append(pending.reason == .askToBuy ? "Pending approval" : "Pending (interrupted)") }
@@ -210,6 +214,8 @@ public struct ProductStanding: Sendable, Hashable {
                 case .cancel?: return "Free trial until \(date(end)), then ends"
                 case .downgrade?, .crossgrade?: return "Free trial until \(date(end)), then changes"
                 case nil:
+                    // The renewal's offer follows on the row ("· next renewal: …"): not the regular price.
+                    guard renewalOffer == nil else { return "Free trial until \(date(end))" }
                     let price = StatusText.pricePerPeriod(product.displayPrice, product.subscription?.subscriptionPeriod)
                     return "Free trial until \(date(end)), then \(price)"
                 }

@@ -17,4 +17,22 @@ public struct SubscriptionStatus: Sendable, Hashable {
               renewalInfo.autoRenewPreference != transaction.productID else { return nil }
         return renewalInfo.autoRenewPreference
     }
+
+    /// The offer the next renewal takes, in the words every front end prints: "next renewal:
+    /// promotional offer annual_comeback at $29.99". Nil when it takes none, or when nothing renews
+    /// (auto-renew off, expired, in billing retry, refunded). `status --json` has it as the renewal
+    /// info's `offerType`, `offerIdentifier` and `renewalPrice`; `status` and the paywall's row say this.
+    public var renewalOfferText: String? {
+        guard state == .subscribed || state == .inGracePeriod, renewalInfo.willAutoRenew,
+              let type = renewalInfo.offerType else { return nil }
+        let name = switch type {
+        case .introductory: "introductory offer"
+        case .promotional: "promotional offer"
+        case .code: "offer code"
+        case .winBack: "win-back offer"
+        }
+        let currency = renewalInfo.currency.isEmpty ? transaction.currency : renewalInfo.currency
+        let price = PriceText.display(renewalInfo.renewalPrice, currency: currency, storefront: transaction.storefront)
+        return "next renewal: \(name)\(renewalInfo.offerID.map { " \($0)" } ?? "") at \(price)"
+    }
 }
