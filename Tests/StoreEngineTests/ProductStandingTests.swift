@@ -118,6 +118,19 @@ struct ProductStandingTests {
         }
     }
 
+    /// Issue 40: `status` said "price increase pending, renews at 5.99", the paywall's row nothing.
+    @Test("a price increase waiting for consent is on the current plan's row, in status's words")
+    func priceIncreasePending() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            _ = try await store.app.buy("sub.yearly")
+            _ = try await store.appStore.changePrice("sub.yearly", to: Decimal(string: "49.99")!, requireConsent: true)
+            let status = try #require(try await store.app.subscriptionStatuses().first)
+            #expect(status.priceIncreaseText == "price increase pending, renews at $49.99")
+            #expect(try await standing(store, "sub.yearly").1 == "Renews Jan 31, 2026 · price increase pending, renews at $49.99")
+        }
+    }
+
     @Test("auto-renew off is a cancellation scheduled for the period's end")
     func cancelScheduled() async throws {
         try await withStoreFixture { fixture in

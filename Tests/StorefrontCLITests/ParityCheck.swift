@@ -159,7 +159,13 @@ final class ParityCheck {
                 // An offer waiting for the next renewal: `status --json` has it, `status` and the paywall's row say it.
                 check(row[4].contains(offer), "\(group): status does not say \"\(offer)\": \(row[4])")
                 check(standings[current.id]?.text(for: current).contains(offer) == true, "\(group): the paywall's row does not say \"\(offer)\"")
-            } else if let offer = info.offerID, subscription.state == .subscribed, info.willAutoRenew {
+            }
+            if let increase = subscription.priceIncreaseText {
+                // A price increase waiting: `status --json`'s priceIncreaseStatus, said by `status` and the paywall's row.
+                check(row[4].contains(increase), "\(group): status does not say \"\(increase)\": \(row[4])")
+                check(standings[current.id]?.text(for: current).contains(increase) == true, "\(group): the paywall's row does not say \"\(increase)\"")
+            }
+            if subscription.renewalOfferText == nil, let offer = info.offerID, subscription.state == .subscribed, info.willAutoRenew {
                 check(false, "\(group): status --json has the next renewal's offer \(offer), the engine's words do not")
             }
         }

@@ -78,6 +78,8 @@ public struct ProductStanding: Sendable, Hashable {
     public var refundRequestMark: String? = nil
     /// On the group's current product: the offer its next renewal takes (``SubscriptionStatus/renewalOfferText``).
     public var renewalOffer: String? = nil
+    /// On the group's current product: a price increase waiting (``SubscriptionStatus/priceIncreaseText``).
+    public var priceIncrease: String? = nil
 
     /// The standing from its parts (what a snapshot holds of the product).
     /// - Parameters:
@@ -124,6 +126,7 @@ public struct ProductStanding: Sendable, Hashable {
                                             willAutoRenew: info.willAutoRenew,
                                             gracePeriodExpirationDate: info.gracePeriodExpirationDate)
                 renewalOffer = status.renewalOfferText
+                priceIncrease = status.priceIncreaseText
                 if status.state == .subscribed || status.state == .inGracePeriod {
                     if !info.willAutoRenew {
                         scheduledChange = ScheduledChange(kind: .cancel, toProductID: nil, date: status.transaction.expirationDate)
@@ -159,7 +162,7 @@ public struct ProductStanding: Sendable, Hashable {
         if unverifiedReason != nil { return "\(warning) Unverified" }
         var text = mainText(product)
         if let billingPlanText { text = text.isEmpty ? billingPlanText : "\(text) \(dot) \(billingPlanText)" }
-        if let renewalOffer { text = text.isEmpty ? renewalOffer : "\(text) \(dot) \(renewalOffer)" }
+        for part in [renewalOffer, priceIncrease].compactMap({ $0 }) { text = text.isEmpty ? part : "\(text) \(dot) \(part)" }
         // What waits: a request for a parent or the user, a transaction the app left unfinished.
         var marks: [String] = []
         if let pending { marks.append(pending.reason == .askToBuy ? "Pending approval" : "Pending (interrupted)") }

@@ -35,4 +35,14 @@ public struct SubscriptionStatus: Sendable, Hashable {
         let price = PriceText.display(renewalInfo.renewalPrice, currency: currency, storefront: transaction.storefront)
         return "next renewal: \(name)\(renewalInfo.offerID.map { " \($0)" } ?? "") at \(price)"
     }
+
+    /// A price increase waiting for the subscription, in the words every front end prints: "price
+    /// increase pending, renews at $9.99" (consent awaited) or "… agreed, …"; nil when none waits.
+    /// `status` printed the bare amount, the paywall's row nothing (issue 40).
+    public var priceIncreaseText: String? {
+        guard renewalInfo.priceIncreaseStatus != .noIncreasePending else { return nil }
+        let currency = renewalInfo.currency.isEmpty ? transaction.currency : renewalInfo.currency
+        let price = PriceText.display(renewalInfo.renewalPrice, currency: currency, storefront: transaction.storefront)
+        return "price increase \(renewalInfo.priceIncreaseStatus.rawValue), renews at \(price)"
+    }
 }
