@@ -13,7 +13,7 @@ EXAMPLES_SCRATCH = --scratch-path $(CURDIR)/.build/examples
 # e.g. STRESS_FLAGS="--quick" or "--only crash"
 STRESS_FLAGS ?=
 
-.PHONY: run test test-clock build bench deps oracle clean stress fuzz-build commit release install uninstall deb check-deb docs
+.PHONY: run test test-clock build bench deps oracle clean stress fuzz-build commit release install uninstall deb check-deb docs parity
 
 ## Open the storefront on the bundled catalog (builds first).
 run: build
@@ -35,6 +35,17 @@ test: test-clock deps oracle commit
 	./scripts/timed.sh examples-tests $(SWIFT) test --package-path Examples $(EXAMPLES_SCRATCH) --skip-build
 	./scripts/timed.sh storeapp-build ./scripts/no-warnings.sh $(SWIFT) build --package-path Examples/StoreApp $(EXAMPLES_SCRATCH) --build-tests
 	./scripts/timed.sh storeapp-tests $(SWIFT) test --package-path Examples/StoreApp $(EXAMPLES_SCRATCH) --skip-build
+
+## The parity walk's long run (`make test` walks a few hundred): thousands of seeded random walks of
+## what a tester does, every front end compared after every move, a scenario's expect lines included
+## (Tests/StorefrontCLITests/ParityWalkTests.swift). PARITY_WALKS, PARITY_STEPS and PARITY_SEED set it;
+## a failing walk prints the seed that replays it.
+PARITY_WALKS ?= 5000
+PARITY_STEPS ?= 12
+parity: deps commit
+	$(SWIFT) build --build-tests
+	STOREFRONT_PARITY_WALKS=$(PARITY_WALKS) STOREFRONT_PARITY_STEPS=$(PARITY_STEPS) STOREFRONT_PARITY_SCENARIOS=each \
+		$(if $(PARITY_SEED),STOREFRONT_PARITY_SEED=$(PARITY_SEED)) $(SWIFT) test --skip-build --filter ParityWalkTests
 
 test-clock:
 	@./scripts/timed.sh --start

@@ -349,7 +349,8 @@ extension Store {
             draft.originalPurchaseDate = try ledger.transaction(id: existing.originalID)?.originalPurchaseDate ?? date
         }
         let subscribedBefore = record != nil
-        let stored = try store(draft, replacing: pending)
+        let newestBefore = try record.flatMap { try ledger.latestTransaction(originalID: $0.originalID)?.id }
+        let stored = try store(draft, replacing: pending, after: newestBefore)
         try shareWithFamily(stored, at: date)
         record = SubscriptionRecord(groupID: terms.groupID, originalID: stored.originalID, willAutoRenew: true,
                                     autoRenewProductID: item.id, expirationReason: nil, billingRetrySince: nil, graceUntil: nil)
@@ -363,8 +364,18 @@ extension Store {
     }
 
     /// Inserts a new transaction, or turns a pending one into it (same id).
-    func store(_ draft: Transaction, replacing pending: Transaction?) throws -> Transaction {
+    /// `after`: the id of the newest transaction of the subscription the purchase joins (an upgrade,
+    /// a resubscription), whose newest is the one of the highest id. A request older than it takes a
+    /// new id when completed: keeping its own, a monthly bought after the request stayed the
+    /// subscription's newest (its status, the paywall's ✓) while `currentEntitlements` had the plan
+    /// completed (the parity walk, issue 40). As on Apple's App Store, the request is not the
+    /// transaction: that arrives when completed.
+    func store(_ draft: Transaction, replacing pending: Transaction?, after newest: Int64? = nil) throws -> Transaction {
         guard let pending else { return try ledger.insert(draft) }
+        if let newest, newest > pending.id {
+            try ledger.delete(transactionID: pending.id)
+            return try ledger.insert(draft)
+        }
         var transaction = draft
         transaction.id = pending.id
         if transaction.originalID == 0 { transaction.originalID = pending.originalID }

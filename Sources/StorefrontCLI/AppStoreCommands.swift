@@ -290,12 +290,11 @@ extension Session {
         for status in statuses {
             let info = status.renewalInfo
             var notes: [String] = []
-            if info.autoRenewPreference != info.currentProductID { notes.append("next: \(info.autoRenewPreference)") }
+            if let next = status.nextProductID { notes.append("next: \(next)") }
+            if let offer = status.renewalOfferText { notes.append(offer) }
             if let reason = info.expirationReason { notes.append("expirationReason \(reason.rawValue)") }
             if let grace = info.gracePeriodExpirationDate { notes.append("grace until \(grace.iso8601)") }
-            if info.priceIncreaseStatus != .noIncreasePending {
-                notes.append("price increase \(info.priceIncreaseStatus.rawValue), renews at \(DecimalText.format(info.renewalPrice))")
-            }
+            if let increase = status.priceIncreaseText { notes.append(increase) }
             if !info.eligibleWinBackOfferIDs.isEmpty { notes.append("win-back: \(info.eligibleWinBackOfferIDs.joined(separator: ", "))") }
             if let commitment = status.transaction.commitment, let after = info.commitmentInfo {
                 // A monthly plan: where the commitment stands, and what happens when it ends.

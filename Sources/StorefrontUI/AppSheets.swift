@@ -35,13 +35,6 @@ func appSheetContent(_ sheet: Sheet, _ state: State, inner: Int, room: Int) -> S
     }
 }
 
-/// What these sheets leave on a product's row: a new price to agree to. (A refund the app asked
-/// for is the engine's mark, in the status's own words.)
-func sheetMarks(_ product: Product, _ state: State) -> [String] {
-    guard state.snapshot != nil else { return [] }
-    return pendingConsent(product.id, state) != nil ? ["New price needs consent (m)"] : []
-}
-
 /// The buttons in rows that fit `width`: one row unless they are wider (three buttons at 60 columns).
 func buttonRows(_ buttons: [(String, ClickTarget)], width: Int) -> [[(String, ClickTarget)]] {
     var rows: [[(String, ClickTarget)]] = [[]]

@@ -153,30 +153,23 @@ private struct Columns {
     }
 }
 
-/// The status column of a product: the engine's words for its standing (``ProductStanding/text(for:dot:warning:)``),
-/// what brings back a purchase not on this device, and what the app's sheets left on it.
+/// The status column of a product: the engine's words for its standing (``ProductStanding/text(for:dot:warning:)``)
+/// then the key that acts on them: `r` brings back a purchase not on this device, `m` opens the
+/// consent sheet of the price increase the engine's words name. The keys are the paywall's only
+/// addition (docs/paywall.md); it had its own "New price needs consent (m)" in place of the status,
+/// on the refunded plan's row and on the plan a downgrade goes to too, and put ": r restores"
+/// inside the engine's words (the parity walk, issue 40).
 func statusText(_ product: Product, _ state: State) -> String {
     guard let snapshot = state.snapshot else { return "" }
     let standing = snapshot.standing(of: product)
-    let dot = " \(state.glyphs.dot) "
     let text = standing.text(for: product, dot: state.glyphs.dot, warning: state.glyphs.warning)
     if standing.unverifiedReason != nil { return text }
-    // The engine's words come first (they have no dot of their own then): what brings it back. Not for a
-    // purchase the app left unfinished: the next launch delivers it, a restore in this run does not.
+    // What brings it back. Not for a purchase the app left unfinished: the next launch delivers it,
+    // a restore in this run does not.
     let restores = standing.ownership == .notOnThisDevice && !standing.isUnfinished
-    // A refund the app asked for, a new price to agree to: before an offer's text, after what is owned.
-    let marks = sheetMarks(product, state)
-    // The engine's text as it is, for most products: the table measures every one of them at each load,
-    // and splitting and joining 10,000 texts at their dots (Foundation's components) was 43 of the
-    // 144 M instructions of the paywall's load of 10,000 products (callgrind, `--profile paint`).
-    if !restores, marks.isEmpty { return text }
-    var parts = text.components(separatedBy: dot)
-    if restores { parts[0] += ": r restores" }
-    if !marks.isEmpty {
-        let isOffer = standing.ownership == .none && product.type == .autoRenewable && standing.pending == nil && !standing.isUnfinished
-        parts = isOffer || parts == [""] ? marks : parts + marks
-    }
-    return parts.joined(separator: dot)
+    let consent = standing.priceIncrease != nil && pendingConsent(product.id, state) != nil
+    // The keys after the engine's words, never inside them: every front end's text is the row's start.
+    return text + (restores ? ": r restores" : "") + (consent ? " (m)" : "")
 }
 
 private func drawTable(_ state: State, _ layout: Layout, into canvas: inout Canvas) {

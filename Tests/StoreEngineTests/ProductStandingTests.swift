@@ -96,6 +96,41 @@ struct ProductStandingTests {
         }
     }
 
+    /// Found by the parity walk (issue 40): `status` printed "next: sub.monthly" for a refunded or
+    /// cancelled subscription, whose row says nothing changes; both read `nextProductID` now.
+    @Test("a downgrade waiting on a subscription that will not renew (auto-renew off, refunded) is no next plan")
+    func noNextPlanWithoutRenewal() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let yearly = try #require(try await store.app.buy("sub.yearly").outcome.transaction)
+            _ = try await store.app.buy("sub.monthly")
+            #expect(try await store.app.subscriptionStatuses().first?.nextProductID == "sub.monthly")
+            try await store.appStore.setAutoRenew(groupID: "premium", false)
+            var status = try #require(try await store.app.subscriptionStatuses().first)
+            #expect(status.renewalInfo.autoRenewPreference == "sub.monthly" && status.nextProductID == nil)
+            #expect(try await standing(store, "sub.yearly").1 == "Expires Jan 31, 2026")
+            try await store.appStore.setAutoRenew(groupID: "premium", true)
+            _ = try await store.appStore.refund(yearly.id)
+            status = try #require(try await store.app.subscriptionStatuses().first)
+            #expect(status.state == .revoked && status.renewalInfo.autoRenewPreference == "sub.monthly")
+            #expect(status.nextProductID == nil)
+            #expect(try await standing(store, "sub.monthly").0.startsOn == nil)
+        }
+    }
+
+    /// Issue 40: `status` said "price increase pending, renews at 5.99", the paywall's row nothing.
+    @Test("a price increase waiting for consent is on the current plan's row, in status's words")
+    func priceIncreasePending() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            _ = try await store.app.buy("sub.yearly")
+            _ = try await store.appStore.changePrice("sub.yearly", to: Decimal(string: "49.99")!, requireConsent: true)
+            let status = try #require(try await store.app.subscriptionStatuses().first)
+            #expect(status.priceIncreaseText == "price increase pending, renews at $49.99")
+            #expect(try await standing(store, "sub.yearly").1 == "Renews Jan 31, 2026 · price increase pending, renews at $49.99")
+        }
+    }
+
     @Test("auto-renew off is a cancellation scheduled for the period's end")
     func cancelScheduled() async throws {
         try await withStoreFixture { fixture in

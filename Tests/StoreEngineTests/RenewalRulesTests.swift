@@ -154,4 +154,26 @@ struct RenewalRulesTests {
             #expect(info.offerType == nil && info.renewalPrice == decimal("9.99"))
         }
     }
+
+    /// Issue 40: the offer was in `status --json` (offerType, renewalPrice) but not in `status` or on
+    /// the paywall's row, which promised the regular price. The engine words it once for both.
+    @Test("a promotional offer waiting for the next renewal: the status and the row say it, until auto-renew goes off")
+    func promotionalOfferAtNextRenewalInWords() async throws {
+        try await withOffersStore { fixture in
+            let store = try fixture.open()
+            _ = try await buy(store, "plus.monthly")
+            fixture.clock.set(utc(2026, 3, 5))
+            _ = try await store.app.purchase("plus.monthly", offerID: "loyal",
+                                             offerSignature: try await signedOffer(store, "plus.monthly", "loyal"))
+            let words = "next renewal: promotional offer loyal at $4.99"
+            #expect(try await store.app.subscriptionStatuses().first?.renewalOfferText == words)
+            var snapshot = try await store.app.snapshot()
+            let product = try #require(snapshot.products.first { $0.id == "plus.monthly" })
+            #expect(snapshot.standing(of: product).text(for: product) == "Renews Mar 30, 2026 · \(words)")
+            try await store.appStore.setAutoRenew(groupID: "plus", false)
+            #expect(try await store.app.subscriptionStatuses().first?.renewalOfferText == nil)
+            snapshot = try await store.app.snapshot()
+            #expect(snapshot.standing(of: product).text(for: product) == "Expires Mar 30, 2026")
+        }
+    }
 }

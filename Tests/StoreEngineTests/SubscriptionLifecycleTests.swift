@@ -653,6 +653,30 @@ struct SubscriptionChangeTests {
         }
     }
 
+    /// Found by the parity walk (issue 40): the resolved yearly kept the request's older id, so the
+    /// monthly stayed the subscription's newest transaction: its status and the paywall's ✓ said
+    /// monthly, `currentEntitlements` yearly.
+    @Test("an upgrade completed from a request older than the plan bought since: a new id, the subscription's newest")
+    func upgradeFromOlderRequest() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try fixture.open()
+            guard case .pending(let request) = try await store.purchase("pro.yearly", choice: .interrupt) else {
+                Issue.record("expected a pending purchase")
+                return
+            }
+            let monthly = try await buy(store, "pro.monthly")
+            fixture.clock.advance(by: day)
+            let yearly = try await store.resolve(request.id)
+            #expect(yearly.id > monthly.id && yearly.originalID == monthly.id)
+            #expect(try await store.appStore.pendingRequests().isEmpty)
+            #expect(try await status(store, "pro").transaction.id == yearly.id)
+            #expect(try await store.currentEntitlements().map(\.productID) == ["pro.yearly"])
+            let snapshot = try await store.app.snapshot()
+            let owned = snapshot.products.filter { snapshot.standing(of: $0).ownership == .owned }.map(\.id)
+            #expect(owned == ["pro.yearly"])
+        }
+    }
+
     @Test("an upgrade approved after a renewal fell due, nothing read since: the renewal is made first, then upgraded")
     func approvedUpgradeAfterUnreadRenewal() async throws {
         try await withLifecycleStore { fixture in

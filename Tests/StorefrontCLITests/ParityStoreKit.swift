@@ -5,12 +5,14 @@ import StorefrontKit
 // (`Transaction`, `Product`: StorefrontKit's, not the engine's records).
 
 /// What an app using StorefrontKit reads of a store: its entitlements, each group's state and
-/// each transaction's price.
+/// renewal info, and each transaction's price.
 struct StoreKitReading: Sendable {
     /// `Transaction.currentEntitlements`' product ids.
     var entitled: Set<String> = []
     /// `Product.SubscriptionInfo.status(for:)`'s first state of each group ("subscribed", "inGracePeriod", …).
     var states: [String: String] = [:]
+    /// Each group's first status's renewal info: whether it renews, and to which product.
+    var renewals: [String: (willAutoRenew: Bool, preference: String?)] = [:]
     /// `Transaction.all`: each transaction's price, currency and storefront, by id.
     var prices: [Int64: (price: Decimal?, currency: String?, storefront: String)] = [:]
 
@@ -31,6 +33,8 @@ struct StoreKitReading: Sendable {
         for group in groups {
             if let status = try await Product.SubscriptionInfo.status(for: group).first {
                 reading.states[group] = status.state.description
+                let info = status.renewalInfo.unsafePayloadValue
+                reading.renewals[group] = (info.willAutoRenew, info.autoRenewPreference)
             }
         }
         for await result in Transaction.all {

@@ -50,7 +50,11 @@ struct PricingCommandTests {
         shown.expect(exit: 0)
         #expect(shown.stdout.contains("Subscription Price Increase") && shown.stdout.contains("$9.99"))
         let status = try await sandbox.storefront("status")
-        #expect(status.stdout.contains("price increase pending, renews at 9.99"), "\(status)")
+        #expect(status.stdout.contains("price increase pending, renews at $9.99"), "\(status)")
+        // The paywall's row (and `products`) say it too: the engine's words (issue 40).
+        let pending = try await sandbox.storefront("products", "--json").jsonObject()
+        let row = (pending["products"] as? [[String: Any]])?.first { $0["id"] as? String == Demo.monthly }
+        #expect((row?["status"] as? String)?.hasSuffix("· price increase pending, renews at $9.99") == true, "\(row ?? [:])")
         try await sandbox.storefront("price-increase", "consent", Demo.monthly).expect(exit: 0)
         let agreed = try await sandbox.storefront("status", "--json").jsonObject()
         let info = ((agreed["statuses"] as? [[String: Any]])?.first?["renewalInfo"] as? [String: Any])

@@ -50,6 +50,21 @@ struct PromotionalOfferCommandTests {
                                      "--app-account-token", token).expect(exit: 0)
     }
 
+    /// Issue 40: `status --json` had the offer the next renewal takes (offerType, renewalPrice), plain
+    /// `status` and the paywall's row ("products") did not; docs/qa-recipes.md says `status` shows it.
+    @Test("an annual subscriber's promotional offer waits for the next renewal: status and products say so")
+    func offerAtNextRenewalShown() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("offer-keys", "create").expect(exit: 0)
+        try await sandbox.storefront("buy", "barcode_year_subscription").expect(exit: 0)
+        try await sandbox.storefront("buy", "barcode_year_subscription", "--offer", "annual_comeback", "--sign").expect(exit: 0)
+        let words = "next renewal: promotional offer annual_comeback at $29.99"
+        let status = try await sandbox.storefront("status")
+        #expect(status.stdout.contains(words), "\(status)")
+        let products = try await sandbox.storefront("products")
+        #expect(products.stdout.contains(words), "\(products)")
+    }
+
     @Test("usage: --signature needs --offer and a known form; --sign and --signature not both")
     func usage() async throws {
         let sandbox = try Sandbox()

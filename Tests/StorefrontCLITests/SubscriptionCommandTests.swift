@@ -267,6 +267,21 @@ struct SubscriptionCommandTests {
         #expect(row.contains("Starts "))
     }
 
+    /// Issue 40: the paywall said "Expires …" and `status` "next: barcode_quarter_subscription"; the
+    /// parity walk found the same after a refund. Both read the engine's `nextProductID` now.
+    @Test("a crossgrade waiting with auto-renew off is no next plan in status, as on the paywall's row")
+    func crossgradeWithAutoRenewOff() async throws {
+        let sandbox = try Sandbox()
+        _ = try await sandbox.subscribe(Demo.monthly)
+        try await sandbox.storefront("buy", Demo.quarterly).expect(exit: 0)
+        try await sandbox.storefront("auto-renew", "premium", "off").expect(exit: 0)
+        let status = try await sandbox.storefront("status")
+        #expect(!status.stdout.contains("next:") && status.stdout.contains(" off "), "\(status)")
+        let products = try await sandbox.storefront("products")
+        let row = try #require(products.stdout.split(separator: "\n").first { $0.hasPrefix(Demo.monthly) })
+        #expect(row.contains("then ends"), "\(row)")
+    }
+
     @Test("the bundled catalog's crossgrade: on Monthly, buy Quarterly (level 2 too, another period) waits for the renewal; --json says crossgrade")
     func crossgrade() async throws {
         let sandbox = try Sandbox()

@@ -11,7 +11,12 @@ struct PriceIncreaseSheetTests {
 
     /// A subscriber of the monthly plan with an increase to $9.99 that needs consent, and its message.
     func waiting(message: Bool = true) -> StoreSnapshot {
-        var waiting = snapshot(owned: [purchase(monthly, expires: Self.renewal)])
+        let bought = purchase(monthly, expires: Self.renewal)
+        var waiting = snapshot(owned: [bought])
+        // The renewal info says it waits (`priceIncreaseStatus` pending): the row's words are the engine's.
+        var info = renewalInfo(monthly)
+        (info.priceIncreaseStatus, info.renewalPrice) = (.pending, Decimal(string: "9.99")!)
+        waiting.subscriptions["premium"] = SubscriptionStatus(groupID: "premium", state: .subscribed, transaction: bought, renewalInfo: info)
         waiting.priceIncreases = [PriceIncrease(
             account: Store.defaultAccount, groupID: "premium", originalTransactionID: 2_000_000_001, changeID: 1, productID: monthly,
             storefront: "USA", oldPrice: Decimal(string: "4.99")!, newPrice: Decimal(string: "9.99")!, requiresConsent: true,
@@ -34,8 +39,24 @@ struct PriceIncreaseSheetTests {
         #expect(text.contains("from Jan 8, 2027, the first renewal at the new price"))
         #expect(text.contains("If you do not agree by then, the subscription ends on that date."))
         #expect(text.contains("[ Agree ⏎ ]   [ Not Now esc ]   [ Cancel Subscription x ]"))
-        #expect(statusText(state.products[index(of: monthly)], state).contains("New price needs consent (m)"))
+        #expect(statusText(state.products[index(of: monthly)], state).hasSuffix("· price increase pending, renews at $9.99 (m)"))
         #expect(update(&state, .loaded(waiting())).isEmpty, "handled once: the next load does not show it again")
+    }
+
+    /// Found by the parity walk (issue 40): the paywall's own "New price needs consent (m)" stood in
+    /// place of the engine's words on rows the increase is not the current plan of ("Starts …", "Refunded").
+    @Test("a row whose plan is not the one the increase waits on keeps the engine's words; the key follows them")
+    func consentOnlyOnTheCurrentPlan() {
+        var downgrading = waiting(message: false)
+        let annual = purchase(yearly, expires: Self.renewal)
+        var info = renewalInfo(yearly)
+        info.autoRenewPreference = monthly
+        downgrading.owned = [yearly: annual]
+        downgrading.subscriptions["premium"] = SubscriptionStatus(groupID: "premium", state: .subscribed, transaction: annual, renewalInfo: info)
+        let state = loadedState(snapshot: downgrading)
+        #expect(statusText(state.products[index(of: monthly)], state) == "Starts Jan 8, 2027")
+        let current = loadedState(snapshot: waiting(message: false))
+        #expect(statusText(current.products[index(of: monthly)], current) == "Renews Jan 8, 2027 · price increase pending, renews at $9.99 (m)")
     }
 
     @Test("Agree consents, x (or its button) cancels the subscription, Not Now leaves it waiting for m")

@@ -76,6 +76,10 @@ public struct ProductStanding: Sendable, Hashable {
     /// "Refund requested" or "Refund declined" while the app's request for its purchase stands
     /// (``StoreSnapshot/refundRequestMark(for:)``); every front end shows it with the status.
     public var refundRequestMark: String? = nil
+    /// On the group's current product: the offer its next renewal takes (``SubscriptionStatus/renewalOfferText``).
+    public var renewalOffer: String? = nil
+    /// On the group's current product: a price increase waiting (``SubscriptionStatus/priceIncreaseText``).
+    public var priceIncrease: String? = nil
 
     /// The standing from its parts (what a snapshot holds of the product).
     /// - Parameters:
@@ -121,11 +125,12 @@ public struct ProductStanding: Sendable, Hashable {
                                             isFreeTrial: TransactionFacts.isFreeTrial(status.transaction),
                                             willAutoRenew: info.willAutoRenew,
                                             gracePeriodExpirationDate: info.gracePeriodExpirationDate)
+                renewalOffer = status.renewalOfferText
+                priceIncrease = status.priceIncreaseText
                 if status.state == .subscribed || status.state == .inGracePeriod {
                     if !info.willAutoRenew {
                         scheduledChange = ScheduledChange(kind: .cancel, toProductID: nil, date: status.transaction.expirationDate)
-                    } else if info.autoRenewPreference != product.id {
-                        let next = info.autoRenewPreference
+                    } else if let next = status.nextProductID {
                         scheduledChange = ScheduledChange(kind: waitingChange?.kind == .crossgrade ? .crossgrade : .downgrade,
                                                           toProductID: next, date: status.transaction.expirationDate)
                     }
@@ -157,6 +162,7 @@ public struct ProductStanding: Sendable, Hashable {
         if unverifiedReason != nil { return "\(warning) Unverified" }
         var text = mainText(product)
         if let billingPlanText { text = text.isEmpty ? billingPlanText : "\(text) \(dot) \(billingPlanText)" }
+        for part in [renewalOffer, priceIncrease].compactMap({ $0 }) { text = text.isEmpty ? part : "\(text) \(dot) \(part)" }
         // What waits: a request for a parent or the user, a transaction the app left unfinished.
         var marks: [String] = []
         if let pending { marks.append(pending.reason == .askToBuy ? "Pending approval" : "Pending (interrupted)") }
@@ -211,6 +217,8 @@ public struct ProductStanding: Sendable, Hashable {
                 case .cancel?: return "Free trial until \(date(end)), then ends"
                 case .downgrade?, .crossgrade?: return "Free trial until \(date(end)), then changes"
                 case nil:
+                    // The renewal's offer follows on the row ("· next renewal: …"): not the regular price.
+                    guard renewalOffer == nil else { return "Free trial until \(date(end))" }
                     let price = StatusText.pricePerPeriod(product.displayPrice, product.subscription?.subscriptionPeriod)
                     return "Free trial until \(date(end)), then \(price)"
                 }
