@@ -16,7 +16,7 @@ extension Ledger {
     /// high-water mark (`sqlite_sequence`, kept by a trigger, so an id is never used twice), the
     /// store's version the change feed reads, and the marker.
     static var postgreSQLSchema: String {
-        let tables = [storeTables, indexes, serveTables, verifiedRowsTable, commitmentsTable, refundsTable, sealHeadTable]
+        let tables = [storeTables, indexes, serveTables, verifiedRowsTable, commitmentsTable, sealHeadTable]
             .map(postgreSQLDefinitions).joined(separator: "\n")
         return """
             \(tables)
@@ -104,9 +104,7 @@ extension Ledger {
                     throw StoreFileError(path: path, reason: "was written by a newer storefront (schema version \(version); this one reads up to \(Self.schemaVersion))")
                 }
                 // Schema 9 is the first on PostgreSQL: a later one migrates once the seal key is
-                // loaded (``migratePostgreSQL()``), under this lock. A table added beside the
-                // schema (as a file gets it at every opening) is made when missing.
-                try db.execute(Self.postgreSQLDefinitions(Self.refundsTable))
+                // loaded (``migratePostgreSQL()``), under this lock.
             } else if !tables.isEmpty {
                 throw StoreFileError(path: path, reason: "holds tables of another application (\(tables.sorted().prefix(3).joined(separator: ", "))…), not a store; nothing was changed")
             } else {

@@ -250,7 +250,6 @@ package final class Ledger {
                 try db.execute(Self.serveTables)
                 try db.execute(Self.verifiedRowsTable)
                 try db.execute(Self.commitmentsTable)
-                try db.execute(Self.refundsTable)
                 try db.execute(Self.logOwnerTable)
             }
         } catch let error as StoreFileError {
