@@ -17,7 +17,9 @@ status, errorCode, errorMessage) for each. Calls: {"call": "transaction", "id": 
 "storefronts": […]}, {"call": "massStatus", "productId": …, "requestIdentifier": …}, {"call": "appTransaction", "id": …},
 {"call": "setAppAccountToken", "id": …, "token": …}, {"call": "finish", "id": …}, {"call": "consumption", "id": …,
 "request": {ConsumptionRequest's fields}}, {"call": "consumptionV1", "id": …, "request": {…}},
-{"call": "raw", "method": …, "path": …, "body": …} (any request, for bad tokens and bodies).
+{"call": "raw", "method": …, "path": …, "body": …, "host": …} (any request, for bad tokens and bodies; "host" sets
+the Host header, as a request meant for Apple's host names it), {"call": "retention", "method": NAME} (one of
+the Retention Messaging API's methods of AppStoreServerAPIClient, called with small valid arguments).
 With --environment Production, --app-apple-id is the app's Apple ID the verifier checks.
 
     server-client.py receive --bundle-id B --root root.der --environment Sandbox --out FILE
@@ -52,6 +54,10 @@ from appstoreserverlibrary.models.Status import Status
 from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
 from appstoreserverlibrary.models.RefundPreference import RefundPreference
 from appstoreserverlibrary.models.UpdateAppAccountTokenRequest import UpdateAppAccountTokenRequest
+from appstoreserverlibrary.models.UploadMessageRequestBody import UploadMessageRequestBody
+from appstoreserverlibrary.models.DefaultConfigurationRequest import DefaultConfigurationRequest
+from appstoreserverlibrary.models.RealtimeUrlRequest import RealtimeUrlRequest
+from appstoreserverlibrary.models.PerformanceTestRequest import PerformanceTestRequest
 from appstoreserverlibrary.api_client import GetTransactionHistoryVersion
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier
 
@@ -182,8 +188,25 @@ def run_call(client, check, call):
             warnings.simplefilter("ignore", DeprecationWarning)
             client.send_consumption_data(call["id"], ConsumptionRequestV1(**call["request"]))
         return {}
+    if kind == "retention":
+        image, message = uuid.UUID(int=1), uuid.UUID(int=2)
+        arguments = {
+            "upload_image": (image, b"\x89PNG\r\n\x1a\n"), "delete_image": (image,), "get_image_list": (),
+            "upload_message": (message, UploadMessageRequestBody(header="Stay with us", body="Your plan keeps every feature.")),
+            "delete_message": (message,), "get_message_list": (),
+            "configure_default_message": ("monthly", "en-US", DefaultConfigurationRequest(messageIdentifier=message)),
+            "delete_default_message": ("monthly", "en-US"), "get_default_message": ("monthly", "en-US"),
+            "configure_realtime_url": (RealtimeUrlRequest(realtimeURL="https://example.com/retention"),),
+            "delete_realtime_url": (), "get_realtime_url": (),
+            "initiate_performance_test": (PerformanceTestRequest(originalTransactionId="2000000001"),),
+            "get_performance_test_results": ("request-1",),
+        }[call["method"]]
+        getattr(client, call["method"])(*arguments)
+        return {}
     if kind == "raw":
         headers = {"Authorization": call["authorization"]} if "authorization" in call else client._get_headers()
+        if "host" in call:
+            headers["Host"] = call["host"]
         response = requests.request(call.get("method", "GET"), client._base_url + call["path"], headers=headers,
                                     data=json.dumps(call["body"]) if "body" in call else None, timeout=30)
         body = None

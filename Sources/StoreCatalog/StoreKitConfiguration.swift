@@ -17,9 +17,9 @@ import Foundation
 /// Everything else (`identifier`, `internalID`, group localizations, `appPolicies`,
 /// unknown keys of newer versions) is ignored, never fatal.
 public enum StoreKitConfiguration {
-    /// The `version.major` values this reader was written against; a newer file is
-    /// read as far as it keeps their shape, with a note.
-    public static let knownMajorVersions = 1...4
+    /// The `version.major` values this reader was written against (Xcode 12 to 26 write 1.x to
+    /// 6.x); a newer file is read as far as it keeps their shape, with a note.
+    public static let knownMajorVersions = 1...6
 
     /// The starting settings a catalog can carry: a `.storekit` file's `settings`
     /// keys without their leading underscore.

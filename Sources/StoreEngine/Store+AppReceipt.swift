@@ -58,8 +58,11 @@ extension Store {
             try ledger.ensureAccount(account, at: date)
             return try ledger.accountCreated(account) ?? date
         }
+        // Transaction.all but a refunded consumable the app finished: Apple's receipt keeps a
+        // consumable "until your app finishes that transaction".
         let purchases = try ledger.appTransactions(account: account, includeFinishedConsumables: false, limit: nil)
-            .filter(\.verification.isVerified).reversed().map(AppReceipt.InAppPurchase.init)
+            .filter { $0.verification.isVerified && !($0.productType == .consumable && $0.isFinished) }
+            .reversed().map(AppReceipt.InAppPurchase.init)
         var opaque = [UInt8](repeating: 0, count: 16)
         var random = SystemRandomNumberGenerator()
         for index in opaque.indices { opaque[index] = random.next() }

@@ -63,8 +63,8 @@ extension Store {
     }
 
     /// `Transaction.all`, what the app sees: purchased transactions only, newest first,
-    /// without finished consumables unless `includeConsumablesInHistory` (Apple's
-    /// `SKIncludeConsumableInAppPurchaseHistory`) asks for them.
+    /// without finished consumables — but refunded or revoked ones — unless
+    /// `includeConsumablesInHistory` (Apple's `SKIncludeConsumableInAppPurchaseHistory`) asks for them.
     func appTransactions(limit: Int? = nil) throws -> [Transaction] {
         try processRenewals()
         return try ledger.appTransactions(account: account,

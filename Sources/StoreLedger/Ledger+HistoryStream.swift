@@ -27,14 +27,15 @@ public enum HistoryRevision {
 }
 
 extension Ledger {
-    /// The query of `Transaction.all`: its terms match the partial index `transactions_app_history`
+    /// The query of `Transaction.all`: its terms match the partial index `transactions_app_all`
     /// exactly, so SQLite walks the index newest first instead of every row of the history.
     static func appHistoryQuery(account: String, includeFinishedConsumables: Bool, before: Int64?, since: Date?,
                                 limit: Int?) -> (sql: String, parameters: [any SQLBindable]) {
         // With consumables, nearly every row: the table newest first (`+account` keeps SQLite from
         // an index by account, through which it would sort the whole history before the first row).
         var terms = [includeFinishedConsumables ? "+account = ?" : "account = ?", "status = 'purchased'"]
-        if !includeFinishedConsumables { terms.append("(product_type != 'consumable' OR finished = 0)") }
+        // A finished consumable only when refunded or revoked (Apple's `Transaction.all`).
+        if !includeFinishedConsumables { terms.append("(product_type != 'consumable' OR finished = 0 OR revocation_date IS NOT NULL)") }
         var parameters: [any SQLBindable] = [account]
         if let before {
             terms.append("id < ?")

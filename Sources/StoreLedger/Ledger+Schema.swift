@@ -10,10 +10,11 @@ extension Ledger {
     /// subscription purchase (its group's history) and Family Sharing (a member's shared
     /// transactions, read by every status and grace check) read, and one by subscription (renewals
     /// walk a subscription's transactions by `original_id`), so they never walk the whole history (a row with its JWS is about
-    /// 3.5 kilobytes: 1,000,000 of them are 3.5 GB). `Transaction.all` walks `transactions_app_history`
+    /// 3.5 kilobytes: 1,000,000 of them are 3.5 GB). `Transaction.all` walks `transactions_app_all`
     /// newest first (with consumables, the table itself: nearly every row is one). Each index's WHERE repeats its query's
     /// terms exactly, as SQLite requires to use it. Added to older files when opened:
-    /// an index changes nothing an older build reads, so the schema version stays.
+    /// an index changes nothing an older build reads, so the schema version stays. (`transactions_app_history`,
+    /// before a refunded consumable was listed, is dropped: its terms are no query's now.)
     static let indexes = """
         CREATE INDEX IF NOT EXISTS transactions_restorable ON transactions (account, product_id)
             WHERE status = 'purchased' AND product_type != 'consumable' AND revocation_date IS NULL AND is_upgraded = 0;
@@ -22,8 +23,9 @@ extension Ledger {
         CREATE INDEX IF NOT EXISTS transactions_by_group ON transactions (account, subscription_group_id)
             WHERE subscription_group_id IS NOT NULL;
         CREATE INDEX IF NOT EXISTS transactions_by_original ON transactions (original_id, id);
-        CREATE INDEX IF NOT EXISTS transactions_app_history ON transactions (account)
-            WHERE status = 'purchased' AND (product_type != 'consumable' OR finished = 0);
+        DROP INDEX IF EXISTS transactions_app_history;
+        CREATE INDEX IF NOT EXISTS transactions_app_all ON transactions (account)
+            WHERE status = 'purchased' AND (product_type != 'consumable' OR finished = 0 OR revocation_date IS NOT NULL);
         CREATE INDEX IF NOT EXISTS transactions_pending ON transactions (account) WHERE status = 'pending';
         CREATE INDEX IF NOT EXISTS transactions_family_shared ON transactions (account, original_id)
             WHERE ownership_type = 'familyShared';

@@ -242,8 +242,8 @@ extension Ledger {
     }
 
     /// `Transaction.all`: the account's purchased transactions, newest first — never a pending
-    /// or declined request — and finished consumables only when `includeFinishedConsumables`
-    /// (Apple's `SKIncludeConsumableInAppPurchaseHistory`); the newest `limit` only when given.
+    /// or declined request — and finished consumables only when refunded or revoked, or when
+    /// `includeFinishedConsumables` (Apple's `SKIncludeConsumableInAppPurchaseHistory`); the newest `limit` only when given.
     package func appTransactions(account: String, includeFinishedConsumables: Bool, limit: Int?) throws(DatabaseError) -> [Transaction] {
         let (sql, parameters) = Self.appHistoryQuery(account: account, includeFinishedConsumables: includeFinishedConsumables,
                                                      before: nil, since: nil, limit: limit)
@@ -262,7 +262,7 @@ extension Ledger {
 
     /// Transactions the App Store still holds for the app: purchased, not finished.
     package func unfinishedTransactions(account: String) throws(DatabaseError) -> [Transaction] {
-        // By its own index, named: SQLite would otherwise take transactions_app_history (whose WHERE
+        // By its own index, named: SQLite would otherwise take transactions_app_all (whose WHERE
         // `finished = 0` implies too) and read every non-consumable's row to find none unfinished.
         // (Every index is made when a ledger opens the file.)
         try verifiedTransactions("""

@@ -140,7 +140,7 @@ enum TransactionsCommand: StorefrontCommand {
         summary: "The account's transaction history, newest first",
         details: """
             The account's transactions as the app sees them (Transaction.all), newest first:
-            purchased ones only, and finished consumables only when the setting
+            purchased ones only, and finished consumables only when refunded or when the setting
             includeConsumablesInHistory is true (Apple's SKIncludeConsumableInAppPurchaseHistory).
             Notes mark refunded, upgraded, unfinished and unverified transactions.
             Written as the store file is read, so the first lines come at once and a history

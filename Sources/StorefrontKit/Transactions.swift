@@ -44,8 +44,8 @@ extension Transaction {
         return Transactions { StoreContext.following(scope: scope) { UpdatesMonitor.stream(context: $0) } }
     }
 
-    /// Every transaction of the account, newest first: no requests, and finished consumables
-    /// only with `includeConsumablesInHistory` (the engine's `Transaction.all`).
+    /// Every transaction of the account, newest first: no requests, and finished consumables only
+    /// when refunded or revoked or with `includeConsumablesInHistory` (the engine's `Transaction.all`).
     public static var all: Transactions { .list { try await $0.store.app.transactions() } }
 
     /// What the account is entitled to now.
@@ -60,7 +60,7 @@ extension Transaction {
     public static var unfinished: Transactions { .list { try await $0.store.app.unfinished() } }
 
     /// The newest transaction of a product; nil when the account never bought it (or, as Apple's, when it
-    /// is a finished consumable and `includeConsumablesInHistory` is off).
+    /// is a finished consumable, not refunded, and `includeConsumablesInHistory` is off).
     public static func latest(for productID: String) async -> VerificationResult<Transaction>? {
         guard let context = try? StoreContext.resolve(),
               let latest = try? await context.store.app.latestTransaction(for: productID) else { return nil }

@@ -80,6 +80,27 @@ struct StoreKitRulesTests {
         }
     }
 
+    @Test("a refunded consumable the app had finished is in Transaction.all and latest(for:) (Apple: finished consumables 'that are refunded or revoked'), not in unfinished or currentEntitlements")
+    func refundedConsumableStaysInHistory() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let refunded = try #require(try await store.app.buy("coins").outcome.transaction)
+            let kept = try #require(try await store.app.buy("coins").outcome.transaction)
+            #expect(try await store.app.transactions().isEmpty, "finished consumables are left out")
+            try await store.appStore.refund(refunded.id)
+            // The app takes the revocation as an update and finishes it again.
+            #expect(try await store.app.deliverUnfinished().revoked.map(\.id) == [refunded.id])
+            #expect(try await store.app.unfinished().isEmpty)
+            #expect(try await store.app.transactions().map(\.id) == [refunded.id], "the refunded one stays; \(kept.id) does not")
+            #expect(try await store.app.latestTransaction(for: "coins")?.id == refunded.id)
+            #expect(try await store.app.currentEntitlements().isEmpty, "a consumable is never an entitlement")
+            let page = try await store.app.transactions(limit: 10) { _ in }
+            #expect(page.count == 1 && page.lastID == refunded.id, "the streamed listing (transactions --limit) says the same")
+            // The receipt keeps a consumable only until the app finishes it, refunded or not.
+            #expect(try await store.appReceipt().inAppPurchases.isEmpty)
+        }
+    }
+
     @Test("a refund reaches the app as an update: delivered, finished, and out of the app's owned products")
     func refundArrivesAsUpdate() async throws {
         try await withStoreFixture { fixture in

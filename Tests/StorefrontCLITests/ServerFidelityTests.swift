@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// What a backend built on Apple's App Store Server Library sees of `storefront serve` in
 /// Production, of the endpoints Apple added since 1.16, and of history polled by revision.
@@ -130,6 +131,50 @@ struct ServerFidelityTests: ServerHarness {
         #expect(changed.first?["revoked"] as? Bool == true)
         let refunded = (later[1]["result"] as? [String: Any])?["transactions"] as? [[String: Any]] ?? []
         #expect(refunded.compactMap { $0["transactionId"] as? String } == [String(pro)], "\(later)")
+        await server.stop()
+    }
+
+    /// Every Retention Messaging method of Apple's `AppStoreServerAPIClient` (app-store-server-library 3.1.2).
+    static let retentionMessagingMethods = [
+        "upload_image", "delete_image", "get_image_list", "upload_message", "delete_message", "get_message_list",
+        "configure_default_message", "delete_default_message", "get_default_message",
+        "configure_realtime_url", "delete_realtime_url", "get_realtime_url",
+        "initiate_performance_test", "get_performance_test_results",
+    ]
+
+    @Test("The Retention Messaging API, not simulated: each of Apple's library's methods gets 404 with Apple's error body (4040000), as docs/server-api.md lists")
+    func retentionMessaging() async throws {
+        let setup = try await setup()
+        let server = try startServer(setup)
+        let port = try await port(of: server)
+        let results = try await call(setup, port: port, Self.retentionMessagingMethods.map { ["call": "retention", "method": $0] })
+        #expect(results.count == Self.retentionMessagingMethods.count)
+        for (method, result) in zip(Self.retentionMessagingMethods, results) {
+            let error = result["error"] as? [String: Any]
+            #expect(error?["status"] as? Int == 404 && error?["code"] as? Int == 4040000, "\(method): \(result)")
+            #expect(error?["message"] as? String == "Not found.", "\(method)")
+        }
+        // The docs name every one of them.
+        let docs = try String(contentsOfFile: Repository.file("docs/server-api.md"), encoding: .utf8)
+        for method in Self.retentionMessagingMethods { #expect(docs.contains("`\(method)`"), "docs/server-api.md lists \(method)") }
+        await server.stop()
+    }
+
+    @Test("A request meant for either of Apple's hosts (api.storekit.apple.com, the older api.storekit.itunes.apple.com, and their sandboxes) is answered alike")
+    func appleHosts() async throws {
+        let setup = try await setup()
+        let bought = try await setup.sandbox.storefront(["buy", "pro", "--json"], catalog: setup.catalog).jsonObject()
+        let pro = try #require((bought["transaction"] as? [String: Any])?["id"] as? Int)
+        let server = try startServer(setup)
+        let port = try await port(of: server)
+        let hosts = ["api.storekit.apple.com", "api.storekit-sandbox.apple.com",
+                     "api.storekit.itunes.apple.com", "api.storekit-sandbox.itunes.apple.com"]
+        let results = try await call(setup, port: port, hosts.map { ["call": "raw", "path": "/inApps/v1/transactions/\(pro)", "host": $0] })
+        for (host, result) in zip(hosts, results) {
+            let answer = result["result"] as? [String: Any]
+            #expect(answer?["status"] as? Int == 200, "\(host): \(result)")
+            #expect((answer?["body"] as? [String: Any])?["signedTransactionInfo"] is String, "\(host)")
+        }
         await server.stop()
     }
 }

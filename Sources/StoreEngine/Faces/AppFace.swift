@@ -89,12 +89,13 @@ public struct AppFace: Sendable {
 
     /// The account's history as the app sees it (`Transaction.all`), newest first: purchased
     /// transactions only — a pending or declined request is not a transaction — and finished
-    /// consumables only with `includeConsumablesInHistory`. The newest `limit` only when given.
+    /// consumables only when refunded or revoked, or with `includeConsumablesInHistory`. The newest `limit` only when given.
     public func transactions(limit: Int? = nil) async throws -> [Transaction] { try await store.appTransactions(limit: limit) }
 
     /// The account's newest transaction of `productID` as the app sees it (`Transaction.latest(for:)`): from
-    /// ``transactions(limit:)``, so a finished consumable is not returned unless `includeConsumablesInHistory`
-    /// (Apple: `SKIncludeConsumableInAppPurchaseHistory` false keeps finished consumables out of `latest(for:)`).
+    /// ``transactions(limit:)``, so a finished consumable is not returned unless refunded or revoked, or
+    /// `includeConsumablesInHistory` (Apple: `SKIncludeConsumableInAppPurchaseHistory` false keeps finished
+    /// consumables, "unless refunded or revoked", out of `latest(for:)`).
     public func latestTransaction(for productID: String) async throws -> Transaction? {
         try await store.appTransactions().first { $0.productID == productID }
     }
