@@ -35,7 +35,9 @@ public enum HTTPExchange {
         return socket
     }
 
-    static func blockingSend(port: UInt16, _ text: String, seconds: Int) -> String {
+    /// ``send(port:_:seconds:)`` on the calling thread, for a loop that runs on a thread of its
+    /// own (``onOwnThread(_:)``) and must not wait for Swift's pool between its tries.
+    public static func blockingSend(port: UInt16, _ text: String, seconds: Int) -> String {
         let socket = connect(port: port, seconds: seconds)
         guard socket >= 0 else { return "" }
         defer { close(socket) }
