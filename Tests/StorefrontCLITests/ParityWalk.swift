@@ -4,23 +4,6 @@ import StoreEngine
 // The generated parity walk's moves: what a tester can do through the engine's faces, drawn at
 // random from a seed of our own, so that a walk that finds a disagreement can be replayed.
 
-/// SplitMix64 (Steele, Lea and Flood): a small generator of our own, the same on every platform
-/// and Swift version, so a seed names one walk for good.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number below `bound` (bound > 0).
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}
-
 /// One thing a tester does. `pick` chooses among what exists when it runs (a transaction, a
 /// request), so a walk with a step left out still runs (the walk's reduction leaves steps out).
 enum WalkMove: Sendable, Hashable, CustomStringConvertible {
