@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import TestSupport
 @testable import StoreEngine
 
 /// A count behind a lock, for a factory's calls.
@@ -71,42 +72,8 @@ private final class LosingWatcherDouble: StoreFileWatcher, @unchecked Sendable {
     }
 }
 
-/// What a subscriber of a feed has heard.
-private final class Subscriber: Sendable {
-    private final class Log: Sendable {
-        let changes = Mutex<[StoreChange]>([])
-    }
-
-    private let log = Log()
-    private let task: Task<Void, Never>
-
-    init(_ stream: AsyncStream<StoreChange>) {
-        let log = self.log
-        task = Task { for await change in stream { log.changes.withLock { $0.append(change) } } }
-    }
-
-    deinit { task.cancel() }
-
-    /// The first change heard that `matches`, waiting up to `timeout` (generous: a loaded test run).
-    func first(within timeout: Duration = .seconds(30), _ matches: (StoreChange) -> Bool) async -> StoreChange? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let change = log.changes.withLock({ $0.first(where: matches) }) { return change }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return nil
-    }
-}
-
-/// Waits up to `timeout` for `condition`.
-private func eventually(within timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
+/// A subscriber the tests listen with.
+private typealias Subscriber = StreamLog<StoreChange>
 
 /// The change feed where inotify cannot be had (the user's instances all taken, a watch lost):
 /// it polls `data_version` and hears every commit, and watches again when it can.
@@ -118,11 +85,11 @@ private func eventually(within timeout: Duration = .seconds(30), _ condition: ()
             let feed = StoreChangeFeed(store: store, path: fixture.path, watchers: double.factory)
             #expect(feed.hearing == .notStarted)
             let subscriber = Subscriber(feed.changes())
-            let first = try #require(await subscriber.first { $0.cause == .subscribed })
+            let first = try #require(await subscriber.first { $0.cause == .subscribed }?.value)
             #expect(feed.hearing == .polling(errno: EMFILE))
             // Another connection (as another process would) buys: heard without inotify.
             let bought = try await buy(try fixture.open(), "coins")
-            let heard = await subscriber.first { $0.dataVersion > first.dataVersion && $0.unfinished.contains { $0.id == bought.id } }
+            let heard = await subscriber.first { $0.dataVersion > first.dataVersion && $0.unfinished.contains { $0.id == bought.id } }?.value
             #expect(heard?.cause == .written)
             // It goes on trying inotify while it polls, every two seconds, not once and never again.
             #expect(await eventually { double.calls >= 3 })
@@ -136,7 +103,7 @@ private func eventually(within timeout: Duration = .seconds(30), _ condition: ()
             let double = ExhaustedInotifyFactoryDouble(failures: 1)
             let feed = StoreChangeFeed(store: store, path: fixture.path, watchers: double.factory)
             let subscriber = Subscriber(feed.changes())
-            let first = try #require(await subscriber.first { $0.cause == .subscribed })
+            let first = try #require(await subscriber.first { $0.cause == .subscribed }?.value)
             #expect(await eventually { feed.hearing == .inotify })
             // Watching again, it reads nothing while nothing is written (polling reads 4 times a second).
             try await Task.sleep(for: .milliseconds(500))  // the look of the round that made the watch
@@ -144,7 +111,7 @@ private func eventually(within timeout: Duration = .seconds(30), _ condition: ()
             try await Task.sleep(for: .milliseconds(1500))
             #expect(feed.reads == reads)
             let bought = try await buy(try fixture.open(), "coins")
-            let heard = await subscriber.first { $0.dataVersion > first.dataVersion && $0.unfinished.contains { $0.id == bought.id } }
+            let heard = await subscriber.first { $0.dataVersion > first.dataVersion && $0.unfinished.contains { $0.id == bought.id } }?.value
             #expect(heard?.cause == .written)
         }
     }
@@ -160,12 +127,12 @@ private func eventually(within timeout: Duration = .seconds(30), _ condition: ()
             }
             let feed = StoreChangeFeed(store: store, path: fixture.path, watchers: factory)
             let subscriber = Subscriber(feed.changes())
-            let first = try #require(await subscriber.first { $0.cause == .subscribed })
+            let first = try #require(await subscriber.first { $0.cause == .subscribed }?.value)
             #expect(feed.hearing == .inotify)
             losing.loseWatch()
             #expect(await eventually { feed.hearing != .inotify })
             let bought = try await buy(try fixture.open(), "coins")
-            let heard = await subscriber.first { $0.dataVersion > first.dataVersion && $0.unfinished.contains { $0.id == bought.id } }
+            let heard = await subscriber.first { $0.dataVersion > first.dataVersion && $0.unfinished.contains { $0.id == bought.id } }?.value
             #expect(heard?.cause == .written)
             #expect(feed.hearing == .polling(errno: EMFILE))
         }

@@ -2,40 +2,11 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import TestSupport
 @testable import StoreEngine
 
-/// What a subscriber of the change feed has heard, with when each change arrived.
-private final class Heard: Sendable {
-    private final class Log: Sendable {
-        let entries = Mutex<[(change: StoreChange, at: ContinuousClock.Instant)]>([])
-    }
-
-    private let log = Log()
-    private let task: Task<Void, Never>
-
-    init(_ stream: AsyncStream<StoreChange>) {
-        let log = self.log
-        task = Task {
-            for await change in stream { log.entries.withLock { $0.append((change, .now)) } }
-        }
-    }
-
-    deinit { task.cancel() }
-
-    var all: [StoreChange] { log.entries.withLock { $0.map(\.change) } }
-
-    /// The first change heard that `matches`, waiting up to `timeout`.
-    /// (Generous: a full parallel test run keeps Swift's shared pool, where this runs, busy.)
-    func first(within timeout: Duration = .seconds(30),
-               _ matches: (StoreChange) -> Bool) async -> (change: StoreChange, at: ContinuousClock.Instant)? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let heard = log.entries.withLock({ $0.first { matches($0.change) } }) { return heard }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return nil
-    }
-}
+/// A subscriber the tests listen with.
+private typealias Heard = StreamLog<StoreChange>
 
 /// The store's change feed: inotify and `data_version`, renewals made once, no reads while idle.
 @Suite struct StoreChangeFeedTests {
@@ -44,18 +15,18 @@ private final class Heard: Sendable {
             let store = try fixture.open()
             let heard = Heard(store.changes.changes())
             let first = try #require(await heard.first { $0.cause == .subscribed })
-            #expect(first.change.unfinished.isEmpty)
+            #expect(first.value.unfinished.isEmpty)
             // Another connection (as another process would) buys, ten times; each arrives.
             let other = try fixture.open()
             var latencies: [Duration] = []
-            var version = first.change.dataVersion
+            var version = first.value.dataVersion
             for _ in 0..<10 {
                 let bought = try await buy(other, "coins")
                 let committed = ContinuousClock.now
                 let arrived = try #require(await heard.first { $0.dataVersion > version && $0.unfinished.contains { $0.id == bought.id } })
-                #expect(arrived.change.cause == .written)
+                #expect(arrived.value.cause == .written)
                 latencies.append(arrived.at - committed)
-                version = arrived.change.dataVersion
+                version = arrived.value.dataVersion
             }
             let sorted = latencies.sorted()
             print("StoreChangeFeed latency, commit returned → change heard: median \(sorted[sorted.count / 2]), max \(sorted.last!)")
@@ -75,7 +46,7 @@ private final class Heard: Sendable {
             var renewals: [StoreChange] = []
             for subscriber in subscribers {
                 let renewal = try #require(await subscriber.first(within: .seconds(40)) { $0.renewalsMade > 0 })
-                renewals.append(renewal.change)
+                renewals.append(renewal.value)
             }
             // One look made it, and every subscriber heard that same change.
             #expect(renewals[0].cause == .clock)
@@ -131,18 +102,18 @@ private final class Heard: Sendable {
             let quiet = Heard(store.changes.changes(includingUnfinished: false))
             let start = try #require(await quiet.first { $0.cause == .subscribed })
             let first = try await buy(other, "coins")
-            let arrived = try #require(await quiet.first { $0.dataVersion > start.change.dataVersion })
-            #expect(arrived.change.unfinished.isEmpty)
+            let arrived = try #require(await quiet.first { $0.dataVersion > start.value.dataVersion })
+            #expect(arrived.value.unfinished.isEmpty)
             // One that asks (Transaction.updates): its first value and every look after have them, for both.
             let asking = Heard(store.changes.changes())
             // Its first value, whatever its cause: the look that makes it may write (the new
             // transaction's verified mark) and hand that change out as this subscriber's first.
             let snapshot = try #require(await asking.first { _ in true })
-            #expect(snapshot.change.unfinished.map(\.id) == [first.id])
+            #expect(snapshot.value.unfinished.map(\.id) == [first.id])
             let second = try await buy(other, "coins")
             let both = try #require(await asking.first { $0.unfinished.contains { $0.id == second.id } })
-            #expect(both.change.unfinished.map(\.id) == [first.id, second.id])
-            #expect(await quiet.first { $0 == both.change } != nil)
+            #expect(both.value.unfinished.map(\.id) == [first.id, second.id])
+            #expect(await quiet.first { $0 == both.value } != nil)
         }
     }
 
@@ -169,9 +140,7 @@ private final class Heard: Sendable {
                 _ = try #require(await heard.first { $0.cause == .subscribed })
                 #expect(store.changes.subscriberCount == 1)
             }
-            let deadline = ContinuousClock.now + .seconds(30)
-            while store.changes.subscriberCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(store.changes.subscriberCount == 0)
+            #expect(await eventually { store.changes.subscriberCount == 0 })
         }
     }
 }

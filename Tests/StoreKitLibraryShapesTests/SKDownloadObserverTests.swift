@@ -2,6 +2,7 @@ import Foundation
 import StorefrontKit
 import StorefrontKitTest
 import Testing
+import TestSupport
 
 /// A library's queue observer that supports hosted content, as libraries for older apps still do:
 /// it starts a purchase's downloads and finishes the transaction once they have ended.

@@ -2,6 +2,7 @@ import Foundation
 import StorefrontKit
 import StorefrontKitTest
 import Testing
+import TestSupport
 
 // A StoreKit 1 library as libraries are written: its request and queue come in from outside (a
 // factory, an initialiser's argument) so its own tests can hand it mocks, subclasses of StoreKit's

@@ -27,16 +27,6 @@ func inSession<T>(_ body: (SKTestSession) async throws -> T) async throws -> T {
     return try await session.run { try await body(session) }
 }
 
-/// Waits up to `seconds` for `condition`.
-func eventually(_ seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
-
 /// A value a test reads while callbacks on the main queue write it.
 final class Locked<Value: Sendable>: Sendable {
     private let state: Mutex<Value>

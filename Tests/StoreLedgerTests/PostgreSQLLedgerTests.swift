@@ -94,13 +94,15 @@ struct PostgreSQLLedgerTests {
     }
 
     @Test("a server restart under an open ledger: the next read connects again and sees what was written")
-    func restart() throws {
-        let server = try PostgreSQLServer.start()  // its own: restarting the run's cluster would break other tests
+    func restart() async throws {
+        // Its own: restarting the run's cluster would break other tests. Started and restarted off
+        // Swift's shared pool: both block for seconds.
+        let server = try await onOwnThread { try PostgreSQLServer.start() }
         defer { server.stop() }
         let uri = server.uri(database: "postgres")
         let ledger = try Self.open(uri)
         try ledger.write { try ledger.setSetting("before", account: "", value: "1") }
-        try server.restart()
+        try await onOwnThread { try server.restart() }
         #expect(try ledger.setting("before", account: "") == "1")
         try ledger.write { try ledger.setSetting("after", account: "", value: "2") }
         #expect(try Self.open(uri).setting("after", account: "") == "2")

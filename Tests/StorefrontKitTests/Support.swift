@@ -2,6 +2,7 @@ import Foundation
 import StorefrontKit
 import StorefrontKitTest
 import Testing
+import TestSupport
 // Every file of the test target sees TestSupport (clock, folders, processes, tmux).
 @_exported import TestSupport
 
@@ -69,16 +70,20 @@ actor Listener {
     }
 
     private func start(_ updates: Transaction.Transactions) {
-        task = Task { for await update in updates { self.append(update) } }
+        // Off Swift's shared pool (and this actor's jobs with it): a full parallel run keeps the pool
+        // busy, and `count(atLeast:within:)` would measure its queue rather than the delivery.
+        task = Task(executorPreference: OffPoolExecutor.shared) { for await update in updates { await self.append(update) } }
     }
 
     private func append(_ update: VerificationResult<Transaction>) { received.append(update) }
 
     /// Whether `count` updates arrived within `seconds`.
     func count(atLeast count: Int, within seconds: Double) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while received.count < count && Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
-        return received.count >= count
+        await withTaskExecutorPreference(OffPoolExecutor.shared) {
+            let deadline = Date().addingTimeInterval(seconds)
+            while received.count < count && Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+            return received.count >= count
+        }
     }
 
     deinit { task?.cancel() }

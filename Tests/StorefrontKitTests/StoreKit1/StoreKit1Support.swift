@@ -1,6 +1,7 @@
 import Foundation
 import StorefrontKit
 import Synchronization
+import TestSupport
 
 /// A test double of an app's `SKPaymentTransactionObserver`: records every callback as it
 /// came (the transaction's state at that moment, and whether it came on the main thread) and,
@@ -44,12 +45,7 @@ final class RecordingObserver: NSObject, SKPaymentTransactionObserver, @unchecke
 
     /// Waits up to `seconds` for `condition` to hold of the events.
     func wait(_ seconds: Double = 60, until condition: @escaping ([Event]) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition(events) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition(events)
+        await eventually(within: .seconds(seconds), every: .milliseconds(20)) { condition(events) }
     }
 
     /// Waits for a transaction of `product` in `state`.
@@ -112,12 +108,7 @@ final class RecordingProductsDelegate: NSObject, SKProductsRequestDelegate, @unc
 
     /// Waits up to `seconds` for the request to finish or fail.
     func settle(within seconds: Double = 60) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if finished || error != nil { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
+        await eventually(within: .seconds(seconds), every: .milliseconds(20)) { finished || error != nil }
     }
 }
 
