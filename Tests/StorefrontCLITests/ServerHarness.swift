@@ -43,12 +43,13 @@ final class BackgroundProcess: @unchecked Sendable {
     /// Waits (at most `seconds`) for the output to match; returns the first capture.
     func wait(for pattern: String, seconds: Double = 60) async throws -> String {
         let regex = try Regex(pattern)
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let match = text.firstMatch(of: regex), let capture = match.output[1].substring { return String(capture) }
-            try await Task.sleep(for: .milliseconds(50))
+        var found: String?
+        _ = await eventually(within: .seconds(seconds), every: .milliseconds(50)) {
+            found = text.firstMatch(of: regex).flatMap { $0.output[1].substring }.map(String.init)
+            return found != nil
         }
-        throw Timeout(what: "\(pattern) in: \(text)")
+        guard let found else { throw Timeout(what: "\(pattern) in: \(text)") }
+        return found
     }
 
     /// SIGTERM, then the exit status (SIGKILL after 10 s).

@@ -3,6 +3,7 @@ import StorefrontKit
 import StorefrontKitTest
 import Synchronization
 import Testing
+import TestSupport
 
 typealias Status = Product.SubscriptionInfo.Status
 
@@ -136,7 +137,7 @@ private final class StatusLog: Sendable {
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     init(_ updates: Status.Statuses) {
-        let received = Task { [weak self] in
+        let received = Task(executorPreference: OffPoolExecutor.shared) { [weak self] in
             for await status in updates { self?.received.withLock { $0.append(status) } }
         }
         task.withLock { $0 = received }
@@ -149,10 +150,8 @@ private final class StatusLog: Sendable {
 
     /// The first status delivered that matches, waited for up to `seconds`.
     func first(within seconds: Double, where matches: (Status) -> Bool) async -> Status? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let status = received.withLock({ $0.first(where: matches) }) { return status }
-            try? await Task.sleep(for: .milliseconds(50))
+        _ = await eventually(within: .seconds(seconds), every: .milliseconds(50)) {
+            received.withLock { $0.contains(where: matches) }
         }
         return received.withLock { $0.first(where: matches) }
     }

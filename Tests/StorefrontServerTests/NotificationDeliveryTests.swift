@@ -45,8 +45,7 @@ final class LoopbackReceiver: Sendable {
 
     /// Waits (at most `seconds`) until `count` notifications came in.
     func wait(for count: Int, seconds: Double = 20) async throws -> [String] {
-        let deadline = Date().addingTimeInterval(seconds)
-        while uuids.count < count, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        _ = await eventually(within: .seconds(seconds), every: .milliseconds(20)) { uuids.count >= count }
         return uuids
     }
 
@@ -182,9 +181,7 @@ struct NotificationDeliveryTests {
         let six = try await receiver.wait(for: 6)
         #expect(six.count == 6 && Set(six).count == 6, "\(six)")
         await first.stop()
-        let deadline = Date().addingTimeInterval(10)
-        while !second.isSending, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(second.isSending, "the second server did not take over")
+        #expect(await eventually { second.isSending }, "the second server did not take over")
         _ = try await other.app.buy("coins")
         let seven = try await receiver.wait(for: 7)
         _ = try await other.app.buy("coins")
@@ -224,8 +221,7 @@ struct NotificationDeliveryTests {
             #expect(said.first?.contains("\(lockPath) cannot be taken") == true, "\(said)")
         }
         rmdir(lockPath)
-        let deadline = Date().addingTimeInterval(10)
-        while !first.isSending && !second.isSending, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        _ = await eventually { first.isSending || second.isSending }
         #expect(first.isSending != second.isSending, "exactly one sends once the lock can be taken")
         _ = try await fixture.buy("coins")
         let six = try await receiver.wait(for: 6)

@@ -34,10 +34,7 @@ struct SenderLockSessionTests {
               AND objid = ((hashtext('\(schema)')::bigint + 4294967296) % 4294967296)::oid
             """, database: PostgreSQLServer.schemasDatabase)
         #expect(ended.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
-        let deadline = ContinuousClock.now + .seconds(30)
-        while (first.isSending || !second.isSending), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        _ = await eventually { !first.isSending && second.isSending }
         #expect(!first.isSending && second.isSending, "one sender after the session ended")
         #expect(lines.withLock { $0 }.contains { $0.hasPrefix("stopped sending notifications: the sender lock was lost") })
         await first.stop()

@@ -3,6 +3,7 @@ import StorefrontKit
 import StorefrontKitTest
 import Synchronization
 import Testing
+import TestSupport
 
 /// The order of a restore's callbacks, as Apple documents it: `finishTransaction(_:)` removes a transaction
 /// from the queue, which tells observers in `paymentQueue(_:removedTransactions:)`; and
@@ -71,10 +72,7 @@ import Testing
             for _ in 0..<1_000 {
                 observer.begin()
                 queue.restoreCompletedTransactions()
-                let deadline = Date().addingTimeInterval(60)
-                while Date() < deadline, observer.last?.inQueueAfterRemovals == nil {
-                    try await Task.sleep(for: .milliseconds(1))
-                }
+                _ = await eventually(within: .seconds(60), every: .milliseconds(1)) { observer.last?.inQueueAfterRemovals != nil }
                 let round = try #require(observer.last)
                 if round != FinishingObserver.Round(restored: 3, inQueueAtCompletion: 3, removedBeforeCompletion: 0,
                                                     removed: 3, inQueueAfterRemovals: 0) {

@@ -3,6 +3,7 @@ import StorefrontKit
 import StorefrontKitTest
 import Synchronization
 import Testing
+import TestSupport
 
 /// `SKReceiptRefreshRequest` and `AppStore.receiptURL`, the stand-in for `Bundle.main.appStoreReceiptURL`.
 @Suite struct SKReceiptRefreshRequestTests {
@@ -17,12 +18,7 @@ import Testing
         func request(_ request: SKRequest, didFailWithError error: any Error) { state.withLock { $0.error = error } }
 
         func settle(within seconds: Double = 90) async -> Bool {  // returns at once when called back; long only for a loaded run
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if finished || error != nil { return true }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            return false
+            await eventually(within: .seconds(seconds), every: .milliseconds(20)) { finished || error != nil }
         }
     }
 
