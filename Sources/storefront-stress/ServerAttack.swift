@@ -129,20 +129,8 @@ enum ServerAttack {
         let sf: @Sendable ([String]) -> Outcome = { arguments in context.run(store, arguments) }
         // Production: Apple retries there (Sandbox tries once).
         findings.check(sf(["settings", "set", "environment", "Production"]).status == 0, "settings set environment")
-        guard let key = try? SigningKey.generate(), let catalogBytes = FileManager.default.contents(atPath: context.catalog),
-              let catalog = try? Catalog.parse(Array(catalogBytes), file: context.catalog) else {
-            findings.fail("cannot make a key or read the catalog")
-            return (findings, "")
-        }
-        let issuer = "57246542-96fe-1a63-e053-0824d011072a"
-        let pem = folder + "/key.pem"
-        _ = FileManager.default.createFile(atPath: pem, contents: Data(key.publicKeyPEM.utf8))
-        findings.check(sf(["serve", "keys", "add", key.keyID, "--issuer", issuer, "--public-key", pem]).status == 0, "serve keys add")
-        func token() -> String {
-            let now = Int(Date().timeIntervalSince1970)
-            return (try? key.sign(.object(["iss": .string(issuer), "iat": .integer(Int64(now)), "exp": .integer(Int64(now + 1800)),
-                                           "aud": .string("appstoreconnect-v1"), "bid": .string(catalog.bundleID)]))) ?? ""
-        }
+        guard let credentials = APICredentials(store: store, folder: folder, context, findings) else { return (findings, "") }
+        func token() -> String { credentials.token() }
 
         let receivers: [Receiver]
         do {

@@ -131,3 +131,79 @@ enum ServerLimits {
         return (findings, "2 servers, a folder where the sender lock goes: \(purchases) purchases, \(whileHeld) sent while it was there, \(said) reasons said (one each); then \(sending) sender, \(delivered.count) delivered for \(purchases + 1), \(lost) lost, \(doubled) doubled")
     }
 }
+
+extension ServerLimits {
+    /// Another process holds the store's write lock while test-notification requests wait for it
+    /// in `serve` (one, then four at once; before, a history read took 13.5 s behind one waiting
+    /// write and 37 s behind four, and a writer got a 500 after 32 s): reads answer meanwhile, in
+    /// milliseconds, and every waiting write succeeds once the lock is let go.
+    static func readsBesideWrites(_ context: Context) async -> (Findings, String) {
+        let findings = Findings()
+        let folder = context.folder("reads-beside-writes")
+        let store = folder + "/s.sqlite"
+        let bought = context.run(store, ["buy", Demo.coins, "--json"])
+        guard let json = try? JSONSerialization.jsonObject(with: Data(bought.stdout.utf8)) as? [String: Any],
+              let id = (json["transaction"] as? [String: Any])?["id"] as? Int else {
+            findings.fail("the first purchase failed: \(bought.stdout)\(bought.stderr)")
+            return (findings, "")
+        }
+        guard let credentials = APICredentials(store: store, folder: folder, context, findings) else { return (findings, "") }
+        let log = folder + "/serve.log"
+        guard let pid = Processes.spawn([context.storefront, "--catalog", context.catalog, "--store", store, "serve",
+                                         "--listen", "127.0.0.1:0"], stdout: log, stderr: log),
+              let port = port(of: log) else {
+            findings.fail("serve did not start")
+            return (findings, "")
+        }
+        defer { kill(pid, SIGKILL) }
+        let token = credentials.token()
+        func get(_ path: String) -> String { "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n\r\n" }
+        let reads = ["/inApps/v1/transactions/\(id)", "/inApps/v2/history/\(id)", "/inApps/v1/transactions/\(id)"]
+        let write = "POST /inApps/v1/notifications/test HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\nContent-Length: 0\r\n\r\n"
+        let hold: Double = 6
+        var latencies: [Double] = []
+        var readFailures = 0, writes = 0, writesAnswered = 0, writesEarly = 0
+        let rounds = context.quick ? [1, 4] : [1, 4, 1, 4]
+        for writers in rounds {
+            // Another process takes the write lock and keeps it about `hold` seconds, while reads go on.
+            guard let holder = WriteLockHolder(store: store, folder: folder) else {
+                findings.fail("sqlite3 did not take the write lock in 20 s")
+                break
+            }
+            let taken = Date()
+            let waiting = (0..<writers).map { _ in
+                Task.detached { (ServerAttack.request(port: port, write, seconds: 60).status, Date()) }
+            }
+            usleep(300_000)  // the writes wait for the lock now
+            // Reads, one after another, while the lock is still held.
+            while Date().timeIntervalSince(taken) < hold - 1 {
+                for path in reads {
+                    let start = Date()
+                    let status = ServerAttack.request(port: port, get(path), seconds: 60).status
+                    latencies.append(Date().timeIntervalSince(start))
+                    if status != 200 { readFailures += 1 }
+                }
+            }
+            let released = Date()
+            holder.letGo()
+            for task in waiting {
+                let (status, answered) = await task.value
+                writes += 1
+                if status == 200 { writesAnswered += 1 }
+                // Answered before the lock was let go: it never waited, and the reads proved nothing.
+                if answered < released { writesEarly += 1 }
+            }
+        }
+        findings.check(writesEarly == 0, "\(writesEarly) writes were answered while the lock was held: they did not wait")
+        findings.check(readFailures == 0, "\(readFailures) reads beside the held lock did not answer 200")
+        findings.check(writesAnswered == writes, "\(writes - writesAnswered) of \(writes) waiting writes failed once the lock was let go")
+        let sorted = latencies.sorted()
+        let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        let slowest = sorted.last ?? 0
+        // A read queued behind a waiting write would last until the lock was let go (about 5 s).
+        findings.check(slowest < 2, String(format: "the slowest read beside a waiting write took %.2f s", slowest))
+        findings.check(Processes.isRunning(pid), "serve ended")
+        return (findings, String(format: "the write lock held %.0f s by another process %d times, with 1 or 4 writes waiting in serve: %d reads meanwhile, median %.1f ms, slowest %.1f ms, %d not 200; %d/%d waiting writes answered 200 once it was let go",
+                                 hold, rounds.count, latencies.count, median * 1000, slowest * 1000, readFailures, writesAnswered, writes))
+    }
+}

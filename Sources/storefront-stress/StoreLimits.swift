@@ -116,29 +116,18 @@ enum StoreLimits {
         let findings = Findings()
         let store = context.folder("lock-hogs") + "/s.sqlite"
         _ = context.run(store, ["buy", Demo.coins])
-        // sqlite3 says "locked" once it holds the write lock: the purchase starts behind it, however
-        // long a loaded machine takes to start sqlite3 (half a second was not always enough). It
-        // holds the lock until told to let go (at most 120 s), not for a fixed time: SQLite counts its
-        // busy timeout in the sleeps it asked for, which a loaded machine stretches (a fixed 40 s
-        // hold once ended before a 30 s timeout had counted out, and the purchase went through).
-        let said = context.folder("lock-hogs") + "/hog.out"
-        let release = context.folder("lock-hogs") + "/release"
-        let script = "(echo 'BEGIN IMMEDIATE;'; echo \"SELECT 'locked';\"; for i in $(seq 1200); do [ -e \"$1\" ] && break; sleep 0.1; done; echo 'COMMIT;') | sqlite3 \"$0\""
-        guard let hog = Processes.spawn(["/bin/bash", "-c", script, store, release], stdout: said, stderr: "/dev/null") else {
-            findings.fail("cannot start sqlite3")
+        // The purchase starts behind another process's write lock, held until the purchase gives up.
+        guard let hog = WriteLockHolder(store: store, folder: context.folder("lock-hogs")) else {
+            findings.fail("sqlite3 did not take the write lock in 20 s")
             return (findings, "")
         }
-        let deadline = Date().addingTimeInterval(20)
-        while !Processes.read(said).contains("locked"), Date() < deadline { usleep(10_000) }
-        findings.check(Processes.read(said).contains("locked"), "sqlite3 did not take the write lock in 20 s")
         let began = Date()
         let buy = context.run(store, ["buy", Demo.coins, "--json"])
         let waited = Date().timeIntervalSince(began)
-        _ = FileManager.default.createFile(atPath: release, contents: nil)
+        hog.letGo()
         findings.check(buy.status == 75, "a purchase behind a lock hog exited \(buy.status), not 75: \(buy.summary)")
         findings.check(buy.stderr.contains("again"), "no retry hint: \(buy.stderr.prefix(300))")
         findings.check(!buy.stderr.contains("left as it is"), "busy called unusable")
-        _ = Processes.wait(hog, timeout: 30)
         findings.check(context.transactionCount(store) == 1, "the busy purchase was charged")
         let again = context.run(store, ["buy", Demo.coins])
         findings.check(again.status == 0, "the retry: \(again.summary)")

@@ -93,3 +93,36 @@ func terminalRestored(folder: String) -> Bool {
     guard let before = contents(folder + "/stty.before"), let after = contents(folder + "/stty.after") else { return false }
     return !before.isEmpty && before == after
 }
+
+/// `sqlite3`, another process, holding a store's write lock until let go (at most 120 s), not for
+/// a fixed time: SQLite counts a busy timeout in the sleeps it asked for, which a loaded machine
+/// stretches (a fixed 40 s hold once ended before a 30 s timeout had counted out).
+struct WriteLockHolder {
+    let pid: pid_t
+    private let release: String
+
+    /// Starts it with its files in `folder`, and returns once `sqlite3` says it holds the lock,
+    /// however long a loaded machine takes to start it (half a second was not always enough);
+    /// nil when it did not within 20 s.
+    init?(store: String, folder: String) {
+        let said = folder + "/holder.out"
+        release = folder + "/release"
+        try? FileManager.default.removeItem(atPath: said)
+        try? FileManager.default.removeItem(atPath: release)
+        let script = "(echo 'BEGIN IMMEDIATE;'; echo \"SELECT 'locked';\"; for i in $(seq 1200); do [ -e \"$1\" ] && break; sleep 0.1; done; echo 'COMMIT;') | sqlite3 \"$0\""
+        guard let pid = Processes.spawn(["/bin/bash", "-c", script, store, release], stdout: said, stderr: "/dev/null") else { return nil }
+        self.pid = pid
+        let deadline = Date().addingTimeInterval(20)
+        while !Processes.read(said).contains("locked"), Date() < deadline { usleep(10_000) }
+        guard Processes.read(said).contains("locked") else {
+            kill(pid, SIGKILL)
+            return nil
+        }
+    }
+
+    /// Lets the lock go and waits for `sqlite3` to end.
+    func letGo() {
+        _ = FileManager.default.createFile(atPath: release, contents: nil)
+        _ = Processes.wait(pid, timeout: 30)
+    }
+}

@@ -60,6 +60,7 @@ let parts: [(name: String, run: (Context) async -> (Findings, String))] = [
     ("server attack", ServerAttack.run),
     ("idle connections", ServerLimits.idleConnections),
     ("sender lock", ServerLimits.senderLock),
+    ("reads beside writes", ServerLimits.readsBesideWrites),
     ("lowered versions", LoweredVersions.run),
     ("restores", Restores.run),
     ("inotify exhausted", InotifyExhausted.run),
