@@ -1,4 +1,5 @@
 import Foundation
+@testable import StoreLedger
 @testable import StorefrontCLI
 import Testing
 import TestSupport
@@ -33,6 +34,54 @@ struct DocsTests {
         #expect(named.count >= 30, "\(named)")
         for command in CommandHelp.visible { #expect(named.contains(command.name), "docs/scripting.md has no row for \(command.name)") }
         for name in named { #expect(CommandHelp.named(name) != nil, "docs/scripting.md lists \(name), which is no command") }
+    }
+
+    @Test("the scripting page's table shows every option of every command, in the rows that name it")
+    func scriptingTableShowsEveryOption() throws {
+        let page = try Docs.text("docs/scripting.md")
+        let table = page.components(separatedBy: "## The commands in StoreKit's terms").dropFirst().first?
+            .components(separatedBy: "\n## ").first ?? ""
+        // Each command's rows (a command may have several), by their first cells.
+        var cells: [String: String] = [:]
+        for row in table.split(separator: "\n") where row.hasPrefix("| `") {
+            let cell = row.dropFirst(2).components(separatedBy: " | ").first ?? ""
+            for name in cell.matches(of: /`([a-z][a-z-]*)/).map({ String($0.output.1) }) { cells[name, default: ""] += cell }
+        }
+        var checked = 0
+        for (name, cell) in cells {
+            guard let command = CommandHelp.named(name) else { continue }
+            for option in command.options where option != "--json" {
+                checked += 1
+                #expect(cell.contains(option), "docs/scripting.md's rows for \(name) do not show \(option)")
+            }
+        }
+        #expect(checked >= 20, "only \(checked) options checked")
+    }
+
+    @Test("every Swift file, migration and schema version a page names is as the code has it")
+    func namedCodeFactsAreTrue() throws {
+        let sources = FileManager.default.enumerator(atPath: Repository.root.path)?.compactMap { $0 as? String }
+            .filter { ($0.hasPrefix("Sources/") || $0.hasPrefix("Tests/") || $0.hasPrefix("Examples/")) && $0.hasSuffix(".swift") } ?? []
+        let fileNames = Set(sources.map { ($0 as NSString).lastPathComponent })
+        let ledgerCode = try sources.filter { $0.hasPrefix("Sources/StoreLedger/") }
+            .map { try String(contentsOfFile: Repository.file($0), encoding: .utf8) }.joined()
+        var named = 0
+        for page in Docs.pages {
+            let text = try Docs.text(page)
+            // An example's file (`MySheetTests.swift`) is one the reader is to write.
+            for match in text.matches(of: /`(?:[A-Za-z0-9_\/.]*\/)?([A-Za-z0-9_+]+\.swift)`/) where !match.output.1.hasPrefix("My") {
+                named += 1
+                let exists = fileNames.contains(String(match.output.1))
+                #expect(exists, "\(page) names \(match.output.1), which is no file")
+            }
+            for match in text.matches(of: /`(migrate\d+to\d+)`/) {
+                #expect(ledgerCode.contains("func \(match.output.1)("), "\(page) names \(match.output.1), which StoreLedger has not")
+            }
+            for match in text.matches(of: /`Ledger\.schemaVersion`, (\d+)/) {
+                #expect(Int64(match.output.1) == Ledger.schemaVersion, "\(page) says schema \(match.output.1); the ledger's is \(Ledger.schemaVersion)")
+            }
+        }
+        #expect(named >= 50, "only \(named) file names found")
     }
 
     @Test("every relative link on every page names a file that exists, and its #anchor a heading there")
