@@ -85,7 +85,7 @@ extension ScenarioRun {
             let value = try await store.testSession.settings().first { $0.name == name }?.value ?? "none"
             if value != wanted { fail("\(name) = \(wanted)", "\(name) = \(value)") }
         case .notification(let type, let subtype):
-            let recorded = try await store.appStore.notifications(after: notificationsSeen).filter { $0.type != "TEST" }
+            let recorded = try await store.appStore.notifications(after: notificationsSeen).filter { $0.notificationType != .test }
             let name = [type, subtype].compactMap { $0 }.joined(separator: " ")
             if let match = recorded.first(where: { $0.type == type && (subtype == nil || $0.subtype == subtype) }) {
                 notificationsSeen = match.id

@@ -142,10 +142,10 @@ extension Store {
             let copy = try share(purchase, with: member, at: date)
             if purchase.productType == .autoRenewable {
                 let record = try sharedRecords(account: member).first { $0.originalID == copy.originalID }
-                try notify("SUBSCRIBED", before == nil ? "INITIAL_BUY" : "RESUBSCRIBE", transaction: copy, record: record,
+                try notify(.subscribed, before == nil ? .initialBuy : .resubscribe, transaction: copy, record: record,
                            account: member, at: date)
             } else {
-                try notify("ONE_TIME_CHARGE", transaction: copy, account: member, at: date)
+                try notify(.oneTimeCharge, transaction: copy, account: member, at: date)
             }
             shared.append(copy)
         }
@@ -184,7 +184,7 @@ extension Store {
                        detail: "no longer shared by family: \(why) (\(reason.rawValue))", at: date)
         let record = shared.productType == .autoRenewable
             ? try sharedRecords(account: shared.account).first { $0.originalID == shared.originalID } : nil
-        try notify("REVOKE", transaction: stored, record: record, account: shared.account, at: date)
+        try notify(.revoke, transaction: stored, record: record, account: shared.account, at: date)
         return stored
     }
 

@@ -29,13 +29,13 @@ extension Store {
                     if try extensionRefusal(record, latest: latest, at: date) != nil {
                         failed += 1
                         // Apple's RENEWAL_EXTENSION FAILURE: one for each subscription the request could not extend.
-                        try notify("RENEWAL_EXTENSION", "FAILURE", transaction: latest, record: record, account: account, at: date)
+                        try notify(.renewalExtension, .failure, transaction: latest, record: record, account: account, at: date)
                         continue
                     }
                     latest.expirationDate = expiration.addingTimeInterval(TimeInterval(days) * 86_400)
                     latest = try ledger.update(latest)
                     try mirrorToFamily(latest.id)
-                    try notify("RENEWAL_EXTENDED", transaction: latest, record: record, account: account, at: date)
+                    try notify(.renewalExtended, transaction: latest, record: record, account: account, at: date)
                     succeeded += 1
                 }
             }
@@ -43,7 +43,7 @@ extension Store {
                                         storefrontCountryCodes: storefronts, completeDate: date, succeededCount: succeeded,
                                         failedCount: failed)
             try ledger.saveMassExtension(request)
-            try notify("RENEWAL_EXTENSION", "SUMMARY", transaction: nil, account: "", at: date, summary: [
+            try notify(.renewalExtension, .summary, transaction: nil, account: "", at: date, summary: [
                 JSON.Member("requestIdentifier", .string(requestID)),
                 JSON.Member("environment", .string(try ledger.environment().appStoreName)),
                 JSON.Member("bundleId", .string(catalog.bundleID)),

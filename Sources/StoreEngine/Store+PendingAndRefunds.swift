@@ -119,7 +119,7 @@ extension Store {
         let record = try transaction.subscriptionGroupID.flatMap { group in
             try ledger.subscriptionStates(account: account).first { $0.groupID == group }
         }
-        try notify("REFUND", transaction: stored, record: record, account: account, at: date)
+        try notify(.refund, transaction: stored, record: record, account: account, at: date)
         try settleRefundRequest(of: id, at: date)
         try revokeShares(of: stored, reason: reason, at: date)
         return try ledger.transaction(id: id) ?? stored

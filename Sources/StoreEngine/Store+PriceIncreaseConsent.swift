@@ -15,7 +15,7 @@ extension Store {
             try ledger.savePriceIncrease(agreed)
             try ledger.settleMessages(account: account, reason: .priceIncreaseConsent, productID: increase.productID)
             if let latest = try ledger.latestTransaction(originalID: record.originalID) {
-                try notify("PRICE_INCREASE", "ACCEPTED", transaction: latest, record: record, account: account, at: date)
+                try notify(.priceIncrease, .accepted, transaction: latest, record: record, account: account, at: date)
             }
             return agreed
         }
@@ -36,7 +36,7 @@ extension Store {
             record.willAutoRenew = false
             try ledger.saveSubscription(record, account: account)
             if let latest = try ledger.latestTransaction(originalID: record.originalID) {
-                try notify("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", transaction: latest, record: record, account: account, at: date)
+                try notify(.didChangeRenewalStatus, .autoRenewDisabled, transaction: latest, record: record, account: account, at: date)
             }
         }
     }
@@ -72,7 +72,7 @@ extension Store {
                     account: account, groupID: record.groupID, originalTransactionID: record.originalID, changeID: 0,
                     productID: item.id, storefront: storefront.countryCode, oldPrice: price, newPrice: price,
                     requiresConsent: true, notified: date, noticeEnds: date, status: .pending))
-                try notify("PRICE_INCREASE", "PENDING", transaction: latest, record: record, account: account, at: date)
+                try notify(.priceIncrease, .pending, transaction: latest, record: record, account: account, at: date)
             }
             try ledger.queueMessage(account: account, reason: .priceIncreaseConsent, productID: item.id, at: date)
         }

@@ -107,7 +107,7 @@ extension Store {
             requiresConsent: change.requiresConsent, notified: date, noticeEnds: noticeEnds,
             status: change.requiresConsent ? .pending : .agreed)
         try ledger.savePriceIncrease(increase)
-        try notify("PRICE_INCREASE", change.requiresConsent ? "PENDING" : "ACCEPTED", transaction: latest, record: record,
+        try notify(.priceIncrease, change.requiresConsent ? .pending : .accepted, transaction: latest, record: record,
                    account: account, at: date)
         if change.requiresConsent {
             try ledger.queueMessage(account: account, reason: .priceIncreaseConsent, productID: change.productID,
@@ -166,7 +166,7 @@ extension Store {
         try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                        detail: "expired: the price increase to \(DecimalText.format(increase.newPrice)) was not agreed to (didNotConsentToPriceIncrease)",
                        at: expiration)
-        try notify("EXPIRED", "PRICE_INCREASE", transaction: latest, record: record, account: account, at: expiration)
+        try notify(.expired, .priceIncrease, transaction: latest, record: record, account: account, at: expiration)
         return true
     }
 

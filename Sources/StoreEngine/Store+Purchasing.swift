@@ -234,17 +234,17 @@ extension Store {
                     try ledger.log(.purchased, account: account, productID: item.id, transactionID: active.id,
                                    detail: change.summary, at: date)
                     // Apple: an offer redeemed for the active subscription is OFFER_REDEEMED without a subtype.
-                    try notify("OFFER_REDEEMED", transaction: active, record: record, account: account, at: date)
+                    try notify(.offerRedeemed, transaction: active, record: record, account: account, at: date)
                     return .changeScheduled(change)
                 }
                 try ledger.saveSubscription(record, account: account)
                 if !wasRenewing {
-                    try notify("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", transaction: active, record: record,
+                    try notify(.didChangeRenewalStatus, .autoRenewEnabled, transaction: active, record: record,
                                account: account, at: date)
                 }
                 if waitingChange {
                     // The downgrade cancelled: Apple's DID_CHANGE_RENEWAL_PREF without a subtype.
-                    try notify("DID_CHANGE_RENEWAL_PREF", transaction: active, record: record, account: account, at: date)
+                    try notify(.didChangeRenewalPref, transaction: active, record: record, account: account, at: date)
                 }
             }
             // Already owned: StoreKit hands back the existing transaction for free.
@@ -310,7 +310,7 @@ extension Store {
         guard let terms = item.subscription else {
             let stored = try store(draft, replacing: pending)
             try shareWithFamily(stored, at: date)
-            try notify("ONE_TIME_CHARGE", transaction: stored, account: account, at: date)
+            try notify(.oneTimeCharge, transaction: stored, account: account, at: date)
             return .added(stored, change: nil)
         }
         var record = try ledger.subscriptionStates(account: account).first { $0.groupID == terms.groupID }
@@ -334,7 +334,7 @@ extension Store {
                                                    offerID: offerID)
                 try ledger.log(.purchased, account: account, productID: item.id, transactionID: current.id,
                                detail: scheduled.summary, at: date)
-                try notify(offerID == nil ? "DID_CHANGE_RENEWAL_PREF" : "OFFER_REDEEMED", "DOWNGRADE", transaction: current,
+                try notify(offerID == nil ? .didChangeRenewalPref : .offerRedeemed, .downgrade, transaction: current,
                            record: record, account: account, at: date)
                 return .scheduled(scheduled)
             }
@@ -357,8 +357,9 @@ extension Store {
         try ledger.saveSubscription(record!, account: account)
         // Apple's (type, subtype): a promotional offer is OFFER_REDEEMED; an upgrade or a crossgrade
         // at once DID_CHANGE_RENEWAL_PREF UPGRADE; else SUBSCRIBED, the first time INITIAL_BUY.
-        let subtype = change != nil ? "UPGRADE" : subscribedBefore ? "RESUBSCRIBE" : "INITIAL_BUY"
-        let type = [.promotional, .code, .winBack].contains(stored.offerType) ? "OFFER_REDEEMED" : change != nil ? "DID_CHANGE_RENEWAL_PREF" : "SUBSCRIBED"
+        let subtype: NotificationSubtype = change != nil ? .upgrade : subscribedBefore ? .resubscribe : .initialBuy
+        let type: NotificationType = [.promotional, .code, .winBack].contains(stored.offerType) ? .offerRedeemed
+            : change != nil ? .didChangeRenewalPref : .subscribed
         try notify(type, subtype, transaction: stored, record: record, account: account, at: date)
         return .added(stored, change: change)
     }

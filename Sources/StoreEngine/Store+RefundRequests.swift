@@ -32,7 +32,7 @@ extension Store {
             try ledger.saveRefundRequest(request)
             try disableAutoRenew(refunding: transaction, at: date)
             if [.consumable, .autoRenewable].contains(transaction.productType) {
-                try notify("CONSUMPTION_REQUEST", transaction: transaction, record: try record(of: transaction), account: account,
+                try notify(.consumptionRequest, transaction: transaction, record: try record(of: transaction), account: account,
                            at: date, extra: [JSON.Member("consumptionRequestReason", .string(reason.appStoreName))])
             }
             switch outcome {
@@ -52,7 +52,7 @@ extension Store {
               let latest = try ledger.latestTransaction(originalID: record.originalID), latest.revocationDate == nil else { return }
         record.willAutoRenew = false
         try ledger.saveSubscription(record, account: account)
-        try notify("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", transaction: latest, record: record, account: account, at: date)
+        try notify(.didChangeRenewalStatus, .autoRenewDisabled, transaction: latest, record: record, account: account, at: date)
         if record.billingRetrySince != nil { try endBillingRetry(&record, latest: latest, at: date) }
     }
 
@@ -88,7 +88,7 @@ extension Store {
         if approve {
             _ = try refund(transaction, reason: reason ?? request.reason.revocationReason, at: date)
         } else {
-            try notify("REFUND_DECLINED", transaction: transaction, record: try record(of: transaction),
+            try notify(.refundDeclined, transaction: transaction, record: try record(of: transaction),
                        account: transaction.account, at: date)
         }
         return request

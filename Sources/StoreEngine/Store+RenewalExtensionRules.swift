@@ -18,7 +18,7 @@ extension Store {
               let expiration = latest.expirationDate, expiration > date else { return .ineligible }
         // A free trial, or another free offer's period (a free promotional offer, a free offer code).
         if latest.offerType != nil, latest.price == 0 { return .ineligible }
-        var filter = NotificationFilter(startDate: date.addingTimeInterval(-Self.extensionWindow), type: "RENEWAL_EXTENDED")
+        var filter = NotificationFilter(startDate: date.addingTimeInterval(-Self.extensionWindow), type: NotificationType.renewalExtended.rawValue)
         filter.originalTransactionID = record.originalID
         let recent = try ledger.notifications(filter, after: nil, limit: Self.extensionsPerWindow)
         return recent.count >= Self.extensionsPerWindow ? .maximumReached : nil

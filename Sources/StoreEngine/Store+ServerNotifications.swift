@@ -16,7 +16,7 @@ extension Store {
     /// Records the notification Apple would send for an event, inside the write that makes it.
     /// `record` is the subscription as it stands after the event (for `signedRenewalInfo` and `status`).
     /// `extra`: members of `data` some types carry (CONSUMPTION_REQUEST's `consumptionRequestReason`).
-    func notify(_ type: String, _ subtype: String? = nil, transaction: Transaction?, record: SubscriptionRecord? = nil,
+    func notify(_ type: NotificationType, _ subtype: NotificationSubtype? = nil, transaction: Transaction?, record: SubscriptionRecord? = nil,
                 account: String, at date: Date, testToken: String? = nil, summary: [JSON.Member]? = nil,
                 extra: [JSON.Member] = []) throws {
         var data: [JSON.Member] = try withAppAppleID([
@@ -32,8 +32,8 @@ extension Store {
         }
         let uuid = Self.randomUUID().uuidString.lowercased()
         let payload = JSON.object([
-            "notificationType": .string(type),
-            "subtype": subtype.map { .string($0) },
+            "notificationType": .string(type.rawValue),
+            "subtype": subtype.map { .string($0.rawValue) },
             "notificationUUID": .string(uuid),
             // A mass extension's RENEWAL_EXTENSION SUMMARY carries `summary` in place of `data`.
             "data": summary == nil ? .object(data) : nil,
@@ -42,7 +42,7 @@ extension Store {
             "signedDate": .integer(date.milliseconds),
         ])
         let notification = ServerNotification(
-            id: 0, uuid: uuid, account: account, type: type, subtype: subtype, transactionID: transaction?.id,
+            id: 0, uuid: uuid, account: account, type: type.rawValue, subtype: subtype?.rawValue, transactionID: transaction?.id,
             originalTransactionID: record?.originalID ?? transaction?.originalID, signedDate: date,
             signedPayload: try signer.sign(payload), testNotificationToken: testToken)
         _ = try ledger.insertNotification(notification)
@@ -64,11 +64,11 @@ extension Store {
 
     /// Notifications about what only the purchaser does or pays: a refund and its requests (members get REVOKE
     /// instead), a price increase (the purchaser is told and agrees; members renew with the purchaser).
-    static let purchaserOnly: Set<String> = ["REFUND", "REFUND_DECLINED", "REFUND_REVERSED", "CONSUMPTION_REQUEST", "REVOKE", "PRICE_INCREASE"]
+    static let purchaserOnly: Set<NotificationType> = [.refund, .refundDeclined, .refundReversed, .consumptionRequest, .revoke, .priceIncrease]
 
     /// Whether a notification of `type` about the subscription was recorded at or after `since`.
-    func hasNotification(_ type: String, originalID: Int64, since: Date) throws -> Bool {
-        var filter = NotificationFilter(startDate: since, type: type)
+    func hasNotification(_ type: NotificationType, originalID: Int64, since: Date) throws -> Bool {
+        var filter = NotificationFilter(startDate: since, type: type.rawValue)
         filter.originalTransactionID = originalID
         return try !ledger.notifications(filter, after: nil, limit: 1).isEmpty
     }
@@ -117,7 +117,7 @@ extension Store {
             latest.expirationDate = expiration.addingTimeInterval(TimeInterval(days) * 86_400)
             latest = try ledger.update(latest)
             try mirrorToFamily(latest.id)
-            try notify("RENEWAL_EXTENDED", transaction: latest, record: record, account: owner, at: date)
+            try notify(.renewalExtended, transaction: latest, record: record, account: owner, at: date)
             return RenewalExtension(originalTransactionID: originalID, webOrderLineItemID: latest.webOrderLineItemID,
                                     effectiveDate: latest.expirationDate!)
         }
@@ -127,7 +127,7 @@ extension Store {
     func requestTestNotification() throws -> String {
         let date = try currentTime()
         let token = UUID().uuidString.lowercased() + "_" + String(date.milliseconds)
-        try ledger.write { try notify("TEST", transaction: nil, account: "", at: date, testToken: token) }
+        try ledger.write { try notify(.test, transaction: nil, account: "", at: date, testToken: token) }
         return token
     }
 

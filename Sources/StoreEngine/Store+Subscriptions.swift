@@ -75,7 +75,7 @@ extension Store {
                   latest.revocationDate == nil, let expiration = latest.expirationDate else { return false }
             if let since = record.billingRetrySince {
                 if let grace = record.graceUntil, grace <= date, billingIssues,
-                   try !hasNotification("GRACE_PERIOD_EXPIRED", originalID: record.originalID, since: since) { return true }
+                   try !hasNotification(.gracePeriodExpired, originalID: record.originalID, since: since) { return true }
                 return !billingIssues || billingRetryLength.after(since) <= date
             }
             return expiration <= date
@@ -98,13 +98,13 @@ extension Store {
                     let renewedAt = record.graceUntil.map { $0 > date } == true ? since : date
                     (record.billingRetrySince, record.graceUntil) = (nil, nil)
                     try renew(latest, &record, account: account, at: renewedAt, detail: "renewal after a billing issue was resolved",
-                              subtype: "BILLING_RECOVERY")
+                              subtype: .billingRecovery)
                     made += 1
                     continue
                 }
                 if let grace = record.graceUntil, grace <= date,
-                   try !hasNotification("GRACE_PERIOD_EXPIRED", originalID: record.originalID, since: since) {
-                    try notify("GRACE_PERIOD_EXPIRED", transaction: latest, record: record, account: account, at: grace)
+                   try !hasNotification(.gracePeriodExpired, originalID: record.originalID, since: since) {
+                    try notify(.gracePeriodExpired, transaction: latest, record: record, account: account, at: grace)
                 }
                 if billingRetryLength.after(since) <= date {
                     // Churned: expired and no longer renewing (autoRenewStatus 0), as Apple's renewal info then says.
@@ -112,7 +112,7 @@ extension Store {
                     record.willAutoRenew = false
                     try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                    detail: "expired: billing retry ended without payment (billingError)", at: billingRetryLength.after(since))
-                    try notify("EXPIRED", "BILLING_RETRY", transaction: latest, record: record, account: account,
+                    try notify(.expired, .billingRetry, transaction: latest, record: record, account: account,
                                at: billingRetryLength.after(since))
                 }
                 break
@@ -123,14 +123,14 @@ extension Store {
                 record.expirationReason = ExpirationReason.autoRenewDisabled.rawValue
                 try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: auto-renew was off (autoRenewDisabled)", at: expiration)
-                try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: expiration)
+                try notify(.expired, .voluntary, transaction: latest, record: record, account: account, at: expiration)
                 break
             }
             guard catalog.product(id: record.autoRenewProductID)?.subscription != nil else {
                 record.expirationReason = ExpirationReason.productUnavailable.rawValue
                 try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: \(record.autoRenewProductID) is no longer offered (productUnavailable)", at: expiration)
-                try notify("EXPIRED", "PRODUCT_NOT_FOR_SALE", transaction: latest, record: record, account: account, at: expiration)
+                try notify(.expired, .productNotForSale, transaction: latest, record: record, account: account, at: expiration)
                 break
             }
             // A price increase the subscriber had to agree to, and did not, ends it here.
@@ -144,7 +144,7 @@ extension Store {
                 try ledger.log(.failed, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: record.graceUntil == nil ? "renewal failed: billing retry (billingError)"
                                    : "renewal failed: grace period until \(record.graceUntil!.formatted(.iso8601))", at: expiration)
-                try notify("DID_FAIL_TO_RENEW", record.graceUntil == nil ? nil : "GRACE_PERIOD", transaction: latest, record: record,
+                try notify(.didFailToRenew, record.graceUntil == nil ? nil : .gracePeriod, transaction: latest, record: record,
                            account: account, at: expiration)
                 // StoreKit's Billing Problem message, once per failed renewal.
                 try ledger.queueMessage(account: account, reason: .billingIssue, productID: latest.productID,
@@ -164,7 +164,7 @@ extension Store {
 
     /// Adds the renewal transaction that starts at `start`.
     func renew(_ latest: Transaction, _ record: inout SubscriptionRecord, account: String, at start: Date,
-                       detail: String, subtype: String? = nil) throws {
+                       detail: String, subtype: NotificationSubtype? = nil) throws {
         guard let item = catalog.product(id: record.autoRenewProductID), let terms = item.subscription else { return }
         let storefront = try storefront()
         var transaction = latest
@@ -191,7 +191,7 @@ extension Store {
         let offer = stored.offerType.map { "; \($0.rawValue) offer\(stored.offerID.map { " \($0)" } ?? "")" } ?? ""
         try ledger.log(.purchased, account: account, productID: item.id, transactionID: stored.id,
                        detail: detail + change + offer, at: start)
-        try notify("DID_RENEW", subtype, transaction: stored, record: record, account: account, at: start)
+        try notify(.didRenew, subtype, transaction: stored, record: record, account: account, at: start)
     }
 
     // MARK: - The tester's controls
@@ -212,7 +212,7 @@ extension Store {
             }
             try ledger.saveSubscription(record, account: account)
             if changed, record.expirationReason == nil, let latest = try ledger.latestTransaction(originalID: record.originalID) {
-                try notify("DID_CHANGE_RENEWAL_STATUS", on ? "AUTO_RENEW_ENABLED" : "AUTO_RENEW_DISABLED", transaction: latest,
+                try notify(.didChangeRenewalStatus, on ? .autoRenewEnabled : .autoRenewDisabled, transaction: latest,
                            record: record, account: account, at: date)
                 if !on, record.billingRetrySince != nil { try endBillingRetry(&record, latest: latest, at: date) }
             }
@@ -227,7 +227,7 @@ extension Store {
         try ledger.saveSubscription(record, account: account)
         try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                        detail: "expired: auto-renew turned off during billing retry, which stops (autoRenewDisabled)", at: date)
-        try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: date)
+        try notify(.expired, .voluntary, transaction: latest, record: record, account: account, at: date)
     }
 
     /// Ends the subscription now: the current period is cut short and it does not renew.
@@ -255,7 +255,7 @@ extension Store {
             try ledger.saveSubscription(record, account: account)
             try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                            detail: "expired now by the tester", at: date)
-            try notify("EXPIRED", "VOLUNTARY", transaction: latest, record: record, account: account, at: date)
+            try notify(.expired, .voluntary, transaction: latest, record: record, account: account, at: date)
         }
     }
 
@@ -308,7 +308,7 @@ extension Store {
             let renewedAt = record.graceUntil.map { $0 > date } == true ? since : date
             (record.billingRetrySince, record.graceUntil) = (nil, nil)
             try renew(latest, &record, account: account, at: renewedAt, detail: "renewal after the billing issue was resolved",
-                      subtype: "BILLING_RECOVERY")
+                      subtype: .billingRecovery)
             try ledger.saveSubscription(record, account: account)
         }
     }

@@ -346,13 +346,6 @@ struct ServerAPI: Sendable {
         return .object(["signedPayload": .string(found.signedPayload), "sendAttempts": Self.attemptsJSON(found)])
     }
 
-    static let notificationTypes: Set<String> = [
-        "SUBSCRIBED", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS", "OFFER_REDEEMED", "DID_RENEW", "EXPIRED",
-        "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED", "PRICE_INCREASE", "REFUND", "REFUND_DECLINED", "CONSUMPTION_REQUEST",
-        "RENEWAL_EXTENDED", "REVOKE", "TEST", "RENEWAL_EXTENSION", "REFUND_REVERSED", "EXTERNAL_PURCHASE_TOKEN",
-        "ONE_TIME_CHARGE", "RESCIND_CONSENT", "METADATA_UPDATE", "MIGRATION", "PRICE_CHANGE",
-    ]
-
     /// How far back Get Notification History reaches: Apple keeps 180 days of it in Production, 30 in the sandbox.
     static func notificationHistoryDays(environment: String) -> Double { environment == "Production" ? 180 : 30 }
 
@@ -369,7 +362,7 @@ struct ServerAPI: Sendable {
                                         endDate: try milliseconds("endDate", .invalidEndDate))
         if filter.startDate! > filter.endDate! { throw APIError.startAfterEnd }
         if case .string(let type)? = body["notificationType"] {
-            guard notificationTypes.contains(type) else { throw APIError.invalidNotificationType }
+            guard NotificationType(rawValue: type) != nil else { throw APIError.invalidNotificationType }
             filter.type = type
         }
         if case .string(let subtype)? = body["notificationSubtype"] {

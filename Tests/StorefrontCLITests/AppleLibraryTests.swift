@@ -1,4 +1,5 @@
 import Foundation
+import StoreEngine
 import Testing
 
 /// Apple's App Store Server Library for Python, the independent oracle: it decodes
@@ -210,6 +211,23 @@ struct AppleLibraryTests {
         let wrongEnvironment = try await oracle(sandbox, environment: "Sandbox", root: try sandbox.write("x.der", xcodeRoot.stdoutBytes),
                                                 transactions: [xcodeJWS], renewalInfo: [])
         #expect(wrongEnvironment.status == 1 && wrongEnvironment.stderr.contains("INVALID_ENVIRONMENT"), "\(wrongEnvironment)")
+    }
+
+    @Test("the notification types and subtypes the store records are the library's, no more and no fewer")
+    func notificationCodesAreApples() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.python.path),
+                     "Apple's App Store Server Library is not installed in .build/oracle: run `make oracle` (make test does)")
+        let sandbox = try Sandbox()
+        let listed = try await Sandbox.launch(Self.python, arguments: ["-c", """
+            from appstoreserverlibrary.models.NotificationTypeV2 import NotificationTypeV2
+            from appstoreserverlibrary.models.Subtype import Subtype
+            print(" ".join(sorted(t.value for t in NotificationTypeV2)))
+            print(" ".join(sorted(t.value for t in Subtype)))
+            """], environment: ["PATH": "/usr/bin:/bin"], directory: sandbox.folder)
+        let lines = listed.stdout.split(separator: "\n").map { Set($0.split(separator: " ").map(String.init)) }
+        try #require(lines.count == 2, "\(listed)")
+        #expect(Set(NotificationType.allCases.map(\.rawValue)) == lines[0])
+        #expect(Set(NotificationSubtype.allCases.map(\.rawValue)) == lines[1])
     }
 
     @Test("openssl: the x5c chain verifies strictly against the exported PEM root; leaf and intermediate carry Apple's markers")

@@ -239,17 +239,17 @@ extension Store {
         let ids = Set(transactions.map(\.id))
         var failures: [SubscriptionHistory.BillingFailure] = []
         // Only the two kinds of record that say where billing failed (each notification read brings its attempts).
-        func recorded(_ type: String) throws -> [ServerNotification] {
-            var filter = NotificationFilter(type: type)
+        func recorded(_ type: NotificationType) throws -> [ServerNotification] {
+            var filter = NotificationFilter(type: type.rawValue)
             filter.account = account
             return try ledger.notifications(filter, after: nil, limit: Int.max).filter { $0.transactionID.map(ids.contains) ?? false }
         }
-        let graceExpired = Dictionary(try recorded("GRACE_PERIOD_EXPIRED").map { ($0.transactionID!, $0.signedDate) },
+        let graceExpired = Dictionary(try recorded(.gracePeriodExpired).map { ($0.transactionID!, $0.signedDate) },
                                       uniquingKeysWith: { _, newer in newer })
-        for notification in try recorded("DID_FAIL_TO_RENEW") {
+        for notification in try recorded(.didFailToRenew) {
             let id = notification.transactionID!
             var graceEnd: Date?
-            if notification.subtype == "GRACE_PERIOD" {
+            if notification.notificationSubtype == .gracePeriod {
                 // Its end as recorded when it ran out; else as the App Store set it (the same rule).
                 let lapsed = transactions.first { $0.id == id }
                 let period = lapsed.flatMap { catalog.product(id: $0.productID)?.subscription?.period }

@@ -41,9 +41,10 @@ public struct ServerNotification: Sendable, Hashable, Identifiable {
     public var uuid: String
     /// The account it concerns ('' for TEST).
     public var account: String
-    /// `notificationType`: SUBSCRIBED, DID_RENEW, …
+    /// `notificationType` as recorded (Apple's raw value: SUBSCRIBED, DID_RENEW, …; a newer
+    /// build's type survives an older one's reading).
     public var type: String
-    /// `subtype`, when the type has one.
+    /// `subtype` as recorded, when the type has one.
     public var subtype: String?
     public var transactionID: Int64?
     public var originalTransactionID: Int64?
@@ -55,6 +56,12 @@ public struct ServerNotification: Sendable, Hashable, Identifiable {
     public var testNotificationToken: String?
     /// Every delivery attempt, oldest first.
     public var attempts: [NotificationAttempt] = []
+
+    /// `type`, typed: nil for a type this build does not know.
+    public var notificationType: NotificationType? { NotificationType(rawValue: type) }
+
+    /// `subtype`, typed.
+    public var notificationSubtype: NotificationSubtype? { subtype.flatMap(NotificationSubtype.init(rawValue:)) }
 
     /// Whether some receiver has had it.
     public var isDelivered: Bool { attempts.contains { $0.result == .success } }

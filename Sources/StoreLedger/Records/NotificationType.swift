@@ -1,0 +1,48 @@
+/// App Store Server Notifications V2's `notificationType`, with Apple's raw values: the one
+/// place the engine, the server and the CLI take them from.
+public enum NotificationType: String, Sendable, Hashable, CaseIterable {
+    case consumptionRequest = "CONSUMPTION_REQUEST"
+    case didChangeRenewalPref = "DID_CHANGE_RENEWAL_PREF"
+    case didChangeRenewalStatus = "DID_CHANGE_RENEWAL_STATUS"
+    case didFailToRenew = "DID_FAIL_TO_RENEW"
+    case didRenew = "DID_RENEW"
+    case expired = "EXPIRED"
+    case externalPurchaseToken = "EXTERNAL_PURCHASE_TOKEN"
+    case gracePeriodExpired = "GRACE_PERIOD_EXPIRED"
+    case metadataUpdate = "METADATA_UPDATE"
+    case migration = "MIGRATION"
+    case offerRedeemed = "OFFER_REDEEMED"
+    case oneTimeCharge = "ONE_TIME_CHARGE"
+    case priceChange = "PRICE_CHANGE"
+    case priceIncrease = "PRICE_INCREASE"
+    case refund = "REFUND"
+    case refundDeclined = "REFUND_DECLINED"
+    case refundReversed = "REFUND_REVERSED"
+    case renewalExtended = "RENEWAL_EXTENDED"
+    case renewalExtension = "RENEWAL_EXTENSION"
+    case rescindConsent = "RESCIND_CONSENT"
+    case revoke = "REVOKE"
+    case subscribed = "SUBSCRIBED"
+    case test = "TEST"
+}
+
+/// App Store Server Notifications V2's `subtype`, with Apple's raw values.
+public enum NotificationSubtype: String, Sendable, Hashable, CaseIterable {
+    case accepted = "ACCEPTED"
+    case autoRenewDisabled = "AUTO_RENEW_DISABLED"
+    case autoRenewEnabled = "AUTO_RENEW_ENABLED"
+    case billingRecovery = "BILLING_RECOVERY"
+    case billingRetry = "BILLING_RETRY"
+    case downgrade = "DOWNGRADE"
+    case failure = "FAILURE"
+    case gracePeriod = "GRACE_PERIOD"
+    case initialBuy = "INITIAL_BUY"
+    case pending = "PENDING"
+    case priceIncrease = "PRICE_INCREASE"
+    case productNotForSale = "PRODUCT_NOT_FOR_SALE"
+    case resubscribe = "RESUBSCRIBE"
+    case summary = "SUMMARY"
+    case unreported = "UNREPORTED"
+    case upgrade = "UPGRADE"
+    case voluntary = "VOLUNTARY"
+}
