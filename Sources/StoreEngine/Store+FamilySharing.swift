@@ -201,7 +201,7 @@ extension Store {
                       .first(where: { $0.originalID == purchase.originalID }) else { return nil }
             if try ledger.latestTransaction(originalID: purchase.originalID)?.id != purchase.id {
                 (record.willAutoRenew, record.billingRetrySince, record.graceUntil, record.renewalOfferID) = (false, nil, nil, nil)
-                record.expirationReason = record.expirationReason ?? ExpirationReason.unknown.rawValue
+                record.expirationReason = record.expirationReason ?? .unknown
             }
             record.originalID = latest.originalID
             return record

@@ -143,7 +143,7 @@ extension Store {
             }
             guard latest.id < deleted.id, record.expirationReason == nil,
                   latest.revocationDate != nil || latest.expirationDate.map({ $0 <= date }) ?? true else { return }
-            (record.expirationReason, record.billingRetrySince, record.graceUntil) = (ExpirationReason.unknown.rawValue, nil, nil)
+            (record.expirationReason, record.billingRetrySince, record.graceUntil) = (.unknown, nil, nil)
             try ledger.saveSubscription(record, account: account)
             try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                            detail: "expired: its newest transaction \(id) was deleted (nothing renews or is charged)", at: date)

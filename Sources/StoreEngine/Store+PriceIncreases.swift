@@ -161,7 +161,7 @@ extension Store {
               increase.productID == record.autoRenewProductID, expiration >= increase.noticeEnds else { return false }
         try ledger.deletePriceIncrease(account: account, groupID: record.groupID)
         guard increase.requiresConsent, increase.status == .pending else { return false }
-        record.expirationReason = ExpirationReason.didNotConsentToPriceIncrease.rawValue
+        record.expirationReason = .didNotConsentToPriceIncrease
         try ledger.settleMessages(account: account, reason: .priceIncreaseConsent, productID: increase.productID)
         try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                        detail: "expired: the price increase to \(DecimalText.format(increase.newPrice)) was not agreed to (didNotConsentToPriceIncrease)",

@@ -60,7 +60,7 @@ extension Store {
             }
             // From the renewal that failed to bill on (grace period, billing retry), Apple's renewal info
             // says why it would expire (expirationIntent 2), not only once it has.
-            info.expirationReason = record.expirationReason.flatMap(ExpirationReason.init(rawValue:))
+            info.expirationReason = record.expirationReason
                 ?? (record.billingRetrySince != nil ? .billingError : nil)
             info.isInBillingRetry = record.billingRetrySince != nil
             // Only while in the grace period: StoreKit's gracePeriodExpirationDate "is nil if the subscription is

@@ -108,7 +108,7 @@ extension Store {
                 }
                 if billingRetryLength.after(since) <= date {
                     // Churned: expired and no longer renewing (autoRenewStatus 0), as Apple's renewal info then says.
-                    (record.expirationReason, record.billingRetrySince, record.graceUntil) = (ExpirationReason.billingError.rawValue, nil, nil)
+                    (record.expirationReason, record.billingRetrySince, record.graceUntil) = (.billingError, nil, nil)
                     record.willAutoRenew = false
                     try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                    detail: "expired: billing retry ended without payment (billingError)", at: billingRetryLength.after(since))
@@ -120,14 +120,14 @@ extension Store {
             guard expiration <= date else { break }
             // Inside a 12-month commitment the monthly payments run to its end, auto-renew off or on (Store+Commitment).
             guard record.willAutoRenew || latest.isInsideCommitment else {
-                record.expirationReason = ExpirationReason.autoRenewDisabled.rawValue
+                record.expirationReason = .autoRenewDisabled
                 try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: auto-renew was off (autoRenewDisabled)", at: expiration)
                 try notify(.expired, .voluntary, transaction: latest, record: record, account: account, at: expiration)
                 break
             }
             guard catalog.product(id: record.autoRenewProductID)?.subscription != nil else {
-                record.expirationReason = ExpirationReason.productUnavailable.rawValue
+                record.expirationReason = .productUnavailable
                 try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                                detail: "expired: \(record.autoRenewProductID) is no longer offered (productUnavailable)", at: expiration)
                 try notify(.expired, .productNotForSale, transaction: latest, record: record, account: account, at: expiration)
@@ -205,7 +205,7 @@ extension Store {
             var record = try subscriptionRecord(groupID)
             let changed = record.willAutoRenew != on
             record.willAutoRenew = on
-            if on, record.expirationReason == ExpirationReason.autoRenewDisabled.rawValue,
+            if on, record.expirationReason == .autoRenewDisabled,
                let latest = try ledger.latestTransaction(originalID: record.originalID),
                latest.expirationDate.map({ $0 > date }) == true {
                 record.expirationReason = nil
@@ -223,7 +223,7 @@ extension Store {
     /// customer resolves their billing issue or cancels their subscription", so the retry stops and the
     /// subscription expires now, voluntarily (EXPIRED VOLUNTARY): nothing is charged when billing recovers.
     func endBillingRetry(_ record: inout SubscriptionRecord, latest: Transaction, at date: Date) throws {
-        (record.expirationReason, record.billingRetrySince, record.graceUntil) = (ExpirationReason.autoRenewDisabled.rawValue, nil, nil)
+        (record.expirationReason, record.billingRetrySince, record.graceUntil) = (.autoRenewDisabled, nil, nil)
         try ledger.saveSubscription(record, account: account)
         try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,
                        detail: "expired: auto-renew turned off during billing retry, which stops (autoRenewDisabled)", at: date)
@@ -250,7 +250,7 @@ extension Store {
                 latest = try ledger.update(latest)
                 try mirrorToFamily(latest.id)
             }
-            (record.willAutoRenew, record.expirationReason) = (false, ExpirationReason.autoRenewDisabled.rawValue)
+            (record.willAutoRenew, record.expirationReason) = (false, .autoRenewDisabled)
             (record.billingRetrySince, record.graceUntil) = (nil, nil)
             try ledger.saveSubscription(record, account: account)
             try ledger.log(.expired, account: account, productID: latest.productID, transactionID: latest.id,

@@ -36,7 +36,7 @@ extension Ledger {
             guard isSealed(row, in: Self.sealedSubscriptions) else { return nil }
             return SubscriptionRecord(
                 groupID: row.text(.group_id), originalID: row.int64(.original_id), willAutoRenew: row.bool(.will_auto_renew),
-                autoRenewProductID: row.text(.auto_renew_product_id), expirationReason: row.optionalText(.expiration_reason),
+                autoRenewProductID: row.text(.auto_renew_product_id), expirationReason: row.optionalText(.expiration_reason).map { ExpirationReason(rawValue: $0) ?? .unknown },
                 billingRetrySince: row.optionalInt64(.billing_retry_since).map(Date.init(milliseconds:)),
                 graceUntil: row.optionalInt64(.grace_until).map(Date.init(milliseconds:)), renewalOfferID: row.optionalText(.renewal_offer))
         }.compactMap { $0 }
@@ -60,7 +60,7 @@ extension Ledger {
                 expiration_reason = excluded.expiration_reason, billing_retry_since = excluded.billing_retry_since,
                 grace_until = excluded.grace_until
             """, account, record.groupID, record.originalID, record.willAutoRenew, record.autoRenewProductID,
-            record.expirationReason, record.billingRetrySince?.milliseconds, record.graceUntil?.milliseconds)
+            record.expirationReason?.rawValue, record.billingRetrySince?.milliseconds, record.graceUntil?.milliseconds)
         try resealRecord(Self.sealedSubscriptions, [account, record.groupID])
         if let offer = record.renewalOfferID {
             try setSetting(Self.renewalOfferPrefix + record.groupID, account: account, value: offer)

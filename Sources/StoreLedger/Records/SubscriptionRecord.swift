@@ -39,8 +39,9 @@ package struct SubscriptionRecord: Equatable {
     package var willAutoRenew: Bool
     /// What renews at the period's end: a downgrade or a crossgrade to another period waits here.
     package var autoRenewProductID: String
-    /// Set once the subscription has expired for good (not while retrying billing).
-    package var expirationReason: String?
+    /// Set once the subscription has expired for good (not while retrying billing). Kept as its
+    /// raw value; one this build does not know (a newer build's) reads as `unknown`, still expired.
+    package var expirationReason: ExpirationReason?
     /// The end of the period whose renewal failed, while the App Store retries billing.
     package var billingRetrySince: Date?
     package var graceUntil: Date?
@@ -48,7 +49,7 @@ package struct SubscriptionRecord: Equatable {
     package var renewalOfferID: String? = nil
 
     /// Memberwise, for the targets above this one.
-    package init(groupID: String, originalID: Int64, willAutoRenew: Bool, autoRenewProductID: String, expirationReason: String? = nil, billingRetrySince: Date? = nil, graceUntil: Date? = nil, renewalOfferID: String? = nil) {
+    package init(groupID: String, originalID: Int64, willAutoRenew: Bool, autoRenewProductID: String, expirationReason: ExpirationReason? = nil, billingRetrySince: Date? = nil, graceUntil: Date? = nil, renewalOfferID: String? = nil) {
         self.groupID = groupID
         self.originalID = originalID
         self.willAutoRenew = willAutoRenew
