@@ -347,7 +347,9 @@ struct ServerAPI: Sendable {
     }
 
     /// How far back Get Notification History reaches: Apple keeps 180 days of it in Production, 30 in the sandbox.
-    static func notificationHistoryDays(environment: String) -> Double { environment == "Production" ? 180 : 30 }
+    static func notificationHistoryDays(environment: String) -> Double {
+        environment == Transaction.AppStoreEnvironment.production.appStoreName ? 180 : 30
+    }
 
     /// Get Notification History's filter and page, read from the request's body and token.
     /// Apart from the async handler: Swift 6.3's release build crashes (LLVM's coroutine

@@ -225,8 +225,8 @@ extension SettingDefinition {
                 id: name, scope: .store, defaultValue: "Xcode",
                 summary: "the environment new transactions are signed for: Xcode, Sandbox, Production or LocalTesting",
                 normalize: { value, _ in Transaction.AppStoreEnvironment(appStoreName: value)?.appStoreName },
-                allowed: { _ in "Xcode, Sandbox, Production, LocalTesting" },
-                listChoices: { _ in ["Xcode", "Sandbox", "Production", "LocalTesting"] })
+                allowed: { _ in Transaction.AppStoreEnvironment.settingChoices.joined(separator: ", ") },
+                listChoices: { _ in Transaction.AppStoreEnvironment.settingChoices })
         }
     }
 
@@ -268,4 +268,9 @@ public struct SettingValue: Sendable, Hashable {
 /// A setting name or value the store does not accept.
 public struct SettingError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String
+}
+
+extension Transaction.AppStoreEnvironment {
+    /// The `environment` setting's values, the default first, as Apple's payloads spell them.
+    static var settingChoices: [String] { [Self.xcode, .sandbox, .production, .localTesting].map(\.appStoreName) }
 }

@@ -112,7 +112,7 @@ public struct Transaction: Sendable, Hashable, Identifiable {
     }
 
     /// `AppStore.Environment`.
-    public enum AppStoreEnvironment: String, Sendable, Hashable {
+    public enum AppStoreEnvironment: String, Sendable, Hashable, CaseIterable {
         case production
         case sandbox
         case xcode
@@ -122,8 +122,7 @@ public struct Transaction: Sendable, Hashable, Identifiable {
         /// The environment an `environment` setting value names (`Xcode`, `Sandbox`,
         /// `Production`, `LocalTesting`, as Apple's payloads spell them).
         public init?(appStoreName: String) {
-            guard let match = [Self.xcode, .sandbox, .production, .localTesting]
-                .first(where: { $0.appStoreName.lowercased() == appStoreName.lowercased() }) else { return nil }
+            guard let match = Self.allCases.first(where: { $0.appStoreName.lowercased() == appStoreName.lowercased() }) else { return nil }
             self = match
         }
     }
