@@ -122,7 +122,7 @@ extension PurchaseChoice {
 
 extension Transaction.RevocationReason {
     /// The names `--reason` takes.
-    static var allNames: [String] { ["developerIssue", "other"].filter { Self(rawValue: $0) != nil } }
+    static var allNames: [String] { allCases.map(\.rawValue) }
 }
 
 extension CommandHelp {

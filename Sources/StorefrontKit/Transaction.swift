@@ -23,7 +23,7 @@ public struct Transaction: Sendable, Identifiable, Hashable, SignedByStore {
     /// When it was refunded or revoked.
     public var revocationDate: Date? { engine.revocationDate }
     /// Why it was refunded or revoked.
-    public var revocationReason: RevocationReason? { engine.revocationReason.map { RevocationReason(rawValue: $0 == .developerIssue ? 1 : 0) } }
+    public var revocationReason: RevocationReason? { engine.revocationReason.map { RevocationReason(rawValue: $0.appStoreCode) } }
     /// Whether a higher tier of the group replaced this subscription.
     public var isUpgraded: Bool { engine.isUpgraded }
     /// Bought by the account, or shared by family.

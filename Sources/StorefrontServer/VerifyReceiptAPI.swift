@@ -120,7 +120,7 @@ struct VerifyReceiptAPI: Sendable {
         fields["in_app_ownership_type"] = .string(transaction.ownershipType == .familyShared ? "FAMILY_SHARED" : "PURCHASED")
         if let group = transaction.subscriptionGroupID { fields["subscription_group_identifier"] = .string(group) }
         if transaction.isUpgraded { fields["is_upgraded"] = .string("true") }
-        if let reason = transaction.revocationReason { fields["cancellation_reason"] = .string(reason == .developerIssue ? "1" : "0") }
+        if let reason = transaction.revocationReason { fields["cancellation_reason"] = .string(String(reason.appStoreCode)) }
         if let token = transaction.appAccountToken { fields["app_account_token"] = .string(token.uuidString.lowercased()) }
         return Self.object(fields)
     }

@@ -100,9 +100,12 @@ public struct Transaction: Sendable, Hashable, Identifiable {
     }
 
     /// Why a transaction was revoked, as `Transaction.RevocationReason`.
-    public enum RevocationReason: String, Sendable, Hashable {
+    public enum RevocationReason: String, Sendable, Hashable, CaseIterable {
         case developerIssue
         case other
+
+        /// The `revocationReason` number of Apple's payloads (verifyReceipt's `cancellation_reason`).
+        package var appStoreCode: Int { self == .developerIssue ? 1 : 0 }
     }
 
     /// `Transaction.OwnershipType`.

@@ -44,7 +44,7 @@ extension Transaction {
             "inAppOwnershipType": .string(ownershipType == .purchased ? "PURCHASED" : "FAMILY_SHARED"),
             "signedDate": .integer(signedDate.milliseconds),
             "revocationDate": revocationDate.map { .integer($0.milliseconds) },
-            "revocationReason": revocationReason.map { .integer($0 == .developerIssue ? 1 : 0) },
+            "revocationReason": revocationReason.map { .integer($0.appStoreCode) },
             "revocationType": current ? revocationType.map { .string($0.rawValue) } : nil,
             "revocationPercentage": current ? revocationPercentage.map { .integer($0) } : nil,
             "isUpgraded": isUpgraded ? .bool(true) : nil,
