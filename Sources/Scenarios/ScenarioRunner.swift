@@ -242,7 +242,7 @@ public final class ScenarioRun {
 
     func describe(_ error: any Error) -> String {
         switch error {
-        case let error as StoreError: error.description
+        case let error as any NamedFailure: error.description
         case let error as ScenarioFailure: error.message
         case let error as StoreFileError: error.description
         default: "\(error)"

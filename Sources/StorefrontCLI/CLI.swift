@@ -193,21 +193,15 @@ public enum CLI {
             return failed(error.description, ["storefront: \(error.description)"], .failure)
         } catch let error as StoreError {
             return .failed(error.failure)
-        } catch let error as AccountExists {
-            return failed("the account \(error.name) exists already",
-                          ["storefront: the account \(TerminalText.sanitized(error.name)) exists already; switch to it with: storefront accounts switch NAME"],
-                          .failure, name: "accountExists")
-        } catch let error as FamilyError {
-            return failed(error.description, ["storefront: \(error.description)"], .failure, name: "familyError")
-        } catch let error as RefundRequestError {
-            return failed(error.description, ["storefront: \(error.description)"], .failure, name: error.name)
+        } catch let error as any NamedFailure {
+            // Every other engine error (and the CLI's own accountExists): its one name and message.
+            return failed(error.description, ["storefront: \(error.description)" + (error.hint.map { "; \($0)" } ?? "")],
+                          error.isUsage ? .usage : .failure, name: error.name)
         } catch let error as VerifyFailed {
             // verify's document says so too, as before: unverified and why.
             return .failed(CommandFailure(name: "failedVerification", message: error.reason,
                                    lines: ["storefront: failedVerification: \(error.reason)"], code: .failure,
                                    extra: [JSON.Member("verification", .string("unverified")), JSON.Member("reason", .string(error.reason))]))
-        } catch let error as SettingError {
-            return failed(error.description, ["storefront: \(error.description)"], .usage)
         } catch let error as any LedgerError where error.isBusy {
             return failed("store file \(store.path): \(error.message)",
                           ["storefront: busy: store file \(store.path): \(error.message) — another storefront process held it for longer than the busy timeout (30 s)",

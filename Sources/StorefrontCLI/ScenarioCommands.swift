@@ -41,16 +41,8 @@ struct ScenarioCommands: ScenarioCommandLine {
                 report.lines.forEach(output.append)
                 reported = report.json
             }
-        } catch let error as StoreError {
+        } catch let error as any NamedFailure {
             failure = ScenarioCommandError(name: error.name, message: error.description)
-        } catch let error as AccountExists {
-            failure = ScenarioCommandError(name: "accountExists", message: "the account \(error.name) exists already")
-        } catch let error as RefundRequestError {
-            failure = ScenarioCommandError(name: error.name, message: error.description)
-        } catch let error as FamilyError {
-            failure = ScenarioCommandError(name: "family", message: error.description)
-        } catch let error as SettingError {
-            failure = ScenarioCommandError(name: "usage", message: error.description)
         }
         return ScenarioCommandOutput(store: store, lines: output.all, json: reported, error: failure)
     }

@@ -53,8 +53,12 @@ struct Session {
 }
 
 /// `accounts create` named an account that exists (exit 1).
-struct AccountExists: Error {
-    var name: String
+struct AccountExists: NamedFailure {
+    /// The account's name.
+    var account: String
+    var name: String { "accountExists" }
+    var description: String { "the account \(account) exists already" }
+    var hint: String? { "switch to it with: storefront accounts switch NAME" }
 }
 
 /// `verify` found the JWS wanting (exit 1).

@@ -205,7 +205,7 @@ extension Session {
     }
 
     func createAccount(_ name: String) async throws -> Report {
-        guard try await testSession.createAccount(name) else { throw AccountExists(name: name) }
+        guard try await testSession.createAccount(name) else { throw AccountExists(account: name) }
         let shown = TerminalText.sanitized(name)
         return Report(json: .object(["created": .string(name)]),
                       "Created sandbox tester \(shown) with an empty history. Use it with --account \(shown) or: storefront accounts switch \(shown)")

@@ -346,6 +346,6 @@ public final class EngineEffects: Sendable {
         if let error = error as? any LedgerError, error.isBusy {
             return "The store file is busy: another storefront process holds it (\(error.message)). Try again in a moment."
         }
-        return (error as? StoreError)?.description ?? "\(error)"
+        return (error as? any NamedFailure)?.description ?? "\(error)"
     }
 }

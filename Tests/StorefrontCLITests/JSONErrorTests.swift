@@ -1,4 +1,5 @@
 import Foundation
+import StoreEngine
 @testable import StorefrontCLI
 import Synchronization
 import Testing
@@ -136,5 +137,24 @@ struct JSONErrorTests {
         let error = try #require(try buy.jsonObject()["error"] as? [String: Any], "\(buy)")
         #expect(error["name"] as? String == "purchaseNotAllowed" && error["skErrorCode"] as? Int == 4, "\(buy)")
         #expect(error["domain"] as? String == "Product.PurchaseError", "\(buy)")
+    }
+
+    /// A scenario's store command fails with the name `--json` gives the same failure: a family
+    /// error was `family` in a scenario and `familyError` in `--json`.
+    @Test("a scenario names a command's error as --json does",
+          arguments: [["accounts", "family", "add", "nofamily", "nobody"], ["accounts", "create", "ann"],
+                      ["settings", "set", "bogus", "1"], ["refund-request", "begin", "999"], ["buy", "no.such.product"]])
+    func scenarioErrorNamesAreTheCLIs(arguments: [String]) async throws {
+        // Each line twice in each place: the second run fails (`accounts create` of an account made by the first).
+        let sandbox = try Sandbox()
+        _ = await Self.run(arguments, in: sandbox)
+        let json = await Self.run(arguments + ["--json"], in: sandbox)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any], "\(json)")
+        let cliName = try #require((document["error"] as? [String: Any])?["name"] as? String, "\(json)")
+        let catalog = try Catalog.load(contentsOf: Binary.catalog)
+        let commands = ScenarioCommands(report: ScenarioHooks().command)
+        _ = try await commands.run(arguments, catalog: catalog, storePath: sandbox.path("scenario.sqlite"), now: { Date() })
+        let scenario = try await commands.run(arguments, catalog: catalog, storePath: sandbox.path("scenario.sqlite"), now: { Date() })
+        #expect(scenario.error?.name == cliName, "the scenario says \(scenario.error?.name ?? "no error"); --json says \(cliName)")
     }
 }
