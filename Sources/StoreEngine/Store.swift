@@ -55,6 +55,13 @@ public actor Store {
     ///   - durability: whether a store file's commits wait for the disk (a test session's need not).
     public init(catalog: Catalog, path: String, account: String? = nil, createFolder: Bool = false,
                 durability: Durability = .full, now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
+        try self.init(catalog: catalog, path: path, account: account, createFolder: createFolder, durability: durability, template: nil, now: now)
+    }
+
+    /// Opens (or creates) the store at `path`, a new store file being made from `template`, a closed
+    /// store file's bytes (a test session's, made once for its configuration file).
+    package init(catalog: Catalog, path: String, account: String? = nil, createFolder: Bool = false,
+                 durability: Durability = .full, template: [UInt8]?, now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
         self.catalog = catalog
         self.durability = durability
         self.shortestPeriod = catalog.shortestSubscriptionPeriod
@@ -62,7 +69,8 @@ public actor Store {
         self.path = address.shown
         self.address = address
         self.now = now
-        let ledger = try Ledger.open(address, bundleID: catalog.bundleID, createFolder: createFolder, durability: durability, now: now)
+        let ledger = try Ledger.open(address, bundleID: catalog.bundleID, createFolder: createFolder, durability: durability,
+                                     template: template, now: now)
         // Without a catalog the app's bundle id is the one the file's transactions were signed
         // for, so they stay verified and a refund re-signs them for the same app.
         if catalog.isAbsent { ledger.adoptSignedBundleID() }

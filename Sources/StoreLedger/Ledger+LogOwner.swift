@@ -36,21 +36,23 @@ extension StoreFileCompanions {
     /// write in it was made for a file with another inode (a backup since moved into place, another
     /// store's log put beside this one), or it cannot be read with this file at all. Read through a
     /// read-only connection, which replays the log in memory only: nothing is written to the file.
-    package static func foreignLog(of path: String, info: stat) -> String? {
+    /// `madeNow`: the file was made just now, so a log that names no file is not its own either.
+    package static func foreignLog(of path: String, info: stat, madeNow: Bool = false) -> String? {
         guard hasLeftoverLog(path) else { return nil }
         let recorded: Int64?
         do {
             let db = try SQLiteDatabase(path: "file:" + StoreDoctor.uriEscaped(SQLiteDatabase.plainPath(path)) + "?mode=ro",
                                         create: false, readOnly: true, uri: true)
             try db.execute("PRAGMA busy_timeout = 5000")
-            guard try db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'store_file'") == 1 else { return nil }
+            guard try db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'store_file'") == 1 else { return madeNow ? orphan : nil }
             recorded = try db.scalar("SELECT inode FROM store_file WHERE id = 1")
         } catch let error where error.isBusy {
             return nil
         } catch {
             return "\(logRefusal) (with this file the log cannot even be read: \(error.message)). \(logWayOut)"
         }
-        guard let recorded, recorded != Int64(bitPattern: UInt64(info.st_ino)) else { return nil }
+        guard recorded != Int64(bitPattern: UInt64(info.st_ino)) else { return nil }
+        guard let recorded else { return madeNow ? orphan : nil }
         return "\(logRefusal) (its newest change was made for the file with inode \(recorded); this one's is \(info.st_ino)). \(logWayOut)"
     }
 
@@ -66,6 +68,9 @@ extension StoreFileCompanions {
         let pageSize = header[8..<12].reduce(0) { $0 << 8 | Int($1) }
         return size >= UInt64(32 + 24 + pageSize) && lockHolders(of: path + "-shm").isEmpty
     }
+
+    /// A killed process's log beside a store file made just now: no file was at the path for it.
+    private static let orphan = "\(logRefusal) (this file was made just now, where no store file was: its own was deleted or moved). \(logWayOut)"
 
     private static let logRefusal = "its -wal holds another file's changes, left by a process that stopped without writing them back (killed): this file was put in place after it (a backup moved over it), or another store's -wal and -shm beside it. Replayed, that log would lay the other file's pages over this one's, so it is not opened"
 

@@ -1,6 +1,7 @@
 import CSQLite
 import Dispatch
 import Foundation
+import Glibc
 import StoreCatalog
 import StoreSigning
 import Synchronization
@@ -67,9 +68,10 @@ package final class Ledger {
     private var damageCheck: String?
 
     /// Opens the store file at `path`, creating it (and, with `createFolder`,
-    /// its folder) when there is none.
+    /// its folder) when there is none: from `template`, a closed store file's bytes, when given.
     package init(path: String, bundleID: String = Catalog.defaultBundleID, createFolder: Bool = false,
-                 durability: Durability = .full, now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
+                 durability: Durability = .full, template: [UInt8]? = nil,
+                 now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
         self.path = path
         self.durability = durability
         self.bundleID = bundleID
@@ -84,7 +86,7 @@ package final class Ledger {
         // Already open in this process (another Store, a reopened paywall): the checks below would
         // read the file and its -shm through descriptors of their own, and closing one drops every
         // POSIX lock SQLite holds on that file here. The open connection vouches for the file.
-        let openHere = location.info.map { StoreFileCompanions.process(getpid(), hasOpen: $0.st_dev, $0.st_ino) == true } ?? false
+        var openHere = location.info.map { StoreFileCompanions.process(getpid(), hasOpen: $0.st_dev, $0.st_ino) == true } ?? false
         if let info = location.info {
             guard info.st_mode & S_IFMT != S_IFDIR else { throw StoreFileError(path: path, reason: "is a folder, not a store file") }
             guard access(file, R_OK) == 0 else {
@@ -116,20 +118,25 @@ package final class Ledger {
                     throw StoreFileError(path: path, reason: "cannot create the folder \(folder): \(error.reason)")
                 }
             }
-            createInPlace = !Self.createComplete(at: file, date: now(), durability: durability)
+            createInPlace = !Self.createComplete(at: file, date: now(), durability: durability, template: template)
         }
         let exists = location.info != nil
+        // A file made just now is checked below only when a -wal or -shm is beside it (a killed
+        // process's log, or a running one's of a file deleted under it): without, nothing can have it
+        // open, and this process's open files (thousands in a parallel test run) need not be read.
+        var madeInfo = stat()
+        let made = !exists && !createInPlace && StoreFileCompanions.exist(beside: file) && stat(file, &madeInfo) == 0 ? madeInfo : nil
+        if let made { openHere = StoreFileCompanions.process(getpid(), hasOpen: made.st_dev, made.st_ino) == true }
+        let checked = location.info ?? made
         // Never paired with another file's log: a running process may hold the -wal and -shm of
-        // the file that was here before (this one moved into its place).
-        if !openHere, let info = location.info, let foreign = StoreFileCompanions.foreignCompanions(of: file, info: info) {
-            throw StoreFileError(path: path, reason: foreign)
-        }
-        if exists, !openHere, let missing = StoreFileCompanions.missingWAL(of: file), missing.live {
-            throw StoreFileError(path: path, reason: missing.message)
-        }
-        // Nor with the log a killed process left for the file that was here before, or another store's.
-        if !openHere, let info = location.info, let foreign = StoreFileCompanions.foreignLog(of: file, info: info) {
-            throw StoreFileError(path: path, reason: foreign)
+        // the file that was here before (this one moved into its place, or made where it was deleted);
+        // nor with the log a killed process left for the file that was here before, or another store's.
+        if !openHere, let info = checked, let refusal = StoreFileCompanions.foreignCompanions(of: file, info: info)
+            ?? StoreFileCompanions.missingWAL(of: file).flatMap({ $0.live ? $0.message : nil })
+            ?? StoreFileCompanions.foreignLog(of: file, info: info, madeNow: made != nil) {
+            // A file made just now goes again: the next open meets the same refusal, not a file taking in that log.
+            if made != nil { unlink(file) }
+            throw StoreFileError(path: path, reason: refusal)
         }
         do {
             let connection = try SQLiteDatabase(path: file, create: createInPlace)
@@ -289,25 +296,45 @@ package final class Ledger {
     /// that a second process starting at the same moment never finds a half-made
     /// (empty) file there, which it would rightly refuse. Returns true when a store
     /// file is now at `path`: this one, or another process's that got there first.
-    /// False when it could not be built so (the caller then creates it in place).
-    static func createComplete(at path: String, date: Date, durability: Durability = .full) -> Bool {
+    /// False when it could not be built so (the caller then creates it in place). With `template`
+    /// (a closed store file's bytes), the draft is those bytes: its schema, key and settings.
+    static func createComplete(at path: String, date: Date, durability: Durability = .full, template: [UInt8]? = nil) -> Bool {
         removeAbandonedDrafts(of: path)
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(temporary) }
-        do {
-            let db = try SQLiteDatabase(path: temporary, create: true)
-            try db.setDurability(durability)
-            // Purchases and the signing key are the owner's alone (SQLite gives -wal and -shm the same mode).
-            chmod(temporary, 0o600)
-            // The key too: a store linked into place is complete, even if its creator dies at once.
-            try db.transaction {
-                try createSchema(in: db)
-                try insertSigningKey(SigningKey.generate(), at: date, into: db)
+        if let template {
+            guard writeDraft(template, to: temporary, durability: durability) else { return false }
+        } else {
+            do {
+                let db = try SQLiteDatabase(path: temporary, create: true)
+                try db.setDurability(durability)
+                // Purchases and the signing key are the owner's alone (SQLite gives -wal and -shm the same mode).
+                chmod(temporary, 0o600)
+                // The key too: a store linked into place is complete, even if its creator dies at once.
+                try db.transaction {
+                    try createSchema(in: db)
+                    try insertSigningKey(SigningKey.generate(), at: date, into: db)
+                }
+            } catch {
+                return false
             }
-        } catch {
-            return false
         }
         return link(temporary, path) == 0 || errno == EEXIST
+    }
+
+    /// Writes `bytes` to a new file at `path`, the owner's alone; on the disk before it returns
+    /// when `durability` is full, as a store SQLite made would be.
+    private static func writeDraft(_ bytes: [UInt8], to path: String, durability: Durability) -> Bool {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            guard count > 0 else { return false }
+            written += count
+        }
+        return durability != .full || fsync(descriptor) == 0
     }
 
     /// The tables of schema version 1, which the doctor expects to find.

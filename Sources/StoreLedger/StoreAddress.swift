@@ -56,12 +56,13 @@ public enum StoreAddress: Sendable, Equatable {
 }
 
 extension Ledger {
-    /// Opens the store at `address`: the file (``init(path:bundleID:createFolder:now:)``) or the
-    /// database (``init(postgreSQL:bundleID:now:)``).
+    /// Opens the store at `address`: the file (``init(path:bundleID:createFolder:durability:template:now:)``,
+    /// a new one made from `template` when given) or the database (``init(postgreSQL:bundleID:now:)``).
     package static func open(_ address: StoreAddress, bundleID: String, createFolder: Bool, durability: Durability = .full,
-                             now: @escaping @Sendable () -> Date) throws(StoreFileError) -> Ledger {
+                             template: [UInt8]? = nil, now: @escaping @Sendable () -> Date) throws(StoreFileError) -> Ledger {
         switch address {
-        case .file(let path): try Ledger(path: path, bundleID: bundleID, createFolder: createFolder, durability: durability, now: now)
+        case .file(let path):
+            try Ledger(path: path, bundleID: bundleID, createFolder: createFolder, durability: durability, template: template, now: now)
         case .postgreSQL(let uri): try Ledger(postgreSQL: uri, bundleID: bundleID, now: now)
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import StoreCatalog
 import StoreSigning
+import Synchronization
 
 /// The store file's `-wal` and `-shm`, which belong to one file only: SQLite pairs whatever
 /// files carry those names with whatever file is at the path ("How To Corrupt An SQLite
@@ -43,7 +44,9 @@ package enum StoreFileCompanions {
     }
 
     /// Whether process `pid` has the file `device`/`inode` open; nil when that cannot be seen.
+    /// One `stat` for each of its open files: with thousands open (a parallel test run), not cheap.
     static func process(_ pid: pid_t, hasOpen device: dev_t, _ inode: ino_t) -> Bool? {
+        openFileReads?.count.add(1, ordering: .relaxed)
         let folder = "/proc/\(pid)/fd"
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
         for name in names {
@@ -51,6 +54,20 @@ package enum StoreFileCompanions {
             if stat(folder + "/" + name, &info) == 0, info.st_dev == device, info.st_ino == inode { return true }
         }
         return false
+    }
+
+    /// Counts, for the task that binds it, the reads of a process's open files (``process(_:hasOpen:)``): for tests.
+    @TaskLocal package static var openFileReads: Counter?
+
+    /// A count that tasks share (``openFileReads``).
+    package final class Counter: Sendable {
+        package let count = Atomic<Int>(0)
+        package init() {}
+    }
+
+    /// Whether a `-wal` or `-shm` is beside the file at `path`: every connection that has it open keeps both.
+    static func exist(beside path: String) -> Bool {
+        access(path + "-wal", F_OK) == 0 || access(path + "-shm", F_OK) == 0
     }
 
     /// Whether process `pid` is on its way out (the kernel's PF_EXITING, or a zombie): its locks go with it.

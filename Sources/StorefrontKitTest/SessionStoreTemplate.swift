@@ -7,7 +7,9 @@ import Synchronization
 /// same configuration file: a new store file costs its schema and a signing key with its
 /// certificate chain, most of an app's StoreKit test. Every session still gets a file of its
 /// own, as a new store is before its first purchase; the sessions of one process share the
-/// signing key, as tests on one device share Xcode's certificate.
+/// signing key, as tests on one device share Xcode's certificate. The bytes go to the ledger's
+/// creation path (a draft linked into place), so each session's file is new to it: an existing
+/// file's checks read this process's open files, thousands in a parallel test run.
 enum SessionStoreTemplate {
     /// A configuration file as it was when its template was made: edited, it makes a new one.
     private struct Source: Hashable {
@@ -40,20 +42,22 @@ enum SessionStoreTemplate {
 
     /// Opens a new store at `path` (in a folder of the session's own) for `catalog`, read from `url`.
     static func store(catalog: Catalog, from url: URL, at path: String) throws(StoreFileError) -> Store {
-        let source = Source(url)
-        if let source, let bytes = templates.withLock({ $0[source] }), write(bytes, to: path) {
-            return try open(catalog, path)
+        guard let source = Source(url) else { return try open(catalog, path) }
+        if let bytes = templates.withLock({ $0[source] }) { return try open(catalog, path, template: bytes) }
+        // Sessions starting at once each make one; the first kept is every session's, so they share one key.
+        let bytes = makeTemplate(catalog: catalog, beside: path).map { made in
+            templates.withLock { templates in
+                if let kept = templates[source] { return kept }
+                templates[source] = made
+                return made
+            }
         }
-        if let source, let bytes = makeTemplate(catalog: catalog, beside: path) {
-            templates.withLock { $0[source] = bytes }
-            if write(bytes, to: path) { return try open(catalog, path) }
-        }
-        return try open(catalog, path)
+        return try open(catalog, path, template: bytes)
     }
 
     /// A session's store lives as long as its test: no commit waits for the disk (``Durability``).
-    private static func open(_ catalog: Catalog, _ path: String) throws(StoreFileError) -> Store {
-        try Store(catalog: catalog, path: path, durability: .processCrashSafe)
+    private static func open(_ catalog: Catalog, _ path: String, template: [UInt8]? = nil) throws(StoreFileError) -> Store {
+        try Store(catalog: catalog, path: path, durability: .processCrashSafe, template: template)
     }
 
     /// A store made and closed at a path beside `path`, read back whole and removed; nil when it
@@ -66,18 +70,5 @@ enum SessionStoreTemplate {
         guard !FileManager.default.fileExists(atPath: template + "-wal"),
               let data = FileManager.default.contents(atPath: template), !data.isEmpty else { return nil }
         return Array(data)
-    }
-
-    /// Writes `bytes` to a new file at `path`, readable by its owner only (as a store file is made).
-    private static func write(_ bytes: [UInt8], to path: String) -> Bool {
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return false }
-        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        guard written == bytes.count else {
-            unlink(path)
-            return false
-        }
-        return true
     }
 }

@@ -31,4 +31,30 @@ struct StoreLogOwnerTests {
             #expect(StoreFileCompanions.foreignLog(of: other, info: info)?.contains("its -wal holds another file's changes") == true)
         }
     }
+
+    /// A killed process's log beside a path where no file is: a store made there (from a template,
+    /// as a test session's is, or not) refuses it and is removed again, so the next open refuses it too.
+    @Test func aNewStoreRefusesALogLeftWhereNoFileWas() async throws {
+        try await withTemporaryFolder { folder in
+            let path = folder + "/store.sqlite", other = folder + "/other.sqlite"
+            let template = try StoreTemplateTests.closedStore(at: folder + "/template.sqlite")
+            let ledger = try Ledger(path: other)
+            try Self.write(ledger, 2)
+            for suffix in ["-wal", "-shm"] { try FileManager.default.copyItem(atPath: other + suffix, toPath: folder + "/left" + suffix) }
+            withExtendedLifetime(ledger) {}
+            for bytes in [nil, template.bytes] {
+                for suffix in ["-wal", "-shm"] {
+                    try? FileManager.default.removeItem(atPath: path + suffix)
+                    try FileManager.default.copyItem(atPath: folder + "/left" + suffix, toPath: path + suffix)
+                }
+                let error = #expect(throws: StoreFileError.self) { try Ledger(path: path, template: bytes) }
+                #expect(error?.reason.contains("its -wal holds another file's changes") == true, "\(String(describing: error))")
+                #expect(!FileManager.default.fileExists(atPath: path))
+            }
+            // With the log moved aside, as the message says: the template's store, without the other's rows.
+            for suffix in ["-wal", "-shm"] { try FileManager.default.removeItem(atPath: path + suffix) }
+            let made = try Ledger(path: path, template: template.bytes)
+            #expect(try made.db.scalar("SELECT count(*) FROM settings WHERE name LIKE 'note%'") == 1)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StoreLedger
 import StorefrontKit
 @testable import StorefrontKitTest
 import Testing
@@ -29,6 +30,17 @@ struct SessionStoreTemplateTests {
         // Another process finds nothing wrong with the copy: schema, key, chain and seals.
         let doctor = try await runStorefront(["--catalog", catalogURL.path, "--store", second.storePath, "doctor"])
         #expect(doctor.status == 0, "\(doctor.output)")
+    }
+
+    @Test("a session's store is new to the ledger: this process's open files (thousands in a parallel run) are never read for it")
+    func aSessionReadsNoOpenFiles() async throws {
+        // The first makes the template, if no test has yet; the second is made from it.
+        let first = try SKTestSession(contentsOf: catalogURL)
+        let reads = StoreFileCompanions.Counter()
+        let second = try StoreFileCompanions.$openFileReads.withValue(reads) { try SKTestSession(contentsOf: catalogURL) }
+        #expect(reads.count.load(ordering: .relaxed) == 0)
+        #expect(first.storePath != second.storePath)
+        #expect(first.context.store.app.publicKeyPEM == second.context.store.app.publicKeyPEM)
     }
 
     @Test("a configuration file edited between sessions makes a new store: its settings, and a key of its own")
