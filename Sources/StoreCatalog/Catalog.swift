@@ -114,6 +114,9 @@ public struct SubscriptionTerms: Sendable, Hashable {
     public var offers: [SubscriptionOffer] = []
     /// Billing plans beside paying up front: a one-year subscription's monthly plan (`BillingPlan`).
     public var billingPlans: [BillingPlan] = []
+    /// Whether it is sold billed up front: false when the catalog turns that plan off
+    /// (`"BILLED_UPFRONT"` with `"isEnabled": false`), so only its monthly plan sells.
+    public var isBilledUpfrontOnSale = true
 }
 
 /// The kind of file a catalog was read from.

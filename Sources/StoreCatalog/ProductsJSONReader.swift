@@ -175,7 +175,8 @@ package struct CatalogReader {
             terms = SubscriptionTerms(groupID: group, period: period, level: level,
                                       introductoryOffer: try fields.child("introductoryOffer").map(readOffer),
                                       offers: try fields.child("offers")?.elements().map(readSubscriptionOffer) ?? [],
-                                      billingPlans: plans?.plans ?? [])
+                                      billingPlans: plans?.plans ?? [],
+                                      isBilledUpfrontOnSale: !(plans?.disabled ?? []).contains { $0.type == .billedUpfront })
         } else if let offersNode = fields.child("offers") {
             throw offersNode.fail("only a subscription in \"subscriptionGroups\" has \"offers\"")
         } else if let plansNode = fields.child("billingPlans") {

@@ -293,7 +293,8 @@ package struct StoreKitReader {
                 note(at: left.node, "an introductory offer for the \"\(type.rawValue)\" billing plan, which this subscription does not offer, is left out")
             }
             terms = SubscriptionTerms(groupID: group, period: period, level: level,
-                                      introductoryOffer: upFront, offers: offers, billingPlans: plans.plans)
+                                      introductoryOffer: upFront, offers: offers, billingPlans: plans.plans,
+                                      isBilledUpfrontOnSale: !plans.disabled.contains { $0.type == .billedUpfront })
         }
 
         return CatalogProduct(

@@ -27,6 +27,11 @@ extension Store {
 
     /// Why the purchase cannot take the billing plan it asked for, if it cannot.
     func billingPlanRefusal(_ item: CatalogProduct) -> StoreError? {
+        if Self.billingPlanType != .monthly, let terms = item.subscription, !terms.isBilledUpfrontOnSale {
+            return .purchaseError(.productUnavailable, reason: terms.monthlyPlan == nil
+                ? "\(item.id)'s up-front billing plan is turned off (isEnabled false) in the catalog, and it has no other"
+                : "\(item.id)'s up-front billing plan is turned off (isEnabled false) in the catalog; buy it monthly (the billing plan option)")
+        }
         guard Self.billingPlanType == .monthly, item.subscription?.monthlyPlan == nil else { return nil }
         return .purchaseError(.productUnavailable, reason: item.subscription == nil
             ? "\(item.id) is not a subscription: only a one-year subscription has a monthly billing plan"

@@ -49,6 +49,28 @@ struct XcodeFileShapesStoreTests {
         }
     }
 
+    @Test("the up-front plan turned off (isEnabled false) is not bought: a purchase billed up front is productUnavailable; the monthly plan sells")
+    func disabledUpfrontPlan() async throws {
+        let text = storeKitFile([#"""
+            "recurringSubscriptionPeriod" : "P1Y",
+            "billingPlans" : [ { "billingPlanType" : "BILLED_UPFRONT", "displayPrice" : "9.99", "isEnabled" : false },
+                               { "billingPlanType" : "MONTHLY", "commitmentDisplayPrice" : "11.88", "displayPrice" : "0.99", "isEnabled" : true } ]
+            """#])
+        let catalog = try Catalog.parse(Array(text.utf8), file: "Shapes.storekit")
+        #expect(catalog.product(id: "plan.0")?.subscription?.isBilledUpfrontOnSale == false)
+        // Written as products.json and read again, the plan stays off.
+        let converted = try Catalog.parse(Array(catalog.productsJSON().document.serialized(pretty: false).utf8), file: "converted.json")
+        #expect(converted.product(id: "plan.0")?.subscription?.isBilledUpfrontOnSale == false)
+        try await withShapeStore(text) { fixture in
+            let store = try fixture.open()
+            #expect(await purchaseError { _ = try await store.app.purchase("plan.0") } == .productUnavailable)
+            #expect(try await store.transactions().isEmpty)
+            #expect(try await store.app.products().first?.subscription?.pricingTerms.map(\.billingPlanType) == [.monthly])
+            let bought = try #require(try await store.app.purchase("plan.0", billingPlanType: .monthly).transaction)
+            #expect(bought.price == decimal("0.99") && bought.commitment?.billingPeriodNumber == 1)
+        }
+    }
+
     @Test("subscriptionOffersKeyPair signs and checks promotional offers with no offer-keys add; it is listed as the catalog's")
     func catalogOfferKey() async throws {
         let key = try SigningKey.generate().privateKeyPEM.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
