@@ -411,7 +411,8 @@ extension Store {
             transaction.expirationDate = terms.period.after(date)
             let offerType: Transaction.OfferType? = offerID != nil ? offerKind(item, id: offerID!)
                 : try Self.introductoryOfferEligibility ?? isEligibleForIntroOffer(groupID: terms.groupID) ? .introductory : nil
-            if let offerType, let offer = offerTerms(item, type: offerType, id: offerID) {
+            let monthly = Self.billingPlanType == .monthly && terms.monthlyPlan != nil
+            if let offerType, let offer = offerTerms(item, type: offerType, id: offerID, monthly: monthly) {
                 (transaction.offerType, transaction.offerID, transaction.price) = (offerType, offerID, offer.price)
                 transaction.applyOffer(mode: offer.mode, period: offer.period, count: offer.count)
                 // Pay up front covers the whole offer; the other modes one period at a time.
