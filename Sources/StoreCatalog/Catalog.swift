@@ -145,6 +145,15 @@ public struct CatalogProduct: Sendable, Hashable {
     public var familyShareable: Bool
     /// The storefronts (country codes) that offer the product; nil means every storefront.
     public var availableStorefronts: [String]? = nil
+    /// A consumable's, non-consumable's or non-renewing subscription's offer codes (Apple's offer
+    /// codes for In-App Purchases): kind `.code`, a price and no period, signed `ONE_TIME`. A
+    /// subscription's offer codes are among its ``SubscriptionTerms/offers``.
+    public var offerCodes: [SubscriptionOffer] = []
+
+    /// The offer code offers of the product, whatever its type.
+    public var codeOffers: [SubscriptionOffer] {
+        (subscription?.offers ?? offerCodes).filter { $0.kind == .code }
+    }
 
     /// Whether the product is on offer in the storefront with this country code.
     public func isAvailable(in countryCode: String) -> Bool {

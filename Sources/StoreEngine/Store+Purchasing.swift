@@ -400,12 +400,14 @@ extension Store {
             account: account, status: .purchased, isFinished: false)
 
         switch item.type {
-        case .consumable, .nonConsumable:
-            break
-        case .nonRenewable:
-            // No expiresDate: Apple sets it on auto-renewable subscriptions only. The app
-            // works out from the purchase date how long its access lasts.
-            break
+        case .consumable, .nonConsumable, .nonRenewable:
+            // No expiresDate on a non-renewing subscription: Apple sets it on auto-renewable
+            // subscriptions only. The app works out from the purchase date how long its access lasts.
+            // An offer code of a one-time product: its price, signed ONE_TIME.
+            if let offerID, let offer = item.offerCodes.first(where: { $0.codeOfferID == offerID }) {
+                (transaction.offerType, transaction.offerID) = (.code, offerID)
+                transaction.price = (offer.price ?? 0) * Decimal(quantity)
+            }
         case .autoRenewable:
             let terms = item.subscription!
             transaction.expirationDate = terms.period.after(date)

@@ -50,7 +50,7 @@ public struct Transaction: Sendable, Identifiable, Hashable, SignedByStore {
     /// The offer redeemed, if any: its type, id, payment mode and whole length.
     public var offer: Offer? {
         engine.offerType.map {
-            Offer(type: OfferType($0), id: engine.offerID, paymentMode: engine.offerPaymentMode.map(Offer.PaymentMode.init),
+            Offer(type: OfferType($0), id: engine.offerID, paymentMode: engine.offerDiscountType.map(Offer.PaymentMode.init(rawValue:)),
                   period: engine.offerPeriod.map(Product.SubscriptionPeriod.init))
         }
     }
@@ -213,6 +213,8 @@ extension Transaction {
             public static let payAsYouGo = PaymentMode(rawValue: "PAY_AS_YOU_GO")
             /// The offer price once, up front.
             public static let payUpFront = PaymentMode(rawValue: "PAY_UP_FRONT")
+            /// A consumable's, non-consumable's or non-renewing subscription's offer: bought once at its price.
+            public static let oneTime = PaymentMode(rawValue: "ONE_TIME")
 
             init(_ mode: StoreEngine.PaymentMode) { self.init(rawValue: mode.offerDiscountType) }
         }
