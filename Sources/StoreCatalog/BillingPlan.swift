@@ -8,12 +8,12 @@ public enum BillingPlanType: String, Sendable, Hashable, CaseIterable {
     /// Billed every month over a 12-month commitment (StoreKit's `.monthly`).
     case monthly = "MONTHLY"
 
-    /// The note for a plan a catalog turns off (`"isEnabled": false`): a monthly plan is left out;
-    /// paying up front stays on sale, as Storefront sells every subscription billed up front.
+    /// The note for a plan a catalog turns off (`"isEnabled": false`): it is not offered, and a
+    /// purchase on it is refused (up front: the subscription sells on its monthly plan only).
     var disabledNote: String {
         self == .monthly
             ? "the \"MONTHLY\" billing plan is turned off (isEnabled false): it is not offered, and a purchase on it is refused"
-            : "\"BILLED_UPFRONT\" is turned off (isEnabled false), but Storefront sells every subscription billed up front: it stays on sale"
+            : "the \"BILLED_UPFRONT\" billing plan is turned off (isEnabled false): it is not offered, and a purchase billed up front is refused"
     }
 
     /// The name a command line takes: `upfront`, `monthly`.

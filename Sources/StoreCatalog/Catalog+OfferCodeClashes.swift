@@ -10,8 +10,7 @@ extension Catalog {
         var owners: [String: [(code: String, productID: String, offer: String)]] = [:]
         var order: [String] = []
         for index in products.indices {
-            guard let offers = products[index].subscription?.offers else { continue }
-            for offer in offers where offer.kind == .code {
+            for offer in products[index].codeOffers {
                 // One offer answering to a code twice (its id and reference name alike) is no clash.
                 var seen: Set<String> = []
                 for code in offer.redemptionCodes where seen.insert(code.uppercased()).inserted {

@@ -114,6 +114,9 @@ public struct SubscriptionTerms: Sendable, Hashable {
     public var offers: [SubscriptionOffer] = []
     /// Billing plans beside paying up front: a one-year subscription's monthly plan (`BillingPlan`).
     public var billingPlans: [BillingPlan] = []
+    /// Whether it is sold billed up front: false when the catalog turns that plan off
+    /// (`"BILLED_UPFRONT"` with `"isEnabled": false`), so only its monthly plan sells.
+    public var isBilledUpfrontOnSale = true
 }
 
 /// The kind of file a catalog was read from.
@@ -142,6 +145,15 @@ public struct CatalogProduct: Sendable, Hashable {
     public var familyShareable: Bool
     /// The storefronts (country codes) that offer the product; nil means every storefront.
     public var availableStorefronts: [String]? = nil
+    /// A consumable's, non-consumable's or non-renewing subscription's offer codes (Apple's offer
+    /// codes for In-App Purchases): kind `.code`, a price and no period, signed `ONE_TIME`. A
+    /// subscription's offer codes are among its ``SubscriptionTerms/offers``.
+    public var offerCodes: [SubscriptionOffer] = []
+
+    /// The offer code offers of the product, whatever its type.
+    public var codeOffers: [SubscriptionOffer] {
+        (subscription?.offers ?? offerCodes).filter { $0.kind == .code }
+    }
 
     /// Whether the product is on offer in the storefront with this country code.
     public func isAvailable(in countryCode: String) -> Bool {

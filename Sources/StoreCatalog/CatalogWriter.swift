@@ -78,8 +78,15 @@ extension Catalog {
             "period": terms.map { .string($0.period.description) },
             "level": level.map { .integer($0) },
             "introductoryOffer": terms?.introductoryOffer.map(introductoryOfferJSON),
-            "offers": terms.flatMap { $0.offers.isEmpty ? nil : .array($0.offers.map(offerJSON)) },
-            "billingPlans": terms.flatMap { $0.billingPlans.isEmpty ? nil : .array($0.billingPlans.map(billingPlanJSON)) },
+            "offers": terms.flatMap { $0.offers.isEmpty ? nil : .array($0.offers.map(offerJSON)) }
+                ?? (product.offerCodes.isEmpty ? nil : .array(product.offerCodes.map(offerJSON))),
+            "billingPlans": terms.flatMap { terms in
+                // The up-front plan is listed only when turned off: it is the subscription's own price.
+                let off: [JSON] = terms.isBilledUpfrontOnSale ? [] : [.object(["billingPlanType": .string(BillingPlanType.billedUpfront.rawValue),
+                                                                               "isEnabled": .bool(false)])]
+                let plans = off + terms.billingPlans.map(billingPlanJSON)
+                return plans.isEmpty ? nil : .array(plans)
+            },
         ])
     }
 

@@ -33,16 +33,18 @@ extension Product {
             return "\(billingDisplayPrice)/month for \(BillingPlan.totalBillingPeriods) months"
         }
 
-        /// Up front (always), then a one-year subscription's monthly plan, priced in `storefront`.
+        /// Up front (unless the catalog turns it off), then a one-year subscription's monthly plan, priced in `storefront`.
         static func all(of terms: SubscriptionTerms, upFront: Decimal, in storefront: Storefront,
                         displayPrice: (Decimal) -> String) -> [PricingTerms] {
             let offer = { (offer: IntroductoryOffer) in
                 Product.Offer(paymentMode: offer.paymentMode, period: offer.period, periodCount: offer.periodCount,
                               price: offer.price, displayPrice: displayPrice(offer.price))
             }
-            var all = [PricingTerms(billingPlanType: .billedUpfront, billingPrice: upFront, billingDisplayPrice: displayPrice(upFront),
-                                    billingPeriod: terms.period, commitmentInfo: nil,
-                                    introductoryOffer: terms.introductoryOffer.map(offer))]
+            var all = terms.isBilledUpfrontOnSale
+                ? [PricingTerms(billingPlanType: .billedUpfront, billingPrice: upFront, billingDisplayPrice: displayPrice(upFront),
+                                billingPeriod: terms.period, commitmentInfo: nil,
+                                introductoryOffer: terms.introductoryOffer.map(offer))]
+                : []
             if let plan = terms.monthlyPlan {
                 let monthly = plan.price(in: storefront), total = plan.commitmentPrice(in: storefront)
                 all.append(PricingTerms(billingPlanType: .monthly, billingPrice: monthly, billingDisplayPrice: displayPrice(monthly),

@@ -164,6 +164,7 @@ package struct CatalogReader {
         }
 
         var terms: SubscriptionTerms?
+        var offerCodes: [SubscriptionOffer] = []
         if let group {
             let levelNode = try fields.required("level")
             let level = try levelNode.integer()
@@ -175,9 +176,21 @@ package struct CatalogReader {
             terms = SubscriptionTerms(groupID: group, period: period, level: level,
                                       introductoryOffer: try fields.child("introductoryOffer").map(readOffer),
                                       offers: try fields.child("offers")?.elements().map(readSubscriptionOffer) ?? [],
-                                      billingPlans: plans?.plans ?? [])
+                                      billingPlans: plans?.plans ?? [],
+                                      isBilledUpfrontOnSale: !(plans?.disabled ?? []).contains { $0.type == .billedUpfront })
         } else if let offersNode = fields.child("offers") {
-            throw offersNode.fail("only a subscription in \"subscriptionGroups\" has \"offers\"")
+            // A one-time product's offers are offer codes at a price (Apple's ONE_TIME offers).
+            offerCodes = try offersNode.elements().map { node in
+                let offer = try readSubscriptionOffer(node)
+                guard offer.kind == .code else {
+                    throw node.fail("a \(type.rawValue) product's offers are offer codes (\"type\": \"code\"); only a subscription in \"subscriptionGroups\" has promotional and win-back offers")
+                }
+                if let extra = ["paymentMode", "period", "periodCount"].lazy.compactMap({ node.child($0) }).first {
+                    throw extra.fail("a \(type.rawValue) product's offer code has a price only (it is bought once, not over periods)")
+                }
+                guard offer.price != nil else { throw node.fail("a \(type.rawValue) product's offer code needs its \"price\" (0 for free)") }
+                return offer
+            }
         } else if let plansNode = fields.child("billingPlans") {
             throw plansNode.fail("only a subscription in \"subscriptionGroups\" has \"billingPlans\"")
         }
@@ -202,7 +215,7 @@ package struct CatalogReader {
             price: try fields.required("price").price(),
             prices: prices, localizations: localizations, duration: duration, subscription: terms,
             familyShareable: try fields.child("familyShareable")?.bool() ?? false,
-            availableStorefronts: availability)
+            availableStorefronts: availability, offerCodes: offerCodes)
     }
 
     func readOffer(_ node: Node) throws -> IntroductoryOffer {

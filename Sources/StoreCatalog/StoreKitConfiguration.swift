@@ -293,14 +293,25 @@ package struct StoreKitReader {
                 note(at: left.node, "an introductory offer for the \"\(type.rawValue)\" billing plan, which this subscription does not offer, is left out")
             }
             terms = SubscriptionTerms(groupID: group, period: period, level: level,
-                                      introductoryOffer: upFront, offers: offers, billingPlans: plans.plans)
+                                      introductoryOffer: upFront, offers: offers, billingPlans: plans.plans,
+                                      isBilledUpfrontOnSale: !plans.disabled.contains { $0.type == .billedUpfront })
         }
 
+        // A one-time product's offer codes (`codeOffers`, as a subscription's): a price, no period.
+        var offerCodes: [SubscriptionOffer] = []
+        if terms == nil {
+            for offer in try node.present("codeOffers")?.elements() ?? [] {
+                guard var read = try readOffer(offer, kind: .code) else { continue }
+                (read.paymentMode, read.period, read.periodCount) = (nil, nil, 1)
+                read.price = read.price ?? 0
+                offerCodes.append(read)
+            }
+        }
         return CatalogProduct(
             id: id, type: type, displayName: text.displayName, description: text.description,
             price: price, prices: [:], localizations: localizations,
             duration: type == .nonRenewable ? StoreKitConfiguration.nonRenewingDuration : nil,
-            subscription: terms, familyShareable: familyShareable)
+            subscription: terms, familyShareable: familyShareable, offerCodes: offerCodes)
     }
 
     /// The product's `type`, which must suit the list it is in.

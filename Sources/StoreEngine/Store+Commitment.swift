@@ -18,8 +18,10 @@ import Foundation
 /// 12-month commitment of the same plan at the catalog's price then (there is no way yet to
 /// choose another plan for after it); the top-level `autoRenewStatus` stays 1 while monthly
 /// payments remain (the next month is billed), and follows the customer's choice in the last
-/// month; offers (introductory, promotional, codes) apply to the up-front plan only; a
-/// billing period's price is the one the commitment began with.
+/// month; the monthly plan's own introductory offer (a catalog's `introductoryOffers` entry for
+/// it) applies to a new commitment's first billing periods, one offer period each, at the offer's
+/// price; other offers (promotional, codes, win-back) apply to the up-front plan only; a billing
+/// period's price is the one the commitment began with.
 extension Store {
     /// The billing plan the purchase in progress asked for (StoreKit's
     /// `PurchaseOption.billingPlanType(_:)`), bound for that purchase; nil bills up front.
@@ -27,18 +29,26 @@ extension Store {
 
     /// Why the purchase cannot take the billing plan it asked for, if it cannot.
     func billingPlanRefusal(_ item: CatalogProduct) -> StoreError? {
+        if Self.billingPlanType != .monthly, let terms = item.subscription, !terms.isBilledUpfrontOnSale {
+            return .purchaseError(.productUnavailable, reason: terms.monthlyPlan == nil
+                ? "\(item.id)'s up-front billing plan is turned off (isEnabled false) in the catalog, and it has no other"
+                : "\(item.id)'s up-front billing plan is turned off (isEnabled false) in the catalog; buy it monthly (the billing plan option)")
+        }
         guard Self.billingPlanType == .monthly, item.subscription?.monthlyPlan == nil else { return nil }
         return .purchaseError(.productUnavailable, reason: item.subscription == nil
             ? "\(item.id) is not a subscription: only a one-year subscription has a monthly billing plan"
             : "\(item.id) has no monthly billing plan (monthly with a 12-month commitment) in the catalog; buy it billed up front")
     }
 
-    /// A new purchase on the monthly plan, when asked: billing period 1 of 12, one month long, at the monthly price.
+    /// A new purchase on the monthly plan, when asked: billing period 1 of 12, one month long, at the
+    /// monthly price; or, with the plan's own introductory offer (`draftTransaction` applied it),
+    /// as long as its period and at its price.
     func startCommitment(_ transaction: inout Transaction, _ item: CatalogProduct, in storefront: Storefront, at date: Date) {
         guard Self.billingPlanType == .monthly, let plan = item.subscription?.monthlyPlan else { return }
         transaction.commitment = TransactionCommitment(
             billingPeriodNumber: 1, commitmentExpiresDate: BillingPlan.commitmentPeriod.after(date),
             commitmentPrice: plan.commitmentPrice(in: storefront))
+        if transaction.offerType == .introductory, plan.introductoryOffer != nil { return }
         transaction.price = plan.price(in: storefront)
         transaction.expirationDate = BillingPlan.billingPeriod.after(date)
         (transaction.offerType, transaction.offerID) = (nil, nil)
@@ -62,7 +72,15 @@ extension Store {
             var next = current
             next.billingPeriodNumber += 1
             transaction.commitment = next
-            transaction.price = latest.price
+            // The commitment's own monthly price, not an introductory offer's the month before paid.
+            transaction.price = current.commitmentPrice / Decimal(BillingPlan.totalBillingPeriods)
+            // The plan's pay-as-you-go introductory offer goes on for its periods (``renewalOffer(after:record:)``).
+            if transaction.offerType == .introductory, plan.introductoryOffer != nil,
+               let offer = offerTerms(item, type: .introductory, id: nil, monthly: true) {
+                transaction.price = offer.price
+                transaction.expirationDate = try renewalEnd(after: start, period: BillingPlan.billingPeriod, latest: latest)
+                return
+            }
         }
         (transaction.offerType, transaction.offerID) = (nil, nil)
         transaction.applyOffer(mode: nil, period: nil, count: 0)
@@ -94,11 +112,14 @@ extension Store {
             info.renewalBillingPlanType = afterPlan
             info.renewalPrice = afterPrice
         } else {
-            // Months remain: the next one is billed whatever auto-renew says, at the commitment's price.
+            // Months remain: the next one is billed whatever auto-renew says, at the commitment's price
+            // (or the plan's introductory offer's, while its periods last).
             info.renewalBillingPlanType = .monthly
             info.willAutoRenew = true
-            info.renewalPrice = latest.price
-            (info.offerType, info.offerID, info.offerPaymentMode, info.offerPeriod) = (nil, nil, nil, nil)
+            if info.offerType != .introductory {
+                info.renewalPrice = commitment.commitmentPrice / Decimal(BillingPlan.totalBillingPeriods)
+                (info.offerType, info.offerID, info.offerPaymentMode, info.offerPeriod) = (nil, nil, nil, nil)
+            }
         }
     }
 }

@@ -17,8 +17,8 @@ extension Store {
         let trimmed = code.trimmingCharacters(in: .whitespaces)
         var matches: [(item: CatalogProduct, offer: SubscriptionOffer)] = []
         for index in catalog.products.indices {
-            guard let offers = catalog.products[index].subscription?.offers,
-                  offers.contains(where: { $0.redeems(trimmed) }) else { continue }
+            let offers = catalog.products[index].codeOffers
+            guard offers.contains(where: { $0.redeems(trimmed) }) else { continue }
             let item = catalog.products[index]
             matches += offers.filter { $0.redeems(trimmed) }.map { (item, $0) }
         }
@@ -40,8 +40,8 @@ extension Store {
             if try value(.offline) { return .failure(.simulated(.networkError, cause: "offline is true")) }
             var firstRefusal: (error: SimulatedError, reason: String)?
             for (item, offer) in candidates {
-                guard let terms = item.subscription, let offerID = offer.codeOfferID else { continue }
-                if let refusal = try codeRefusal(trimmed, offer: offer, offerID: offerID, groupID: terms.groupID, at: date) {
+                guard let offerID = offer.codeOfferID else { continue }
+                if let refusal = try codeRefusal(trimmed, offer: offer, offerID: offerID, item: item, at: date) {
                     firstRefusal = firstRefusal ?? refusal
                     continue
                 }
@@ -61,7 +61,7 @@ extension Store {
 
     /// Why this account cannot redeem `code` for `offer` now, if it cannot: expired, a one-time
     /// code used, the custom codes' limit or this customer's reached, or not for this customer.
-    private func codeRefusal(_ code: String, offer: SubscriptionOffer, offerID: String, groupID: String,
+    private func codeRefusal(_ code: String, offer: SubscriptionOffer, offerID: String, item: CatalogProduct,
                              at date: Date) throws -> (error: SimulatedError, reason: String)? {
         let rules = offer.codes ?? OfferCodes()
         if let expires = rules.expires, date >= expires {
@@ -77,11 +77,25 @@ extension Store {
         if try ledger.offerRedemptions(offerID: offerID, account: account) >= rules.perCustomerLimit {
             return (.ineligibleForOffer, "\(account) redeemed \(offerID) already (\(rules.perCustomerLimit) per customer)")
         }
-        let relation = try groupRelation(groupID, at: date)
+        if item.type == .nonConsumable,
+           try ledger.transactions(account: account, productID: item.id).contains(where: { $0.isActive(at: date) }) {
+            return (.ineligibleForOffer, "\(account) owns \(item.id) already")
+        }
+        let relation = try item.subscription.map { try groupRelation($0.groupID, at: date) } ?? appPurchaseRelation(at: date)
         guard rules.eligibility.contains(relation) else {
-            return (.ineligibleForOffer, "\(offerID) is for \(rules.eligibility.map(\.rawValue).sorted().joined(separator: ", ")) subscribers; \(account) is \(relation.rawValue)")
+            let whom = item.subscription == nil ? "customers" : "subscribers"
+            return (.ineligibleForOffer, "\(offerID) is for \(rules.eligibility.map(\.rawValue).sorted().joined(separator: ", ")) \(whom); \(account) is \(relation.rawValue)")
         }
         return nil
+    }
+
+    /// The account's relation to the app, for a one-time product's offer code, as App Store Connect
+    /// asks it: never purchased in the app (new), purchased in the last 30 days (existing), or
+    /// purchased more than 30 days ago (expired).
+    func appPurchaseRelation(at date: Date) throws -> OfferCodes.Eligibility {
+        guard let latest = try ledger.transactions(account: account).filter({ $0.status == .purchased })
+            .map(\.purchaseDate).max() else { return .new }
+        return date.timeIntervalSince(latest) <= 30 * 86_400 ? .existing : .expired
     }
 
     /// The account's relation to a subscription group now: subscribed, lapsed, or never.

@@ -84,16 +84,18 @@ extension Store {
     /// consumable is taken from the app's balance (never below zero). The revoked
     /// transaction reaches the app as an update (``deliverUnfinished()``), as `Transaction.updates` does.
     /// A family-shareable purchase's shares are revoked with it (REVOKE for each member).
+    /// `share` is how much is given back (``RefundShare``; the whole unless chosen).
     @discardableResult
-    func refund(_ id: Int64, reason: Transaction.RevocationReason = .other) throws -> Transaction {
+    func refund(_ id: Int64, reason: Transaction.RevocationReason = .other, share: RefundShare = .full) throws -> Transaction {
         let date = try currentTime()
         return try ledger.write {
-            try refund(try transaction(id: id), reason: reason, at: date)
+            try refund(try transaction(id: id), reason: reason, share: share, at: date)
         }
     }
 
     /// Refunds `transaction` (of any account: a refund request names its own), inside a write.
-    func refund(_ original: Transaction, reason: Transaction.RevocationReason, at date: Date) throws -> Transaction {
+    func refund(_ original: Transaction, reason: Transaction.RevocationReason, share: RefundShare = .full,
+                at date: Date) throws -> Transaction {
         var transaction = original
         let (id, account) = (transaction.id, transaction.account)
         guard transaction.status == .purchased, transaction.revocationDate == nil else {
@@ -106,6 +108,7 @@ extension Store {
             throw StoreError.invalidTransactionState(id: id, action: "refund", state: "shared by family\(purchase)")
         }
         (transaction.revocationDate, transaction.revocationReason) = (date, reason)
+        transaction.refundPercentage = try share.milliunits(for: transaction, at: date)
         let stored = try ledger.update(transaction)
         // Waiting for the app again: the next look delivers the revocation.
         if transaction.isFinished { try ledger.markUnfinished(id) }

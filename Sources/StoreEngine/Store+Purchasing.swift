@@ -401,18 +401,21 @@ extension Store {
             account: account, status: .purchased, isFinished: false)
 
         switch item.type {
-        case .consumable, .nonConsumable:
-            break
-        case .nonRenewable:
-            // No expiresDate: Apple sets it on auto-renewable subscriptions only. The app
-            // works out from the purchase date how long its access lasts.
-            break
+        case .consumable, .nonConsumable, .nonRenewable:
+            // No expiresDate on a non-renewing subscription: Apple sets it on auto-renewable
+            // subscriptions only. The app works out from the purchase date how long its access lasts.
+            // An offer code of a one-time product: its price, signed ONE_TIME.
+            if let offerID, let offer = item.offerCodes.first(where: { $0.codeOfferID == offerID }) {
+                (transaction.offerType, transaction.offerID) = (.code, offerID)
+                transaction.price = (offer.price ?? 0) * Decimal(quantity)
+            }
         case .autoRenewable:
             let terms = item.subscription!
             transaction.expirationDate = terms.period.after(date)
             let offerType: Transaction.OfferType? = offerID != nil ? offerKind(item, id: offerID!)
                 : try Self.introductoryOfferEligibility ?? isEligibleForIntroOffer(groupID: terms.groupID) ? .introductory : nil
-            if let offerType, let offer = offerTerms(item, type: offerType, id: offerID) {
+            let monthly = Self.billingPlanType == .monthly && terms.monthlyPlan != nil
+            if let offerType, let offer = offerTerms(item, type: offerType, id: offerID, monthly: monthly) {
                 (transaction.offerType, transaction.offerID, transaction.price) = (offerType, offerID, offer.price)
                 transaction.applyOffer(mode: offer.mode, period: offer.period, count: offer.count)
                 // Pay up front covers the whole offer; the other modes one period at a time.

@@ -24,7 +24,8 @@ extension Store {
                                 price: terms.price, scheduled: true)
         }
         guard item.id == latest.productID, let type = latest.offerType,
-              let terms = offerTerms(item, type: type, id: latest.offerID), terms.mode == .payAsYouGo else { return nil }
+              let terms = offerTerms(item, type: type, id: latest.offerID, monthly: latest.commitment != nil),
+              terms.mode == .payAsYouGo else { return nil }
         // The periods of this offer so far: the run of transactions with it, back to the purchase that began it.
         var used = 0
         for link in try ledger.subscriptionLinks(originalID: latest.originalID, limit: terms.count + 1) {
@@ -69,13 +70,15 @@ extension Store {
         return calendar.date(from: components) ?? nominal
     }
 
-    /// An introductory or promotional offer's terms, as one shape.
-    func offerTerms(_ item: CatalogProduct, type: Transaction.OfferType, id: String?)
+    /// An introductory or promotional offer's terms, as one shape. `monthly`: bought on the monthly
+    /// plan, whose introductory offer is its own (`BillingPlan.introductoryOffer`).
+    func offerTerms(_ item: CatalogProduct, type: Transaction.OfferType, id: String?, monthly: Bool = false)
         -> (mode: PaymentMode, period: ISODuration, count: Int, price: Decimal)? {
         guard let terms = item.subscription else { return nil }
         switch type {
         case .introductory:
-            return terms.introductoryOffer.map { ($0.paymentMode, $0.period, $0.periodCount, $0.price) }
+            let offer = monthly ? terms.monthlyPlan?.introductoryOffer : terms.introductoryOffer
+            return offer.map { ($0.paymentMode, $0.period, $0.periodCount, $0.price) }
         case .promotional:
             guard let offer = terms.offers.first(where: { $0.kind == .promotional && $0.id == id }) else { return nil }
             return (offer.paymentMode ?? .payAsYouGo, offer.period ?? terms.period, offer.periodCount, offer.price ?? 0)

@@ -34,7 +34,7 @@ package enum Column: Int, CaseIterable, Sendable {
     // PostgreSQL's store_version and storefront_store (Ledger+PostgreSQL)
     case version, application_id, schema_version
     // Expressions, named with AS
-    case renewal_offer, can_sign, term_end, commitment
+    case renewal_offer, can_sign, term_end, commitment, refund_percentage
 
     /// The column's name in SQL.
     package var name: String { Self.names[rawValue] }

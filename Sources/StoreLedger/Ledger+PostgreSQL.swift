@@ -16,7 +16,7 @@ extension Ledger {
     /// high-water mark (`sqlite_sequence`, kept by a trigger, so an id is never used twice), the
     /// store's version the change feed reads, and the marker.
     static var postgreSQLSchema: String {
-        let tables = [storeTables, indexes, serveTables, verifiedRowsTable, commitmentsTable, sealHeadTable]
+        let tables = [storeTables, indexes, serveTables, verifiedRowsTable, commitmentsTable, refundsTable, sealHeadTable]
             .map(postgreSQLDefinitions).joined(separator: "\n")
         return """
             \(tables)
@@ -109,6 +109,9 @@ extension Ledger {
                 // first, as IF NOT EXISTS would have libpq print a notice on every open.
                 if !tables.contains("receipt_signing_key") {
                     try db.execute(Self.postgreSQLDefinitions(Self.receiptSigningKeyTable))
+                }
+                if !tables.contains("transaction_refunds") {
+                    try db.execute(Self.postgreSQLDefinitions(Self.refundsTable))
                 }
             } else if !tables.isEmpty {
                 throw StoreFileError(path: path, reason: "holds tables of another application (\(tables.sorted().prefix(3).joined(separator: ", "))…), not a store; nothing was changed")

@@ -120,11 +120,11 @@ extension Ledger {
 
     /// The `SELECT` list of ``columns`` for a file of an older schema, read as it is
     /// (the doctor changes nothing): columns it does not have yet read as NULL.
-    package static func columns(forSchema version: Int64, withCommitments: Bool = false) -> String {
+    package static func columns(forSchema version: Int64, withCommitments: Bool = false, withRefunds: Bool = false) -> String {
         let added: [Column: Int64] = [.pending_reason: 2, .offer_id: 3, .offer_discount_type: 5, .offer_period: 5, .seal: 6]
         return (sealedColumns + [.seal]).map { column in
             version < added[column, default: 0] ? "NULL AS \(column.name)" : column.name
-        }.joined(separator: ", ") + (withCommitments ? ", " + commitmentExpression : "")
+        }.joined(separator: ", ") + (withCommitments ? ", " + commitmentExpression : "") + (withRefunds ? ", " + refundExpression : "")
     }
 
     // MARK: - Signing

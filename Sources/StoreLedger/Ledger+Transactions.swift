@@ -18,7 +18,7 @@ extension Ledger {
     ]
 
     /// The `SELECT` list of a transaction: ``sealedColumns``, the seal, and its commitment (LedgerCommitments).
-    package static let columns = (sealedColumns + [.seal]).selectList + ", " + commitmentExpression
+    package static let columns = (sealedColumns + [.seal]).selectList + ", " + commitmentExpression + ", " + refundExpression
 
     /// The columns an insert writes: ``sealedColumns`` and the seal.
     static let insertColumns = (sealedColumns + [.seal]).selectList
@@ -228,6 +228,7 @@ extension Ledger {
             offerPaymentMode: row.optionalText(.offer_discount_type).flatMap(PaymentMode.init(rawValue:)),
             offerPeriod: row.optionalText(.offer_period).flatMap(ISODuration.init))
         transaction.commitment = commitment(row)
+        transaction.refundPercentage = refundPercentage(row)
         return transaction
     }
 
@@ -314,6 +315,7 @@ extension Ledger {
             transaction.offerID, transaction.status.rawValue, transaction.pendingReason?.rawValue,
             transaction.offerPaymentMode?.rawValue, transaction.offerPeriod?.description, transaction.id)
         try saveCommitment(of: transaction)
+        try saveRefund(of: transaction)
         if transaction.status == .purchased { try sign(transaction.id) }
         try reseal(transaction.id)
         return try self.transaction(id: transaction.id) ?? transaction
@@ -324,6 +326,7 @@ extension Ledger {
         try unseal(id)
         try db.run("DELETE FROM transactions WHERE id = ?", id)
         try db.run("DELETE FROM transaction_commitments WHERE transaction_id = ?", id)
+        try db.run("DELETE FROM transaction_refunds WHERE transaction_id = ?", id)
         try db.run("DELETE FROM app_owned WHERE transaction_id = ?", id)
     }
 

@@ -76,6 +76,7 @@ extension Ledger {
     func forgetStaleMarks() throws(DatabaseError) {
         try db.run("DELETE FROM verified_rows WHERE transaction_id NOT IN (SELECT id FROM transactions)")
         try db.run("DELETE FROM transaction_commitments WHERE transaction_id NOT IN (SELECT id FROM transactions)")
+        try db.run("DELETE FROM transaction_refunds WHERE transaction_id NOT IN (SELECT id FROM transactions)")
     }
 }
 

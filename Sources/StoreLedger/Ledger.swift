@@ -267,6 +267,7 @@ package final class Ledger {
                 try db.execute(Self.serveTables)
                 try db.execute(Self.verifiedRowsTable)
                 try db.execute(Self.commitmentsTable)
+                try db.execute(Self.refundsTable)
                 try db.execute(Self.logOwnerTable)
                 try db.execute(Self.receiptSigningKeyTable)
             }

@@ -16,7 +16,8 @@ package enum StoreCopy {
 
     /// Every table of a store, in an order where nothing is read before it is written.
     static var tables: [String] {
-        let schema = [Ledger.storeTables, Ledger.serveTables, Ledger.verifiedRowsTable, Ledger.commitmentsTable, Ledger.sealHeadTable]
+        let schema = [Ledger.storeTables, Ledger.serveTables, Ledger.verifiedRowsTable, Ledger.commitmentsTable, Ledger.refundsTable,
+                      Ledger.sealHeadTable]
             .joined(separator: "\n")
         var names = schema.matches(of: /CREATE TABLE (?:IF NOT EXISTS )?(\w+)/).map { String($0.output.1) }
         names.append("sqlite_sequence")

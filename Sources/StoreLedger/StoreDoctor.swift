@@ -255,7 +255,8 @@ public enum StoreDoctor {
         var unfinished: [Int64] = []
         var count = 0
         let withCommitments = tables.contains("transaction_commitments")
-        try db.query("SELECT \(Ledger.columns(forSchema: version, withCommitments: withCommitments)) FROM transactions ORDER BY id", []) { row in
+        let columns = Ledger.columns(forSchema: version, withCommitments: withCommitments, withRefunds: tables.contains("transaction_refunds"))
+        try db.query("SELECT \(columns) FROM transactions ORDER BY id", []) { row in
             count += 1
             var transaction = Ledger.unverifiedTransaction(row)
             if transaction.status == .purchased, !transaction.isFinished { unfinished.append(transaction.id) }

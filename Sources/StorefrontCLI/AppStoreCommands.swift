@@ -77,23 +77,26 @@ enum ResolveCommand: StorefrontCommand {
 /// `refund ID`: the App Store refunds a transaction.
 enum RefundCommand: StorefrontCommand {
     static let help = CommandHelp(
-        name: "refund", usage: "refund TRANSACTION_ID [--reason developerIssue|other] [--json]",
+        name: "refund", usage: "refund TRANSACTION_ID [--reason developerIssue|other] [--prorated PERCENT|remaining] [--json]",
         summary: "Refund a purchase: revocationDate and revocationReason are set",
         details: """
             Revokes the transaction (reason other unless given): the entitlement goes at once
             and the paywall's checkmark with it; a refunded consumable is taken from the app's
             balance (never below zero). The transaction is signed anew with its revocation.
+            The whole purchase is refunded (revocationType REFUND_FULL, revocationPercentage
+            100000) unless --prorated gives a share: a percentage with up to three decimals
+            (33.333), or remaining for a subscription's period left (REFUND_PRORATED).
             """,
-        options: ["--reason"], operands: [.text])
+        options: ["--reason", "--prorated"], operands: [.text])
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
-        return .refund(transactionID: try line.transactionID(), reason: line.reason ?? .other)
+        return .refund(transactionID: try line.transactionID(), reason: line.reason ?? .other, share: line.refundShare ?? .full)
     }
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .refund(let id, let reason) = command else { return nil }
-        return try await session.changed(try await session.appStore.refund(id, reason: reason), "Refunded")
+        guard case .refund(let id, let reason, let share) = command else { return nil }
+        return try await session.changed(try await session.appStore.refund(id, reason: reason, share: share), "Refunded")
     }
 }
 

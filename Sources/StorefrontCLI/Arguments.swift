@@ -140,6 +140,15 @@ extension Invocation {
                     throw UsageError(description: "--reason takes developerIssue or other, not \"\(name)\"", command: operands.first)
                 }
                 line.reason = chosen
+            case "--prorated":
+                let text = try value(for: option, inline: inline)
+                if text == "remaining" {
+                    line.refundShare = .timeRemaining
+                } else if let milliunits = RefundShare.milliunits(percent: text), FaceValidation.proratedRefundShares.contains(milliunits) {
+                    line.refundShare = .prorated(milliunits: milliunits)
+                } else {
+                    throw UsageError(description: "--prorated takes a percentage more than 0 and less than 100 with up to three decimals (33.333), or remaining, not \"\(text)\"", command: operands.first)
+                }
             case "--request-reason":
                 let name = try value(for: option, inline: inline)
                 guard let chosen = RefundRequestReason(rawValue: name) else {

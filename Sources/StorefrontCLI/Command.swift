@@ -73,7 +73,7 @@ public enum Command: Equatable, Sendable {
     case approve(transactionID: Int64)
     case decline(transactionID: Int64)
     case resolve(transactionID: Int64)
-    case refund(transactionID: Int64, reason: Transaction.RevocationReason)
+    case refund(transactionID: Int64, reason: Transaction.RevocationReason, share: RefundShare = .full)
     case deleteTransaction(transactionID: Int64)
     /// `accounts`, `accounts create NAME`, `accounts switch NAME`.
     case accounts

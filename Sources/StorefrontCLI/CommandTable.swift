@@ -92,6 +92,8 @@ public struct OptionSpec: Equatable, Sendable {
                    "buy: monthly (a one-year subscription's monthly plan, 12-month commitment) or upfront"),
         OptionSpec("--reason", value: "REASON", kind: .words(Transaction.RevocationReason.allNames),
                    "why the refund: developerIssue or other (default other)"),
+        OptionSpec("--prorated", value: "PERCENT", kind: .words(["remaining"]),
+                   "refund: give back a share (33.333, up to three decimals) or remaining (a subscription's period left); default the whole"),
         OptionSpec("--request-reason", value: "REASON", kind: .words(RefundRequestReason.allCases.map(\.rawValue)),
                    "refund-request begin: why the customer asks (the refund sheet's reasons; default other)"),
         OptionSpec("--once", "an error setting applies to the next call only"),

@@ -94,6 +94,8 @@ extension Transaction {
             "expirationDate": .date(expirationDate),
             "revocationDate": .date(revocationDate),
             "revocationReason": revocationReason.map { .string($0.rawValue) },
+            "revocationType": revocationType.map { .string($0.rawValue) },
+            "revocationPercentage": revocationPercentage.map { .integer($0) },
             "isUpgraded": .bool(isUpgraded),
             "ownershipType": .string(ownershipType.rawValue),
             "purchasedQuantity": .integer(purchasedQuantity),

@@ -83,6 +83,8 @@ struct CommandArguments {
     var outside = false
     var outcome: PurchaseChoice?
     var reason: Transaction.RevocationReason?
+    /// `refund --prorated`: how much the refund gives back.
+    var refundShare: RefundShare?
     var requestReason: RefundRequestReason?
     var offerID: String?
     var appAccountToken: UUID?

@@ -24,6 +24,17 @@ public struct Transaction: Sendable, Identifiable, Hashable, SignedByStore {
     public var revocationDate: Date? { engine.revocationDate }
     /// Why it was refunded or revoked.
     public var revocationReason: RevocationReason? { engine.revocationReason.map { RevocationReason(rawValue: $0.appStoreCode) } }
+    /// What kind of refund or revocation it had (`revocationType`): full, prorated, or Family
+    /// Sharing's; nil unless revoked. As signed, or the store's own rule for an unsigned copy.
+    public var revocationType: RevocationType? {
+        (payload["revocationType"] as? String ?? engine.revocationType?.rawValue).map(RevocationType.init(rawValue:))
+    }
+    /// The share of the price refunded, a percentage from 0 to 100 with three decimals (33.333):
+    /// the signed `revocationPercentage` (milliunits) over 1,000; nil unless refunded.
+    public var revocationPercentage: Decimal? {
+        ((payload["revocationPercentage"] as? Int) ?? (jws.isEmpty ? engine.revocationPercentage : nil))
+            .map { Decimal($0) / 1000 }
+    }
     /// Whether a higher tier of the group replaced this subscription.
     public var isUpgraded: Bool { engine.isUpgraded }
     /// Bought by the account, or shared by family.
@@ -39,7 +50,7 @@ public struct Transaction: Sendable, Identifiable, Hashable, SignedByStore {
     /// The offer redeemed, if any: its type, id, payment mode and whole length.
     public var offer: Offer? {
         engine.offerType.map {
-            Offer(type: OfferType($0), id: engine.offerID, paymentMode: engine.offerPaymentMode.map(Offer.PaymentMode.init),
+            Offer(type: OfferType($0), id: engine.offerID, paymentMode: engine.offerDiscountType.map(Offer.PaymentMode.init(rawValue:)),
                   period: engine.offerPeriod.map(Product.SubscriptionPeriod.init))
         }
     }
@@ -74,9 +85,10 @@ public struct Transaction: Sendable, Identifiable, Hashable, SignedByStore {
     /// The signed payload as JSON, with the App Store's field names.
     public var jsonRepresentation: Data { jwsPayload(engine.jwsRepresentation) }
     var jws: String { engine.jwsRepresentation ?? "" }
-    private func payloadString(_ name: String) -> String? {
-        ((try? JSONSerialization.jsonObject(with: jsonRepresentation)) as? [String: Any])?[name] as? String
+    private var payload: [String: Any] {
+        ((try? JSONSerialization.jsonObject(with: jsonRepresentation)) as? [String: Any]) ?? [:]
     }
+    private func payloadString(_ name: String) -> String? { payload[name] as? String }
 
     /// Tells the store the content is delivered: the transaction leaves `Transaction.unfinished`.
     public func finish() async {
@@ -106,6 +118,21 @@ extension Transaction {
         public static let developerIssue = RevocationReason(rawValue: 1)
         /// Refunded for another reason.
         public static let other = RevocationReason(rawValue: 0)
+    }
+
+    /// What kind of refund or revocation a transaction had (StoreKit's `Transaction.RevocationType`),
+    /// with the App Store's names (`revocationType` in signed payloads).
+    public struct RevocationType: RawRepresentable, Hashable, Sendable {
+        /// The App Store's name.
+        public let rawValue: String
+        /// Creates the type with this raw value.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The whole price refunded (`REFUND_FULL`).
+        public static let fullRefund = RevocationType(rawValue: "REFUND_FULL")
+        /// Part of the price refunded: ``Transaction/revocationPercentage`` (`REFUND_PRORATED`).
+        public static let proratedRefund = RevocationType(rawValue: "REFUND_PRORATED")
+        /// A family member's access ended: nothing refunded to them (`FAMILY_REVOKE`).
+        public static let familyRevocation = RevocationType(rawValue: "FAMILY_REVOKE")
     }
 
     /// Bought by the account or shared by family (StoreKit's `Transaction.OwnershipType`).
@@ -186,6 +213,8 @@ extension Transaction {
             public static let payAsYouGo = PaymentMode(rawValue: "PAY_AS_YOU_GO")
             /// The offer price once, up front.
             public static let payUpFront = PaymentMode(rawValue: "PAY_UP_FRONT")
+            /// A consumable's, non-consumable's or non-renewing subscription's offer: bought once at its price.
+            public static let oneTime = PaymentMode(rawValue: "ONE_TIME")
 
             init(_ mode: StoreEngine.PaymentMode) { self.init(rawValue: mode.offerDiscountType) }
         }

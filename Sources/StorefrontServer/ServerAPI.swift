@@ -56,6 +56,7 @@ extension APIError {
         case .invalidExtendReasonCode: .invalidExtendReason
         case .invalidRequestIdentifier: .invalidRequestIdentifier
         case .invalidTransactionID: .invalidTransactionID
+        case .invalidRefundPercentage: .badRequest  // serve refunds nothing: the App Store face's input only
         }
     }
 

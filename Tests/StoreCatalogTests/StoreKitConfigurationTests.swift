@@ -740,7 +740,8 @@ struct StoreKitConfigurationTests {
             try Catalog.parse(Array(#"{"startingSettings": {"colour": "red"}}"#.utf8), file: "x.json")
         }
         #expect(throws: CatalogError.self) {
-            try Catalog.parse(Array(#"{"products": [{"id": "p", "type": "consumable", "displayName": "P", "price": "1", "offers": []}]}"#.utf8), file: "x.json")
+            // A one-time product's offers are offer codes only (OneTimeOfferCodeTests).
+            try Catalog.parse(Array(#"{"products": [{"id": "p", "type": "consumable", "displayName": "P", "price": "1", "offers": [{"type": "promotional", "id": "o", "price": "0.5"}]}]}"#.utf8), file: "x.json")
         }
     }
 

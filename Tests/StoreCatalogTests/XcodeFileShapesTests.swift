@@ -117,10 +117,12 @@ struct XcodeFileShapesTests {
         #expect(yearly.subscription?.billingPlans == [])
         #expect(catalog.product(from: yearly, in: catalog.storefronts[0]).subscription?.pricingTerms.map(\.billingPlanType) == [.billedUpfront])
         expectNote(catalog, saying: ["subscriptions[0].billingPlans[1].isEnabled", "\"MONTHLY\"", "not offered"])
-        // A turned-off plan is not checked (a monthly plan on a monthly subscription, no price); up front stays on sale.
+        #expect(yearly.subscription?.isBilledUpfrontOnSale == true)
+        // A turned-off plan is not checked (a monthly plan on a monthly subscription, no price); up front goes off sale too.
         #expect(catalog.product(id: "plan.1")?.subscription?.billingPlans == [])
+        #expect(catalog.product(id: "plan.1")?.subscription?.isBilledUpfrontOnSale == false)
         expectNote(catalog, saying: ["subscriptions[1].billingPlans[0].isEnabled", "\"MONTHLY\""])
-        expectNote(catalog, saying: ["subscriptions[1].billingPlans[1].isEnabled", "\"BILLED_UPFRONT\"", "stays on sale"])
+        expectNote(catalog, saying: ["subscriptions[1].billingPlans[1].isEnabled", "\"BILLED_UPFRONT\"", "billed up front is refused"])
         #expect(catalog.notes.count == 3)
     }
 

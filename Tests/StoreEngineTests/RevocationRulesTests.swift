@@ -37,7 +37,7 @@ struct RevocationRulesTests {
         }
     }
 
-    @Test("a non-subscription's refund is REFUND_FULL at 100000 milliunits; a subscription's, prorated by the time left")
+    @Test("a refund is REFUND_FULL at 100000 milliunits unless the tester chooses a share: prorated by the time left, or any share of any product")
     func types() async throws {
         try await withStoreFixture { fixture in
             let store = try fixture.open()
@@ -52,7 +52,7 @@ struct RevocationRulesTests {
             // A quarter of the year used: three quarters refunded.
             let end = try #require(yearly.expirationDate)
             fixture.clock.set(yearly.purchaseDate.addingTimeInterval(end.timeIntervalSince(yearly.purchaseDate) / 4))
-            let refunded = try await store.appStore.refund(yearly.id)
+            let refunded = try await store.appStore.refund(yearly.id, share: .timeRemaining)
             #expect(refunded.revocationType == .refundProrated && refunded.revocationPercentage == 75_000)
             payload = try await store.app.verify(jws: try #require(refunded.jwsRepresentation)).payload
             #expect(payload["revocationType"] == .string("REFUND_PRORATED"))
@@ -61,6 +61,39 @@ struct RevocationRulesTests {
             // Not revoked: neither field.
             #expect(try await store.app.verify(jws: try #require(pro.jwsRepresentation)).payload["revocationType"] == nil)
         }
+    }
+
+    @Test("the tester's share: a subscription refunded whole by default, a consumable prorated, kept in the store and signed; a share out of range refused")
+    func chosenShares() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            let monthly = try await buy(store, "sub.monthly")
+            let coins = try await buy(store, "coins", quantity: 3)
+            fixture.clock.advance(by: 3_600)
+            let whole = try await store.appStore.refund(monthly.id)
+            #expect(whole.revocationType == .refundFull && whole.revocationPercentage == 100_000, "Apple's most common refund: the whole")
+            await #expect(throws: InputError.invalidRefundPercentage(100_000)) {
+                try await store.appStore.refund(coins.id, share: .prorated(milliunits: 100_000))
+            }
+            #expect(try await store.app.transaction(id: coins.id).revocationDate == nil, "nothing refunded")
+            let third = try await store.appStore.refund(coins.id, share: .prorated(milliunits: 33_333))
+            #expect(third.revocationType == .refundProrated && third.revocationPercentage == 33_333)
+            // Read again from the store (another process's view): the share and the signature agree.
+            let reread = try await fixture.open().app.transaction(id: coins.id)
+            #expect(reread.revocationPercentage == 33_333 && reread.verification == .verified)
+            let payload = try await store.app.verify(jws: try #require(reread.jwsRepresentation)).payload
+            #expect(payload["revocationType"] == .string("REFUND_PRORATED") && payload["revocationPercentage"] == .integer(33_333))
+        }
+    }
+
+    @Test("a percentage as the command line takes it, in milliunits, and back")
+    func percentText() {
+        #expect(RefundShare.milliunits(percent: "33.333") == 33_333)
+        #expect(RefundShare.milliunits(percent: "40") == 40_000)
+        #expect(RefundShare.milliunits(percent: "0.015") == 15)
+        #expect(RefundShare.milliunits(percent: "67.9") == 67_900)
+        for bad in ["", "-5", "1.2345", "abc", "1e3", ".5", "5.", "1000", "٣"] { #expect(RefundShare.milliunits(percent: bad) == nil, "\(bad)") }
+        #expect(RefundShare.percentText(33_333) == "33.333" && RefundShare.percentText(40_000) == "40" && RefundShare.percentText(15) == "0.015")
     }
 
     @Test("a family member's revoked share is FAMILY_REVOKE, with no percentage: nothing was refunded to the member")

@@ -49,6 +49,68 @@ struct XcodeFileShapesStoreTests {
         }
     }
 
+    @Test("the up-front plan turned off (isEnabled false) is not bought: a purchase billed up front is productUnavailable; the monthly plan sells")
+    func disabledUpfrontPlan() async throws {
+        let text = storeKitFile([#"""
+            "recurringSubscriptionPeriod" : "P1Y",
+            "billingPlans" : [ { "billingPlanType" : "BILLED_UPFRONT", "displayPrice" : "9.99", "isEnabled" : false },
+                               { "billingPlanType" : "MONTHLY", "commitmentDisplayPrice" : "11.88", "displayPrice" : "0.99", "isEnabled" : true } ]
+            """#])
+        let catalog = try Catalog.parse(Array(text.utf8), file: "Shapes.storekit")
+        #expect(catalog.product(id: "plan.0")?.subscription?.isBilledUpfrontOnSale == false)
+        // Written as products.json and read again, the plan stays off.
+        let converted = try Catalog.parse(Array(catalog.productsJSON().document.serialized(pretty: false).utf8), file: "converted.json")
+        #expect(converted.product(id: "plan.0")?.subscription?.isBilledUpfrontOnSale == false)
+        try await withShapeStore(text) { fixture in
+            let store = try fixture.open()
+            #expect(await purchaseError { _ = try await store.app.purchase("plan.0") } == .productUnavailable)
+            #expect(try await store.transactions().isEmpty)
+            #expect(try await store.app.products().first?.subscription?.pricingTerms.map(\.billingPlanType) == [.monthly])
+            let bought = try #require(try await store.app.purchase("plan.0", billingPlanType: .monthly).transaction)
+            #expect(bought.price == decimal("0.99") && bought.commitment?.billingPeriodNumber == 1)
+        }
+    }
+
+    @Test("a monthly plan's own introductory offer (introductoryOffers, one per plan) is applied, priced and signed when bought monthly; up front keeps its own")
+    func monthlyPlanIntroductoryOffer() async throws {
+        let text = storeKitFile([#"""
+            "recurringSubscriptionPeriod" : "P1Y",
+            "billingPlans" : [ { "billingPlanType" : "BILLED_UPFRONT", "displayPrice" : "99.99", "isEnabled" : true },
+                               { "billingPlanType" : "MONTHLY", "commitmentDisplayPrice" : "119.88", "displayPrice" : "9.99", "isEnabled" : true } ],
+            "introductoryOffers" : [
+              { "billingPlanType" : "BILLED_UPFRONT", "paymentMode" : "free", "subscriptionPeriod" : "P2W" },
+              { "billingPlanType" : "MONTHLY", "displayPrice" : "4.99", "numberOfPeriods" : 2, "paymentMode" : "payAsYouGo", "subscriptionPeriod" : "P1M" } ]
+            """#])
+        try await withShapeStore(text) { fixture in
+            let store = try fixture.open()
+            let first = try #require(try await store.app.purchase("plan.0", billingPlanType: .monthly).transaction)
+            #expect(first.price == decimal("4.99") && first.offerType == .introductory && first.offerPaymentMode == .payAsYouGo)
+            #expect(first.offerPeriod == ISODuration(months: 2), "the offer's whole length")
+            #expect(first.expirationDate == utc(2025, 4, 1) && first.commitment?.billingPeriodNumber == 1)
+            #expect(first.commitment?.commitmentPrice == decimal("119.88"))
+            let payload = try await store.verify(jws: try #require(first.jwsRepresentation)).payload
+            #expect(payload["offerType"] == .integer(1) && payload["offerDiscountType"] == .string("PAY_AS_YOU_GO"))
+            #expect(payload["price"] == .integer(4_990) && payload["billingPlanType"] == .string("MONTHLY"))
+            // The renewal info says the next month is the offer's too; after it, the commitment's price.
+            var info = try await renewalPayload(store, "g0")
+            #expect(info["renewalPrice"] == .integer(4_990) && info["offerType"] == .integer(1))
+            fixture.clock.set(utc(2025, 4, 15))
+            info = try await renewalPayload(store, "g0")
+            #expect(info["renewalPrice"] == .integer(9_990) && info["offerType"] == nil)
+            // The offer's second period, then the commitment's own price for the rest of it.
+            fixture.clock.set(utc(2025, 5, 15))
+            let months = try await store.transactions().reversed().map { $0 }
+            #expect(months.map { $0.commitment?.billingPeriodNumber } == [1, 2, 3])
+            #expect(months.map(\.price) == [decimal("4.99"), decimal("4.99"), decimal("9.99")])
+            #expect(months.map(\.offerType) == [.introductory, .introductory, nil])
+            // Bought up front by another customer: the up-front plan's own offer, a two-week free trial.
+            let other = try fixture.open(account: "other")
+            let upFront = try #require(try await other.app.purchase("plan.0").transaction)
+            #expect(upFront.price == 0 && upFront.offerPaymentMode == .freeTrial && upFront.commitment == nil)
+            #expect(upFront.expirationDate == utc(2025, 5, 29))
+        }
+    }
+
     @Test("subscriptionOffersKeyPair signs and checks promotional offers with no offer-keys add; it is listed as the catalog's")
     func catalogOfferKey() async throws {
         let key = try SigningKey.generate().privateKeyPEM.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()

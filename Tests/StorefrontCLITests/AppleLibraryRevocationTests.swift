@@ -2,18 +2,18 @@ import Foundation
 import Testing
 
 extension AppleLibraryTests {
-    @Test("Apple's library decodes revocationType and revocationPercentage, and an involuntary expiry's renewal info")
+    @Test("Apple's library decodes revocationType and revocationPercentage (full by default, prorated as the tester chooses), and an involuntary expiry's renewal info")
     func revocationAndChurn() async throws {
         let sandbox = try Sandbox()
         let catalog = try sandbox.write("catalog.json", Self.catalog)
-        for arguments in [["buy", "pro"], ["buy", "yearly"], ["clock", "advance", "P3M"]] {
+        for arguments in [["buy", "pro"], ["buy", "yearly"], ["buy", "pass"], ["clock", "advance", "P3M"]] {
             try await sandbox.storefront(arguments, catalog: catalog).expect(exit: 0)
         }
         let history = try await sandbox.storefront(["transactions", "--json"], catalog: catalog).jsonObject()
         let rows = try #require(history["transactions"] as? [[String: Any]])
-        for product in ["pro", "yearly"] {
+        for (product, share) in [("pro", [String]()), ("yearly", ["--prorated", "remaining"]), ("pass", ["--prorated", "33.333"])] {
             let id = try #require(rows.first { $0["productID"] as? String == product }?["id"] as? Int)
-            try await sandbox.storefront(["refund", String(id)], catalog: catalog).expect(exit: 0)
+            try await sandbox.storefront(["refund", String(id)] + share, catalog: catalog).expect(exit: 0)
         }
         // The plus plan churns: its renewal fails and 60 days of billing retry run out.
         for arguments in [["settings", "set", "billingIssues", "true"], ["buy", "plus.monthly"], ["clock", "advance", "P4M"]] {
@@ -31,6 +31,10 @@ extension AppleLibraryTests {
         #expect(yearly["revocationType"]?.value as? String == "REFUND_PRORATED")
         let percentage = try #require(yearly["revocationPercentage"]?.value as? Int)
         #expect((70_000...80_000).contains(percentage), "three months of a year used: \(percentage)")
+        let pass = try #require(transactions.first { $0["productId"]?.value as? String == "pass" })
+        #expect(pass["revocationType"]?.value as? String == "REFUND_PRORATED")
+        #expect(pass["revocationPercentage"]?.value as? Int == 33_333)
+
         #expect(transactions.filter { $0["revocationDate"] == nil }.allSatisfy { $0["revocationType"] == nil })
 
         let plus = try #require(try decoded(result, "renewalInfo").first { $0["productId"]?.value as? String == "plus.monthly" })

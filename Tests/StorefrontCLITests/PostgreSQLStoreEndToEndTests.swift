@@ -131,10 +131,14 @@ struct PostgreSQLStoreEndToEndTests {
             let listing = try await sandbox.storefront(["transactions", "--json"], store: store)
             listing.expect(exit: 0)
             let rows = try #require(try listing.jsonObject()["transactions"] as? [[String: Any]])
-            return rows.map { "\($0["id"] ?? "") \($0["productID"] ?? "") \($0["purchaseDate"] ?? "") \($0["expirationDate"] ?? "-")" }
+            return rows.map { "\($0["id"] ?? "") \($0["productID"] ?? "") \($0["purchaseDate"] ?? "") \($0["expirationDate"] ?? "-") \($0["revocationPercentage"] ?? "-")" }
         }
+        // A refund's chosen share is kept beside its row: it travels with the copy, and doctor finds it signed.
+        let shopping = try #require(try await history(sandbox.store).first { $0.contains(" com.razeware.razefaces.swiftshopping ") })
+        try await sandbox.storefront(["refund", String(shopping.prefix { $0 != " " }), "--prorated", "40"]).expect(exit: 0)
         let original = try await history(sandbox.store)
         #expect(original.count >= 5)  // a trial, renewals, a non-consumable, coins
+        #expect(original.contains { $0.contains(" com.razeware.razefaces.swiftshopping ") && $0.hasSuffix(" 40000") })
         // The receipt signer (issued at the first receipt) goes with the store: receipts made before still verify.
         func receiptRoot(_ store: String) async throws -> String {
             try await sandbox.storefront(["key", "export", "--receipt", "--root"], store: store).stdout

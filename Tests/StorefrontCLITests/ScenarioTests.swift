@@ -137,7 +137,7 @@ struct ReplayTests {
     @Test func aBrokenRefundRuleFailsTheRefundScenario() async throws {
         var hooks = ScenarioHooks()
         hooks.command = { session, command in
-            if case .refund(let id, _) = command { return Report(json: .object([:]), "Refunded \(id)") }
+            if case .refund(let id, _, _) = command { return Report(json: .object([:]), "Refunded \(id)") }
             return try await session.report(for: command)
         }
         let printed = Printed()

@@ -79,8 +79,13 @@ struct TesterCommandArgumentsTests {
     @Test func refundTakesAReason() throws {
         #expect(try parse("refund", "7", "--reason", "developerIssue") == .refund(transactionID: 7, reason: .developerIssue))
         #expect(try parse("refund", "--reason=other", "7") == .refund(transactionID: 7, reason: .other))
+        #expect(try parse("refund", "7", "--prorated", "33.333") == .refund(transactionID: 7, reason: .other, share: .prorated(milliunits: 33_333)))
+        #expect(try parse("refund", "7", "--prorated=remaining") == .refund(transactionID: 7, reason: .other, share: .timeRemaining))
         let error = usageError("refund", "7", "--reason", "fraud")
         #expect(error?.description.contains("developerIssue or other") == true)
+        for share in ["100", "0", "12.3456", "half"] {
+            #expect(usageError("refund", "7", "--prorated", share)?.description.contains("--prorated takes a percentage") == true, "\(share)")
+        }
     }
 
     @Test func accounts() throws {

@@ -58,4 +58,27 @@ import Testing
             await transaction.finish()
         }
     }
+
+    @Test func aConsumablesOfferCodeArrivesAsAOneTimeOffer() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kit-codes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("products.json")
+        try Data(#"""
+            { "storefront": "USA", "products": [ { "id": "coins.100", "type": "consumable", "displayName": "100 Coins", "price": "0.99",
+              "offers": [ { "type": "code", "id": "coins.half", "referenceName": "Half coins", "price": "0.49", "customCodes": ["COINS50"] } ] } ] }
+            """#.utf8).write(to: file)
+        let session = try SKTestSession(contentsOf: file)
+        try await session.run {
+            let updates = Transaction.updates
+            AppStore.offerCodeToRedeem = "COINS50"
+            try await AppStore.presentOfferCodeRedeemSheet()
+            AppStore.offerCodeToRedeem = nil
+            let transaction = try #require(await first(of: updates, within: 20) { $0.productID == "coins.100" }).unsafePayloadValue
+            #expect(transaction.offer?.type == .code && transaction.offer?.id == "Half coins")
+            #expect(transaction.offer?.paymentMode == .oneTime && transaction.offer?.period == nil)
+            #expect(transaction.price == Decimal(string: "0.49"))
+            await transaction.finish()
+        }
+    }
 }

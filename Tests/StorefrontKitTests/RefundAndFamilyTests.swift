@@ -40,7 +40,29 @@ import Testing
             #expect(await listener.count(atLeast: 2, within: 20))
             let update = try #require(await listener.received.last).unsafePayloadValue
             #expect(update.id == bought.id && update.revocationDate != nil && update.revocationReason == .other)
+            #expect(update.revocationType == .fullRefund && update.revocationPercentage == 100)
             #expect(await Transaction.currentEntitlement(for: ID.goPro) == nil)
+        }
+    }
+
+    @Test func aProratedRefundReachesTheAppAsSignedWithItsShare() async throws {
+        let session = try SKTestSession(contentsOf: catalogURL)
+        try await session.run {
+            let product = try #require(try await Product.products(for: [ID.goPro]).first)
+            guard case .success(let result) = try await product.purchase() else { Issue.record("not bought"); return }
+            let bought = try result.payloadValue
+            #expect(bought.revocationType == nil && bought.revocationPercentage == nil, "not refunded")
+            await bought.finish()
+            let listener = Listener(Transaction.updates)
+            try await session.buyProduct(identifier: ID.shopping)  // a canary: the listener has taken its first look
+            #expect(await listener.count(atLeast: 1, within: 20))
+            try await storefront(session, ["refund", String(bought.id), "--prorated", "33.333"])
+            #expect(await listener.count(atLeast: 2, within: 20))
+            let update = try #require(await listener.received.last).unsafePayloadValue
+            #expect(update.id == bought.id && update.revocationType == .proratedRefund)
+            #expect(update.revocationPercentage == Decimal(string: "33.333"))
+            let payload = try JSONSerialization.jsonObject(with: update.jsonRepresentation) as? [String: Any]
+            #expect(payload?["revocationType"] as? String == "REFUND_PRORATED" && payload?["revocationPercentage"] as? Int == 33333)
         }
     }
 
@@ -70,6 +92,7 @@ import Testing
             #expect(await listener.count(atLeast: 3, within: 20))
             let revoked = try #require(await listener.received.last).unsafePayloadValue
             #expect(revoked.id == shared.id && revoked.revocationReason == .developerIssue, "the purchaser's reason")
+            #expect(revoked.revocationType == .familyRevocation && revoked.revocationPercentage == nil, "nothing refunded to a member")
             #expect(await Transaction.currentEntitlement(for: ID.goPro) == nil)
         }
     }

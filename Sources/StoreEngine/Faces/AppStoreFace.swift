@@ -36,10 +36,12 @@ public struct AppStoreFace: Sendable {
 
     // MARK: - Transactions
 
-    /// Refunds a purchase: revoked now with `reason`, the entitlement gone.
+    /// Refunds a purchase: revoked now with `reason`, the entitlement gone; `share` is how much is
+    /// given back (the whole unless chosen: `revocationType` and `revocationPercentage`). Throws
+    /// ``InputError/invalidRefundPercentage(_:)`` for a prorated share outside 1–99,999 milliunits.
     @discardableResult
-    public func refund(_ id: Int64, reason: Transaction.RevocationReason = .other) async throws -> Transaction {
-        try await store.refund(id, reason: reason)
+    public func refund(_ id: Int64, reason: Transaction.RevocationReason = .other, share: RefundShare = .full) async throws -> Transaction {
+        try await store.refund(id, reason: reason, share: share)
     }
 
     /// The customer fixes the billing issue of the subscription a transaction belongs to: its

@@ -13,6 +13,8 @@ public enum InputError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidRequestIdentifier(String)
     /// A transaction id that no transaction can have (ids start at 1).
     case invalidTransactionID(Int64)
+    /// A prorated refund's share outside 1–99,999 milliunits (0.001%–99.999%: the whole is a full refund).
+    case invalidRefundPercentage(Int)
 
     public var description: String {
         switch self {
@@ -24,6 +26,8 @@ public enum InputError: Error, Sendable, Hashable, CustomStringConvertible {
             identifier.isEmpty ? "a request identifier is needed" : "a request identifier is at most 128 characters"
         case .invalidTransactionID(let id):
             "\(id) is not a transaction id (ids start at 1)"
+        case .invalidRefundPercentage(let milliunits):
+            "a prorated refund gives back more than 0% and less than 100% (0.001 to 99.999), not \(RefundShare.percentText(milliunits))%"
         }
     }
 }
@@ -49,6 +53,9 @@ public enum FaceValidation {
     public static func checkRequestIdentifier(_ identifier: String) throws(InputError) {
         guard !identifier.isEmpty, identifier.count <= requestIdentifierLength else { throw .invalidRequestIdentifier(identifier) }
     }
+
+    /// A prorated refund's share, in milliunits: more than nothing, less than the whole.
+    public static let proratedRefundShares = 1...(Transaction.fullRevocation - 1)
 
     /// Checks a transaction id before it is looked up.
     public static func checkTransactionID(_ id: Int64) throws(InputError) {

@@ -24,11 +24,19 @@ extension Transaction {
     }
 
     /// `revocationPercentage` in milliunits (40% is 40000), for a refunded purchase; nil otherwise (a
-    /// family member's revocation refunds nothing). As Apple bases it: an auto-renewable subscription's
-    /// share of its period left at the refund, rounded to three decimals; anything else, and a period
-    /// refunded before it began or after it ended, the whole.
+    /// family member's revocation refunds nothing): the share the refund chose (``refundPercentage``).
+    /// A refund made before the share was kept has the one it was signed with: an auto-renewable
+    /// subscription's share of its period left at the refund, anything else the whole.
     public var revocationPercentage: Int? {
         guard let revoked = revocationDate, ownershipType == .purchased else { return nil }
+        if let refundPercentage { return refundPercentage }
+        return remainingShare(at: revoked)
+    }
+
+    /// An auto-renewable subscription's share of its period left at `revoked`, in milliunits rounded
+    /// as Apple rounds (three decimals of a percent), as Apple bases a prorated refund ("based on time
+    /// remaining"); anything else, and a period refunded before it began or after it ended, the whole.
+    public func remainingShare(at revoked: Date) -> Int {
         guard productType == .autoRenewable, let end = expirationDate, revoked > purchaseDate, revoked < end else {
             return Self.fullRevocation
         }

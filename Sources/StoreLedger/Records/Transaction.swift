@@ -47,6 +47,9 @@ public struct Transaction: Sendable, Hashable, Identifiable {
     public var verification: Verification = .verified
     /// A monthly plan's billing period: its place in the 12-month commitment; nil when billed up front.
     public var commitment: TransactionCommitment?
+    /// The share of a refund the App Store gave back, in milliunits, as the refund chose it (100000:
+    /// the whole); nil when not refunded, or refunded before the share was kept (``revocationPercentage``).
+    public var refundPercentage: Int?
     /// The simulated `verificationError` this copy reached the app with. Not stored:
     /// the next read of the transaction verifies it again.
     public var simulatedVerificationError: SimulatedError?

@@ -50,7 +50,7 @@ extension Transaction {
             "isUpgraded": isUpgraded ? .bool(true) : nil,
             "offerType": offerType.map { .integer($0.appStoreCode) },
             "offerIdentifier": offerID.map { .string($0) },
-            "offerDiscountType": current ? offerPaymentMode.map { .string($0.offerDiscountType) } : nil,
+            "offerDiscountType": current ? offerDiscountType.map(JSON.string) : nil,
             "offerPeriod": current ? offerPeriod.map { .string($0.description) } : nil,
             "environment": .string(environment.appStoreName),
             "transactionReason": .string(reason == .renewal ? "RENEWAL" : "PURCHASE"),
@@ -72,6 +72,12 @@ extension Transaction {
     public var webOrderLineItemID: String { String(Self.webOrderLineItemBase + id) }
 
     static let webOrderLineItemBase: Int64 = 1_000_000_000_000_000
+
+    /// `offerDiscountType`: the offer's payment mode; `ONE_TIME` for an offer (code) on a consumable,
+    /// non-consumable or non-renewing subscription, as Apple signs it.
+    public var offerDiscountType: String? {
+        offerPaymentMode?.offerDiscountType ?? (offerType != nil && productType != .autoRenewable ? "ONE_TIME" : nil)
+    }
 
     /// Records the offer a transaction uses (`offerDiscountType`, `offerPeriod`): its
     /// payment mode and whole length — `count` periods when paid as you go. Nil clears it.
