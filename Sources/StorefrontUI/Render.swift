@@ -135,7 +135,9 @@ private struct Columns {
         let priceRoom = priceWidth
         let room = { (kind: Int) in width - 6 - (kind > 0 ? 2 + kind : 0) - (2 + priceRoom) - 2 - 1 }
         // The KIND column goes first when room is short (the group headings say it too), then [ Buy ].
-        kindWidth = widestName + widestStatus + buyWidth <= room(fullKind) ? fullKind : 0
+        // One long status does not take it: the status is cut to 24 columns first ("…"; the
+        // selected row's whole status is on the action row), as at 100 columns (issue 40).
+        kindWidth = min(widestName, 24) + min(widestStatus, 24) + buyWidth <= room(fullKind) ? fullKind : 0
         let left = room(kindWidth)
         if min(widestName, 24) + min(widestStatus, 24) + buyWidth <= left {
             nameWidth = min(widestName, max(24, left - buyWidth - widestStatus))
