@@ -37,7 +37,7 @@ func keyHelp(for screen: Screen, _ g: Glyphs, recording: Bool = false) -> [KeyHe
             KeyHelp(keys: "/  n N", does: "search by name, id, kind, price, status; n N next, previous",
                     hint: "/ search"),
             KeyHelp(keys: "esc", does: "quit, after asking (\(g.enter) stays); first clears a search"),
-            KeyHelp(keys: "\(g.left) \(g.right)  o  tab", does: "on the App Store sheet: how this purchase ends"),
+            KeyHelp(keys: "\(g.left) \(g.right)  o  tab", does: "on the App Store sheet: how it ends; \(g.up) \(g.down) offer, plan"),
             KeyHelp(keys: "\(g.up) \(g.down)  k j", does: "move; PgUp PgDn Home End g G: page, first, last",
                     hint: "\(g.up)\(g.down) move"),
             KeyHelp(keys: "l  [ ]  { }", does: "show or hide the event log; scroll it a line, a page", hint: "l log"),
