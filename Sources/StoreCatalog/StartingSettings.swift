@@ -24,7 +24,8 @@ extension StartingSettingDefaults {
 extension StoreKitConfiguration {
     /// The starting settings that are switches: true or false, nothing else.
     static let switchSettings: Set<String> = ["askToBuyEnabled", "failTransactionsEnabled", "billingIssuesEnabled",
-                                              "billingGracePeriodEnabled", "disableDialogs", "includeConsumablesInHistory"]
+                                              "renewalBillingIssuesEnabled", "billingGracePeriodEnabled", "disableDialogs",
+                                              "includeConsumablesInHistory"]
 
     /// A starting setting's value as text (nil for null), refused where it cannot mean what it
     /// says: a switch is `true` or `false` (also as text, as a written catalog keeps it), never
@@ -104,6 +105,17 @@ extension StoreKitConfiguration {
                                 ("billingGracePeriodEnabled", "gracePeriod"),
                                 ("includeConsumablesInHistory", "includeConsumablesInHistory")] {
             if let value = starting[name] { result.defaults[setting] = value }
+        }
+        // Xcode 26 writes _renewalBillingIssuesEnabled beside _billingIssuesEnabled (both false in a new file). Apple
+        // documents neither; by its name it is renewals failing with a billing issue into billing retry
+        // (SKTestSession.shouldEnterBillingRetryOnRenewal), which is what billingIssues does here. It was read by
+        // no one, so a file that turned it on renewed as if it were off (issue 40). It wins; a note says when they differ.
+        if let renewal = starting["renewalBillingIssuesEnabled"] {
+            if let other = starting["billingIssuesEnabled"], other != renewal {
+                result.notes.append("\(place("renewalBillingIssuesEnabled")) is \(renewal) and \(place("billingIssuesEnabled")) is \(other): "
+                                    + "billingIssues is \(renewal), as the renewal setting says (renewals fail into billing retry)")
+            }
+            result.defaults["billingIssues"] = renewal
         }
         // A synced .storekit file's app (Xcode writes "0" or nothing for one that is not synced).
         if let text = starting["applicationInternalID"], let id = Int64(text), id > 0 {

@@ -26,6 +26,8 @@ public enum StoreKitConfiguration {
     public static let startingSettingNames = [
         "timeRate", "askToBuyEnabled", "failTransactionsEnabled", "storeKitErrors",
         "billingIssuesEnabled", "billingGracePeriodEnabled", "disableDialogs",
+        // Xcode 26's files write it beside billingIssuesEnabled: renewals fail with a billing issue (`StartingSettingDefaults`).
+        "renewalBillingIssuesEnabled",
         // A synced file's app: its Apple ID in App Store Connect (the `appAppleId` setting).
         "applicationInternalID",
         // Not Xcode's: the app's Info.plist key SKIncludeConsumableInAppPurchaseHistory, kept with the catalog.

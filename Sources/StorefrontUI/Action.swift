@@ -91,8 +91,9 @@ public enum Action: Equatable, Sendable {
 public enum Effect: Equatable, Sendable {
     /// Read everything the screen shows from the store.
     case load
-    /// Buy, as the settings say or with the outcome the tester chose on the sheet, with a subscription offer.
-    case purchase(productID: String, outcome: PurchaseChoice? = nil, offer: PurchaseOffer? = nil)
+    /// Buy, as the settings say or with the outcome the tester chose on the sheet, with a subscription offer
+    /// and a billing plan (`.monthly`: a one-year subscription's monthly plan, as `buy --billing-plan monthly`).
+    case purchase(productID: String, outcome: PurchaseChoice? = nil, offer: PurchaseOffer? = nil, billingPlan: BillingPlanType? = nil)
     case restore
     /// Read the Transaction Manager's list.
     case loadHistory

@@ -27,6 +27,9 @@ func confirmLines(_ product: Product, outcome: PurchaseChoice?, selection: Offer
         }
     } else if let current, current.transaction.productID == product.id, current.state == .subscribed || current.state == .inGracePeriod {
         say("Subscribed to this plan already: nothing charged\(current.renewalInfo.willAutoRenew ? "" : "; auto-renew turns on")", .plain)
+    } else if selection.billingPlan == .monthly, let terms = product.subscription?.monthlyTerms {
+        // The monthly plan chosen on the Billing line: its price is the one charged.
+        say("\(product.kindLabel) \(g.dot) \(terms.summary)", Style(bold: true))
     } else if let group, snapshot?.introEligibleGroups.contains(group) == true, let offer = product.subscription?.introductoryOffer {
         say("\(product.kindLabel) \(g.dot) \(StatusText.offerTerms(offer, product))\(monthlyPlan(product))", Style(bold: true))
     } else {
@@ -34,7 +37,7 @@ func confirmLines(_ product: Product, outcome: PurchaseChoice?, selection: Offer
         if monthlyPlan(product).isEmpty { lines.append((price, .plain)) } else { say(price + monthlyPlan(product), .plain) }
     }
     lines.append(("Account: \(state.account)\(environmentTag(snapshot?.environment ?? .xcode))", dim))
-    let offers = offerLines(product, selection, state, width: width)
+    let offers = offerLines(product, selection, state, width: width) + billingLines(product, selection, state, width: width)
     lines += offers
     let outcomeText = "Outcome: \(g.left) \(outcomeLabel(outcome)) \(g.right)"
     lines += (offers.isEmpty ? [outcomeText] : focusLines(.outcome, outcomeText, selection, state, width: width))
@@ -44,6 +47,16 @@ func confirmLines(_ product: Product, outcome: PurchaseChoice?, selection: Offer
         lines += wrap("\(g.right) \(conditions.summary)", width).map { ($0, style) }
     }
     return lines
+}
+
+/// The Billing line of a one-year subscription with a monthly plan (StoreKit's
+/// `PurchaseOption.billingPlanType`): up front, the default, or monthly with its 12-month commitment.
+private func billingLines(_ product: Product, _ selection: OfferSelection, _ state: State, width: Int) -> [(String, Style)] {
+    guard let terms = product.subscription?.monthlyTerms else { return [] }
+    let g = state.glyphs
+    let plan = selection.billingPlan == .monthly ? "monthly, \(terms.summary)" : "up front, \(regularPrice(product))"
+    return focusLines(.plan, "Billing: \(g.left) \(plan) \(g.right)", selection, state, width: width)
+        .map { ($0, Style(bold: selection.billingPlan != nil, color: selection.billingPlan == nil ? nil : .yellow)) }
 }
 
 /// The environment as the App Store's sheet names it beside the account: none in Production.
@@ -95,7 +108,7 @@ func confirmSheetKey(_ state: inout State, productID: String, outcome: PurchaseC
         state.sheet = nil
         state.flash = nil
         state.busy = .purchasing(productID: productID)
-        return [.purchase(productID: productID, outcome: outcome, offer: selection.offer)]
+        return [.purchase(productID: productID, outcome: outcome, offer: selection.offer, billingPlan: selection.billingPlan)]
     case .escape, .character("n"), .character("q"):
         // Dismissing the App Store sheet is StoreKit's userCancelled: the same purchase as the
         // "cancel" outcome, so the log records it and the screen says it the same way.

@@ -99,7 +99,7 @@ public final class EngineEffects: Sendable {
         case .checkForChanges:
             // The catalog file; the store file's changes come from its change feed (``storeChanges()``).
             return reloadCatalogIfChanged(store)
-        case .purchase(let productID, let choice, let offer):
+        case .purchase(let productID, let choice, let offer, let billingPlan):
             await simulateLatency()
             do {
                 let options: OfferOptions
@@ -110,7 +110,7 @@ public final class EngineEffects: Sendable {
                 // Busy is not broken: nothing was charged when the lock could not be had, so ask again.
                 let purchase = try await whenBusyRetry {
                     try await store.app.buy(productID, offerID: options.offerID, offerSignature: options.signature,
-                                            winBackOfferID: options.winBackOfferID, choice: choice)
+                                            winBackOfferID: options.winBackOfferID, billingPlanType: billingPlan, choice: choice)
                 }
                 let report: PurchaseReport = switch purchase.outcome {
                 case .purchased(let transaction, _) where !purchase.isFinished:

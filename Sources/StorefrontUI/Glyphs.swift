@@ -21,16 +21,18 @@ public struct Glyphs: Equatable, Sendable {
     public var warning: String
     /// From one value to another: "$4.99 → $9.99".
     public var arrow: String
+    /// Before REC in the title bar while `--record` writes.
+    public var recordMark: String
 
     public static let unicode = Glyphs(
         check: " ✓ ", noCheck: "   ", pointer: "▸", star: "★", horizontal: "─", vertical: "│",
         corners: ("┌", "┐", "└", "┘"), spinner: ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"],
-        dot: "·", up: "↑", down: "↓", left: "‹", right: "›", enter: "⏎", warning: "⚠", arrow: "→")
+        dot: "·", up: "↑", down: "↓", left: "‹", right: "›", enter: "⏎", warning: "⚠", arrow: "→", recordMark: "●")
 
     public static let ascii = Glyphs(
         check: "[x]", noCheck: "[ ]", pointer: ">", star: "*", horizontal: "-", vertical: "|",
         corners: ("+", "+", "+", "+"), spinner: ["|", "/", "-", "\\"],
-        dot: "-", up: "^", down: "v", left: "<", right: ">", enter: "Enter", warning: "!", arrow: "->")
+        dot: "-", up: "^", down: "v", left: "<", right: ">", enter: "Enter", warning: "!", arrow: "->", recordMark: "*")
 
     public static func == (a: Glyphs, b: Glyphs) -> Bool {
         a.check == b.check && a.spinner == b.spinner && a.horizontal == b.horizontal

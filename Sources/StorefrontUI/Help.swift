@@ -8,8 +8,8 @@ struct KeyHelp: Equatable {
     var hint: String?
 }
 
-/// The keys of `screen`, in the order the help sheet lists them.
-func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
+/// The keys of `screen`, in the order the help sheet lists them; `recording` adds `=` to the paywall's.
+func keyHelp(for screen: Screen, _ g: Glyphs, recording: Bool = false) -> [KeyHelp] {
     let move = KeyHelp(keys: "\(g.up) \(g.down)  k j", does: "move", hint: "\(g.up)\(g.down) move")
     let scroll = KeyHelp(keys: "PgUp PgDn Home End g G", does: "page, first, last")
     let clock = KeyHelp(keys: "+  >", does: "advance the store's clock a day, a month (renewals follow)", hint: "+ > clock")
@@ -19,9 +19,13 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
     switch screen {
     case .paywall:
         // One line a key, so every key fits the first page at 80×24 (the issue's newcomer never
-        // found o, b and m); the footer starts with "move" (footerHints).
+        // found o, b and m); the footer starts with "move" (footerHints). While recording, `=` comes
+        // right after buy, so the footer has room for it (issue 40: it was in neither).
+        let expect = recording
+            ? [KeyHelp(keys: "=", does: "record an expectation: the selected row as it shows now (--record)", hint: "= expect")] : []
         return [
             KeyHelp(keys: "\(g.enter)  space", does: "buy the selected product: the App Store sheet", hint: "\(g.enter) buy"),
+        ] + expect + [
             KeyHelp(keys: "t", does: "the Transaction Manager: approve, decline, refund, renew", hint: "t transactions"),
             KeyHelp(keys: "s", does: "settings, testers and resets", hint: "s settings"),
             KeyHelp(keys: "r", does: "restore purchases (after a failed load: retry)", hint: "r restore"),
@@ -33,7 +37,7 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
             KeyHelp(keys: "/  n N", does: "search by name, id, kind, price, status; n N next, previous",
                     hint: "/ search"),
             KeyHelp(keys: "esc", does: "quit, after asking (\(g.enter) stays); first clears a search"),
-            KeyHelp(keys: "\(g.left) \(g.right)  o  tab", does: "on the App Store sheet: how this purchase ends"),
+            KeyHelp(keys: "\(g.left) \(g.right)  o  tab", does: "on the App Store sheet: how it ends; \(g.up) \(g.down) offer, plan"),
             KeyHelp(keys: "\(g.up) \(g.down)  k j", does: "move; PgUp PgDn Home End g G: page, first, last",
                     hint: "\(g.up)\(g.down) move"),
             KeyHelp(keys: "l  [ ]  { }", does: "show or hide the event log; scroll it a line, a page", hint: "l log"),
@@ -86,8 +90,8 @@ func keyHelp(for screen: Screen, _ g: Glyphs) -> [KeyHelp] {
 
 /// The help sheet's lines for a screen, wrapped to `width` columns: keys in a column of
 /// their own, what they do wrapped beside them.
-func helpLines(for screen: Screen, _ g: Glyphs, width: Int) -> [String] {
-    let keys = keyHelp(for: screen, g)
+func helpLines(for screen: Screen, _ g: Glyphs, width: Int, recording: Bool = false) -> [String] {
+    let keys = keyHelp(for: screen, g, recording: recording)
     let keyWidth = min(keys.map { TerminalText.width($0.keys) }.max() ?? 0, max(4, width / 3))
     let room = max(8, width - keyWidth - 2)
     var lines: [String] = []
@@ -106,8 +110,9 @@ func helpLines(for screen: Screen, _ g: Glyphs, width: Int) -> [String] {
 /// The footer's hints for a screen that fit in `width` columns, in the help's order,
 /// always ending with "? help" (and "q quit" when it fits).
 /// `offered` keeps a hint or drops it (the manager's actions the selected transaction does not allow).
-func footerHints(for screen: Screen, _ g: Glyphs, width: Int, offered: (String) -> Bool = { _ in true }) -> String {
-    let hints = keyHelp(for: screen, g).compactMap(\.hint).filter(offered)
+func footerHints(for screen: Screen, _ g: Glyphs, width: Int, recording: Bool = false,
+                 offered: (String) -> Bool = { _ in true }) -> String {
+    let hints = keyHelp(for: screen, g, recording: recording).compactMap(\.hint).filter(offered)
     // "move" leads the footer wherever the help lists it.
     let isMove = { (hint: String) in hint.hasSuffix(" move") }
     return fitHints(hints.filter(isMove) + hints.filter { !isMove($0) }, width: width)
@@ -118,6 +123,44 @@ func detailFooterHints(_ g: Glyphs, width: Int, offered: (String) -> Bool = { _ 
     let actions = keyHelp(for: .transactions, g).compactMap(\.hint)
         .filter { !$0.hasSuffix(" move") && $0 != "i details" && $0 != "esc back" && offered($0) }
     return fitHints(["\(g.up)\(g.down) scroll", "w wrap", "esc close"] + actions, width: width)
+}
+
+/// The footer while a sheet is open: the sheet's own keys, in the order it is used. The keys of the
+/// screen behind (`⏎ buy … r restore`) do not act while a sheet is open (issue 40), and `? help`
+/// and `q quit` neither: q cancels most sheets.
+func sheetFooterHints(_ sheet: Sheet, _ state: State, width: Int) -> String {
+    let g = state.glyphs
+    let cancel = "esc cancel"
+    let hints: [String] = switch sheet {
+    case .confirm(let productID, _, let selection):
+        (sheetFields(state.products.first { $0.id == productID }, selection, state).count > 1 ? ["\(g.up)\(g.down) line"] : [])
+            + ["\(g.left)\(g.right) change", "\(g.enter) confirm", cancel]
+    case .alreadyOwned: ["\(g.enter) get it free", cancel]
+    case .confirmCommand(let command): ["\(g.enter) \(command.verb)", cancel]
+    case .outsidePurchase: ["\(g.up)\(g.down) choose", "PgUp PgDn Home End", "\(g.enter) buy", cancel]
+    case .alert: ["\(g.enter) OK"]
+    case .help: ["\(g.up)\(g.down) PgDn scroll", "esc close"]
+    case .refund: ["\(g.left)\(g.right) reason", "\(g.enter) refund", cancel]
+    case .confirmQuit: ["q quit", "\(g.enter) stay"]
+    case .redeemCode: ["type the code", "\(g.enter) redeem", cancel]
+    case .message(let message):
+        switch message.reason {
+        case .billingIssue: ["\(g.enter) continue: the payment method works", "esc close"]
+        case .winBackOffer: ["\(g.enter) subscribe", "esc close"]
+        case .generic, .priceIncreaseConsent: ["\(g.enter) OK", "esc close"]
+        }
+    case .priceIncrease(let productID):
+        pendingConsent(productID, state) != nil ? ["\(g.enter) agree", "x cancel the subscription", "esc not now"] : ["\(g.enter) OK"]
+    case .messages: ["\(g.up)\(g.down) choose", "\(g.left)\(g.right) when shown", "\(g.enter) show", "esc close"]
+    case .refundRequest: ["\(g.up)\(g.down) reason", "\(g.enter) submit", cancel]
+    }
+    var chosen: [String] = []
+    var used = 1
+    for hint in hints where used + TerminalText.width(hint) + 2 <= width {
+        chosen.append(hint)
+        used += TerminalText.width(hint) + 2
+    }
+    return " " + chosen.joined(separator: "  ")
 }
 
 private func fitHints(_ hints: [String], width: Int) -> String {

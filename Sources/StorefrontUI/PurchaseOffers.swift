@@ -21,16 +21,19 @@ public enum PurchaseOffer: Equatable, Sendable {
 
 /// A line of the App Store sheet that ← → change.
 public enum SheetField: Equatable, Sendable {
-    case offer, signature, outcome
+    /// The offer, its signature, the billing plan (a one-year subscription with a monthly plan), how it ends.
+    case offer, signature, plan, outcome
 }
 
-/// The offer chosen on the App Store sheet, and the line ← → change.
+/// The offer and billing plan chosen on the App Store sheet, and the line ← → change.
 public struct OfferSelection: Equatable, Sendable {
     public var offer: PurchaseOffer?
+    /// `.monthly`: the one-year subscription's monthly plan (`PurchaseOption.billingPlanType`); nil bills up front.
+    public var billingPlan: BillingPlanType?
     public var focus = SheetField.outcome
 
-    public init(offer: PurchaseOffer? = nil, focus: SheetField = .outcome) {
-        (self.offer, self.focus) = (offer, focus)
+    public init(offer: PurchaseOffer? = nil, billingPlan: BillingPlanType? = nil, focus: SheetField = .outcome) {
+        (self.offer, self.billingPlan, self.focus) = (offer, billingPlan, focus)
     }
 }
 
@@ -57,16 +60,22 @@ func purchaseSheet(for product: Product, _ state: State) -> Sheet {
     return .confirm(productID: product.id, offer: OfferSelection(offer: offer, focus: offer == nil ? .outcome : .offer))
 }
 
-/// The sheet's lines ↑ ↓ move among: the offer and its signature when there are offers, and the outcome.
+/// The sheet's lines ↑ ↓ move among: the offer and its signature when there are offers, the billing
+/// plan when the product has a monthly one, and the outcome.
 func sheetFields(_ product: Product?, _ selection: OfferSelection, _ state: State) -> [SheetField] {
-    guard let product, !offerChoices(product, state).isEmpty else { return [.outcome] }
-    if case .promotional? = selection.offer { return [.offer, .signature, .outcome] }
-    return [.offer, .outcome]
+    guard let product else { return [.outcome] }
+    var fields: [SheetField] = []
+    if !offerChoices(product, state).isEmpty {
+        fields.append(.offer)
+        if case .promotional? = selection.offer { fields.append(.signature) }
+    }
+    if product.subscription?.monthlyTerms != nil { fields.append(.plan) }
+    return fields + [.outcome]
 }
 
 // MARK: - Keys
 
-/// ↑ ↓ on the App Store sheet: the line ← → change next. Nil when the sheet has no offers.
+/// ↑ ↓ on the App Store sheet: the line ← → change next. False when the outcome is the only one.
 func moveSheetFocus(_ selection: inout OfferSelection, _ product: Product?, up: Bool, _ state: State) -> Bool {
     let fields = sheetFields(product, selection, state)
     guard fields.count > 1 else { return false }
@@ -75,7 +84,7 @@ func moveSheetFocus(_ selection: inout OfferSelection, _ product: Product?, up: 
     return true
 }
 
-/// ← → on the offer or signature line: the next (or previous) offer, or signature fault.
+/// ← → on the offer, signature or billing line: the next (or previous) offer, signature fault, or plan.
 func stepOffer(_ selection: inout OfferSelection, _ product: Product?, by step: Int, _ state: State) {
     guard let product else { return }
     switch selection.focus {
@@ -88,6 +97,9 @@ func stepOffer(_ selection: inout OfferSelection, _ product: Product?, by step: 
         guard case .promotional(let id, let flaw)? = selection.offer else { return }
         let at = signatureFlaws.firstIndex(of: flaw) ?? 0
         selection.offer = .promotional(id: id, flaw: signatureFlaws[(at + step + signatureFlaws.count) % signatureFlaws.count])
+    case .plan:
+        guard product.subscription?.monthlyTerms != nil else { return }
+        selection.billingPlan = selection.billingPlan == .monthly ? nil : .monthly
     case .outcome:
         break
     }

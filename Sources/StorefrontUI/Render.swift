@@ -63,8 +63,11 @@ private func drawTitleBar(_ state: State, into canvas: inout Canvas) {
     // unless the store's clock needs the room; the tabs shorten first; at the last the account is
     // cut with "…", never the name.
     let file = StoreAddress(state.storePath).name
+    // While --record writes, "● REC" follows the name on every screen, and stays: the tester
+    // sees that what they do is written down (issue 40).
+    let rec = state.recording == nil ? "" : "\(g.recordMark) REC "
     func title(_ file: String?, _ account: String?) -> String {
-        " Storefront \(g.dot) " + [file, account, storefront].compactMap { $0 }.joined(separator: " \(g.dot) ") + clock
+        " Storefront \(rec)\(g.dot) " + [file, account, storefront].compactMap { $0 }.joined(separator: " \(g.dot) ") + clock
     }
     var choice: (String, [(String, Screen)])?
     search: for (name, account) in [(file, state.account), (file, nil), (nil, state.account)] as [(String?, String?)] {
@@ -81,6 +84,7 @@ private func drawTitleBar(_ state: State, into canvas: inout Canvas) {
         return TerminalText.truncated(title(nil, account), to: room)
     }()
     canvas.put(title, x: 0, y: 0, limit: canvas.width, style: Style(bold: true, reverse: true))
+    if !rec.isEmpty { canvas.put(String(rec.dropLast()), x: TerminalText.width(" Storefront "), y: 0, style: Style(bold: true, reverse: true, color: .red)) }
     let width = tabsWidth(tabs)
     guard width < canvas.width else { return }
     var x = canvas.width - width
@@ -135,7 +139,9 @@ private struct Columns {
         let priceRoom = priceWidth
         let room = { (kind: Int) in width - 6 - (kind > 0 ? 2 + kind : 0) - (2 + priceRoom) - 2 - 1 }
         // The KIND column goes first when room is short (the group headings say it too), then [ Buy ].
-        kindWidth = widestName + widestStatus + buyWidth <= room(fullKind) ? fullKind : 0
+        // One long status does not take it: the status is cut to 24 columns first ("…"; the
+        // selected row's whole status is on the action row), as at 100 columns (issue 40).
+        kindWidth = min(widestName, 24) + min(widestStatus, 24) + buyWidth <= room(fullKind) ? fullKind : 0
         let left = room(kindWidth)
         if min(widestName, 24) + min(widestStatus, 24) + buyWidth <= left {
             nameWidth = min(widestName, max(24, left - buyWidth - widestStatus))
@@ -322,9 +328,13 @@ private func displayName(_ productID: String, _ state: State) -> String {
 
 private func drawFooter(_ state: State, row: Int, into canvas: inout Canvas) {
     let offered = { (hint: String) in offersHint(hint, state) }
-    let hints = state.screen == .transactions && state.manager.detail != nil
-        ? detailFooterHints(state.glyphs, width: canvas.width - 1, offered: offered)
-        : footerHints(for: state.screen, state.glyphs, width: canvas.width - 1, offered: offered)
+    let hints = if let sheet = state.sheet {
+        sheetFooterHints(sheet, state, width: canvas.width - 1)
+    } else if state.screen == .transactions && state.manager.detail != nil {
+        detailFooterHints(state.glyphs, width: canvas.width - 1, offered: offered)
+    } else {
+        footerHints(for: state.screen, state.glyphs, width: canvas.width - 1, recording: state.recording != nil, offered: offered)
+    }
     let used = canvas.put(hints, x: 0, y: row, style: dim)
     // The store file's path on the right, shortened from the left when the line is full.
     let room = canvas.width - used - 3

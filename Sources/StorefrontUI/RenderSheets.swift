@@ -73,7 +73,7 @@ func drawSheet(_ sheet: Sheet, _ state: State, into canvas: inout Canvas) {
         case .settings: "Settings"
         }
         title = "Keys: \(screenName)"
-        let lines = helpLines(for: state.screen, state.glyphs, width: inner)
+        let lines = helpLines(for: state.screen, state.glyphs, width: inner, recording: state.recording != nil)
         // Scrolled with ↑ ↓ when taller than the screen; the last line says what is below.
         let room = max(1, canvas.height - 2 - 4)
         let scroll = min(state.helpScroll, max(0, lines.count - room))

@@ -174,6 +174,9 @@ public struct State: Equatable, Sendable {
     public var tableMeasure = TableMeasure()
     /// How the app handles the App Store's messages, and those it handled already.
     public var messages = MessageHandling()
+    /// The file `--record` writes the tester's actions to, nil when not recording: the title bar
+    /// says REC, and `=` (an expectation for the selected row) is in the help and the footer.
+    public var recording: String?
 
     public init(size: Size, glyphs: Glyphs = .unicode, account: String, storePath: String, paywall: Paywall) {
         self.size = size

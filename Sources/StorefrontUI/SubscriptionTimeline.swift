@@ -7,7 +7,8 @@ import StoreEngine
 
 /// Where dates fall on a bar `width` columns wide. Linear between the timeline's moments (period
 /// starts and ends, marks, now), except that every stretch between two of them gets two columns at
-/// least, so a week's trial before a year's plan still shows; the period auto-renewal starts next
+/// least (or an equal share of the bar, when it is too short for two each), so a week's trial before
+/// a year's plan still shows; the period auto-renewal starts next
 /// is a short stub at the right, not a second year of axis.
 struct TimelineScale {
     private var points: [Date] = []
@@ -23,7 +24,9 @@ struct TimelineScale {
         let stub = next == nil ? 0 : min(8, self.width / 6)
         let stretches = zip(points, points.dropFirst()).map { $1.timeIntervalSince($0) }
         let room = Double(self.width - stub)
-        let least = Double(stretches.count * 2) <= room ? 2.0 : 0
+        // Two columns each, or as much as the bar has when that is too much: a long life's day of
+        // grace, of billing retry, or an expiry then still gets a column (issue 40: it got none).
+        let least = stretches.isEmpty ? 0 : min(2, room / Double(stretches.count))
         let total = max(1, stretches.reduce(0, +))
         let spare = room - least * Double(stretches.count)
         columns = [0]

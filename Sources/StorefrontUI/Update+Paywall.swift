@@ -31,6 +31,8 @@ public enum PaywallAction: Equatable, Sendable {
     case askToQuit
     /// A Transaction Manager key pressed on the paywall (f, x, e, …): where it works, on the status line.
     case managerKeyHint(Character)
+    /// `=`: the recorder (`--record`) writes the selected row's expectation; the status line says so.
+    case expectRow
 
     // MARK: Engine results
 
@@ -64,6 +66,7 @@ extension PaywallAction {
         case .character("["), .character("]"), .character("{"), .character("}"): self = .scrollLog(key)
         case .character("?"), .character("h"): self = .openHelp
         case .escape: self = .askToQuit
+        case .character("="): self = .expectRow
         case .character(let key) where Self.managerKeys[key] != nil: self = .managerKeyHint(key)
         default: return nil
         }
@@ -99,6 +102,13 @@ func reducePaywall(_ state: inout State, _ action: PaywallAction) -> [Effect] {
     case .askToQuit: state.sheet = .confirmQuit
     case .managerKeyHint(let key):
         state.flash = "\(key) \(PaywallAction.managerKeys[key] ?? "acts") a transaction in the Transaction Manager: press t"
+    case .expectRow:
+        // The recorder sees the key and writes the lines (Scenarios' ScenarioRecorder); this is what the tester sees.
+        if state.recording == nil {
+            state.flash = "= adds an expectation to a recording: start the paywall with --record FILE"
+        } else if let product = state.selectedProduct {
+            state.flash = "Recorded an expectation: \(product.displayName) as its row shows it now"
+        }
     case .purchased(let productID, let report):
         state.busy = nil
         purchaseEnded(&state, productID, report)

@@ -43,6 +43,7 @@ private func runLoop(store: Store, invocation: Invocation, console: Console, sto
     var state = State(size: terminal.size, account: store.account, storePath: store.path, paywall: store.catalog.paywall)
     state.followsCurrentAccount = invocation.account == nil
     state.catalogNotes = store.catalog.notes
+    state.recording = invocation.recordPath
     let effects = EngineEffects(store: store, latency: .milliseconds(invocation.latency ?? 400), catalogPath: invocation.catalogPath)
     let program = Program(state: state, terminal: terminal, stop: stop, perform: effects.perform)
     // Another process's writes and the renewals the clock makes due come from the store's change feed.

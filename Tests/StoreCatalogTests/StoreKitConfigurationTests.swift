@@ -447,6 +447,20 @@ struct StoreKitConfigurationTests {
         #expect(catalog.notes.allSatisfy { $0.hasPrefix("Products.storekit: settings._") })
     }
 
+    @Test("Xcode 26's _renewalBillingIssuesEnabled makes renewals fail (billingIssues); it wins over _billingIssuesEnabled, with a note")
+    func renewalBillingIssues() throws {
+        let alone = try load(#"{"version": {"major": 4}, "products": [], "settings": {"_renewalBillingIssuesEnabled": true}}"#)
+        #expect(alone.settingDefaults == ["billingIssues": "true"] && alone.notes.isEmpty, "\(alone.settingDefaults) \(alone.notes)")
+        let both = try load(#"{"version": {"major": 4}, "products": [], "settings": {"_billingIssuesEnabled": false, "_renewalBillingIssuesEnabled": true}}"#)
+        #expect(both.settingDefaults == ["billingIssues": "true"])
+        #expect(both.notes == ["Products.storekit: settings._renewalBillingIssuesEnabled is true and settings._billingIssuesEnabled is false: "
+                               + "billingIssues is true, as the renewal setting says (renewals fail into billing retry)"])
+        let off = try load(#"{"version": {"major": 4}, "products": [], "settings": {"_billingIssuesEnabled": false, "_renewalBillingIssuesEnabled": false}}"#)
+        #expect(off.settingDefaults == ["billingIssues": "false"] && off.notes.isEmpty)
+        expectInvalid(#"{"version": {"major": 4}, "products": [], "settings": {"_renewalBillingIssuesEnabled": "yes"}}"#,
+                      at: "settings._renewalBillingIssuesEnabled", saying: ["true or false"])
+    }
+
     @Test("version 3: introductory offers of every payment mode, promotional and code offers")
     func version3Offers() throws {
         let catalog = try load(storeKitV3)

@@ -15,7 +15,7 @@ struct PaywallManagerAndSettingsEndToEndTests {
 
     /// The product table's row of a non-consumable (not the status line, not a sheet over it).
     func tableRow(_ name: String, _ lines: [String]) -> String? {
-        // By its price, not its KIND: a long status ("Purchased, not on this device: r restores") drops that column at 80.
+        // By its price, not its KIND: the KIND column goes at 80 columns.
         lines.first { $0.contains(name) && $0.contains("$0.99") && !$0.contains("│") && !$0.contains("Purchased \(name)") }
     }
 
@@ -150,8 +150,10 @@ struct PaywallManagerAndSettingsEndToEndTests {
             try await session.waitFor("the question to close") { !$0.contains { $0.contains("Are You Sure?") } }
             try await session.send("p")
             let deleted = try await session.waitFor("the checkmark to go") { shownWithoutCheckmark("Swift Shopping", $0) }
-            // The engine's standing, as `storefront products` words it, and what brings it back.
-            #expect(tableRow("Swift Shopping", deleted)?.contains("Purchased, not on this device: r restores") == true,
+            // The engine's standing, as `storefront products` words it: cut on the row at 100 columns, which
+            // keeps its KIND (issue 40; RenderTests has the whole status under the table for the selected row).
+            let row = tableRow("Swift Shopping", deleted)
+            #expect(row?.contains("Purchased, not on this device") == true && row?.contains("Non-consumable") == true,
                     "\(deleted.joined(separator: "\n"))")
             try await session.send("r")
             let lines = try await session.waitFor("restore") { owned("Swift Shopping", $0) }

@@ -11,6 +11,7 @@ struct RecordEndToEndTests {
         let session = try await TmuxSession.start(sandbox, arguments: ["--latency", "0", "--record", file])
         do {
             try await session.waitFor("the product table") { $0.contains { $0.contains("Swift Shopping") } }
+            try await session.waitFor("the REC mark") { $0.first?.hasPrefix(" Storefront ● REC ·") == true }
             try await session.send("Down", "Down", "Down")   // past the three plans, onto Swift Shopping
             try await session.waitFor("the selection") { lines in
                 lines.contains { $0.contains("▸") && $0.contains("Swift Shopping") }
@@ -29,7 +30,10 @@ struct RecordEndToEndTests {
                 lines.contains { $0.contains("Swift Shopping") && $0.contains("Non-consumable") && !$0.contains("✓") }
             }
             try await session.send("=")
-            try await Task.sleep(for: .milliseconds(300))
+            // The recorder writes the line as the key is handled: wait for it, not for a time.
+            try await session.waitFor("the second expectation in the file") { _ in
+                ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").contains("expect not owned com.razeware.razefaces.swiftshopping")
+            }
             try await session.send("q")
             try await session.waitFor("the paywall to quit") { $0.contains { $0.contains("EXIT=0") } }
         } catch {

@@ -40,4 +40,48 @@ struct BillingPlanRowTests {
         let text = render(state, timeZone: utc).lines.joined(separator: "\n")
         #expect(text.contains("$39.99/year, or $9.99/month for 12 months"), "\(text)")
     }
+
+    @Test("the sheet's Billing line chooses the monthly plan (↓ to it, → changes it); Confirm buys with it, as buy --billing-plan")
+    func chooseMonthly() {
+        var state = loadedState(snapshot: commitmentSnapshot())
+        state.selection = index(of: yearly)
+        #expect(update(&state, .key(.enter)).isEmpty)
+        var text = sheetText(state)
+        #expect(text.contains("Billing: ‹ up front, $39.99/year ›"), "\(text)")
+        assertUpdate(&state, .key(.up)) { $0.sheet = .confirm(productID: yearly, offer: OfferSelection(focus: .plan)) }
+        assertUpdate(&state, .key(.right)) {
+            $0.sheet = .confirm(productID: yearly, offer: OfferSelection(billingPlan: .monthly, focus: .plan))
+        }
+        text = sheetText(state)
+        #expect(text.contains("1 year · $9.99/month for 12 months") && text.contains("▸ Billing: ‹ monthly, $9.99/month for 12 months ›"),
+                "\(text)")
+        #expect(render(state, timeZone: utc).lines.last?.hasPrefix(" ↑↓ line  ‹› change  ⏎ confirm") == true)
+        assertUpdate(&state, .key(.enter), effects: [.purchase(productID: yearly, billingPlan: .monthly)]) {
+            $0.sheet = nil
+            $0.busy = .purchasing(productID: yearly)
+        }
+        // A plan without a monthly plan has no Billing line: ↑ stays on the outcome.
+        var plain = loadedState(snapshot: commitmentSnapshot())
+        plain.selection = index(of: monthly)
+        #expect(update(&plain, .key(.enter)).isEmpty)
+        #expect(!sheetText(plain).contains("Billing:"))
+    }
+
+    @Test("the purchase with the monthly plan is the engine's: a 12-month commitment, billed $9.99 a month")
+    func engineBuysMonthly() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ui-plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Store(catalog: commitmentCatalog, path: folder.appendingPathComponent("store.sqlite").path,
+                              now: StepClock(fixedDate).closure)
+        let engine = EngineEffects(store: store, latency: .zero)
+        let action = await engine.perform(.purchase(productID: yearly, billingPlan: .monthly))
+        guard case .paywall(.purchased(yearly, .success(let id, restored: false)))? = action else {
+            Issue.record("\(String(describing: action))")
+            return
+        }
+        let bought = try await store.app.transaction(id: id)
+        #expect(bought.commitment?.billingPlanType == .monthly && bought.commitment?.totalBillingPeriods == 12)
+        #expect(bought.price == Decimal(string: "9.99"))
+    }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import StoreEngine
+@testable import StoreEngine
 import Testing
 @testable import StorefrontUI
 
@@ -118,5 +118,124 @@ struct GoldenScreenTests {
         #expect(update(&state, .key(.character("?"))).isEmpty)
         #expect(state.sheet == .help)
         try assertGolden("help", state)
+    }
+
+    // MARK: The other sheets, each opened as a tester opens it (the effects checked on the way)
+
+    @Test("You've already purchased this: Get It Free", arguments: goldenSizes)
+    func alreadyOwnedSheet(size: Size) throws {
+        var state = paywall(size)
+        #expect(update(&state, .paywall(.select(index(of: swiftShopping)))).isEmpty)
+        #expect(update(&state, .key(.enter)).isEmpty)
+        #expect(state.sheet == .alreadyOwned(productID: swiftShopping))
+        try assertGolden("sheet-already-owned", state)
+    }
+
+    @Test("a failed purchase's alert", arguments: goldenSizes)
+    func alertSheet(size: Size) throws {
+        var state = paywall(size)
+        let failure = PurchaseReport.failed(name: "networkError", domain: "StoreKitError", message: "The network is unavailable.")
+        #expect(update(&state, .paywall(.purchased(productID: iPhoneRage, failure))) == [.load])
+        guard case .alert? = state.sheet else { Issue.record("\(String(describing: state.sheet))"); return }
+        try assertGolden("sheet-alert", state)
+    }
+
+    @Test("Quit?, after Esc on the paywall", arguments: goldenSizes)
+    func confirmQuitSheet(size: Size) throws {
+        var state = paywall(size)
+        #expect(update(&state, .key(.escape)).isEmpty)
+        #expect(state.sheet == .confirmQuit)
+        try assertGolden("sheet-confirm-quit", state)
+    }
+
+    @Test("Redeem Code, a code typed", arguments: goldenSizes)
+    func redeemCodeSheet(size: Size) throws {
+        var state = paywall(size)
+        #expect(update(&state, .key(.character("o"))).isEmpty)
+        for character in "FREE3A" { #expect(update(&state, .key(.character(character))).isEmpty) }
+        #expect(state.sheet == .redeemCode(code: "FREE3A"))
+        try assertGolden("sheet-redeem-code", state)
+    }
+
+    @Test("the app's messages (m), one waiting", arguments: goldenSizes)
+    func messagesSheet(size: Size) throws {
+        var state = paywall(size)
+        state.messages.policy = .deferred
+        var snapshot = goldenSnapshot()
+        snapshot.messages = [StoreMessage(id: 7, account: Store.defaultAccount, reason: .billingIssue, productID: monthly,
+                                          offerID: nil, created: fixedDate, state: .pending)]
+        #expect(update(&state, .loaded(snapshot)) == [.deferMessage(7)])
+        #expect(update(&state, .key(.character("m"))).isEmpty)
+        #expect(state.sheet == .messages(selection: 0))
+        try assertGolden("sheet-messages", state)
+    }
+
+    @Test("a Billing Problem message, shown when it arrives", arguments: goldenSizes)
+    func messageSheet(size: Size) throws {
+        var state = paywall(size)
+        var snapshot = goldenSnapshot()
+        snapshot.messages = [StoreMessage(id: 7, account: Store.defaultAccount, reason: .billingIssue, productID: monthly,
+                                          offerID: nil, created: fixedDate, state: .pending)]
+        #expect(update(&state, .loaded(snapshot)) == [.displayMessage(7)])
+        guard case .message? = state.sheet else { Issue.record("\(String(describing: state.sheet))"); return }
+        try assertGolden("sheet-message", state)
+    }
+
+    @Test("the price increase consent sheet", arguments: goldenSizes)
+    func priceIncreaseSheet(size: Size) throws {
+        var state = paywall(size)
+        var snapshot = goldenSnapshot()
+        let renewal = fixedDate.addingTimeInterval(30 * 86_400)
+        snapshot.priceIncreases = [PriceIncrease(
+            account: Store.defaultAccount, groupID: "premium", originalTransactionID: 2_000_000_002, changeID: 1, productID: monthly,
+            storefront: "USA", oldPrice: Decimal(string: "4.99")!, newPrice: Decimal(string: "9.99")!, requiresConsent: true,
+            notified: fixedDate, noticeEnds: fixedDate.addingTimeInterval(27 * 86_400), status: .pending, effectiveDate: renewal)]
+        snapshot.messages = [StoreMessage(id: 8, account: Store.defaultAccount, reason: .priceIncreaseConsent, productID: monthly,
+                                          offerID: nil, created: fixedDate, state: .pending)]
+        #expect(update(&state, .loaded(snapshot)) == [.displayMessage(8)])
+        #expect(state.sheet == .priceIncrease(productID: monthly))
+        try assertGolden("sheet-price-increase", state)
+    }
+
+    @Test("the app's refund request (b): the reasons", arguments: goldenSizes)
+    func refundRequestSheet(size: Size) throws {
+        var state = paywall(size)
+        #expect(update(&state, .paywall(.select(index(of: swiftShopping)))).isEmpty)
+        #expect(update(&state, .key(.character("b"))).isEmpty)
+        guard case .refundRequest? = state.sheet else { Issue.record("\(String(describing: state.sheet))"); return }
+        try assertGolden("sheet-refund-request", state)
+    }
+
+    /// The Transaction Manager with the monthly plan's purchase selected.
+    private func manager(_ size: Size) -> State {
+        var state = loadedState(on: .transactions, columns: size.columns, rows: size.rows, snapshot: goldenSnapshot())
+        #expect(update(&state, .manager(.historyLoaded(history))).isEmpty)
+        state.manager.selection = 2
+        return state
+    }
+
+    @Test("the manager's refund: the reason", arguments: goldenSizes)
+    func refundSheet(size: Size) throws {
+        var state = manager(size)
+        #expect(update(&state, .key(.character("f"))).isEmpty)
+        #expect(state.sheet == .refund(id: 2_000_000_004, reason: .other))
+        try assertGolden("sheet-refund", state)
+    }
+
+    @Test("the manager's delete: Are You Sure?", arguments: goldenSizes)
+    func confirmCommandSheet(size: Size) throws {
+        var state = manager(size)
+        #expect(update(&state, .key(.character("x"))).isEmpty)
+        #expect(state.sheet == .confirmCommand(.delete(2_000_000_004)))
+        try assertGolden("sheet-confirm-command", state)
+    }
+
+    @Test("the manager's purchase from outside the app: the product list", arguments: goldenSizes)
+    func outsidePurchaseSheet(size: Size) throws {
+        var state = manager(size)
+        #expect(update(&state, .key(.character("o"))).isEmpty)
+        #expect(update(&state, .key(.down)).isEmpty)
+        #expect(state.sheet == .outsidePurchase(selection: 1))
+        try assertGolden("sheet-outside-purchase", state)
     }
 }

@@ -66,6 +66,35 @@ struct HelpTests {
         }
     }
 
+    @Test("while a sheet is open the footer names the sheet's keys, not the screen's behind it (⏎ buy, r restore)",
+          arguments: [80, 100])
+    func sheetFooters(columns: Int) {
+        var state = loadedState(columns: columns, rows: 24)
+        state.selection = index(of: iPhoneRage)
+        let footer = { (state: State) in render(state, timeZone: utc).lines.last ?? "" }
+        #expect(footer(state).contains("⏎ buy") && footer(state).contains("r restore"))
+        #expect(update(&state, .key(.enter)).isEmpty)
+        #expect(footer(state).hasPrefix(" ‹› change  ⏎ confirm  esc cancel "), "\(footer(state))")
+        #expect(!footer(state).contains("buy") && !footer(state).contains("restore"))
+        #expect(update(&state, .key(.escape)) == [.purchase(productID: iPhoneRage, outcome: .cancel)])
+        state.busy = nil
+        #expect(update(&state, .key(.character("?"))).isEmpty)
+        #expect(footer(state).hasPrefix(" ↑↓ PgDn scroll  esc close "), "\(footer(state))")
+        state.sheet = .confirmQuit
+        #expect(footer(state).hasPrefix(" q quit  ⏎ stay "), "\(footer(state))")
+        state.sheet = .alert(title: "Purchase Failed", message: "networkError")
+        #expect(footer(state).hasPrefix(" ⏎ OK "), "\(footer(state))")
+        // Every sheet's footer fits and says how to leave it.
+        for sheet in [Sheet.redeemCode(), .refund(id: 1, reason: .other), .outsidePurchase(selection: 0), .messages(selection: 0),
+                      .alreadyOwned(productID: swiftShopping), .priceIncrease(productID: monthly),
+                      .refundRequest(transactionID: 1, productID: swiftShopping, reason: .other), .confirmCommand(.delete(1))] {
+            state.sheet = sheet
+            let text = sheetFooterHints(sheet, state, width: columns - 1)
+            #expect(TerminalText.width(text) <= columns - 1 && (text.contains("esc") || text.contains("⏎")), "\(sheet): \(text)")
+            #expect(!text.contains("⏎ buy") || sheet == .outsidePurchase(selection: 0), "\(sheet): \(text)")
+        }
+    }
+
     @Test("the 80-column footers name the other screens and help; none is cut")
     func footers() {
         #expect(footerHints(for: .paywall, .unicode, width: 79) == " ↑↓ move  ⏎ buy  t transactions  s settings  r restore  l log  ? help  q quit")

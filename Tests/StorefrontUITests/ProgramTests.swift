@@ -74,13 +74,7 @@ struct ProgramTests {
         let other = try Store(catalog: demoCatalog, path: store.path)
         _ = try await other.app.buy(iPhoneRage)
         // Ticks drive the data-version check, as the real loop's timer does.
-        let deadline = ContinuousClock.now + patience
-        while program.currentState.snapshot?.owned[iPhoneRage] == nil, ContinuousClock.now < deadline {
-            program.dispatch(.tick)
-            program.step(timeoutMilliseconds: 0)
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        #expect(program.currentState.snapshot?.owned[iPhoneRage] != nil)
+        #expect(try await tick(until: { $0.snapshot?.owned[iPhoneRage] != nil }))
     }
 
     /// Ticks the loop, as the real loop's timer does, until `condition` holds.

@@ -93,11 +93,12 @@ struct RenderTests {
             "",
             "",
             String(repeating: "─", count: 80),
-            " ↑↓ move  ⏎ buy  t transactions  s settings  r restore  l log  ? help  q quit",
+            // The sheet's keys, not the paywall's behind it (issue 40: "⏎ buy … r restore" under the sheet).
+            " ‹› change  ⏎ confirm  esc cancel                             /tmp/store.sqlite",
         ]
         let canvas = render(state, timeZone: utc)
         // The rows the sheet spans are blank beside it: no "Monthl", no half of [ Buy ].
-        #expect(canvas.lines == expected)
+        #expect(canvas.lines == expected, "\(goldenDiff(expected, canvas.lines))")
         // The sheet's buttons are clickable.
         let row = canvas.lines.firstIndex { $0.contains("[ Confirm") }!
         let confirm = canvas.lines[row].distance(of: "[ Confirm")
@@ -198,6 +199,27 @@ struct RenderTests {
         #expect(canvas[x + 1, 7].text == "")
     }
 
+    @Test("100 columns: one long status is cut with …, the KIND column stays; the action row says the status whole",
+          arguments: [100, 80])
+    func longStatusKeepsKind(columns: Int) {
+        var snap = snapshot()
+        snap.entitled.insert(iPhoneRage)  // bought, not on this device: the longest status of the demo
+        var state = loadedState(columns: columns, rows: 30, snapshot: snap)
+        #expect(update(&state, .paywall(.select(index(of: iPhoneRage)))).isEmpty)
+        let lines = render(state, timeZone: utc).lines
+        let whole = "Purchased, not on this device: r restores"
+        let row = lines.first { $0.contains("iPhone Rage") } ?? ""
+        if columns == 100 {
+            #expect(lines.contains { $0.contains("KIND") }, "\n\(lines.joined(separator: "\n"))")
+            #expect(row.contains("Non-consumable") && row.contains("$0.99   Purchased, not on this device:…")
+                    && row.contains("[ Buy ]"), "\(row)")
+        } else {
+            // At 80 the KIND column goes first, as before (docs/paywall.md): the status keeps its words.
+            #expect(!lines.contains { $0.contains("KIND") } && !row.contains("Non-consumable"), "\n\(lines.joined(separator: "\n"))")
+        }
+        #expect(lines.contains { $0.hasPrefix("  \(whole)") }, "the action row: \n\(lines.joined(separator: "\n"))")
+    }
+
     @Test("rows and the Restore button are clickable where they are drawn")
     func hotspots() {
         let state = loadedState()
@@ -266,8 +288,15 @@ struct RenderTests {
         var snap = snapshot(owned: [trial])
         snap.subscriptions["premium"] = SubscriptionStatus(groupID: "premium", state: .subscribed, transaction: trial,
                                                            renewalInfo: renewalInfo(monthly))
-        let row = render(loadedState(snapshot: snap), timeZone: utc).lines.first { $0.contains("Monthly Subscription") }!
-        #expect(row.contains("Free trial until Dec 8, 2026, then $4.99/month"), "\(row)")
+        var state = loadedState(snapshot: snap)
+        let lines = render(state, timeZone: utc).lines
+        let row = lines.first { $0.contains("Monthly Subscription") }!
+        // At 100 columns the KIND column stays and the status is cut (issue 40); the selected row's is whole under the table.
+        #expect(row.contains("1 month") && row.contains("Free trial until Dec 8, 2026, …"), "\(row)")
+        #expect(update(&state, .paywall(.select(index(of: monthly)))).isEmpty)
+        #expect(render(state, timeZone: utc).lines.contains { $0.hasPrefix("  Free trial until Dec 8, 2026, then $4.99/month ") })
+        let wide = render(loadedState(columns: 120, snapshot: snap), timeZone: utc).lines.first { $0.contains("Monthly Subscription") }!
+        #expect(wide.contains("Free trial until Dec 8, 2026, then $4.99/month"), "\(wide)")
     }
 }
 

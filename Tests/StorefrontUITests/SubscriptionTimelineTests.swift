@@ -60,6 +60,9 @@ private struct Stretch: Equatable, CustomStringConvertible {
     var description: String { "\(kind) \(plan) \(from)–\(to) ×\(periods) \(change.map { "\($0)" } ?? "")" }
 }
 
+private typealias Span = SubscriptionHistory.Span
+private typealias Mark = SubscriptionHistory.Mark
+
 /// Dec 1, 2026 plus `days`.
 private func day(_ days: Int) -> Date { fixedDate.addingTimeInterval(Double(days) * 86_400) }
 
@@ -249,6 +252,34 @@ struct SubscriptionTimelineTests {
         _ = update(&state, .key(.escape))
         state.manager.selection = 1
         #expect(update(&state, .key(.enter)) == [.loadNotifications(transactionID: 8)])
+    }
+
+    @Test("a long life of lapses: a day of grace, a day of billing retry and every expiry still show at 80 and 100 columns",
+          arguments: [80, 100])
+    func shortSpansInALongLife(columns: Int) throws {
+        // Fourteen months bought and let lapse (each ends expired, a month apart), then a renewal failing:
+        // 31 stretches, more than a bar of 55 columns can give two each. The old rule then gave none any
+        // room, and the day of grace, the day of retry and most ⊘ were drawn over (issue 40).
+        var first = transaction(monthly, id: 1, expires: day(30))
+        (first.subscriptionGroupID, first.productType) = ("premium", .autoRenewable)
+        var timeline = try #require(SubscriptionHistory(groupID: "premium", transactions: [first], status: nil, failures: [],
+                                                        expiries: [:], products: [], now: day(1)))
+        timeline.spans = (0..<14).map { Span(kind: .paid, productID: monthly, start: day(60 * $0), end: day(60 * $0 + 30)) }
+            + [Span(kind: .grace, productID: monthly, start: day(60 * 13 + 30), end: day(60 * 13 + 31)),
+               Span(kind: .billingRetry, productID: monthly, start: day(60 * 13 + 31), end: day(60 * 13 + 32), isOpen: true)]
+        timeline.marks = (0..<13).map { Mark(kind: .expired, productID: monthly, date: day(60 * $0 + 30)) }
+        (timeline.now, timeline.start, timeline.end) = (day(60 * 13 + 32), day(0), day(60 * 13 + 32))
+        var state = loadedState(columns: columns, rows: 30)
+        state.glyphs = .unicode
+        let rows = timelineRows(timeline, selected: 1, state, width: columns - 4, timeZone: utc)
+        let lane = rows[1].runs.map(\.text).joined()
+        let g = TimelineGlyphs.unicode
+        #expect(lane.contains(g.grace) && lane.contains(g.billingRetry), "\(lane)")
+        #expect(lane.filter { String($0) == g.expired }.count == 13, "\(lane)")
+        let scale = TimelineScale(timeline, width: columns - 4 - 21)
+        for (from, to) in [(60 * 13 + 30, 60 * 13 + 31), (60 * 13 + 31, 60 * 13 + 32), (30, 60)] {
+            #expect(scale.column(day(to)) - scale.column(day(from)) >= 1, "days \(from) to \(to) at \(columns) columns")
+        }
     }
 
     @Test("a week's trial before a year's plan still shows: every stretch gets two columns at least")
