@@ -54,14 +54,16 @@ public final class Tmux: Sendable {
 
     /// Waits until the screen satisfies `condition`, suspending between looks; returns the last screen and whether it did.
     public func waitFor(timeout: Duration, _ condition: ([String]) -> Bool) async -> (lines: [String], ok: Bool) {
-        let deadline = ContinuousClock.now + timeout
-        var lines = screen()
-        while !condition(lines) {
-            if ContinuousClock.now > deadline { return (lines, false) }
-            try? await Task.sleep(for: .milliseconds(50))
-            lines = screen()
+        await withTaskExecutorPreference(OffPoolExecutor.shared) {
+            let deadline = ContinuousClock.now + timeout
+            var lines = screen()
+            while !condition(lines) {
+                if ContinuousClock.now > deadline { return (lines, false) }
+                try? await Task.sleep(for: .milliseconds(50))
+                lines = screen()
+            }
+            return (lines, true)
         }
-        return (lines, true)
     }
 
     /// Stops the server and everything in it.

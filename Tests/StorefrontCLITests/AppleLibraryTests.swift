@@ -213,6 +213,28 @@ struct AppleLibraryTests {
         #expect(wrongEnvironment.status == 1 && wrongEnvironment.stderr.contains("INVALID_ENVIRONMENT"), "\(wrongEnvironment)")
     }
 
+    @Test("a one-time product's offer code: the library decodes offerType 3 and offerDiscountType ONE_TIME, without a period")
+    func oneTimeOfferCode() async throws {
+        let sandbox = try Sandbox()
+        let catalog = try sandbox.write("codes.json", """
+            { "storefront": "USA", "bundleID": "\(Self.bundleID)",
+              "products": [ { "id": "coins", "type": "consumable", "displayName": "100 Coins", "price": "0.99",
+                              "offers": [ { "type": "code", "id": "coins.half", "price": "0.49", "customCodes": ["COINS50"] } ] } ] }
+            """)
+        try await sandbox.storefront(["redeem", "COINS50"], catalog: catalog).expect(exit: 0)
+        try await sandbox.storefront(["settings", "set", "includeConsumablesInHistory", "true"], catalog: catalog).expect(exit: 0)
+        let signed = try await signedData(sandbox, catalog: catalog)
+        try #require(signed.transactions.count == 1, "\(signed)")
+        let result = try await oracle(sandbox, environment: "Xcode", transactions: signed.transactions, renewalInfo: [])
+        result.expect(exit: 0)
+        let payload = try #require(try decoded(result, "transactions").first)
+        #expect(payload["offerType"]?.type == "enum:OfferType" && "\(payload["offerType"]!.value)" == "3", "\(result)")
+        #expect(payload["offerDiscountType"]?.type == "enum:OfferDiscountType" && payload["offerDiscountType"]?.value as? String == "ONE_TIME", "\(result)")
+        #expect(payload["offerIdentifier"]?.value as? String == "coins.half", "\(result)")
+        #expect(payload["offerPeriod"] == nil, "\(result)")
+        #expect(payload["price"]?.value as? Int == 490, "\(result)")
+    }
+
     @Test("the notification types and subtypes the store records are the library's, no more and no fewer")
     func notificationCodesAreApples() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.python.path),

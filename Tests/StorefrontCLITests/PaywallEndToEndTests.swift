@@ -26,9 +26,10 @@ final class TmuxSession {
         let binary = try #require(Binary.url, "cannot find the storefront binary; set STOREFRONT_BIN")
         let paywall = [binary.path, "--catalog", catalog, "--store", sandbox.store] + arguments
         let quoted = (host?.command(paywall) ?? paywall).map { "'" + $0 + "'" }.joined(separator: " ")
-        // After the program ends the pane stays, showing its exit status.
+        // After the program ends the pane stays, showing its exit status, until the test stops the
+        // server (ten minutes at most: a loaded run once read the screen after a minute's sleep had ended).
         // `timeout`, so a paywall whose test was killed midway does not run on forever.
-        let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' \(environment) timeout --foreground 120 \(quoted); echo EXIT=$?; sleep 60"
+        let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' \(environment) timeout --foreground 120 \(quoted); echo EXIT=$?; sleep 600"
         let session = try #require(Tmux(command: command, columns: columns, rows: rows, session: "paywall",
                                         socketPrefix: "storefront-e2e"), "tmux new-session failed")
         return TmuxSession(sandbox, session)
@@ -73,18 +74,22 @@ final class TmuxSession {
     @discardableResult
     func waitFor(_ what: String, timeout: Duration = patience, sourceLocation: SourceLocation = #_sourceLocation,
                  _ condition: ([String]) -> Bool) async throws -> [String] {
-        let deadline = ContinuousClock.now + timeout
-        var lines = try await screen()
-        while !condition(lines) {
-            if ContinuousClock.now > deadline {
-                Issue.record("timed out waiting for \(what); the screen was:\n\(lines.joined(separator: "\n"))",
-                             sourceLocation: sourceLocation)
-                return lines
+        // Off Swift's shared pool: each look resumed at the back of its queue, and a loaded run
+        // looked once a minute (TestSupport's OffPoolExecutor).
+        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
+            let deadline = ContinuousClock.now + timeout
+            var lines = try await screen()
+            while !condition(lines) {
+                if ContinuousClock.now > deadline {
+                    Issue.record("timed out waiting for \(what); the screen was:\n\(lines.joined(separator: "\n"))",
+                                 sourceLocation: sourceLocation)
+                    return lines
+                }
+                try await Task.sleep(for: .milliseconds(50))
+                lines = try await screen()
             }
-            try await Task.sleep(for: .milliseconds(50))
-            lines = try await screen()
+            return lines
         }
-        return lines
     }
 
     /// The screen line showing `text`.

@@ -64,7 +64,7 @@ struct PaywallTerminalEndToEndTests {
         let binary = try #require(Binary.url)
         let job = "'\(binary.path)' --catalog '\(Binary.catalog)' --store '\(sandbox.store)' 2>paywall.err & echo $! > paywall.pid; wait $!"
         let escaped = job.replacingOccurrences(of: "$", with: "\\$")
-        let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' LANG=C.UTF-8 bash -c \"trap '' TTIN TTOU; set -m; \(escaped)\"; sleep 60"
+        let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' LANG=C.UTF-8 bash -c \"trap '' TTIN TTOU; set -m; \(escaped)\"; sleep 600"
         let session = try #require(Tmux(command: command, columns: 100, rows: 30, session: "gone", socketPrefix: "storefront-e2e"))
         func pid() -> pid_t? {
             Int32((try? String(contentsOfFile: sandbox.path("paywall.pid"), encoding: .utf8))?
