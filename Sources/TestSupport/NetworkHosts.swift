@@ -50,7 +50,12 @@ public final class NetworkHosts: Sendable {
             return made
         }
         let tag = "\(getpid() % 100_000)s\(set)"
-        let second = 128 + (Int(getpid()) + set) % 64  // 10.128.x.x to 10.191.x.x
+        Self.removeLeftovers()
+        // 10.128.x.x to 10.191.x.x, skipping a network another set (another run's) already uses here:
+        // two sets on one network made a server unreachable from its hosts.
+        let used = Self.addressesInUse()
+        let second = (0..<64).map { 128 + (Int(getpid()) + set + $0) % 64 }
+            .first { candidate in !used.contains { $0.hasPrefix("10.\(candidate).") } } ?? 128 + (Int(getpid()) + set) % 64
         var made: [Host] = []
         func address(_ index: Int, _ end: Int) -> String { "10.\(second).\(index).\(end)" }
         do {
@@ -83,6 +88,29 @@ public final class NetworkHosts: Sendable {
 
     private static func remove(_ hosts: [Host]) {
         for host in hosts { _ = try? ip(["netns", "delete", host.namespace], quiet: true) }
+    }
+
+    /// Removes the hosts a test process left when it was killed (its namespaces carry its pid:
+    /// `sf<pid>s<set>h<n>`), so their links' networks are free again.
+    private static func removeLeftovers() {
+        guard let ip else { return }
+        let names = Processes.run([ip, "netns", "list"], timeout: 20).stdout.split(separator: "\n")
+            .compactMap { $0.split(separator: " ").first.map(String.init) }
+        for name in names {
+            guard let match = name.wholeMatch(of: /sf(\d+)s\d+h\d+/), let pid = Int32(match.output.1),
+                  pid != getpid() % 100_000, kill(pid, 0) != 0, errno == ESRCH else { continue }
+            _ = try? Self.ip(["netns", "delete", name], quiet: true)
+        }
+    }
+
+    /// The IPv4 addresses of this namespace's links.
+    private static func addressesInUse() -> [String] {
+        guard let ip else { return [] }
+        return Processes.run([ip, "-4", "-o", "addr", "show"], timeout: 20).stdout.split(separator: "\n")
+            .compactMap { line in line.split(separator: " ").firstIndex(of: "inet").flatMap { index in
+                let words = line.split(separator: " ")
+                return index + 1 < words.count ? String(words[index + 1]) : nil
+            } }
     }
 
     private static func ip(_ arguments: [String], quiet: Bool = false) throws {
