@@ -12,15 +12,9 @@ enum LoweredVersions {
     static func run(_ context: Context) async -> (Findings, String) {
         let findings = Findings()
         let folder = context.folder("lowered-versions")
-        let base = folder + "/base.sqlite"
-        for product in [Demo.swiftShopping, Demo.coins, Demo.monthly] { _ = context.run(base, ["buy", product]) }
-        let edits = [
-            "UPDATE transactions SET finished = 0 WHERE product_id = '\(Demo.coins)'",
-            "UPDATE transactions SET status = 'pending' WHERE product_id = '\(Demo.swiftShopping)'",
-            "UPDATE transactions SET environment = 'Production'", "UPDATE transactions SET ownership_type = 'FAMILY_SHARED'",
-            "UPDATE transactions SET offer_type = NULL WHERE product_id = '\(Demo.monthly)'",
-            "UPDATE transactions SET revocation_reason = 'other'",
-        ]
+        let base = ColumnEdits.base(context, folder: folder)
+        // All but the product type's, as this part has always taken them.
+        let edits = ColumnEdits.edits.filter { !$0.contains("product_type") }
         var cases = 0, opened = 0, stillNamed = 0
         for version in [5, 1, 0] {
             for (index, edit) in edits.enumerated() {
@@ -43,12 +37,7 @@ enum LoweredVersions {
         }
         // A refund undone (the row put back with its old JWS and seal), then the version lowered.
         let store = folder + "/undone.sqlite"
-        _ = Processes.run(["/usr/bin/cp", base, store])
-        _ = sqlite(store, "CREATE TABLE old AS SELECT * FROM transactions")
-        let id = context.run(store, ["transactions", "--json"]).stdout
-            .split(separator: "\n").first { $0.contains("\"id\"") }?.filter(\.isNumber) ?? ""
-        _ = context.run(store, ["refund", String(id)])
-        _ = sqlite(store, "DELETE FROM transactions; INSERT INTO transactions SELECT * FROM old; DROP TABLE old; PRAGMA user_version = 5")
+        ColumnEdits.undoRefund(context, base: base, store: store, then: "; PRAGMA user_version = 5")
         _ = context.run(store, ["products"])
         let doctor = context.run(store, ["doctor"])
         if findings.check(doctor.status != 0 && doctor.stdout.contains("older version"), "an undone refund laundered: \(doctor.stdout.suffix(300))") {

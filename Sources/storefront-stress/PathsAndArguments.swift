@@ -118,16 +118,8 @@ enum PathsAndArguments {
     static func columnEdits(_ context: Context) async -> (Findings, String) {
         let findings = Findings()
         let folder = context.folder("column-edits")
-        let base = folder + "/base.sqlite"
-        for product in [Demo.swiftShopping, Demo.coins, Demo.monthly] { _ = context.run(base, ["buy", product]) }
-        let edits = [
-            "UPDATE transactions SET finished = 0 WHERE product_id = '\(Demo.coins)'",
-            "UPDATE transactions SET status = 'pending' WHERE product_id = '\(Demo.swiftShopping)'",
-            "UPDATE transactions SET environment = 'Production'", "UPDATE transactions SET ownership_type = 'FAMILY_SHARED'",
-            "UPDATE transactions SET offer_type = NULL WHERE product_id = '\(Demo.monthly)'",
-            "UPDATE transactions SET product_type = 'garbage' WHERE product_id = '\(Demo.swiftShopping)'",
-            "UPDATE transactions SET revocation_reason = 'other'",
-        ]
+        let base = ColumnEdits.base(context, folder: folder)
+        let edits = ColumnEdits.edits
         var named = 0
         for (index, edit) in edits.enumerated() {
             let store = folder + "/e\(index).sqlite"
@@ -144,14 +136,41 @@ enum PathsAndArguments {
         }
         // A refund undone: the row put back as it was before, with its old JWS and seal.
         let store = folder + "/undone.sqlite"
-        _ = Processes.run(["/usr/bin/cp", base, store])
-        _ = Processes.run(["/usr/bin/sqlite3", store, "CREATE TABLE old AS SELECT * FROM transactions"])
-        let id = context.run(store, ["transactions", "--json"]).stdout
-            .split(separator: "\n").first { $0.contains("\"id\"") }?.filter(\.isNumber) ?? ""
-        _ = context.run(store, ["refund", String(id)])
-        _ = Processes.run(["/usr/bin/sqlite3", store, "DELETE FROM transactions; INSERT INTO transactions SELECT * FROM old; DROP TABLE old"])
+        ColumnEdits.undoRefund(context, base: base, store: store)
         let doctor = context.run(store, ["doctor"])
         if findings.check(doctor.status != 0 && doctor.stdout.contains("older version"), "an undone refund not found: \(doctor.stdout.suffix(300))") { named += 1 }
         return (findings, "\(edits.count) single-column edits (finished, status, environment, ownership, offer, product type, revocation reason) and an undone refund: \(named)/\(edits.count + 1) named by doctor, finished = 0 delivered nothing again")
+    }
+}
+
+/// What the column-edits and lowered-versions parts edit: a store with a non-consumable, coins
+/// and a monthly plan bought, and one-column `sqlite3` edits of what decides entitlement or delivery.
+enum ColumnEdits {
+    /// The store every edit starts from, made in `folder`.
+    static func base(_ context: Context, folder: String) -> String {
+        let base = folder + "/base.sqlite"
+        for product in [Demo.swiftShopping, Demo.coins, Demo.monthly] { _ = context.run(base, ["buy", product]) }
+        return base
+    }
+
+    /// One column each: finished, status, environment, ownership, offer, product type, revocation reason.
+    static let edits = [
+        "UPDATE transactions SET finished = 0 WHERE product_id = '\(Demo.coins)'",
+        "UPDATE transactions SET status = 'pending' WHERE product_id = '\(Demo.swiftShopping)'",
+        "UPDATE transactions SET environment = 'Production'", "UPDATE transactions SET ownership_type = 'FAMILY_SHARED'",
+        "UPDATE transactions SET offer_type = NULL WHERE product_id = '\(Demo.monthly)'",
+        "UPDATE transactions SET product_type = 'garbage' WHERE product_id = '\(Demo.swiftShopping)'",
+        "UPDATE transactions SET revocation_reason = 'other'",
+    ]
+
+    /// A copy of `base` at `store` whose first transaction was refunded, then put back as it was
+    /// before, with its old JWS and seal; `then` is SQL run after that, in the same `sqlite3` call.
+    static func undoRefund(_ context: Context, base: String, store: String, then: String = "") {
+        _ = Processes.run(["/usr/bin/cp", base, store])
+        _ = sqlite(store, "CREATE TABLE old AS SELECT * FROM transactions")
+        let id = context.run(store, ["transactions", "--json"]).stdout
+            .split(separator: "\n").first { $0.contains("\"id\"") }?.filter(\.isNumber) ?? ""
+        _ = context.run(store, ["refund", String(id)])
+        _ = sqlite(store, "DELETE FROM transactions; INSERT INTO transactions SELECT * FROM old; DROP TABLE old" + then)
     }
 }
