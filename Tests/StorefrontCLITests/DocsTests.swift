@@ -161,7 +161,7 @@ struct DocsTests {
     func everyStressPartHasARow() throws {
         let main = try String(contentsOfFile: Repository.file("Sources/storefront-stress/main.swift"), encoding: .utf8)
         let list = main.components(separatedBy: "let parts:").dropFirst().first?.components(separatedBy: "\n]").first ?? ""
-        let parts = list.matches(of: /\n\s*\("([^"]+)", /).map { String($0.output.1) }
+        let parts = list.matches(of: /\n\s*\("([^"]+)",/).map { String($0.output.1) }
         #expect(parts.count >= 20, "storefront-stress's parts: \(parts)")
         let rows = Self.tableRows(in: try Docs.text("docs/reliability.md"), after: "| part | what it does | what must hold |")
             .compactMap { $0.cells.first }
