@@ -77,7 +77,8 @@ struct DocsTests {
             // A file's base name written without `.swift` (`Store+Purchasing`): `Type+Thing` is a file's name, not a type's.
             for match in text.matches(of: /`([A-Z][A-Za-z0-9_]*\+[A-Za-z0-9_]+)`/) {
                 named += 1
-                #expect(fileNames.contains("\(match.output.1).swift"), "\(page) names \(match.output.1), which is no file's name")
+                let exists = fileNames.contains("\(match.output.1).swift")
+                #expect(exists, "\(page) names \(match.output.1), which is no file's name")
             }
             for match in text.matches(of: /`(migrate\d+to\d+)`/) {
                 #expect(ledgerCode.contains("func \(match.output.1)("), "\(page) names \(match.output.1), which StoreLedger has not")
@@ -114,7 +115,8 @@ struct DocsTests {
                 Issue.record("docs/ARCHITECTURE.md's target table has no row for \(name)")
                 continue
             }
-            #expect(Set(row) == Set(wanted), "docs/ARCHITECTURE.md says \(name) depends on \(row.sorted()); Package.swift says \(wanted.sorted())")
+            let same = Set(row) == Set(wanted)
+            #expect(same, "docs/ARCHITECTURE.md says \(name) depends on \(row.sorted()); Package.swift says \(wanted.sorted())")
         }
         for name in rows.keys { #expect(dependencies[name] != nil, "docs/ARCHITECTURE.md's target table names \(name), which Package.swift has not") }
         let testRows = Self.tableRows(in: architecture, after: "| target | what it tests, and with what |")
@@ -122,7 +124,10 @@ struct DocsTests {
         for name in tests { #expect(testRows.contains(name), "docs/ARCHITECTURE.md's test table has no row for \(name)") }
         // layout.md's tree: each folder of Sources/ (the C targets listed on one line).
         let layout = Set(try Docs.text("docs/layout.md").split { !($0.isLetter || $0.isNumber || $0 == "-") }.map(String.init))
-        for name in dependencies.keys { #expect(layout.contains(name), "docs/layout.md does not name \(name)") }
+        for name in dependencies.keys {
+            let named = layout.contains(name)
+            #expect(named, "docs/layout.md does not name \(name)")
+        }
     }
 
     @Test("a page that points to a section, table or figures of the README names a heading the README has")
@@ -133,8 +138,8 @@ struct DocsTests {
         for page in Docs.pages {
             let text = try Docs.text(page).replacingOccurrences(of: "\n", with: " ")
             for match in text.matches(of: /the README's ["“]?([A-Za-z][A-Za-z ]*?)["”]? (section|table|figures|heading|part)/.ignoresCase()) {
-                #expect(headings.contains(match.output.1.lowercased()),
-                        "\(page) points to the README's \(match.output.1) \(match.output.2); its headings are \(headings.sorted())")
+                let exists = headings.contains(match.output.1.lowercased())
+                #expect(exists, "\(page) points to the README's \(match.output.1) \(match.output.2); its headings are \(headings.sorted())")
             }
         }
     }
@@ -154,7 +159,10 @@ struct DocsTests {
         }
         #expect(tables.count >= 30, "the ledger's tables: \(tables.sorted())")
         let architecture = try Docs.text("docs/ARCHITECTURE.md")
-        for table in tables { #expect(architecture.contains("`\(table)`"), "docs/ARCHITECTURE.md does not name the table \(table)") }
+        for table in tables {
+            let named = architecture.contains("`\(table)`")
+            #expect(named, "docs/ARCHITECTURE.md does not name the table \(table)")
+        }
     }
 
     @Test("every part of make stress is a row of reliability.md's table of parts, and every row a part")
@@ -165,7 +173,8 @@ struct DocsTests {
         #expect(parts.count >= 20, "storefront-stress's parts: \(parts)")
         let rows = Self.tableRows(in: try Docs.text("docs/reliability.md"), after: "| part | what it does | what must hold |")
             .compactMap { $0.cells.first }
-        #expect(Set(rows) == Set(parts) && rows.count == parts.count,
+        let same = Set(rows) == Set(parts) && rows.count == parts.count
+        #expect(same,
                 "docs/reliability.md's rows less the parts: \(Set(rows).subtracting(parts).sorted()); the parts less its rows: \(Set(parts).subtracting(rows).sorted())")
     }
 
@@ -174,7 +183,10 @@ struct DocsTests {
         let scripts = try FileManager.default.contentsOfDirectory(atPath: Repository.file("scripts")).filter { !$0.hasPrefix(".") }
         #expect(scripts.count >= 10, "scripts/: \(scripts)")
         let layout = try Docs.text("docs/layout.md")
-        for script in scripts { #expect(layout.contains(script), "docs/layout.md does not name scripts/\(script)") }
+        for script in scripts {
+            let named = layout.contains(script)
+            #expect(named, "docs/layout.md does not name scripts/\(script)")
+        }
     }
 
     @Test("every relative link on every page names a file that exists, and its #anchor a heading there")
