@@ -77,10 +77,10 @@ let package = Package(
         /// temporary folders, the built binaries and child processes, tmux sessions. No Testing:
         /// the stress suite and the bench are executables.
         .target(name: "TestSupport"),
-        /// `make stress`: crash, concurrency, damaged-file, fuzz, hostile-text, terminal and tampering parts.
+        /// `make stress`: the parts of docs/reliability.md's table (main.swift lists them).
         .executableTarget(name: "storefront-stress", dependencies: ["StoreEngine", "StorefrontCLI", "StorefrontServer", "StorefrontUI",
                                                                   "StorefrontKit", "TestSupport"]),
-        /// `make bench`: the measurements of the README's Performance section.
+        /// `make bench`: the measurements of docs/performance.md.
         .executableTarget(name: "storefront-bench", dependencies: ["StoreEngine", "StorefrontUI", "StorefrontServer", "StorefrontKit",
                                                                   "StorefrontKitTest", "TestSupport"]),
 

@@ -1,7 +1,7 @@
 import StoreEngine
 
 /// A command line that failed: the lines it writes on standard error, the one JSON shape
-/// `--json` prints on standard output (the README's), and the exit code — the same with and without `--json`.
+/// `--json` prints on standard output (docs/scripting.md's), and the exit code — the same with and without `--json`.
 struct CommandFailure: Error {
     /// A StoreKit error's case name (`purchaseNotAllowed`), else what failed (`usage`, `catalogMissing`, …).
     var name: String

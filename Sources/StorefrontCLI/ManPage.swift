@@ -126,7 +126,7 @@ extension ExitCode {
     /// Every exit code, in the man page's order.
     static let documented: [ExitCode] = [.success, .failure, .noTerminal, .usage, .badCatalog, .catalogMissing, .storeUnusable, .storeBusy]
 
-    /// What the code means, for the man page (as the README's table says it).
+    /// What the code means, for the man page (as docs/scripting.md's table says it).
     var meaning: String {
         switch self {
         case .success: "Done."

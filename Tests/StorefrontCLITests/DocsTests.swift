@@ -58,7 +58,7 @@ struct DocsTests {
         #expect(checked >= 20, "only \(checked) options checked")
     }
 
-    @Test("every Swift file, migration and schema version a page names is as the code has it")
+    @Test("every Swift file (with or without .swift), migration and schema version a page names is as the code has it")
     func namedCodeFactsAreTrue() throws {
         let sources = FileManager.default.enumerator(atPath: Repository.root.path)?.compactMap { $0 as? String }
             .filter { ($0.hasPrefix("Sources/") || $0.hasPrefix("Tests/") || $0.hasPrefix("Examples/")) && $0.hasSuffix(".swift") } ?? []
@@ -74,6 +74,12 @@ struct DocsTests {
                 let exists = fileNames.contains(String(match.output.1))
                 #expect(exists, "\(page) names \(match.output.1), which is no file")
             }
+            // A file's base name written without `.swift` (`Store+Purchasing`): `Type+Thing` is a file's name, not a type's.
+            for match in text.matches(of: /`([A-Z][A-Za-z0-9_]*\+[A-Za-z0-9_]+)`/) {
+                named += 1
+                let exists = fileNames.contains("\(match.output.1).swift")
+                #expect(exists, "\(page) names \(match.output.1), which is no file's name")
+            }
             for match in text.matches(of: /`(migrate\d+to\d+)`/) {
                 #expect(ledgerCode.contains("func \(match.output.1)("), "\(page) names \(match.output.1), which StoreLedger has not")
             }
@@ -82,6 +88,105 @@ struct DocsTests {
             }
         }
         #expect(named >= 50, "only \(named) file names found")
+    }
+
+    @Test("every target of Package.swift is in ARCHITECTURE.md's tables, with its dependencies, and on layout.md")
+    func everyTargetIsOnTheMap() throws {
+        let package = try String(contentsOfFile: Repository.file("Package.swift"), encoding: .utf8)
+        var dependencies: [String: [String]] = [:], tests: [String] = []
+        for match in package.matches(of: /\.(target|executableTarget|systemLibrary|testTarget)\(\s*name: "([^"]+)"(?:,\s*dependencies: \[([^\]]*)\])?/) {
+            let name = String(match.output.2)
+            if match.output.1 == "testTarget" { tests.append(name); continue }
+            dependencies[name] = match.output.3.map { $0.matches(of: /"([^"]+)"/).map { String($0.output.1) } } ?? []
+        }
+        #expect(dependencies.count >= 25 && tests.count >= 12, "Package.swift's targets: \(dependencies.keys.sorted()), \(tests)")
+        let architecture = try Docs.text("docs/ARCHITECTURE.md")
+        // The target table's rows: the targets in its first cell, the dependencies in its last.
+        var rows: [String: [String]] = [:]
+        for row in Self.tableRows(in: architecture, after: "| target | what it holds | depends on |") {
+            let cells = row.cells
+            let names = cells.first?.matches(of: /`([^`]+)`/).map { String($0.output.1) } ?? []
+            let named = (cells.last ?? "").replacing(/\([^)]*\)/, with: "").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0 != "—" && !$0.isEmpty }
+            for name in names { rows[name] = named }
+        }
+        for (name, wanted) in dependencies {
+            guard let row = rows[name] else {
+                Issue.record("docs/ARCHITECTURE.md's target table has no row for \(name)")
+                continue
+            }
+            let same = Set(row) == Set(wanted)
+            #expect(same, "docs/ARCHITECTURE.md says \(name) depends on \(row.sorted()); Package.swift says \(wanted.sorted())")
+        }
+        for name in rows.keys { #expect(dependencies[name] != nil, "docs/ARCHITECTURE.md's target table names \(name), which Package.swift has not") }
+        let testRows = Self.tableRows(in: architecture, after: "| target | what it tests, and with what |")
+            .compactMap { $0.cells.first?.firstMatch(of: /`([^`]+)`/).map { String($0.output.1) } }
+        for name in tests { #expect(testRows.contains(name), "docs/ARCHITECTURE.md's test table has no row for \(name)") }
+        // layout.md's tree: each folder of Sources/ (the C targets listed on one line).
+        let layout = Set(try Docs.text("docs/layout.md").split { !($0.isLetter || $0.isNumber || $0 == "-") }.map(String.init))
+        for name in dependencies.keys {
+            let named = layout.contains(name)
+            #expect(named, "docs/layout.md does not name \(name)")
+        }
+    }
+
+    @Test("a page that points to a section, table or figures of the README names a heading the README has")
+    func readmeSectionsNamedExist() throws {
+        let headings = Set(try Docs.text("README.md").split(separator: "\n").filter { $0.hasPrefix("## ") }
+            .map { $0.dropFirst(3).lowercased() })
+        #expect(headings.count >= 4, "the README's headings: \(headings)")
+        for page in Docs.pages {
+            let text = try Docs.text(page).replacingOccurrences(of: "\n", with: " ")
+            for match in text.matches(of: /the README's ["“]?([A-Za-z][A-Za-z ]*?)["”]? (section|table|figures|heading|part)/.ignoresCase()) {
+                let exists = headings.contains(match.output.1.lowercased())
+                #expect(exists, "\(page) points to the README's \(match.output.1) \(match.output.2); its headings are \(headings.sorted())")
+            }
+        }
+    }
+
+    @Test("every table the store file's schema creates is named on ARCHITECTURE.md")
+    func everyTableIsOnTheMap() throws {
+        let folder = Repository.file("Sources/StoreLedger")
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        // PostgreSQL's own markers: the version, the sequences, the store's mark (a table per schema, not a store's table).
+        let markers: Set<String> = ["sqlite_sequence", "store_version", "storefront_store"]
+        var tables: Set<String> = []
+        for file in files {
+            let code = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            for match in code.matches(of: /CREATE TABLE (?:IF NOT EXISTS )?([a-z_]+)\s*\(/) where !markers.contains(String(match.output.1)) {
+                tables.insert(String(match.output.1))
+            }
+        }
+        #expect(tables.count >= 30, "the ledger's tables: \(tables.sorted())")
+        let architecture = try Docs.text("docs/ARCHITECTURE.md")
+        for table in tables {
+            let named = architecture.contains("`\(table)`")
+            #expect(named, "docs/ARCHITECTURE.md does not name the table \(table)")
+        }
+    }
+
+    @Test("every part of make stress is a row of reliability.md's table of parts, and every row a part")
+    func everyStressPartHasARow() throws {
+        let main = try String(contentsOfFile: Repository.file("Sources/storefront-stress/main.swift"), encoding: .utf8)
+        let list = main.components(separatedBy: "let parts:").dropFirst().first?.components(separatedBy: "\n]").first ?? ""
+        let parts = list.matches(of: /\n\s*\("([^"]+)",/).map { String($0.output.1) }
+        #expect(parts.count >= 20, "storefront-stress's parts: \(parts)")
+        let rows = Self.tableRows(in: try Docs.text("docs/reliability.md"), after: "| part | what it does | what must hold |")
+            .compactMap { $0.cells.first }
+        let same = Set(rows) == Set(parts) && rows.count == parts.count
+        #expect(same,
+                "docs/reliability.md's rows less the parts: \(Set(rows).subtracting(parts).sorted()); the parts less its rows: \(Set(parts).subtracting(rows).sorted())")
+    }
+
+    @Test("every file in scripts/ is named on layout.md")
+    func everyScriptIsOnTheLayout() throws {
+        let scripts = try FileManager.default.contentsOfDirectory(atPath: Repository.file("scripts")).filter { !$0.hasPrefix(".") }
+        #expect(scripts.count >= 10, "scripts/: \(scripts)")
+        let layout = try Docs.text("docs/layout.md")
+        for script in scripts {
+            let named = layout.contains(script)
+            #expect(named, "docs/layout.md does not name scripts/\(script)")
+        }
     }
 
     @Test("every relative link on every page names a file that exists, and its #anchor a heading there")
@@ -160,6 +265,28 @@ struct DocsTests {
     }
 
     // MARK: - Reading Markdown
+
+    /// The body rows of the Markdown table whose header line is `header` (its separator row skipped).
+    static func tableRows(in text: String, after header: String) -> [TableRow] {
+        guard let start = text.range(of: "\n" + header + "\n") else { return [] }
+        var rows: [TableRow] = []
+        for line in text[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
+            guard line.hasPrefix("|") else { break }
+            if line.hasPrefix("|---") || line.hasPrefix("| ---") { continue }
+            rows.append(TableRow(line: String(line)))
+        }
+        return rows
+    }
+
+    /// One row of a Markdown table.
+    struct TableRow {
+        var line: String
+        /// Its cells, trimmed; `\|` inside a cell is no border.
+        var cells: [String] {
+            line.replacingOccurrences(of: "\\|", with: "\u{0}").split(separator: "|", omittingEmptySubsequences: false)
+                .dropFirst().dropLast().map { $0.replacingOccurrences(of: "\u{0}", with: "|").trimmingCharacters(in: .whitespaces) }
+        }
+    }
 
     /// The text outside fenced code blocks and inline code: where links are links.
     static func prose(_ text: String) -> String {

@@ -5,38 +5,78 @@ import Testing
 /// cluster: several processes racing on one store, and a password that never shows.
 @Suite("storefront on a PostgreSQL store")
 struct PostgreSQLStoreEndToEndTests {
-    /// Ten processes buy one non-consumable at the same moment: it is bought once; the others
-    /// are told it is owned; every id is unique and above 2,000,000,000.
-    @Test("a non-consumable raced by ten processes is bought once; ids unique")
+    /// Ten processes buy one non-consumable at the same moment: it is bought once; the other nine
+    /// are told they own it. Then ten buy a consumable at once: ten transactions, every id unique
+    /// and above 2,000,000,000.
+    @Test("a non-consumable raced by ten processes is bought once, the others told it is owned; ids unique")
     func tenProcessesBuyOnce() async throws {
         let sandbox = try Sandbox()
         let store = try PostgreSQLServer.shared().freshSchema(named: "race")
         // Finished consumables listed too (Apple's SKIncludeConsumableInAppPurchaseHistory), to count every id.
         try await sandbox.storefront(["settings", "set", "includeConsumablesInHistory", "true"], store: store).expect(exit: 0)
-        let product = "com.razeware.razefaces.swiftshopping"
-        let runs = try await withThrowingTaskGroup(of: RunResult.self) { group in
-            for index in 0..<10 {
-                // Half buy the non-consumable, half a consumable beside it: ids must not collide either.
-                let id = index.isMultiple(of: 2) ? product : "com.example.storefront.coins100"
-                group.addTask { try await sandbox.storefront(["buy", id, "--json"], store: store) }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
-        for run in runs { run.expectNoCrashOutput() }
-        try await Self.expectBoughtOnce(product, try await sandbox.storefront(["transactions", "--json"], store: store))
+        try Self.expectBoughtOnce(try await Self.race(Self.nonConsumable) { _, id in
+            try await sandbox.storefront(["buy", id, "--json"], store: store)
+        })
+        try Self.expectEachBought(try await Self.race(Self.consumable) { _, id in
+            try await sandbox.storefront(["buy", id, "--json"], store: store)
+        })
+        try await Self.expectStoreHolds(try await sandbox.storefront(["transactions", "--json"], store: store))
     }
 
-    /// After ten racing buys, five of the non-consumable and five of a consumable: the
-    /// non-consumable bought once, the five consumables, six ids unique and above 2,000,000,000.
-    static func expectBoughtOnce(_ product: String, _ listing: RunResult,
-                                 sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static let nonConsumable = "com.razeware.razefaces.swiftshopping"
+    static let consumable = "com.example.storefront.coins100"
+
+    /// Ten buys of `product` at once, `buy(index, product)` each: their runs.
+    static func race(_ product: String,
+                     _ buy: @escaping @Sendable (Int, String) async throws -> RunResult) async throws -> [RunResult] {
+        try await withThrowingTaskGroup(of: RunResult.self) { group in
+            for index in 0..<10 { group.addTask { try await buy(index, product) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    /// Ten racing `buy --json` of one non-consumable: every one exits 0 with `"result": "success"`;
+    /// one bought it (`"outcome": "purchased"`), the nine others own it already
+    /// (`"outcome": "alreadyOwned"`, `"alreadyOwned": true`), and all ten name the one transaction.
+    static func expectBoughtOnce(_ runs: [RunResult], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        var outcomes: [String] = [], ids: Set<Int64> = []
+        for run in runs {
+            run.expect(exit: 0, sourceLocation: sourceLocation)
+            guard run.status == 0 else { continue }
+            let json = try run.jsonObject(sourceLocation: sourceLocation)
+            let outcome = json["outcome"] as? String ?? "none"
+            outcomes.append(outcome)
+            #expect(json["result"] as? String == "success", "\(run)", sourceLocation: sourceLocation)
+            #expect(json["alreadyOwned"] as? Bool == (outcome == "alreadyOwned"), "\(run)", sourceLocation: sourceLocation)
+            if let id = ((json["transaction"] as? [String: Any])?["id"] as? NSNumber)?.int64Value { ids.insert(id) }
+        }
+        #expect(outcomes.sorted() == Array(repeating: "alreadyOwned", count: 9) + ["purchased"],
+                "\(runs.map(\.summary))", sourceLocation: sourceLocation)
+        #expect(ids.count == 1, "the ten buys name transactions \(ids)", sourceLocation: sourceLocation)
+    }
+
+    /// Ten racing `buy --json` of a consumable: every one bought it, each its own transaction.
+    static func expectEachBought(_ runs: [RunResult], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        var ids: Set<Int64> = []
+        for run in runs {
+            run.expect(exit: 0, sourceLocation: sourceLocation)
+            guard run.status == 0 else { continue }
+            let json = try run.jsonObject(sourceLocation: sourceLocation)
+            #expect(json["outcome"] as? String == "purchased", "\(run)", sourceLocation: sourceLocation)
+            if let id = ((json["transaction"] as? [String: Any])?["id"] as? NSNumber)?.int64Value { ids.insert(id) }
+        }
+        #expect(ids.count == 10, "ten consumables bought as transactions \(ids)", sourceLocation: sourceLocation)
+    }
+
+    /// After both races: the non-consumable bought once, ten consumables, eleven ids unique and
+    /// above 2,000,000,000.
+    static func expectStoreHolds(_ listing: RunResult, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         listing.expect(exit: 0, sourceLocation: sourceLocation)
         let transactions = try #require(try listing.jsonObject()["transactions"] as? [[String: Any]], sourceLocation: sourceLocation)
         let ids = transactions.compactMap { ($0["id"] as? NSNumber)?.int64Value }
-        #expect(transactions.filter { $0["productID"] as? String == product }.count == 1, sourceLocation: sourceLocation)
-        #expect(transactions.filter { $0["productID"] as? String == "com.example.storefront.coins100" }.count == 5,
-                sourceLocation: sourceLocation)
-        #expect(Set(ids).count == ids.count && ids.count == 6, sourceLocation: sourceLocation)
+        #expect(transactions.filter { $0["productID"] as? String == nonConsumable }.count == 1, sourceLocation: sourceLocation)
+        #expect(transactions.filter { $0["productID"] as? String == consumable }.count == 10, sourceLocation: sourceLocation)
+        #expect(Set(ids).count == ids.count && ids.count == 11, "\(ids)", sourceLocation: sourceLocation)
         #expect(ids.allSatisfy { $0 > 2_000_000_000 }, sourceLocation: sourceLocation)
     }
 
