@@ -266,12 +266,12 @@ struct DocsTests {
 
     // MARK: - Reading Markdown
 
-    /// The body rows of the Markdown table whose header line is `header` (its separator row skipped).
+    /// The body rows of every Markdown table whose header line is `header` (separator rows skipped).
     static func tableRows(in text: String, after header: String) -> [TableRow] {
-        guard let start = text.range(of: "\n" + header + "\n") else { return [] }
-        var rows: [TableRow] = []
-        for line in text[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
-            guard line.hasPrefix("|") else { break }
+        var rows: [TableRow] = [], inTable = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line == header { inTable = true; continue }
+            guard inTable, line.hasPrefix("|") else { inTable = false; continue }
             if line.hasPrefix("|---") || line.hasPrefix("| ---") { continue }
             rows.append(TableRow(line: String(line)))
         }

@@ -67,13 +67,9 @@ struct ReplayTests {
             let name = (file as NSString).lastPathComponent
             #expect(recipes.contains("(../scenarios/\(name))"), "docs/qa-recipes.md does not link scenarios/\(name)")
         }
-        // The rows of the recipe tables (`| flow | recipe |`), by their first cells.
-        var flows: [String] = [], inTable = false, prose = ""
-        for line in recipes.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if line.hasPrefix("| flow | recipe |") { inTable = true; continue }
-            guard inTable, line.hasPrefix("| ") else { inTable = false; prose += line + "\n"; continue }
-            if !line.hasPrefix("| ---") { flows.append(line.dropFirst(2).components(separatedBy: " | ").first ?? "") }
-        }
+        // The recipes: the first cells of the recipe tables' rows.
+        let flows = DocsTests.tableRows(in: recipes, after: "| flow | recipe |").compactMap(\.cells.first)
+        let prose = recipes.split(separator: "\n").filter { !$0.hasPrefix("|") }.joined(separator: "\n")
         #expect(flows.count >= 40, "docs/qa-recipes.md's recipes: \(flows)")
         var unlinked: Set<String> = []
         for flow in flows {
