@@ -48,11 +48,16 @@ struct PostgreSQLStoreEndToEndTests {
             outcomes.append(outcome)
             #expect(json["result"] as? String == "success", "\(run)", sourceLocation: sourceLocation)
             #expect(json["alreadyOwned"] as? Bool == (outcome == "alreadyOwned"), "\(run)", sourceLocation: sourceLocation)
-            if let id = ((json["transaction"] as? [String: Any])?["id"] as? NSNumber)?.int64Value { ids.insert(id) }
+            if let id = transactionID(in: json) { ids.insert(id) }
         }
         #expect(outcomes.sorted() == Array(repeating: "alreadyOwned", count: 9) + ["purchased"],
                 "\(runs.map(\.summary))", sourceLocation: sourceLocation)
         #expect(ids.count == 1, "the ten buys name transactions \(ids)", sourceLocation: sourceLocation)
+    }
+
+    /// The id of the transaction a `buy --json` document names.
+    static func transactionID(in json: [String: Any]) -> Int64? {
+        ((json["transaction"] as? [String: Any])?["id"] as? NSNumber)?.int64Value
     }
 
     /// Ten racing `buy --json` of a consumable: every one bought it, each its own transaction.
@@ -63,7 +68,7 @@ struct PostgreSQLStoreEndToEndTests {
             guard run.status == 0 else { continue }
             let json = try run.jsonObject(sourceLocation: sourceLocation)
             #expect(json["outcome"] as? String == "purchased", "\(run)", sourceLocation: sourceLocation)
-            if let id = ((json["transaction"] as? [String: Any])?["id"] as? NSNumber)?.int64Value { ids.insert(id) }
+            if let id = transactionID(in: json) { ids.insert(id) }
         }
         #expect(ids.count == 10, "ten consumables bought as transactions \(ids)", sourceLocation: sourceLocation)
     }
