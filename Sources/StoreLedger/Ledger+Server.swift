@@ -43,7 +43,7 @@ extension Ledger {
         oneOf("subscription_group_id", query.subscriptionGroupIDs)
         if let ownership = query.ownershipType {
             terms.append("ownership_type = ?")
-            parameters.append(ownership)
+            parameters.append(ownership.rawValue)
         }
         if query.excludesFinishedConsumables {
             terms.append("NOT (product_type = 'consumable' AND finished = 1 AND revocation_date IS NULL)")

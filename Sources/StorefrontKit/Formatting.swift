@@ -1,4 +1,5 @@
 import Foundation
+import StoreEngine
 
 // StoreKit's format styles and localized descriptions. Words are English: Storefront has no
 // localized strings of its own (prices, which Foundation formats, follow the storefront's locale).
@@ -279,11 +280,11 @@ extension Transaction.Offer.PaymentMode {
 
 /// The words for a payment mode's raw value (both of StoreKit's payment mode types use the same).
 private func paymentModeName(_ rawValue: String) -> String {
-    switch rawValue {
-    case "FREE_TRIAL": "Free Trial"
-    case "PAY_AS_YOU_GO": "Pay As You Go"
-    case "PAY_UP_FRONT": "Pay Up Front"
-    default: rawValue
+    switch StoreEngine.PaymentMode.allCases.first(where: { $0.offerDiscountType == rawValue }) {
+    case .freeTrial?: "Free Trial"
+    case .payAsYouGo?: "Pay As You Go"
+    case .payUpFront?: "Pay Up Front"
+    case nil: rawValue
     }
 }
 

@@ -159,19 +159,13 @@ extension Product {
             /// Creates the payment mode with this raw value.
             public init(rawValue: String) { self.rawValue = rawValue }
             /// Nothing to pay for the offer's periods.
-            public static let freeTrial = PaymentMode(rawValue: "FREE_TRIAL")
+            public static let freeTrial = PaymentMode(.freeTrial)
             /// The offer price each period.
-            public static let payAsYouGo = PaymentMode(rawValue: "PAY_AS_YOU_GO")
+            public static let payAsYouGo = PaymentMode(.payAsYouGo)
             /// The offer price once, up front.
-            public static let payUpFront = PaymentMode(rawValue: "PAY_UP_FRONT")
+            public static let payUpFront = PaymentMode(.payUpFront)
 
-            init(_ mode: StoreEngine.PaymentMode) {
-                self = switch mode {
-                case .freeTrial: .freeTrial
-                case .payAsYouGo: .payAsYouGo
-                case .payUpFront: .payUpFront
-                }
-            }
+            init(_ mode: StoreEngine.PaymentMode) { self.init(rawValue: mode.offerDiscountType) }
         }
     }
 }

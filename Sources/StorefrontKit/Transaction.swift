@@ -38,7 +38,7 @@ public struct Transaction: Sendable, Identifiable, Hashable, SignedByStore {
     /// Whether a higher tier of the group replaced this subscription.
     public var isUpgraded: Bool { engine.isUpgraded }
     /// Bought by the account, or shared by family.
-    public var ownershipType: OwnershipType { OwnershipType(rawValue: engine.ownershipType == .familyShared ? "FAMILY_SHARED" : "PURCHASED") }
+    public var ownershipType: OwnershipType { OwnershipType(rawValue: engine.ownershipType.appStoreName) }
     /// How many were bought (consumables).
     public var purchasedQuantity: Int { engine.purchasedQuantity }
     /// The app's own account id passed with `PurchaseOption.appAccountToken`.
@@ -128,11 +128,11 @@ extension Transaction {
         /// Creates the type with this raw value.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The whole price refunded (`REFUND_FULL`).
-        public static let fullRefund = RevocationType(rawValue: "REFUND_FULL")
+        public static let fullRefund = RevocationType(rawValue: StoreEngine.Transaction.RevocationType.refundFull.rawValue)
         /// Part of the price refunded: ``Transaction/revocationPercentage`` (`REFUND_PRORATED`).
-        public static let proratedRefund = RevocationType(rawValue: "REFUND_PRORATED")
+        public static let proratedRefund = RevocationType(rawValue: StoreEngine.Transaction.RevocationType.refundProrated.rawValue)
         /// A family member's access ended: nothing refunded to them (`FAMILY_REVOKE`).
-        public static let familyRevocation = RevocationType(rawValue: "FAMILY_REVOKE")
+        public static let familyRevocation = RevocationType(rawValue: StoreEngine.Transaction.RevocationType.familyRevoke.rawValue)
     }
 
     /// Bought by the account or shared by family (StoreKit's `Transaction.OwnershipType`).
@@ -142,9 +142,9 @@ extension Transaction {
         /// Creates the type with this raw value.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// Bought by this account.
-        public static let purchased = OwnershipType(rawValue: "PURCHASED")
+        public static let purchased = OwnershipType(rawValue: StoreEngine.Transaction.OwnershipType.purchased.appStoreName)
         /// Shared by a family member.
-        public static let familyShared = OwnershipType(rawValue: "FAMILY_SHARED")
+        public static let familyShared = OwnershipType(rawValue: StoreEngine.Transaction.OwnershipType.familyShared.appStoreName)
     }
 
     /// Why the transaction exists (StoreKit's `Transaction.Reason`).
@@ -208,11 +208,11 @@ extension Transaction {
             /// Creates the payment mode with this raw value.
             public init(rawValue: String) { self.rawValue = rawValue }
             /// Nothing to pay for the offer's periods.
-            public static let freeTrial = PaymentMode(rawValue: "FREE_TRIAL")
+            public static let freeTrial = PaymentMode(.freeTrial)
             /// The offer price each period.
-            public static let payAsYouGo = PaymentMode(rawValue: "PAY_AS_YOU_GO")
+            public static let payAsYouGo = PaymentMode(.payAsYouGo)
             /// The offer price once, up front.
-            public static let payUpFront = PaymentMode(rawValue: "PAY_UP_FRONT")
+            public static let payUpFront = PaymentMode(.payUpFront)
             /// A consumable's, non-consumable's or non-renewing subscription's offer: bought once at its price.
             public static let oneTime = PaymentMode(rawValue: "ONE_TIME")
 

@@ -38,13 +38,13 @@ extension ServerAPI {
         let body = try Self.objectBody(request)
         guard body["customerConsented"] == .bool(true) else { throw APIError.invalidCustomerConsented }
         guard case .bool? = body["sampleContentProvided"] else { throw APIError.invalidSampleContentProvided }
-        guard case .string(let delivery)? = body["deliveryStatus"], Self.deliveryStatuses.contains(delivery) else {
+        guard case .string(let name)? = body["deliveryStatus"], let delivery = DeliveryStatus(rawValue: name) else {
             throw APIError.invalidDeliveryStatus
         }
-        var preference: String?
+        var preference: RefundPreference?
         switch body["refundPreference"] {
         case nil, .null?: break
-        case .string(let value)? where Self.refundPreferences.contains(value): preference = value
+        case .string(let value)? where RefundPreference(rawValue: value) != nil: preference = RefundPreference(rawValue: value)
         default: throw APIError.invalidRefundPreference
         }
         // consumptionPercentage, in milliunits (0–100,000), as Apple's consumptionPercentage page has it:
@@ -61,19 +61,13 @@ extension ServerAPI {
         if found.productType == .autoRenewable {
             if percentage != nil { throw APIError.consumptionPercentageAutoRenewable }
         } else {
-            if delivery != "DELIVERED", let percentage, percentage != 0 { throw APIError.undeliveredConsumptionPercentageNonZero }
-            if preference == "GRANT_PRORATED", !(1..<100_000).contains(percentage ?? 0) {
+            if delivery != .delivered, let percentage, percentage != 0 { throw APIError.undeliveredConsumptionPercentageNonZero }
+            if preference == .grantProrated, !(1..<100_000).contains(percentage ?? 0) {
                 throw APIError.consumptionPercentageOutOfRange
             }
         }
         return HTTPResponse(status: 202)
     }
-
-    /// `DeliveryStatus` of the v2 request.
-    static let deliveryStatuses: Set<String> = ["DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM",
-                                                "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"]
-    /// `RefundPreference` of the v2 request.
-    static let refundPreferences: Set<String> = ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"]
 
     /// `PUT /inApps/v1/transactions/consumption/{transactionId}` with a `ConsumptionRequestV1`:
     /// a consumable or an auto-renewable subscription, every required field present with one of
@@ -108,4 +102,20 @@ extension ServerAPI {
         }
         return nil
     }
+}
+
+/// `DeliveryStatus` of the v2 request, Apple's raw values.
+package enum DeliveryStatus: String, CaseIterable {
+    case delivered = "DELIVERED"
+    case undeliveredQualityIssue = "UNDELIVERED_QUALITY_ISSUE"
+    case undeliveredWrongItem = "UNDELIVERED_WRONG_ITEM"
+    case undeliveredServerOutage = "UNDELIVERED_SERVER_OUTAGE"
+    case undeliveredOther = "UNDELIVERED_OTHER"
+}
+
+/// `RefundPreference` of the v2 request, Apple's raw values.
+package enum RefundPreference: String, CaseIterable {
+    case decline = "DECLINE"
+    case grantFull = "GRANT_FULL"
+    case grantProrated = "GRANT_PRORATED"
 }

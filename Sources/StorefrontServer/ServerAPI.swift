@@ -216,18 +216,14 @@ struct ServerAPI: Sendable {
         query.productIDs = request.values("productId")
         if query.productIDs.contains(where: \.isEmpty) { throw APIError.invalidProductID }
         query.productTypes = try request.values("productType").map { name in
-            let types: [String: ProductType] = ["AUTO_RENEWABLE": .autoRenewable, "NON_RENEWABLE": .nonRenewable,
-                                                "CONSUMABLE": .consumable, "NON_CONSUMABLE": .nonConsumable]
-            guard let type = types[name] else { throw APIError.invalidProductType }
+            guard let type = ProductType(historyFilterName: name) else { throw APIError.invalidProductType }
             return type
         }
         query.subscriptionGroupIDs = request.values("subscriptionGroupIdentifier")
         if query.subscriptionGroupIDs.contains(where: \.isEmpty) { throw APIError.invalidGroup }
-        switch request.values("inAppOwnershipType").last {
-        case nil: break
-        case "PURCHASED": query.ownershipType = "purchased"
-        case "FAMILY_SHARED": query.ownershipType = "familyShared"
-        default: throw APIError.invalidOwnership
+        if let name = request.values("inAppOwnershipType").last {
+            guard let ownership = Transaction.OwnershipType(appStoreName: name) else { throw APIError.invalidOwnership }
+            query.ownershipType = ownership
         }
         switch request.values("revoked").last?.lowercased() {
         case nil: break
@@ -262,7 +258,7 @@ struct ServerAPI: Sendable {
         let id = try Self.transactionID(text)
         var query = HistoryQuery()
         query.revoked = true
-        query.ownershipType = "purchased"  // a family member's revoked share refunded nothing
+        query.ownershipType = .purchased  // a family member's revoked share refunded nothing
         let after = try Self.revision(request.values("revision").last)
         guard let page = try await face.history(of: id, query: query, after: after, pageSize: Self.pageSize) else {
             throw APIError.transactionNotFound

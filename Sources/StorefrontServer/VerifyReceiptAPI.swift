@@ -117,7 +117,7 @@ struct VerifyReceiptAPI: Sendable {
     /// `responseBody.Latest_receipt_info`: a transaction as the App Store keeps it now.
     static func latestReceiptInfo(_ transaction: Transaction) -> JSON {
         var fields = inAppFields(AppReceipt.InAppPurchase(transaction))
-        fields["in_app_ownership_type"] = .string(transaction.ownershipType == .familyShared ? "FAMILY_SHARED" : "PURCHASED")
+        fields["in_app_ownership_type"] = .string(transaction.ownershipType.appStoreName)
         if let group = transaction.subscriptionGroupID { fields["subscription_group_identifier"] = .string(group) }
         if transaction.isUpgraded { fields["is_upgraded"] = .string("true") }
         if let reason = transaction.revocationReason { fields["cancellation_reason"] = .string(String(reason.appStoreCode)) }

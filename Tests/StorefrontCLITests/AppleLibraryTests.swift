@@ -1,5 +1,6 @@
 import Foundation
 import StoreEngine
+import StorefrontServer
 import Testing
 
 /// Apple's App Store Server Library for Python, the independent oracle: it decodes
@@ -250,6 +251,27 @@ struct AppleLibraryTests {
         try #require(lines.count == 2, "\(listed)")
         #expect(Set(NotificationType.allCases.map(\.rawValue)) == lines[0])
         #expect(Set(NotificationSubtype.allCases.map(\.rawValue)) == lines[1])
+    }
+
+    @Test("the payloads' and requests' other codes are the library's: product type, ownership, revocation type, offer discount type, delivery status, refund preference")
+    func payloadCodesAreApples() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.python.path),
+                     "Apple's App Store Server Library is not installed in .build/oracle: run `make oracle` (make test does)")
+        let sandbox = try Sandbox()
+        let names = ["Type", "InAppOwnershipType", "RevocationType", "OfferDiscountType", "DeliveryStatus", "RefundPreference"]
+        let listed = try await Sandbox.launch(Self.python, arguments: ["-c", names.map { name in
+            "from appstoreserverlibrary.models.\(name) import \(name)\nprint(\"|\".join(sorted(t.value for t in \(name))))"
+        }.joined(separator: "\n")], environment: ["PATH": "/usr/bin:/bin"], directory: sandbox.folder)
+        let lines = listed.stdout.split(separator: "\n").map { Set($0.split(separator: "|").map(String.init)) }
+        try #require(lines.count == names.count, "\(listed)")
+        let apple = Dictionary(uniqueKeysWithValues: zip(names, lines))
+        #expect(Set(ProductType.allCases.map(\.appStoreName)) == apple["Type"])
+        #expect(Set(Transaction.OwnershipType.allCases.map(\.appStoreName)) == apple["InAppOwnershipType"])
+        #expect(Set(Transaction.RevocationType.allCases.map(\.rawValue)) == apple["RevocationType"])
+        // ONE_TIME is a one-time product's offer, which the catalog's offers (subscriptions') never are.
+        #expect(Set(PaymentMode.allCases.map(\.offerDiscountType)).union(["ONE_TIME"]) == apple["OfferDiscountType"])
+        #expect(Set(DeliveryStatus.allCases.map(\.rawValue)) == apple["DeliveryStatus"])
+        #expect(Set(RefundPreference.allCases.map(\.rawValue)) == apple["RefundPreference"])
     }
 
     @Test("openssl: the x5c chain verifies strictly against the exported PEM root; leaf and intermediate carry Apple's markers")

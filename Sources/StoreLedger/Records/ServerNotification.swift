@@ -112,8 +112,8 @@ public struct HistoryQuery: Sendable, Hashable {
     public var productIDs: [String] = []
     public var productTypes: [ProductType] = []
     public var subscriptionGroupIDs: [String] = []
-    /// `PURCHASED` or `FAMILY_SHARED`, as Apple spells them; stored as `purchased`/`familyShared`.
-    public var ownershipType: String?
+    /// Only purchases or only family members' shares.
+    public var ownershipType: Transaction.OwnershipType?
     public var revoked: Bool?
     /// Get Transaction History v1: no consumable the app has finished, unless refunded or revoked.
     public var excludesFinishedConsumables = false

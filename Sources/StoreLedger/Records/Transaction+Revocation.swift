@@ -4,7 +4,7 @@ import Foundation
 /// decided from what the row keeps: who owns it, when it was revoked, its period.
 extension Transaction {
     /// Apple's `revocationType`.
-    public enum RevocationType: String, Sendable, Hashable {
+    public enum RevocationType: String, Sendable, Hashable, CaseIterable {
         /// The whole purchase was refunded.
         case refundFull = "REFUND_FULL"
         /// Part of it was refunded: ``Transaction/revocationPercentage``.

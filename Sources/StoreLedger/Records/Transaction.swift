@@ -112,7 +112,7 @@ public struct Transaction: Sendable, Hashable, Identifiable {
     }
 
     /// `Transaction.OwnershipType`.
-    public enum OwnershipType: String, Sendable, Hashable {
+    public enum OwnershipType: String, Sendable, Hashable, CaseIterable {
         case purchased
         case familyShared
     }

@@ -41,7 +41,7 @@ extension Transaction {
             "quantity": .integer(purchasedQuantity),
             "type": .string(productType.appStoreName),
             "appAccountToken": appAccountToken.map { .string($0.uuidString.lowercased()) },
-            "inAppOwnershipType": .string(ownershipType == .purchased ? "PURCHASED" : "FAMILY_SHARED"),
+            "inAppOwnershipType": .string(ownershipType.appStoreName),
             "signedDate": .integer(signedDate.milliseconds),
             "revocationDate": revocationDate.map { .integer($0.milliseconds) },
             "revocationReason": revocationReason.map { .integer($0.appStoreCode) },
@@ -128,6 +128,38 @@ extension ProductType {
         case .nonRenewable: "Non-Renewing Subscription"
         case .autoRenewable: "Auto-Renewable Subscription"
         }
+    }
+
+    /// The `productType` query value of Apple's Get Transaction History.
+    package var historyFilterName: String {
+        switch self {
+        case .consumable: "CONSUMABLE"
+        case .nonConsumable: "NON_CONSUMABLE"
+        case .nonRenewable: "NON_RENEWABLE"
+        case .autoRenewable: "AUTO_RENEWABLE"
+        }
+    }
+
+    /// The product type a `productType` query value names.
+    package init?(historyFilterName name: String) {
+        guard let type = Self.allCases.first(where: { $0.historyFilterName == name }) else { return nil }
+        self = type
+    }
+}
+
+extension Transaction.OwnershipType {
+    /// The `inAppOwnershipType` string of Apple's payloads and queries (verifyReceipt's `in_app_ownership_type`).
+    package var appStoreName: String {
+        switch self {
+        case .purchased: "PURCHASED"
+        case .familyShared: "FAMILY_SHARED"
+        }
+    }
+
+    /// The ownership type Apple's string names.
+    package init?(appStoreName name: String) {
+        guard let type = Self.allCases.first(where: { $0.appStoreName == name }) else { return nil }
+        self = type
     }
 }
 
