@@ -12,13 +12,28 @@ extension Ledger {
     /// - Parameter durable: false for a record that may be made again, never a purchase: a
     ///   killed process loses nothing, a power cut may lose it.
     package func write<T>(durable: Bool = true, _ body: () throws -> T) throws -> T {
-        try db.transaction(durable: durable, body)
+        try remembering { try db.transaction(durable: durable, body) }
     }
 
     /// Runs `body` on one state of the store: every read in it sees the same commit, however
     /// other processes write meanwhile. Inside a write or another read it just runs.
     package func read<T>(_ body: () throws -> T) throws -> T {
-        try db.read(body)
+        try remembering { try db.read(body) }
+    }
+
+    /// Runs a write or read with the settings remembered for its length (a purchase reads
+    /// some fifty, each a round trip on PostgreSQL). A failed inner write may have rolled back
+    /// settings it changed: they are read again.
+    private func remembering<T>(_ body: () throws -> T) throws -> T {
+        let outermost = settingsMemo == nil
+        if outermost { settingsMemo = SettingsMemo() }
+        defer { if outermost { settingsMemo = nil } }
+        do {
+            return try body()
+        } catch {
+            if !outermost { settingsMemo = SettingsMemo() }
+            throw error
+        }
     }
 
     /// How many rows this ledger has inserted, updated or deleted since it opened: the change

@@ -194,7 +194,16 @@ extension Ledger {
     // MARK: - Settings
 
     package func setting(_ name: String, account: String) throws(DatabaseError) -> String? {
-        try db.rows("SELECT value FROM settings WHERE account = ? AND name = ?", account, name) { $0.text(.value) }.first
+        guard var memo = settingsMemo else {
+            return try db.rows("SELECT value FROM settings WHERE account = ? AND name = ?", account, name) { $0.text(.value) }.first
+        }
+        if let settings = memo.accounts[account] { return settings[name] }
+        let settings = Dictionary(try db.rows("SELECT name, value FROM settings WHERE account = ?", account) {
+            ($0.text(.name), $0.text(.value))
+        }, uniquingKeysWith: { first, _ in first })
+        memo.accounts[account] = settings
+        settingsMemo = memo
+        return settings[name]
     }
 
     package func setSetting(_ name: String, account: String, value: String) throws(DatabaseError) {
@@ -202,10 +211,12 @@ extension Ledger {
             INSERT INTO settings (account, name, value) VALUES (?, ?, ?)
             ON CONFLICT (account, name) DO UPDATE SET value = excluded.value
             """, account, name, value)
+        settingsMemo?.accounts[account]?[name] = value
     }
 
     package func removeSetting(_ name: String, account: String) throws(DatabaseError) {
         try db.run("DELETE FROM settings WHERE account = ? AND name = ?", account, name)
+        settingsMemo?.accounts[account]?[name] = nil
     }
 
     // MARK: - Events
@@ -231,6 +242,7 @@ extension Ledger {
     // MARK: - Resets
 
     package func reset(_ scope: ResetScope, account: String) throws(DatabaseError) {
+        if settingsMemo != nil { settingsMemo = SettingsMemo() }
         switch scope {
         case .app:
             // Deleting the app wipes what the device knows, for every account signed in on it.
@@ -261,4 +273,10 @@ extension Ledger {
         try refoldHead()
         if scope != .app { try forgetStaleMarks() }
     }
+}
+
+/// The settings a write or read has read, by account and name: every setting of an account,
+/// read in one statement the first time one of them is asked for.
+struct SettingsMemo {
+    var accounts: [String: [String: String]] = [:]
 }

@@ -66,6 +66,9 @@ package final class Ledger {
     package private(set) var durability = Durability.full
     /// Whether opening runs `PRAGMA quick_check`, and what its refusal adds (nil: not run).
     private var damageCheck: String?
+    /// Each account's settings, read whole once per write or read (``write(durable:_:)``,
+    /// ``read(_:)``), which no other connection can change meanwhile; nil outside one.
+    var settingsMemo: SettingsMemo?
 
     /// Opens the store file at `path`, creating it (and, with `createFolder`,
     /// its folder) when there is none: from `template`, a closed store file's bytes, when given.

@@ -52,6 +52,35 @@ struct LedgerContractTests {
         #expect(try store.open().setting("first", account: "") == "kept")
     }
 
+    @Test("inside a write a setting reads as last written, a failed inner write's changes are gone, and the next write sees another ledger's", arguments: backends)
+    func writeReadsItsOwnSettings(_ backend: TestBackend) throws {
+        let store = try FreshStore(backend, named: "own_settings")
+        let ledger = try store.open(), other = try store.open()
+        struct Stop: Error {}
+        try ledger.write {
+            #expect(try ledger.setting("mode", account: "a") == nil)
+            try ledger.setSetting("mode", account: "a", value: "one")
+            try ledger.setSetting("kept", account: "a", value: "yes")
+            #expect(try ledger.setting("mode", account: "a") == "one")
+            #expect(throws: Stop.self) {
+                try ledger.write {
+                    try ledger.setSetting("mode", account: "a", value: "two")
+                    try ledger.removeSetting("kept", account: "a")
+                    #expect(try ledger.setting("mode", account: "a") == "two")
+                    #expect(try ledger.setting("kept", account: "a") == nil)
+                    throw Stop()
+                }
+            }
+            #expect(try ledger.setting("mode", account: "a") == "one")
+            #expect(try ledger.setting("kept", account: "a") == "yes")
+            try ledger.removeSetting("mode", account: "a")
+            #expect(try ledger.setting("mode", account: "a") == nil)
+        }
+        try other.write { try other.setSetting("mode", account: "a", value: "theirs") }
+        #expect(try ledger.write { try ledger.setting("mode", account: "a") } == "theirs")
+        #expect(try ledger.read { try ledger.setting("kept", account: "a") } == "yes")
+    }
+
     @Test("a read sees one state while another ledger commits; the next read sees the commit", arguments: backends)
     func readIsOneState(_ backend: TestBackend) throws {
         let store = try FreshStore(backend, named: "snapshot")
