@@ -21,6 +21,8 @@ static struct {
     __typeof__(PQconninfoFree) *PQconninfoFree;
     __typeof__(PQexec) *PQexec;
     __typeof__(PQexecParams) *PQexecParams;
+    __typeof__(PQprepare) *PQprepare;
+    __typeof__(PQexecPrepared) *PQexecPrepared;
     __typeof__(PQresultStatus) *PQresultStatus;
     __typeof__(PQresultErrorMessage) *PQresultErrorMessage;
     __typeof__(PQresultErrorField) *PQresultErrorField;
@@ -68,6 +70,8 @@ static void load(void) {
     FIND(PQconninfoFree)
     FIND(PQexec)
     FIND(PQexecParams)
+    FIND(PQprepare)
+    FIND(PQexecPrepared)
     FIND(PQresultStatus)
     FIND(PQresultErrorMessage)
     FIND(PQresultErrorField)
@@ -117,6 +121,8 @@ PQconninfoOption *PQconninfoParse(const char *conninfo, char **errmsg) { return 
 void PQconninfoFree(PQconninfoOption *connOptions) { pq.PQconninfoFree(connOptions); }
 PGresult *PQexec(PGconn *conn, const char *query) { return pq.PQexec(conn, query); }
 PGresult *PQexecParams(PGconn *conn, const char *command, int nParams, const Oid *paramTypes, const char *const *paramValues, const int *paramLengths, const int *paramFormats, int resultFormat) { return pq.PQexecParams(conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats, resultFormat); }
+PGresult *PQprepare(PGconn *conn, const char *stmtName, const char *query, int nParams, const Oid *paramTypes) { return pq.PQprepare(conn, stmtName, query, nParams, paramTypes); }
+PGresult *PQexecPrepared(PGconn *conn, const char *stmtName, int nParams, const char *const *paramValues, const int *paramLengths, const int *paramFormats, int resultFormat) { return pq.PQexecPrepared(conn, stmtName, nParams, paramValues, paramLengths, paramFormats, resultFormat); }
 ExecStatusType PQresultStatus(const PGresult *res) { return pq.PQresultStatus(res); }
 char *PQresultErrorMessage(const PGresult *res) { return pq.PQresultErrorMessage(res); }
 char *PQresultErrorField(const PGresult *res, int fieldcode) { return pq.PQresultErrorField(res, fieldcode); }

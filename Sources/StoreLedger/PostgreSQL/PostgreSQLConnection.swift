@@ -12,6 +12,11 @@ package final class PostgreSQLConnection {
     private let secrets: [String]
     /// The channels this connection listens on, listened to again after a reset.
     var channels: [String] = []
+    /// The statements prepared on this connection (PQprepare), by their SQL: parsed, analysed
+    /// and planned once, then run by name. A session's own: a reset forgets them.
+    private var prepared: [String: String] = [:]
+    /// At most this many: SQL built from a list of values of any length would grow it without end.
+    static let maximumPrepared = 256
 
     /// Connects with a libpq connection string as libpq takes it (PQconnectdb): a URI
     /// (`postgresql://user:password@host:port/database?sslmode=require`, `postgres://…`,
@@ -49,8 +54,10 @@ package final class PostgreSQLConnection {
 
     /// Runs one statement with `parameters` bound to `$1`, `$2`, … as text (NULL for nil), never
     /// spliced into the SQL; the result's rows are read by column name.
+    /// With `prepare`, the statement is prepared the first time and run by name afterwards:
+    /// for the fixed statements a connection runs again and again.
     @discardableResult
-    package func query(_ sql: String, _ parameters: [String?] = []) throws(PostgreSQLError) -> PostgreSQLResult {
+    package func query(_ sql: String, _ parameters: [String?] = [], prepare: Bool = false) throws(PostgreSQLError) -> PostgreSQLResult {
         // A C string ends at the first NUL: a value holding one would be bound cut short.
         if parameters.contains(where: { $0?.utf8.contains(0) == true }) {
             throw PostgreSQLError(message: "a parameter holds a NUL character, which PostgreSQL's text cannot hold")
@@ -59,7 +66,21 @@ package final class PostgreSQLConnection {
         defer { copies.forEach { free($0) } }
         let values = copies.map { UnsafePointer($0) }
         // Types left to the server (nil), every value as text, every result column as text (format 0).
+        if prepare, let name = try preparedName(sql, parameterCount: values.count) {
+            return try checked(PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0))
+        }
         return try checked(PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0))
+    }
+
+    /// The name `sql` is prepared under, preparing it now the first time; nil once
+    /// ``maximumPrepared`` statements are.
+    private func preparedName(_ sql: String, parameterCount: Int) throws(PostgreSQLError) -> String? {
+        if let name = prepared[sql] { return name }
+        guard prepared.count < Self.maximumPrepared else { return nil }
+        let name = "storefront_\(prepared.count + 1)"
+        _ = try checked(PQprepare(handle, name, sql, Int32(parameterCount), nil))
+        prepared[sql] = name
+        return name
     }
 
     /// The first column of the first row as an integer (`count(*)`, `SELECT pg_backend_pid()`); nil for no row or NULL.
@@ -101,6 +122,7 @@ package final class PostgreSQLConnection {
     /// channel ``listen(_:)`` named. Session state is gone (settings, temporary tables), and
     /// notifications sent while the connection was down are lost: read the state again after it.
     package func reset() throws(PostgreSQLError) {
+        prepared = [:]
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             throw PostgreSQLError(message: Self.redact(Self.trimmed(PQerrorMessage(handle)), secrets), connectionLost: true)

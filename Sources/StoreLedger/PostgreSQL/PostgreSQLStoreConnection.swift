@@ -105,7 +105,7 @@ package final class PostgreSQLStoreConnection: LedgerConnection {
             }
         }
         let result = try reconnecting(opening: writeDepth == 0 && !reading) { () throws(PostgreSQLError) in
-            try connection.query(text, values)
+            try connection.query(text, values, prepare: true)
         }
         // libpq counts a SELECT's rows too: only a statement that writes changes rows.
         lastChanges = Self.writes(sql) ? result.rowsAffected : 0
