@@ -216,13 +216,13 @@ struct ServerAPI: Sendable {
         query.productIDs = request.values("productId")
         if query.productIDs.contains(where: \.isEmpty) { throw APIError.invalidProductID }
         query.productTypes = try request.values("productType").map { name in
-            guard let type = ProductType(historyFilterName: name) else { throw APIError.invalidProductType }
+            guard let type = ProductType.named(name, by: \.historyFilterName) else { throw APIError.invalidProductType }
             return type
         }
         query.subscriptionGroupIDs = request.values("subscriptionGroupIdentifier")
         if query.subscriptionGroupIDs.contains(where: \.isEmpty) { throw APIError.invalidGroup }
         if let name = request.values("inAppOwnershipType").last {
-            guard let ownership = Transaction.OwnershipType(appStoreName: name) else { throw APIError.invalidOwnership }
+            guard let ownership = Transaction.OwnershipType.named(name, by: \.appStoreName) else { throw APIError.invalidOwnership }
             query.ownershipType = ownership
         }
         switch request.values("revoked").last?.lowercased() {

@@ -139,12 +139,6 @@ extension ProductType {
         case .autoRenewable: "AUTO_RENEWABLE"
         }
     }
-
-    /// The product type a `productType` query value names.
-    package init?(historyFilterName name: String) {
-        guard let type = Self.allCases.first(where: { $0.historyFilterName == name }) else { return nil }
-        self = type
-    }
 }
 
 extension Transaction.OwnershipType {
@@ -155,11 +149,12 @@ extension Transaction.OwnershipType {
         case .familyShared: "FAMILY_SHARED"
         }
     }
+}
 
-    /// The ownership type Apple's string names.
-    package init?(appStoreName name: String) {
-        guard let type = Self.allCases.first(where: { $0.appStoreName == name }) else { return nil }
-        self = type
+extension CaseIterable {
+    /// The case whose `name` is `text`: one of Apple's strings read back into its type.
+    package static func named(_ text: String, by name: (Self) -> String) -> Self? {
+        allCases.first { name($0) == text }
     }
 }
 
