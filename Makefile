@@ -36,7 +36,7 @@ test: test-clock deps oracle commit
 	./scripts/timed.sh storeapp-build ./scripts/no-warnings.sh $(SWIFT) build --package-path Examples/StoreApp $(EXAMPLES_SCRATCH) --build-tests
 	./scripts/timed.sh storeapp-tests $(SWIFT) test --package-path Examples/StoreApp $(EXAMPLES_SCRATCH) --skip-build
 
-## The parity walk's long run (`make test` walks 40): thousands of seeded random walks of
+## The parity walk's long run (`make test` walks 200 of 5 moves): thousands of seeded random walks of
 ## what a tester does, every front end compared after every move, a scenario's expect lines included
 ## (Tests/StorefrontCLITests/ParityWalkTests.swift). PARITY_WALKS, PARITY_STEPS and PARITY_SEED set it;
 ## a failing walk prints the seed that replays it.

@@ -6,7 +6,8 @@ import Testing
 /// (``WalkMove``), every front end compared after every move by ``ParityCheck``, the comparison
 /// the hand-picked ``ParityTests`` make.
 ///
-/// `STOREFRONT_PARITY_WALKS` (default 40: a state's comparison costs some 70 ms of CPU in a debug build), `STOREFRONT_PARITY_STEPS` (default 8) and
+/// `STOREFRONT_PARITY_WALKS` (default 200: a state's comparison costs some 35 ms of CPU in a debug
+/// build, so `make test`'s 1,000 states take about 35 s alone on this machine's two cores), `STOREFRONT_PARITY_STEPS` (default 5) and
 /// `STOREFRONT_PARITY_SEED` (the first walk's seed; walk `n` has seed + n) set the run, and
 /// `STOREFRONT_PARITY_SCENARIOS=each` runs the scenario's `expect` lines after every move: `make parity`
 /// walks thousands. A failing walk is reduced to the moves that still disagree, and printed with the
@@ -14,8 +15,8 @@ import Testing
 @Suite("Parity walk")
 struct ParityWalkTests {
     static let environment = ProcessInfo.processInfo.environment
-    static let walks = environment["STOREFRONT_PARITY_WALKS"].flatMap(Int.init) ?? 40
-    static let steps = environment["STOREFRONT_PARITY_STEPS"].flatMap(Int.init) ?? 8
+    static let walks = environment["STOREFRONT_PARITY_WALKS"].flatMap(Int.init) ?? 200
+    static let steps = environment["STOREFRONT_PARITY_STEPS"].flatMap(Int.init) ?? 5
     static let seed = environment["STOREFRONT_PARITY_SEED"].flatMap { UInt64($0) } ?? 40_2026
     /// Whether a scenario's `expect` lines run after every move, not only after a walk's last.
     static let scenarioEachMove = environment["STOREFRONT_PARITY_SCENARIOS"] == "each"
