@@ -28,6 +28,27 @@ enum ProductsCommand: StorefrontCommand {
 
 /// `buy PRODUCT_ID`: a purchase as `Product.purchase()`, or one made outside the app (`--outside`).
 enum BuyCommand: StorefrontCommand {
+    /// Every name `--outcome` takes, in the order the completions offer them.
+    static let outcomeNames = ["succeed", "cancel", "askToBuy", "interrupt"] + purchaseErrors
+    static let purchaseErrors = SimulatedError.cases(in: [.storeKitError, .purchaseError]).map(\.rawValue)
+    static let outcome = Option<PurchaseChoice>(
+        spec: OptionSpec("--outcome", value: "OUTCOME", kind: .words(outcomeNames),
+                         "how this purchase ends instead of the settings: succeed, cancel, askToBuy, interrupt or an error"),
+        refusal: { "--outcome takes succeed, cancel, askToBuy, interrupt or a purchase error (\(purchaseErrors.joined(separator: ", "))), not \"\($0)\"" },
+        read: PurchaseChoice.init(name:))
+    static let outside = Flag("--outside", "a purchase made outside the app, reaching it as an update")
+    static let offer = Option<String>.text("--offer", value: "OFFER_ID", nonEmpty: "an offer id",
+                                           "redeem a promotional offer of the subscription")
+    static let signature = Option<String>.text("--signature", value: "SIGNATURE", nonEmpty: "a value",
+                                               example: "header.payload.signature", needs: ["--offer", "x"],
+                                               "with --offer: the offer's signature, a compact JWS or KEY_ID:NONCE:TIMESTAMP:BASE64 (offer sign prints it)")
+    static let sign = Flag("--sign", needs: ["--offer", "x"], "with --offer: sign the offer now as the app's server would, with a key the store holds")
+    static let winBack = Option<String>.text("--win-back", value: "OFFER_ID", nonEmpty: "an offer id",
+                                             "redeem a win-back offer of the subscription (for lapsed subscribers)")
+    static let billingPlan = Option<BillingPlanType>.words(
+        "--billing-plan", value: "PLAN", [BillingPlanType.monthly, .billedUpfront].map(\.argument), read: BillingPlanType.init(argument:),
+        "monthly (a one-year subscription's monthly plan, 12-month commitment) or upfront")
+
     static let help = CommandHelp(
         name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID (--signature SIGNATURE | --sign) | --win-back OFFER_ID] [--billing-plan PLAN] [--app-account-token UUID] [--outcome OUTCOME | --outside] [--json]",
         summary: "Purchase a product and deliver it, as Product.purchase()",
@@ -74,24 +95,29 @@ enum BuyCommand: StorefrontCommand {
             --json prints {"result": "success" | "userCancelled" | "pending", "transaction": {…},
             "alreadyOwned": …, "finished": …}.
             """,
-        options: ["--quantity", "--outcome", "--outside", "--offer", "--signature", "--sign", "--win-back", "--app-account-token", "--billing-plan"],
+        options: [SharedOptions.quantity.spec, outcome.spec, outside.spec, offer.spec, signature.spec, sign.spec, winBack.spec,
+                  SharedOptions.appAccountToken.spec, billingPlan.spec],
         operands: [.productID])
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.expect(1, "a PRODUCT_ID")
-        try line.allow()
+        // The app's choices are not those of a purchase outside it.
+        try line.allow(refusing: line.has(outside) ? [SharedOptions.appAccountToken.spec, billingPlan.spec] : [])
         let args = line.args
-        if line.outside, line.outcome != nil || line.offerID != nil || line.pricing.winBackOfferID != nil {
+        let quantity = try line.value(SharedOptions.quantity) ?? 1
+        let (outcome, offerID, winBack) = (try line.value(outcome), try line.value(offer), try line.value(winBack))
+        if line.has(outside), outcome != nil || offerID != nil || winBack != nil {
             throw UsageError(description: "buy takes --outside or --outcome/--offer/--win-back, not both", command: line.name)
         }
-        if line.offerID != nil, line.pricing.winBackOfferID != nil {
+        if offerID != nil, winBack != nil {
             throw UsageError(description: "buy takes --offer or --win-back, not both", command: line.name)
         }
-        return line.outside
-            ? .buyOutside(productID: args[0], quantity: line.quantity ?? 1)
-            : .buy(productID: args[0], quantity: line.quantity ?? 1, outcome: line.outcome, offerID: line.offerID,
-                   appAccountToken: line.appAccountToken, offerSigning: try line.offer.signing(offerID: line.offerID),
-                   winBackOfferID: line.pricing.winBackOfferID, billingPlan: line.billingPlan)
+        let signing = OfferArguments(signature: try line.value(signature), sign: line.has(sign))
+        return line.has(outside)
+            ? .buyOutside(productID: args[0], quantity: quantity)
+            : .buy(productID: args[0], quantity: quantity, outcome: outcome, offerID: offerID,
+                   appAccountToken: try line.value(SharedOptions.appAccountToken), offerSigning: try signing.signing(offerID: offerID),
+                   winBackOfferID: winBack, billingPlan: try line.value(billingPlan))
     }
 
     static func needsCatalog(_ command: Command) -> Bool { true }
@@ -135,6 +161,19 @@ enum RestoreCommand: StorefrontCommand {
 
 /// `transactions`: the account's history as `Transaction.all`, or the requests waiting (`--pending`).
 enum TransactionsCommand: StorefrontCommand {
+    static let pending = Flag("--pending", "the requests waiting (Ask to Buy, interrupted) instead")
+    static let since = Option<Date>(
+        spec: OptionSpec("--since", value: "DATE", example: "2026-01-31",
+                         "only those purchased at or after DATE (ISO-8601: 2026-01-31 or 2026-01-31T09:30:00Z)"),
+        refusal: { "--since needs an ISO-8601 date or date and time (2026-01-31, 2026-01-31T09:30:00Z), not \"\($0)\"" },
+        read: Invocation.date)
+    /// The token of a page's end; `.some(nil)` for the start.
+    static let after = Option<Int64?>(
+        spec: OptionSpec("--after", value: "TOKEN", example: HistoryRevision.token(after: 2_000_000_001),
+                         "the next page, after the one that printed TOKEN (More: …)"),
+        refusal: { "--after needs the token a page of transactions ended with (More: …), not \"\($0)\"" },
+        read: HistoryRevision.id)
+
     static let help = CommandHelp(
         name: "transactions", usage: "transactions [--limit N] [--since DATE] [--after TOKEN] [--pending] [--json]",
         summary: "The account's transaction history, newest first",
@@ -158,15 +197,16 @@ enum TransactionsCommand: StorefrontCommand {
             resolve), as Xcode's Transaction Manager shows them ({"requests": [{"id", "productID",
             "reason", "date"}]} with --json).
             """,
-        options: ["--pending", "--limit", "--since", "--after"])
+        options: [pending.spec, SharedOptions.limit.spec, since.spec, after.spec])
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.expect(0, "")
         try line.allow()
-        if line.pending, line.limit != nil || line.since != nil || line.after != nil {
+        if line.has(pending), line.has(SharedOptions.limit) || line.has(since) || line.has(after) {
             throw UsageError(description: "transactions --pending takes no --limit, --since or --after", command: line.name)
         }
-        return .transactions(pending: line.pending, limit: line.limit, since: line.since, after: line.after ?? nil)
+        return .transactions(pending: line.has(pending), limit: try line.value(SharedOptions.limit), since: try line.value(since),
+                             after: try line.value(after) ?? nil)
     }
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {
@@ -207,12 +247,12 @@ enum ConsumeCommand: StorefrontCommand {
             Takes N (default 1) from the app-side balance of a consumable. Fails when the
             balance is smaller than N.
             """,
-        options: ["--quantity"], operands: [.productID])
+        options: [SharedOptions.quantity.spec], operands: [.productID])
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.expect(1, "a PRODUCT_ID")
         try line.allow()
-        return .consume(productID: line.args[0], quantity: line.quantity ?? 1)
+        return .consume(productID: line.args[0], quantity: try line.value(SharedOptions.quantity) ?? 1)
     }
 
     static func needsCatalog(_ command: Command) -> Bool { true }
@@ -227,6 +267,10 @@ enum ConsumeCommand: StorefrontCommand {
 
 /// `key export [--receipt] [--root [--der]]`: what verifies the store's signatures.
 enum KeyCommand: StorefrontCommand {
+    static let root = Flag("--root", "the root certificate of the store's chain instead of the key")
+    static let der = Flag("--der", needs: ["--root"], "with --root: the certificate's DER bytes instead of PEM")
+    static let receipt = Flag("--receipt", "the app receipts' RSA key (or, with --root, their root) instead of the JWS key")
+
     static let help = CommandHelp(
         name: "key", usage: "key export [--receipt] [--root [--der]]",
         summary: "Print the public key, or the root certificate, that verifies the store's signed data",
@@ -243,12 +287,12 @@ enum KeyCommand: StorefrontCommand {
                          place of Apple Root CA (issued at the store's first receipt)
               --der      with --root: the certificate's DER bytes instead of PEM
             """,
-        options: ["--root", "--der", "--receipt"], operands: [.words(["export"])], printsJSON: false)
+        options: [root.spec, der.spec, receipt.spec], operands: [.words(["export"])], printsJSON: false)
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
-        try line.allow()
+        try line.allow(refusing: line.has(root) ? [] : [der.spec])  // key export --root --der
         guard line.args == ["export"] else { throw UsageError(description: "key takes export", command: line.name) }
-        return line.root ? .exportRoot(der: line.der, receipt: line.receipt) : .exportKey(receipt: line.receipt)
+        return line.has(root) ? .exportRoot(der: line.has(der), receipt: line.has(receipt)) : .exportKey(receipt: line.has(receipt))
     }
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {

@@ -75,37 +75,9 @@ struct CommandArguments {
     var args: [String]
     /// The command's entry in the table: the options it takes.
     var entry: CommandHelp
-    /// The long names of the options given.
-    var given: Set<String> = []
-    var quantity: Int?
-    var limit: Int?
-    var once = false
-    var outside = false
-    var outcome: PurchaseChoice?
-    var reason: Transaction.RevocationReason?
-    /// `refund --prorated`: how much the refund gives back.
-    var refundShare: RefundShare?
-    var requestReason: RefundRequestReason?
-    var offerID: String?
-    var appAccountToken: UUID?
-    /// `buy --billing-plan`: how a one-year subscription is billed (PurchaseOption.billingPlanType).
-    var billingPlan: BillingPlanType?
-    var root = false
-    /// `key export --receipt`: the receipt signer's key or root, not the JWS signer's.
-    var receipt = false
-    var der = false
-    var junit: String?
-    var keep = false
-    var listen: String?
-    var notify: [String] = []
-    var allowRemote = false
-    var issuer: String?
-    var publicKey: String?
-    var pending = false
-    var since: Date?
-    var after: Int64??
-    var offer = OfferArguments()
-    var pricing = PricingArguments()
+    /// The command's own options given, by long name: the texts given, in order ("" for a flag).
+    /// The command reads them with ``value(_:)``, ``values(_:)`` and ``has(_:)``.
+    var given: [String: [String]] = [:]
 
     init(name: String, entry: CommandHelp) {
         self.name = name
@@ -121,19 +93,11 @@ struct CommandArguments {
         }
     }
 
-    /// Only the options the table lists for this command (settings takes --once with set only).
-    func allow() throws(UsageError) {
-        let allowed = entry.options.filter { option in
-            switch option {
-            case "--once": args.count == 3           // settings set NAME VALUE --once
-            case "--app-account-token", "--billing-plan": !outside     // the app's choices: not a purchase outside it
-            case "--der": root                       // key export --root --der
-            case "--reason": name != "refund-request" || args.first == "approve"
-            case "--request-reason": args.first == "begin"  // refund-request begin ID
-            default: true
-            }
-        }
-        if let option = OptionSpec.all.first(where: { !$0.global && given.contains($0.long) && !allowed.contains($0.long) }) {
+    /// Only the options the table lists for this command, less those this form of it refuses
+    /// (settings takes --once with set only): "settings takes no --once".
+    func allow(refusing: [OptionSpec] = []) throws(UsageError) {
+        let allowed = entry.optionNames.filter { name in !refusing.contains { $0.long == name } }
+        if let option = OptionSpec.all.first(where: { !$0.global && given[$0.long] != nil && !allowed.contains($0.long) }) {
             throw UsageError(description: "\(name) takes no \(option.long)", command: name)
         }
     }

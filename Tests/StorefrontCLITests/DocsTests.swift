@@ -50,7 +50,7 @@ struct DocsTests {
         var checked = 0
         for (name, cell) in cells {
             guard let command = CommandHelp.named(name) else { continue }
-            for option in command.options where option != "--json" {
+            for option in command.optionNames where option != "--json" {
                 checked += 1
                 #expect(cell.contains(option), "docs/scripting.md's rows for \(name) do not show \(option)")
             }
