@@ -216,7 +216,7 @@ enum TransactionsCommand: StorefrontCommand {
 }
 
 /// `entitlements`: what the account owns now, as `Transaction.currentEntitlements`.
-enum EntitlementsCommand: StorefrontCommand {
+struct EntitlementsCommand: CommandValue {
     static let help = CommandHelp(
         name: "entitlements", usage: "entitlements [--json]",
         summary: "What the account owns now, as Transaction.currentEntitlements",
@@ -225,17 +225,17 @@ enum EntitlementsCommand: StorefrontCommand {
             account owns, as the App Store knows it (whether or not the app has it now).
             """)
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return .entitlements
+        return Self()
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func actsAsTheApp(_ command: Command) -> Bool { true }
+    var actsAsTheApp: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.entitlements() }
+    func run(in session: Session) async throws -> Report? { try await session.entitlements() }
 }
 
 /// `consume PRODUCT_ID`: a consumable used up from the app's balance.

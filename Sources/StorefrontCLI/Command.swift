@@ -32,6 +32,9 @@ public enum OfferSigning: Equatable, Sendable {
 public enum Command: Equatable, Sendable {
     /// No subcommand: open the paywall.
     case paywall
+    /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
+    /// its fields, read in its file. The cases below are the commands not yet moved to it.
+    case run(AnyCommand)
     case products
     /// `offer-keys`: the promotional offer keys registered.
     case offerKeys
@@ -103,7 +106,6 @@ public enum Command: Equatable, Sendable {
     /// `Transaction.all`, newest first: at most `limit`, purchased at or after `since`, after the
     /// page whose token (`--after`) names transaction `after`; `pending`: the requests waiting instead.
     case transactions(pending: Bool, limit: Int? = nil, since: Date? = nil, after: Int64? = nil)
-    case entitlements
     case consume(productID: String, quantity: Int)
     case reset(ResetScope)
     case settings
@@ -150,6 +152,15 @@ public enum Command: Equatable, Sendable {
     case complete(CompletionRequest)
 }
 
+/// A command's own parsed value (``CommandValue``), as ``Command/run(_:)`` holds it.
+public struct AnyCommand: Equatable, Sendable {
+    let value: any CommandValue
+
+    init(_ value: some CommandValue) { self.value = value }
+
+    public static func == (a: AnyCommand, b: AnyCommand) -> Bool { a.value.isEqual(to: b.value) }
+}
+
 /// A command line that does not parse: the message says what and how to fix it (exit 64).
 public struct UsageError: Error, Equatable, CustomStringConvertible {
     public var description: String
@@ -169,16 +180,21 @@ extension UsageError {
 
 
 extension Command {
+    /// The parsed value of a ``CommandValue`` of type `type`, if this is one.
+    func value<Value: CommandValue>(_ type: Value.Type) -> Value? {
+        if case .run(let command) = self { command.value as? Value } else { nil }
+    }
+
     /// The command that parsed to this value, which says what it needs and runs it;
     /// nil for the paywall and `--version`, which are no command.
     var type: (any StorefrontCommand.Type)? {
         switch self {
         case .paywall, .version: nil
+        case .run(let command): Swift.type(of: command.value)
         case .products: ProductsCommand.self
         case .buy, .buyOutside: BuyCommand.self
         case .restore: RestoreCommand.self
         case .transactions: TransactionsCommand.self
-        case .entitlements: EntitlementsCommand.self
         case .consume: ConsumeCommand.self
         case .verify: VerifyCommand.self
         case .exportKey, .exportRoot: KeyCommand.self

@@ -37,6 +37,42 @@ extension StorefrontCommand {
     static func run(_ command: Command, in session: Session) async throws -> Report? { nil }
 }
 
+/// A command whose parsed value is an instance of its own type: its operands and options, read in
+/// its file by ``read(_:)``, are its fields, so an option is added in that file alone. (The
+/// commands not yet moved parse to a case of ``Command`` instead.)
+protocol CommandValue: StorefrontCommand, Equatable {
+    /// Reads the operands and options after the command's name.
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self
+    /// Whether it needs the catalog; without one it runs on an absent catalog. Default: no.
+    var needsCatalog: Bool { get }
+    /// Whether it plays the app, which delivers waiting transactions when it starts. Default: no.
+    var actsAsTheApp: Bool { get }
+    /// Runs before any catalog or store is opened and returns its exit code; nil when it runs on a store.
+    func runAlone(_ context: CommandContext) async -> ExitCode?
+    /// Runs on an open store: its report; nil when it printed its output itself.
+    func run(in session: Session) async throws -> Report?
+}
+
+extension CommandValue {
+    var needsCatalog: Bool { false }
+    var actsAsTheApp: Bool { false }
+    func runAlone(_ context: CommandContext) async -> ExitCode? { nil }
+    func run(in session: Session) async throws -> Report? { nil }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command { .run(AnyCommand(try read(line))) }
+    static func needsCatalog(_ command: Command) -> Bool { command.value(Self.self)?.needsCatalog ?? false }
+    static func actsAsTheApp(_ command: Command) -> Bool { command.value(Self.self)?.actsAsTheApp ?? false }
+    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
+        await command.value(Self.self)?.runAlone(context)
+    }
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        try await command.value(Self.self)?.run(in: session)
+    }
+
+    /// Whether `other` is the same command with the same operands and options.
+    func isEqual(to other: any CommandValue) -> Bool { (other as? Self) == self }
+}
+
 /// What a command that runs alone has to work with.
 struct CommandContext {
     var invocation: Invocation

@@ -1,5 +1,5 @@
 import StoreEngine
-import StorefrontCLI
+@testable import StorefrontCLI
 import Testing
 
 /// `Invocation.parse`, in-process: the command-line contract scripts rely on.
@@ -39,7 +39,7 @@ struct ArgumentsTests {
         ("products", Command.products),
         ("restore", .restore),
         ("transactions", .transactions(pending: false)),
-        ("entitlements", .entitlements),
+        ("entitlements", .run(AnyCommand(EntitlementsCommand()))),
         ("settings", .settings),
     ])
     func commandsWithoutOperands(name: String, command: Command) throws {
