@@ -8,8 +8,9 @@ import StoreEngine
 ///
 /// The command table (`--help`, the man page, the shell completions, and the parser's list of
 /// commands and options) is ``StorefrontCommands/all``. A new command is a type conforming to
-/// this protocol, a case (or cases) of ``Command`` for what it parses to, its name in
-/// ``Command/type``, and one line in ``StorefrontCommands/all``.
+/// ``CommandValue`` (its own parsed value, with its options) and one line in
+/// ``StorefrontCommands/all``; older ones parse to a case (or cases) of ``Command``, named in
+/// ``Command/type``.
 protocol StorefrontCommand: Sendable {
     /// The command's entry in the command table.
     static var help: CommandHelp { get }
