@@ -215,27 +215,36 @@ enum TransactionsCommand: StorefrontCommand {
     }
 }
 
-/// `entitlements`: what the account owns now, as `Transaction.currentEntitlements`.
+/// `entitlements [--product PRODUCT_ID]`: what the account owns now, as `Transaction.currentEntitlements`.
 struct EntitlementsCommand: CommandValue {
+    /// `--product`: that product's entitlement only, as `Transaction.currentEntitlements(for:)`.
+    var productID: String?
+
+    static let product = Option<String>.text("--product", value: "PRODUCT_ID", kind: .productID, nonEmpty: "a product id",
+                                             example: "com.example.one", "only this product's entitlement")
+
     static let help = CommandHelp(
-        name: "entitlements", usage: "entitlements [--json]",
+        name: "entitlements", usage: "entitlements [--product PRODUCT_ID] [--json]",
         summary: "What the account owns now, as Transaction.currentEntitlements",
         details: """
             The newest active transaction of each non-consumable and subscription the
             account owns, as the App Store knows it (whether or not the app has it now).
-            """)
+              --product PRODUCT_ID   that product's only, as Transaction.currentEntitlements(for:):
+                                     at most one transaction, with its group's renewal info
+            """,
+        options: [product.spec])
 
     static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return Self()
+        return Self(productID: try line.value(product))
     }
 
     var needsCatalog: Bool { true }
 
     var actsAsTheApp: Bool { true }
 
-    func run(in session: Session) async throws -> Report? { try await session.entitlements() }
+    func run(in session: Session) async throws -> Report? { try await session.entitlements(productID: productID) }
 }
 
 /// `consume PRODUCT_ID`: a consumable used up from the app's balance.
@@ -453,15 +462,20 @@ extension Session {
         return Report(json: json, table.rendered)
     }
 
-    func entitlements() async throws -> Report {
-        let entitlements = try await app.currentEntitlements()
+    /// The account's entitlements, or one product's (`productID`) with its group's renewal info.
+    func entitlements(productID: String? = nil) async throws -> Report {
+        let entitlements = try await app.currentEntitlements().filter { productID == nil || $0.productID == productID }
         let renewals = try await app.renewalInfo()
+            .filter { group in productID == nil || entitlements.contains { $0.subscriptionGroupID == group.key } }
         let json = JSON.object([
             "account": .string(store.account),
             "entitlements": .array(entitlements.map(\.json)),
             "renewalInfo": .object(renewals.sorted { $0.key < $1.key }.map { JSON.Member($0.key, $0.value.json) }),
         ])
-        guard !entitlements.isEmpty else { return Report(json: json, "\(TerminalText.sanitized(store.account)) owns nothing.") }
+        guard !entitlements.isEmpty else {
+            let account = TerminalText.sanitized(store.account)
+            return Report(json: json, productID.map { "\(account) has no entitlement to \(TerminalText.sanitized($0))." } ?? "\(account) owns nothing.")
+        }
         var table = Table("PRODUCT ID", "TYPE", "TRANSACTION", "PURCHASED", "EXPIRES")
         for transaction in entitlements {
             table.add(transaction.productID, transaction.productType.rawValue, String(transaction.id),
