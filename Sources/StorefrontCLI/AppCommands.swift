@@ -3,7 +3,7 @@ import StoreEngine
 import StorefrontUI
 
 /// `products`: the catalog's products for the current storefront, and what the account has of each.
-enum ProductsCommand: StorefrontCommand {
+struct ProductsCommand: CommandValue {
     static let help = CommandHelp(
         name: "products", usage: "products [--json]",
         summary: "List the catalog's products for the current storefront",
@@ -13,21 +13,34 @@ enum ProductsCommand: StorefrontCommand {
             price and what the account has of it: Owned, Active until DATE, Balance N.
             """)
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return .products
+        return Self()
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func actsAsTheApp(_ command: Command) -> Bool { true }
+    var actsAsTheApp: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.products() }
+    func run(in session: Session) async throws -> Report? { try await session.products() }
 }
 
 /// `buy PRODUCT_ID`: a purchase as `Product.purchase()`, or one made outside the app (`--outside`).
-enum BuyCommand: StorefrontCommand {
+struct BuyCommand: CommandValue {
+    var productID: String
+    var quantity = 1
+    /// `--outside`: a purchase made outside the app, reaching it as an update (none of the app's choices below).
+    var outside = false
+    /// How this purchase ends instead of the settings (`--outcome`).
+    var outcome: PurchaseChoice?
+    /// `--offer`: a promotional offer, with its signature; `--win-back`: a win-back offer.
+    var offerID: String?
+    var appAccountToken: UUID?
+    var offerSigning: OfferSigning?
+    var winBackOfferID: String?
+    var billingPlan: BillingPlanType?
+
     /// Every name `--outcome` takes, in the order the completions offer them.
     static let outcomeNames = ["succeed", "cancel", "askToBuy", "interrupt"] + purchaseErrors
     static let purchaseErrors = SimulatedError.cases(in: [.storeKitError, .purchaseError]).map(\.rawValue)
@@ -99,7 +112,7 @@ enum BuyCommand: StorefrontCommand {
                   SharedOptions.appAccountToken.spec, billingPlan.spec],
         operands: [.productID])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a PRODUCT_ID")
         // The app's choices are not those of a purchase outside it.
         try line.allow(refusing: line.has(outside) ? [SharedOptions.appAccountToken.spec, billingPlan.spec] : [])
@@ -113,30 +126,25 @@ enum BuyCommand: StorefrontCommand {
             throw UsageError(description: "buy takes --offer or --win-back, not both", command: line.name)
         }
         let signing = OfferArguments(signature: try line.value(signature), sign: line.has(sign))
-        return line.has(outside)
-            ? .buyOutside(productID: args[0], quantity: quantity)
-            : .buy(productID: args[0], quantity: quantity, outcome: outcome, offerID: offerID,
-                   appAccountToken: try line.value(SharedOptions.appAccountToken), offerSigning: try signing.signing(offerID: offerID),
-                   winBackOfferID: winBack, billingPlan: try line.value(billingPlan))
+        if line.has(outside) { return Self(productID: args[0], quantity: quantity, outside: true) }
+        return Self(productID: args[0], quantity: quantity, outcome: outcome, offerID: offerID,
+                    appAccountToken: try line.value(SharedOptions.appAccountToken), offerSigning: try signing.signing(offerID: offerID),
+                    winBackOfferID: winBack, billingPlan: try line.value(billingPlan))
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func actsAsTheApp(_ command: Command) -> Bool { if case .buy = command { true } else { false } }
+    var actsAsTheApp: Bool { !outside }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        switch command {
-        case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken, let signing, let winBack, let plan):
-            try await session.buy(productID, quantity: quantity, choice: choice, offerID: offerID, appAccountToken: appAccountToken,
-                                  offerSigning: signing, winBackOfferID: winBack, billingPlan: plan)
-        case .buyOutside(let productID, let quantity): try await session.buyOutside(productID, quantity: quantity)
-        default: nil
-        }
+    func run(in session: Session) async throws -> Report? {
+        if outside { return try await session.buyOutside(productID, quantity: quantity) }
+        return try await session.buy(productID, quantity: quantity, choice: outcome, offerID: offerID, appAccountToken: appAccountToken,
+                                     offerSigning: offerSigning, winBackOfferID: winBackOfferID, billingPlan: billingPlan)
     }
 }
 
 /// `restore`: purchases brought back to the app, as `AppStore.sync()`.
-enum RestoreCommand: StorefrontCommand {
+struct RestoreCommand: CommandValue {
     static let help = CommandHelp(
         name: "restore", usage: "restore [--json]",
         summary: "Restore purchases, as AppStore.sync()",
@@ -146,21 +154,28 @@ enum RestoreCommand: StorefrontCommand {
             Adds no transaction; each restored product is logged in the restored state.
             """)
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return .restore
+        return Self()
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func actsAsTheApp(_ command: Command) -> Bool { true }
+    var actsAsTheApp: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.restore() }
+    func run(in session: Session) async throws -> Report? { try await session.restore() }
 }
 
 /// `transactions`: the account's history as `Transaction.all`, or the requests waiting (`--pending`).
-enum TransactionsCommand: StorefrontCommand {
+struct TransactionsCommand: CommandValue {
+    /// The requests waiting instead (`--pending`).
+    var pending = false
+    /// Which page: at most `limit`, purchased at or after `since`, after the page whose token named `after`.
+    var limit: Int?
+    var since: Date?
+    var after: Int64?
+
     static let pending = Flag("--pending", "the requests waiting (Ask to Buy, interrupted) instead")
     static let since = Option<Date>(
         spec: OptionSpec("--since", value: "DATE", example: "2026-01-31",
@@ -199,19 +214,19 @@ enum TransactionsCommand: StorefrontCommand {
             """,
         options: [pending.spec, SharedOptions.limit.spec, since.spec, after.spec])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
         if line.has(pending), line.has(SharedOptions.limit) || line.has(since) || line.has(after) {
             throw UsageError(description: "transactions --pending takes no --limit, --since or --after", command: line.name)
         }
-        return .transactions(pending: line.has(pending), limit: try line.value(SharedOptions.limit), since: try line.value(since),
-                             after: try line.value(after) ?? nil)
+        return Self(pending: line.has(pending), limit: try line.value(SharedOptions.limit), since: try line.value(since),
+                    after: try line.value(after) ?? nil)
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .transactions(let pending, let limit, let since, let after) = command else { return nil }
-        return pending ? try await session.pendingRequests() : try await session.transactionsReport(Session.Page(limit: limit, since: since, after: after))
+    /// The report, for scenarios; `Session.run` streams the listing instead (`listTransactions`).
+    func run(in session: Session) async throws -> Report? {
+        pending ? try await session.pendingRequests() : try await session.transactionsReport(Session.Page(limit: limit, since: since, after: after))
     }
 }
 
@@ -248,7 +263,10 @@ struct EntitlementsCommand: CommandValue {
 }
 
 /// `consume PRODUCT_ID`: a consumable used up from the app's balance.
-enum ConsumeCommand: StorefrontCommand {
+struct ConsumeCommand: CommandValue {
+    var productID: String
+    var quantity = 1
+
     static let help = CommandHelp(
         name: "consume", usage: "consume PRODUCT_ID [--quantity N] [--json]",
         summary: "Use up a consumable from the app's balance",
@@ -258,24 +276,26 @@ enum ConsumeCommand: StorefrontCommand {
             """,
         options: [SharedOptions.quantity.spec], operands: [.productID])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a PRODUCT_ID")
         try line.allow()
-        return .consume(productID: line.args[0], quantity: try line.value(SharedOptions.quantity) ?? 1)
+        return Self(productID: line.args[0], quantity: try line.value(SharedOptions.quantity) ?? 1)
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func actsAsTheApp(_ command: Command) -> Bool { true }
+    var actsAsTheApp: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .consume(let productID, let quantity) = command else { return nil }
-        return try await session.consume(productID, quantity: quantity)
-    }
+    func run(in session: Session) async throws -> Report? { try await session.consume(productID, quantity: quantity) }
 }
 
 /// `key export [--receipt] [--root [--der]]`: what verifies the store's signatures.
-enum KeyCommand: StorefrontCommand {
+struct KeyCommand: CommandValue {
+    /// `--root`: the root certificate instead of the key; `--der`: its DER bytes; `--receipt`: the app receipts' signer.
+    var root = false
+    var der = false
+    var receipt = false
+
     static let root = Flag("--root", "the root certificate of the store's chain instead of the key")
     static let der = Flag("--der", needs: ["--root"], "with --root: the certificate's DER bytes instead of PEM")
     static let receipt = Flag("--receipt", "the app receipts' RSA key (or, with --root, their root) instead of the JWS key")
@@ -298,30 +318,30 @@ enum KeyCommand: StorefrontCommand {
             """,
         options: [root.spec, der.spec, receipt.spec], operands: [.words(["export"])], printsJSON: false)
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow(refusing: line.has(root) ? [] : [der.spec])  // key export --root --der
         guard line.args == ["export"] else { throw UsageError(description: "key takes export", command: line.name) }
-        return line.has(root) ? .exportRoot(der: line.has(der), receipt: line.has(receipt)) : .exportKey(receipt: line.has(receipt))
+        return Self(root: line.has(root), der: line.has(der), receipt: line.has(receipt))
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        switch command {
-        case .exportKey(let receipt):
-            // PEM with or without --json: it is what verifiers read.
-            let pem = receipt ? try await session.app.receiptPublicKeyPEM() : session.app.publicKeyPEM
-            session.console.out(pem.trimmingCharacters(in: .newlines))
-        case .exportRoot(let der, let receipt):
+    func run(in session: Session) async throws -> Report? {
+        if root {
             // The certificate a server trusts in place of Apple's root: PEM, or DER bytes.
             let root = receipt ? try await session.app.receiptCertificateChain().root : await session.app.rootCertificate()
             if der { session.console.outData(Data(root.der)) } else { session.console.out(root.pem.trimmingCharacters(in: .newlines)) }
-        default: break
+        } else {
+            // PEM with or without --json: it is what verifiers read.
+            let pem = receipt ? try await session.app.receiptPublicKeyPEM() : session.app.publicKeyPEM
+            session.console.out(pem.trimmingCharacters(in: .newlines))
         }
         return nil
     }
 }
 
 /// `verify JWS`: one signed transaction decoded and verified.
-enum VerifyCommand: StorefrontCommand {
+struct VerifyCommand: CommandValue {
+    var jws: String
+
     static let help = CommandHelp(
         name: "verify", usage: "verify JWS [--json]",
         summary: "Decode and verify one signed transaction (JWS)",
@@ -334,16 +354,13 @@ enum VerifyCommand: StorefrontCommand {
             """,
         operands: [.text])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a JWS string")
         try line.allow()
-        return .verify(jws: line.args[0])
+        return Self(jws: line.args[0])
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .verify(let jws) = command else { return nil }
-        return try await session.verify(jws)
-    }
+    func run(in session: Session) async throws -> Report? { try await session.verify(jws) }
 }
 
 /// The commands that play the app, on the app's face.
