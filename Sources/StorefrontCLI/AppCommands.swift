@@ -3,7 +3,7 @@ import StoreEngine
 import StorefrontUI
 
 /// `products`: the catalog's products for the current storefront, and what the account has of each.
-enum ProductsCommand: StorefrontCommand {
+struct ProductsCommand: CommandValue {
     static let help = CommandHelp(
         name: "products", usage: "products [--json]",
         summary: "List the catalog's products for the current storefront",
@@ -13,21 +13,55 @@ enum ProductsCommand: StorefrontCommand {
             price and what the account has of it: Owned, Active until DATE, Balance N.
             """)
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return .products
+        return Self()
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func actsAsTheApp(_ command: Command) -> Bool { true }
+    var actsAsTheApp: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.products() }
+    func run(in session: Session) async throws -> Report? { try await session.products() }
 }
 
 /// `buy PRODUCT_ID`: a purchase as `Product.purchase()`, or one made outside the app (`--outside`).
-enum BuyCommand: StorefrontCommand {
+struct BuyCommand: CommandValue {
+    var productID: String
+    var quantity = 1
+    /// `--outside`: a purchase made outside the app, reaching it as an update (none of the app's choices below).
+    var outside = false
+    /// How this purchase ends instead of the settings (`--outcome`).
+    var outcome: PurchaseChoice?
+    /// `--offer`: a promotional offer, with its signature; `--win-back`: a win-back offer.
+    var offerID: String?
+    var appAccountToken: UUID?
+    var offerSigning: OfferSigning?
+    var winBackOfferID: String?
+    var billingPlan: BillingPlanType?
+
+    /// Every name `--outcome` takes, in the order the completions offer them.
+    static let outcomeNames = ["succeed", "cancel", "askToBuy", "interrupt"] + purchaseErrors
+    static let purchaseErrors = SimulatedError.cases(in: [.storeKitError, .purchaseError]).map(\.rawValue)
+    static let outcome = Option<PurchaseChoice>(
+        spec: OptionSpec("--outcome", value: "OUTCOME", kind: .words(outcomeNames),
+                         "how this purchase ends instead of the settings: succeed, cancel, askToBuy, interrupt or an error"),
+        refusal: { "--outcome takes succeed, cancel, askToBuy, interrupt or a purchase error (\(purchaseErrors.joined(separator: ", "))), not \"\($0)\"" },
+        read: PurchaseChoice.init(name:))
+    static let outside = Flag("--outside", "a purchase made outside the app, reaching it as an update")
+    static let offer = Option<String>.text("--offer", value: "OFFER_ID", nonEmpty: "an offer id",
+                                           "redeem a promotional offer of the subscription")
+    static let signature = Option<String>.text("--signature", value: "SIGNATURE", nonEmpty: "a value",
+                                               example: "header.payload.signature", needs: ["--offer", "x"],
+                                               "with --offer: the offer's signature, a compact JWS or KEY_ID:NONCE:TIMESTAMP:BASE64 (offer sign prints it)")
+    static let sign = Flag("--sign", needs: ["--offer", "x"], "with --offer: sign the offer now as the app's server would, with a key the store holds")
+    static let winBack = Option<String>.text("--win-back", value: "OFFER_ID", nonEmpty: "an offer id",
+                                             "redeem a win-back offer of the subscription (for lapsed subscribers)")
+    static let billingPlan = Option<BillingPlanType>.words(
+        "--billing-plan", value: "PLAN", [BillingPlanType.monthly, .billedUpfront].map(\.argument), read: BillingPlanType.init(argument:),
+        "monthly (a one-year subscription's monthly plan, 12-month commitment) or upfront")
+
     static let help = CommandHelp(
         name: "buy", usage: "buy PRODUCT_ID [--quantity N] [--offer OFFER_ID (--signature SIGNATURE | --sign) | --win-back OFFER_ID] [--billing-plan PLAN] [--app-account-token UUID] [--outcome OUTCOME | --outside] [--json]",
         summary: "Purchase a product and deliver it, as Product.purchase()",
@@ -74,43 +108,43 @@ enum BuyCommand: StorefrontCommand {
             --json prints {"result": "success" | "userCancelled" | "pending", "transaction": {…},
             "alreadyOwned": …, "finished": …}.
             """,
-        options: ["--quantity", "--outcome", "--outside", "--offer", "--signature", "--sign", "--win-back", "--app-account-token", "--billing-plan"],
+        options: [SharedOptions.quantity.spec, outcome.spec, outside.spec, offer.spec, signature.spec, sign.spec, winBack.spec,
+                  SharedOptions.appAccountToken.spec, billingPlan.spec],
         operands: [.productID])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a PRODUCT_ID")
-        try line.allow()
+        // The app's choices are not those of a purchase outside it.
+        try line.allow(refusing: line.has(outside) ? [SharedOptions.appAccountToken.spec, billingPlan.spec] : [])
         let args = line.args
-        if line.outside, line.outcome != nil || line.offerID != nil || line.pricing.winBackOfferID != nil {
+        let quantity = try line.value(SharedOptions.quantity) ?? 1
+        let (outcome, offerID, winBack) = (try line.value(outcome), try line.value(offer), try line.value(winBack))
+        if line.has(outside), outcome != nil || offerID != nil || winBack != nil {
             throw UsageError(description: "buy takes --outside or --outcome/--offer/--win-back, not both", command: line.name)
         }
-        if line.offerID != nil, line.pricing.winBackOfferID != nil {
+        if offerID != nil, winBack != nil {
             throw UsageError(description: "buy takes --offer or --win-back, not both", command: line.name)
         }
-        return line.outside
-            ? .buyOutside(productID: args[0], quantity: line.quantity ?? 1)
-            : .buy(productID: args[0], quantity: line.quantity ?? 1, outcome: line.outcome, offerID: line.offerID,
-                   appAccountToken: line.appAccountToken, offerSigning: try line.offer.signing(offerID: line.offerID),
-                   winBackOfferID: line.pricing.winBackOfferID, billingPlan: line.billingPlan)
+        let signing = OfferArguments(signature: try line.value(signature), sign: line.has(sign))
+        if line.has(outside) { return Self(productID: args[0], quantity: quantity, outside: true) }
+        return Self(productID: args[0], quantity: quantity, outcome: outcome, offerID: offerID,
+                    appAccountToken: try line.value(SharedOptions.appAccountToken), offerSigning: try signing.signing(offerID: offerID),
+                    winBackOfferID: winBack, billingPlan: try line.value(billingPlan))
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func actsAsTheApp(_ command: Command) -> Bool { if case .buy = command { true } else { false } }
+    var actsAsTheApp: Bool { !outside }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        switch command {
-        case .buy(let productID, let quantity, let choice, let offerID, let appAccountToken, let signing, let winBack, let plan):
-            try await session.buy(productID, quantity: quantity, choice: choice, offerID: offerID, appAccountToken: appAccountToken,
-                                  offerSigning: signing, winBackOfferID: winBack, billingPlan: plan)
-        case .buyOutside(let productID, let quantity): try await session.buyOutside(productID, quantity: quantity)
-        default: nil
-        }
+    func run(in session: Session) async throws -> Report? {
+        if outside { return try await session.buyOutside(productID, quantity: quantity) }
+        return try await session.buy(productID, quantity: quantity, choice: outcome, offerID: offerID, appAccountToken: appAccountToken,
+                                     offerSigning: offerSigning, winBackOfferID: winBackOfferID, billingPlan: billingPlan)
     }
 }
 
 /// `restore`: purchases brought back to the app, as `AppStore.sync()`.
-enum RestoreCommand: StorefrontCommand {
+struct RestoreCommand: CommandValue {
     static let help = CommandHelp(
         name: "restore", usage: "restore [--json]",
         summary: "Restore purchases, as AppStore.sync()",
@@ -120,21 +154,41 @@ enum RestoreCommand: StorefrontCommand {
             Adds no transaction; each restored product is logged in the restored state.
             """)
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return .restore
+        return Self()
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func actsAsTheApp(_ command: Command) -> Bool { true }
+    var actsAsTheApp: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.restore() }
+    func run(in session: Session) async throws -> Report? { try await session.restore() }
 }
 
 /// `transactions`: the account's history as `Transaction.all`, or the requests waiting (`--pending`).
-enum TransactionsCommand: StorefrontCommand {
+struct TransactionsCommand: CommandValue {
+    /// The requests waiting instead (`--pending`).
+    var pending = false
+    /// Which page: at most `limit`, purchased at or after `since`, after the page whose token named `after`.
+    var limit: Int?
+    var since: Date?
+    var after: Int64?
+
+    static let pending = Flag("--pending", "the requests waiting (Ask to Buy, interrupted) instead")
+    static let since = Option<Date>(
+        spec: OptionSpec("--since", value: "DATE", example: "2026-01-31",
+                         "only those purchased at or after DATE (ISO-8601: 2026-01-31 or 2026-01-31T09:30:00Z)"),
+        refusal: { "--since needs an ISO-8601 date or date and time (2026-01-31, 2026-01-31T09:30:00Z), not \"\($0)\"" },
+        read: Invocation.date)
+    /// The token of a page's end; `.some(nil)` for the start.
+    static let after = Option<Int64?>(
+        spec: OptionSpec("--after", value: "TOKEN", example: HistoryRevision.token(after: 2_000_000_001),
+                         "the next page, after the one that printed TOKEN (More: …)"),
+        refusal: { "--after needs the token a page of transactions ended with (More: …), not \"\($0)\"" },
+        read: HistoryRevision.id)
+
     static let help = CommandHelp(
         name: "transactions", usage: "transactions [--limit N] [--since DATE] [--after TOKEN] [--pending] [--json]",
         summary: "The account's transaction history, newest first",
@@ -158,48 +212,61 @@ enum TransactionsCommand: StorefrontCommand {
             resolve), as Xcode's Transaction Manager shows them ({"requests": [{"id", "productID",
             "reason", "date"}]} with --json).
             """,
-        options: ["--pending", "--limit", "--since", "--after"])
+        options: [pending.spec, SharedOptions.limit.spec, since.spec, after.spec])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        if line.pending, line.limit != nil || line.since != nil || line.after != nil {
+        if line.has(pending), line.has(SharedOptions.limit) || line.has(since) || line.has(after) {
             throw UsageError(description: "transactions --pending takes no --limit, --since or --after", command: line.name)
         }
-        return .transactions(pending: line.pending, limit: line.limit, since: line.since, after: line.after ?? nil)
+        return Self(pending: line.has(pending), limit: try line.value(SharedOptions.limit), since: try line.value(since),
+                    after: try line.value(after) ?? nil)
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .transactions(let pending, let limit, let since, let after) = command else { return nil }
-        return pending ? try await session.pendingRequests() : try await session.transactionsReport(Session.Page(limit: limit, since: since, after: after))
+    /// The report, for scenarios; `Session.run` streams the listing instead (`listTransactions`).
+    func run(in session: Session) async throws -> Report? {
+        pending ? try await session.pendingRequests() : try await session.transactionsReport(Session.Page(limit: limit, since: since, after: after))
     }
 }
 
-/// `entitlements`: what the account owns now, as `Transaction.currentEntitlements`.
-enum EntitlementsCommand: StorefrontCommand {
+/// `entitlements [--product PRODUCT_ID]`: what the account owns now, as `Transaction.currentEntitlements`.
+struct EntitlementsCommand: CommandValue {
+    /// `--product`: that product's entitlement only, as `Transaction.currentEntitlements(for:)`.
+    var productID: String?
+
+    static let product = Option<String>.text("--product", value: "PRODUCT_ID", kind: .productID, nonEmpty: "a product id",
+                                             example: "com.example.one", "only this product's entitlement")
+
     static let help = CommandHelp(
-        name: "entitlements", usage: "entitlements [--json]",
+        name: "entitlements", usage: "entitlements [--product PRODUCT_ID] [--json]",
         summary: "What the account owns now, as Transaction.currentEntitlements",
         details: """
             The newest active transaction of each non-consumable and subscription the
             account owns, as the App Store knows it (whether or not the app has it now).
-            """)
+              --product PRODUCT_ID   that product's only, as Transaction.currentEntitlements(for:):
+                                     at most one transaction, with its group's renewal info
+            """,
+        options: [product.spec])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return .entitlements
+        return Self(productID: try line.value(product))
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func actsAsTheApp(_ command: Command) -> Bool { true }
+    var actsAsTheApp: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.entitlements() }
+    func run(in session: Session) async throws -> Report? { try await session.entitlements(productID: productID) }
 }
 
 /// `consume PRODUCT_ID`: a consumable used up from the app's balance.
-enum ConsumeCommand: StorefrontCommand {
+struct ConsumeCommand: CommandValue {
+    var productID: String
+    var quantity = 1
+
     static let help = CommandHelp(
         name: "consume", usage: "consume PRODUCT_ID [--quantity N] [--json]",
         summary: "Use up a consumable from the app's balance",
@@ -207,26 +274,32 @@ enum ConsumeCommand: StorefrontCommand {
             Takes N (default 1) from the app-side balance of a consumable. Fails when the
             balance is smaller than N.
             """,
-        options: ["--quantity"], operands: [.productID])
+        options: [SharedOptions.quantity.spec], operands: [.productID])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a PRODUCT_ID")
         try line.allow()
-        return .consume(productID: line.args[0], quantity: line.quantity ?? 1)
+        return Self(productID: line.args[0], quantity: try line.value(SharedOptions.quantity) ?? 1)
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func actsAsTheApp(_ command: Command) -> Bool { true }
+    var actsAsTheApp: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .consume(let productID, let quantity) = command else { return nil }
-        return try await session.consume(productID, quantity: quantity)
-    }
+    func run(in session: Session) async throws -> Report? { try await session.consume(productID, quantity: quantity) }
 }
 
 /// `key export [--receipt] [--root [--der]]`: what verifies the store's signatures.
-enum KeyCommand: StorefrontCommand {
+struct KeyCommand: CommandValue {
+    /// `--root`: the root certificate instead of the key; `--der`: its DER bytes; `--receipt`: the app receipts' signer.
+    var root = false
+    var der = false
+    var receipt = false
+
+    static let root = Flag("--root", "the root certificate of the store's chain instead of the key")
+    static let der = Flag("--der", needs: ["--root"], "with --root: the certificate's DER bytes instead of PEM")
+    static let receipt = Flag("--receipt", "the app receipts' RSA key (or, with --root, their root) instead of the JWS key")
+
     static let help = CommandHelp(
         name: "key", usage: "key export [--receipt] [--root [--der]]",
         summary: "Print the public key, or the root certificate, that verifies the store's signed data",
@@ -243,32 +316,32 @@ enum KeyCommand: StorefrontCommand {
                          place of Apple Root CA (issued at the store's first receipt)
               --der      with --root: the certificate's DER bytes instead of PEM
             """,
-        options: ["--root", "--der", "--receipt"], operands: [.words(["export"])], printsJSON: false)
+        options: [root.spec, der.spec, receipt.spec], operands: [.words(["export"])], printsJSON: false)
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
-        try line.allow()
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+        try line.allow(refusing: line.has(root) ? [] : [der.spec])  // key export --root --der
         guard line.args == ["export"] else { throw UsageError(description: "key takes export", command: line.name) }
-        return line.root ? .exportRoot(der: line.der, receipt: line.receipt) : .exportKey(receipt: line.receipt)
+        return Self(root: line.has(root), der: line.has(der), receipt: line.has(receipt))
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        switch command {
-        case .exportKey(let receipt):
-            // PEM with or without --json: it is what verifiers read.
-            let pem = receipt ? try await session.app.receiptPublicKeyPEM() : session.app.publicKeyPEM
-            session.console.out(pem.trimmingCharacters(in: .newlines))
-        case .exportRoot(let der, let receipt):
+    func run(in session: Session) async throws -> Report? {
+        if root {
             // The certificate a server trusts in place of Apple's root: PEM, or DER bytes.
             let root = receipt ? try await session.app.receiptCertificateChain().root : await session.app.rootCertificate()
             if der { session.console.outData(Data(root.der)) } else { session.console.out(root.pem.trimmingCharacters(in: .newlines)) }
-        default: break
+        } else {
+            // PEM with or without --json: it is what verifiers read.
+            let pem = receipt ? try await session.app.receiptPublicKeyPEM() : session.app.publicKeyPEM
+            session.console.out(pem.trimmingCharacters(in: .newlines))
         }
         return nil
     }
 }
 
 /// `verify JWS`: one signed transaction decoded and verified.
-enum VerifyCommand: StorefrontCommand {
+struct VerifyCommand: CommandValue {
+    var jws: String
+
     static let help = CommandHelp(
         name: "verify", usage: "verify JWS [--json]",
         summary: "Decode and verify one signed transaction (JWS)",
@@ -281,16 +354,13 @@ enum VerifyCommand: StorefrontCommand {
             """,
         operands: [.text])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a JWS string")
         try line.allow()
-        return .verify(jws: line.args[0])
+        return Self(jws: line.args[0])
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .verify(let jws) = command else { return nil }
-        return try await session.verify(jws)
-    }
+    func run(in session: Session) async throws -> Report? { try await session.verify(jws) }
 }
 
 /// The commands that play the app, on the app's face.
@@ -409,15 +479,20 @@ extension Session {
         return Report(json: json, table.rendered)
     }
 
-    func entitlements() async throws -> Report {
-        let entitlements = try await app.currentEntitlements()
+    /// The account's entitlements, or one product's (`productID`) with its group's renewal info.
+    func entitlements(productID: String? = nil) async throws -> Report {
+        let entitlements = try await app.currentEntitlements().filter { productID == nil || $0.productID == productID }
         let renewals = try await app.renewalInfo()
+            .filter { group in productID == nil || entitlements.contains { $0.subscriptionGroupID == group.key } }
         let json = JSON.object([
             "account": .string(store.account),
             "entitlements": .array(entitlements.map(\.json)),
             "renewalInfo": .object(renewals.sorted { $0.key < $1.key }.map { JSON.Member($0.key, $0.value.json) }),
         ])
-        guard !entitlements.isEmpty else { return Report(json: json, "\(TerminalText.sanitized(store.account)) owns nothing.") }
+        guard !entitlements.isEmpty else {
+            let account = TerminalText.sanitized(store.account)
+            return Report(json: json, productID.map { "\(account) has no entitlement to \(TerminalText.sanitized($0))." } ?? "\(account) owns nothing.")
+        }
         var table = Table("PRODUCT ID", "TYPE", "TRANSACTION", "PURCHASED", "EXPIRES")
         for transaction in entitlements {
             table.add(transaction.productID, transaction.productType.rawValue, String(transaction.id),

@@ -87,11 +87,24 @@ enum RefundCommand: StorefrontCommand {
             100000) unless --prorated gives a share: a percentage with up to three decimals
             (33.333), or remaining for a subscription's period left (REFUND_PRORATED).
             """,
-        options: ["--reason", "--prorated"], operands: [.text])
+        options: [SharedOptions.reason.spec, prorated.spec], operands: [.text])
+
+    /// A share (33.333, up to three decimals) or `remaining`.
+    static let prorated = Option<RefundShare>(
+        spec: OptionSpec("--prorated", value: "PERCENT", kind: .words(["remaining"]),
+                         "give back a share (33.333, up to three decimals) or remaining (a subscription's period left); default the whole"),
+        refusal: { "--prorated takes a percentage more than 0 and less than 100 with up to three decimals (33.333), or remaining, not \"\($0)\"" },
+        read: { text in
+            if text == "remaining" { return .timeRemaining }
+            guard let milliunits = RefundShare.milliunits(percent: text), FaceValidation.proratedRefundShares.contains(milliunits)
+            else { return nil }
+            return .prorated(milliunits: milliunits)
+        })
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
-        return .refund(transactionID: try line.transactionID(), reason: line.reason ?? .other, share: line.refundShare ?? .full)
+        return .refund(transactionID: try line.transactionID(), reason: try line.value(SharedOptions.reason) ?? .other,
+                       share: try line.value(prorated) ?? .full)
     }
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {

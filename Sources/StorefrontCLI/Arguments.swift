@@ -8,7 +8,7 @@ extension Invocation {
         var invocation = Invocation(command: .paywall)
         var operands: [String] = []
         var wantsHelp = false
-        // The options given, read into the command's arguments; its name and operands follow.
+        // The command's own options given, as text, for its type to read; its name and operands follow.
         var line = CommandArguments(name: "", entry: CommandHelp(name: "", usage: "", summary: "", details: ""))
         var rest = arguments[...]
 
@@ -70,97 +70,18 @@ extension Invocation {
                 guard !name.isEmpty else { throw UsageError(description: "--account needs a name", command: nil) }
                 invocation.account = name
             case "--json": invocation.json = true
-            case "--quantity":
-                line.quantity = try number(try value(for: option, inline: inline), for: option, minimum: 1)
-            case "--limit":
-                line.limit = try number(try value(for: option, inline: inline), for: option, minimum: 1)
             case "--latency":
                 invocation.latency = try number(try value(for: option, inline: inline), for: option, minimum: 0)
-            case "--once": line.once = true
-            case "--outside": line.outside = true
-            case "--outcome":
-                let name = try value(for: option, inline: inline)
-                guard let chosen = PurchaseChoice(name: name) else {
-                    throw UsageError(description: "--outcome takes succeed, cancel, askToBuy, interrupt or a purchase error (\(SimulatedError.cases(in: [.storeKitError, .purchaseError]).map(\.rawValue).joined(separator: ", "))), not \"\(name)\"", command: operands.first)
-                }
-                line.outcome = chosen
-            case "--offer":
-                let id = try value(for: option, inline: inline)
-                guard !id.isEmpty else { throw UsageError(description: "--offer needs an offer id", command: operands.first) }
-                line.offerID = id
-            case "--app-account-token":
-                let text = try value(for: option, inline: inline)
-                guard let token = UUID(uuidString: text) else {
-                    throw UsageError(description: "--app-account-token needs a UUID (8-4-4-4-12 hex digits), not \"\(text)\"", command: operands.first)
-                }
-                line.appAccountToken = token
-            case "--billing-plan":
-                let text = try value(for: option, inline: inline)
-                guard let plan = BillingPlanType(argument: text) else {
-                    throw UsageError(description: "--billing-plan takes monthly (monthly with a 12-month commitment) or upfront, not \"\(text)\"", command: operands.first)
-                }
-                line.billingPlan = plan
             case "--record":
                 let path = try value(for: option, inline: inline)
                 guard !path.isEmpty else { throw UsageError(description: "--record needs a file", command: nil) }
                 invocation.recordPath = path
-            case "--junit":
-                let path = try value(for: option, inline: inline)
-                guard !path.isEmpty else { throw UsageError(description: "--junit needs a file", command: operands.first) }
-                line.junit = path
-            case "--win-back", "--consent-required":
-                try line.pricing.take(option, value: spec.value == nil ? nil : value(for: option, inline: inline), command: operands.first)
-            case "--signature", "--key", "--sign", "--legacy":
-                try line.offer.take(option, value: spec.value == nil ? nil : value(for: option, inline: inline), command: operands.first)
-            case "--keep": line.keep = true
-            case "--root": line.root = true
-            case "--pending": line.pending = true
-            case "--since":
-                let text = try value(for: option, inline: inline)
-                guard let date = Self.date(text) else {
-                    throw UsageError(description: "--since needs an ISO-8601 date or date and time (2026-01-31, 2026-01-31T09:30:00Z), not \"\(text)\"", command: operands.first)
-                }
-                line.since = date
-            case "--after":
-                let text = try value(for: option, inline: inline)
-                guard let id = HistoryRevision.id(text) else {
-                    throw UsageError(description: "--after needs the token a page of transactions ended with (More: …), not \"\(text)\"", command: operands.first)
-                }
-                line.after = id
-            case "--der": line.der = true
-            case "--receipt": line.receipt = true
-            case "--listen": line.listen = try value(for: option, inline: inline)
-            case "--notify": line.notify.append(try value(for: option, inline: inline))
-            case "--allow-remote": line.allowRemote = true
-            case "--issuer": line.issuer = try value(for: option, inline: inline)
-            case "--public-key": line.publicKey = try value(for: option, inline: inline)
-            case "--reason":
-                let name = try value(for: option, inline: inline)
-                guard let chosen = Transaction.RevocationReason(rawValue: name) else {
-                    throw UsageError(description: "--reason takes developerIssue or other, not \"\(name)\"", command: operands.first)
-                }
-                line.reason = chosen
-            case "--prorated":
-                let text = try value(for: option, inline: inline)
-                if text == "remaining" {
-                    line.refundShare = .timeRemaining
-                } else if let milliunits = RefundShare.milliunits(percent: text), FaceValidation.proratedRefundShares.contains(milliunits) {
-                    line.refundShare = .prorated(milliunits: milliunits)
-                } else {
-                    throw UsageError(description: "--prorated takes a percentage more than 0 and less than 100 with up to three decimals (33.333), or remaining, not \"\(text)\"", command: operands.first)
-                }
-            case "--request-reason":
-                let name = try value(for: option, inline: inline)
-                guard let chosen = RefundRequestReason(rawValue: name) else {
-                    throw UsageError(description: "--request-reason takes \(RefundRequestReason.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"", command: operands.first)
-                }
-                line.requestReason = chosen
             case "--help": wantsHelp = true
             case "--version": invocation.command = .version; return invocation
             default:
-                throw UsageError(description: "unknown option \(option)", command: operands.first)
+                // A command's own option: its command reads the text (see `Option`), once the command is known.
+                line.given[spec.long, default: []].append(spec.value == nil ? "" : try value(for: option, inline: inline))
             }
-            line.given.insert(spec.long)
         }
 
         guard let name = operands.first else {

@@ -179,7 +179,7 @@ public enum CLI {
             if invocation.command.actsAsTheApp { try await session.deliverUnfinished() }
             if invocation.command == .paywall {
                 if let paywall { return exit(await paywall(store, invocation, console)) }
-                try await session.run(.products)
+                try await session.run(.run(AnyCommand(ProductsCommand())))
                 return exit(.success)
             }
             if case .serve(let listen, let notify, let allowRemote) = invocation.command {

@@ -32,7 +32,9 @@ public enum OfferSigning: Equatable, Sendable {
 public enum Command: Equatable, Sendable {
     /// No subcommand: open the paywall.
     case paywall
-    case products
+    /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
+    /// its fields, read in its file. The cases below are the commands not yet moved to it.
+    case run(AnyCommand)
     /// `offer-keys`: the promotional offer keys registered.
     case offerKeys
     /// `offer-keys add KEY_ID FILE [--issuer ID]`.
@@ -62,13 +64,6 @@ public enum Command: Equatable, Sendable {
     case messageDefer(id: Int64)
     /// `message send REASON`: a tester queues a message.
     case messageSend(reason: MessageReason)
-    /// `buy`; `--outcome` chooses how this purchase ends instead of the settings; `--offer` redeems a
-    /// promotional offer, `--win-back` a win-back offer.
-    case buy(productID: String, quantity: Int, outcome: PurchaseChoice? = nil, offerID: String? = nil,
-             appAccountToken: UUID? = nil, offerSigning: OfferSigning? = nil, winBackOfferID: String? = nil,
-             billingPlan: BillingPlanType? = nil)
-    /// `buy --outside`: a purchase made outside the app, reaching it as an update.
-    case buyOutside(productID: String, quantity: Int)
     /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.
     case approve(transactionID: Int64)
     case decline(transactionID: Int64)
@@ -99,20 +94,10 @@ public enum Command: Equatable, Sendable {
     case autoRenew(group: String, on: Bool)
     case expire(group: String)
     case renew(group: String)
-    case restore
-    /// `Transaction.all`, newest first: at most `limit`, purchased at or after `since`, after the
-    /// page whose token (`--after`) names transaction `after`; `pending`: the requests waiting instead.
-    case transactions(pending: Bool, limit: Int? = nil, since: Date? = nil, after: Int64? = nil)
-    case entitlements
-    case consume(productID: String, quantity: Int)
     case reset(ResetScope)
     case settings
     case setSetting(name: String, value: String, once: Bool = false)
     case log(limit: Int)
-    /// `key export [--receipt]`: the public key that verifies the store's signatures (JWS, or app receipts).
-    case exportKey(receipt: Bool = false)
-    /// `key export [--receipt] --root [--der]`: the root certificate of the store's chain (JWS, or app receipts).
-    case exportRoot(der: Bool, receipt: Bool = false)
     /// `serve`: the App Store Server API and Server Notifications V2.
     case serve(listen: String, notify: [String], allowRemote: Bool)
     /// `serve keys`: the Server API's keys.
@@ -126,8 +111,6 @@ public enum Command: Equatable, Sendable {
     case serveURLsRemove(url: String)
     /// `notifications`: every server notification with its delivery attempts.
     case notifications
-    /// `verify JWS`: decode and verify one signed transaction.
-    case verify(jws: String)
     /// `catalog check FILE`: validate a products.json or `.storekit` file and summarize it.
     case catalogCheck(path: String)
     /// `catalog convert FILE`: print a catalog file as products.json.
@@ -150,6 +133,15 @@ public enum Command: Equatable, Sendable {
     case complete(CompletionRequest)
 }
 
+/// A command's own parsed value (``CommandValue``), as ``Command/run(_:)`` holds it.
+public struct AnyCommand: Equatable, Sendable {
+    let value: any CommandValue
+
+    init(_ value: some CommandValue) { self.value = value }
+
+    public static func == (a: AnyCommand, b: AnyCommand) -> Bool { a.value.isEqual(to: b.value) }
+}
+
 /// A command line that does not parse: the message says what and how to fix it (exit 64).
 public struct UsageError: Error, Equatable, CustomStringConvertible {
     public var description: String
@@ -169,19 +161,17 @@ extension UsageError {
 
 
 extension Command {
+    /// The parsed value of a ``CommandValue`` of type `type`, if this is one.
+    func value<Value: CommandValue>(_ type: Value.Type) -> Value? {
+        if case .run(let command) = self { command.value as? Value } else { nil }
+    }
+
     /// The command that parsed to this value, which says what it needs and runs it;
     /// nil for the paywall and `--version`, which are no command.
     var type: (any StorefrontCommand.Type)? {
         switch self {
         case .paywall, .version: nil
-        case .products: ProductsCommand.self
-        case .buy, .buyOutside: BuyCommand.self
-        case .restore: RestoreCommand.self
-        case .transactions: TransactionsCommand.self
-        case .entitlements: EntitlementsCommand.self
-        case .consume: ConsumeCommand.self
-        case .verify: VerifyCommand.self
-        case .exportKey, .exportRoot: KeyCommand.self
+        case .run(let command): Swift.type(of: command.value)
         case .approve: ApproveCommand.self
         case .decline: DeclineCommand.self
         case .resolve: ResolveCommand.self

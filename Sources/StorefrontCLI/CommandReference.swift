@@ -40,7 +40,7 @@ enum CommandReference {
         for option in OptionSpec.all {
             var summary = option.summary
             if !option.global {
-                let users = CommandHelp.visible.filter { $0.options.contains(option.long) }.map { "`\($0.name)`" }
+                let users = CommandHelp.visible.filter { $0.optionNames.contains(option.long) }.map { "`\($0.name)`" }
                 summary += " (" + users.joined(separator: ", ") + ")"
             }
             let tag = option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")

@@ -42,15 +42,21 @@ public struct OptionSpec: Equatable, Sendable {
     public var summary: String
     /// Whether every command takes it; otherwise only the commands whose table entry lists it.
     public var global: Bool
+    /// A value that parses, for the table's tests (default: one made from `kind`).
+    var example: String?
+    /// The options it is only taken beside, as a command line's words (`--der` needs `--root`).
+    var needs: [String]
 
     init(_ long: String, short: String? = nil, value: String? = nil, kind: ValueKind = .text,
-         global: Bool = false, _ summary: String) {
+         global: Bool = false, example: String? = nil, needs: [String] = [], _ summary: String) {
         self.long = long
         self.short = short
         self.value = value
         self.kind = kind
         self.summary = summary
         self.global = global
+        self.example = example
+        self.needs = needs
     }
 
     /// Both spellings, short first: `-c, --catalog`.
@@ -61,8 +67,14 @@ public struct OptionSpec: Equatable, Sendable {
         all.first { $0.long == name || $0.short == name }
     }
 
-    /// Every option, global ones first, in the order `--help` lists them.
-    public static let all: [OptionSpec] = [
+    /// Every option, global ones first, then each command's own in the order of the command table
+    /// (an option several commands take, once): the order `--help` lists them.
+    public static let all: [OptionSpec] = globals + CommandHelp.all.flatMap(\.options).reduce(into: []) { options, option in
+        if !options.contains(where: { $0.long == option.long }) { options.append(option) }
+    }
+
+    /// The options every command takes, read into ``Invocation`` by the parser itself.
+    static let globals: [OptionSpec] = [
         OptionSpec("--catalog", short: "-c", value: "PATH", kind: .file, global: true,
                    "the product catalog, a products.json or .storekit file (default ./products.json, else the one .storekit here)"),
         OptionSpec("--store", short: "-s", value: "PATH", kind: .file, global: true,
@@ -75,56 +87,7 @@ public struct OptionSpec: Equatable, Sendable {
                    "the paywall writes the tester's actions to FILE as a scenario (replay FILE)"),
         OptionSpec("--help", short: "-h", global: true, "this help; `storefront COMMAND --help` for one command"),
         OptionSpec("--version", global: true, "the version and the commit it was built from"),
-        OptionSpec("--quantity", short: "-q", value: "N", "how many of a consumable (1 to 10)"),
-        OptionSpec("--outcome", value: "OUTCOME", kind: .words(PurchaseChoice.names),
-                   "how this purchase ends instead of the settings: succeed, cancel, askToBuy, interrupt or an error"),
-        OptionSpec("--outside", "a purchase made outside the app, reaching it as an update"),
-        OptionSpec("--offer", value: "OFFER_ID", "redeem a promotional offer of the subscription"),
-        OptionSpec("--signature", value: "SIGNATURE",
-                   "buy --offer: the offer's signature, a compact JWS or KEY_ID:NONCE:TIMESTAMP:BASE64 (offer sign prints it)"),
-        OptionSpec("--sign", "buy --offer: sign the offer now as the app's server would, with a key the store holds"),
-        OptionSpec("--win-back", value: "OFFER_ID", "redeem a win-back offer of the subscription (for lapsed subscribers)"),
-        OptionSpec("--consent-required", "price-increase: subscribers must agree to the new price, or their subscription ends"),
-        OptionSpec("--key", value: "KEY_ID", "offer sign: the offer key to sign with (offer-keys)"),
-        OptionSpec("--legacy", "offer sign: the legacy form (key id, nonce, timestamp, signature) instead of a compact JWS"),
-        OptionSpec("--app-account-token", value: "UUID", "the app's token for the purchase (appAccountToken)"),
-        OptionSpec("--billing-plan", value: "PLAN", kind: .words(BillingPlanType.allCases.map(\.argument)),
-                   "buy: monthly (a one-year subscription's monthly plan, 12-month commitment) or upfront"),
-        OptionSpec("--reason", value: "REASON", kind: .words(Transaction.RevocationReason.allNames),
-                   "why the refund: developerIssue or other (default other)"),
-        OptionSpec("--prorated", value: "PERCENT", kind: .words(["remaining"]),
-                   "refund: give back a share (33.333, up to three decimals) or remaining (a subscription's period left); default the whole"),
-        OptionSpec("--request-reason", value: "REASON", kind: .words(RefundRequestReason.allCases.map(\.rawValue)),
-                   "refund-request begin: why the customer asks (the refund sheet's reasons; default other)"),
-        OptionSpec("--once", "an error setting applies to the next call only"),
-        OptionSpec("--limit", short: "-n", value: "N", "log: how many entries (default 50); transactions: at most N, newest first"),
-        OptionSpec("--since", value: "DATE", "transactions: only those purchased at or after DATE (ISO-8601: 2026-01-31 or 2026-01-31T09:30:00Z)"),
-        OptionSpec("--after", value: "TOKEN", "transactions: the next page, after the one that printed TOKEN (More: …)"),
-        OptionSpec("--root", "key export: the root certificate of the store's chain instead of the key"),
-        OptionSpec("--der", "key export --root: the certificate's DER bytes instead of PEM"),
-        OptionSpec("--receipt", "key export: the app receipts' RSA key (or, with --root, their root) instead of the JWS key"),
-        OptionSpec("--junit", value: "FILE", kind: .file, "replay: also write JUnit XML to FILE"),
-        OptionSpec("--keep", "replay: leave a failed scenario's store file for inspection"),
-        OptionSpec("--pending", "transactions: the requests waiting (Ask to Buy, interrupted) instead"),
-        OptionSpec("--listen", value: "HOST:PORT", "serve: the address to listen on (default 127.0.0.1:8089; port 0 picks a free one)"),
-        OptionSpec("--notify", value: "URL", "serve: a URL to POST server notifications to (repeatable)"),
-        OptionSpec("--allow-remote", "serve: listen on an address other machines can reach"),
-        OptionSpec("--issuer", value: "ID", "serve keys add/create, offer-keys add/create: the key's issuer id"),
-        OptionSpec("--public-key", value: "FILE", kind: .file, "serve keys add: the key's public half (PEM)"),
     ]
-}
-
-extension PurchaseChoice {
-    /// Every name `--outcome` takes, in the order the completions offer them.
-    static var names: [String] {
-        ["succeed", "cancel", "askToBuy", "interrupt"]
-            + SimulatedError.cases(in: [.storeKitError, .purchaseError]).map(\.rawValue)
-    }
-}
-
-extension Transaction.RevocationReason {
-    /// The names `--reason` takes.
-    static var allNames: [String] { allCases.map(\.rawValue) }
 }
 
 extension CommandHelp {
@@ -133,8 +96,11 @@ extension CommandHelp {
 
     /// The options this command takes: the global ones, then its own.
     var allOptions: [OptionSpec] {
-        OptionSpec.all.filter { $0.global || options.contains($0.long) }
+        OptionSpec.all.filter { $0.global || optionNames.contains($0.long) }
     }
+
+    /// The long names of its own options.
+    var optionNames: [String] { options.map(\.long) }
 }
 
 extension OptionSpec {

@@ -103,7 +103,7 @@ extension Completions {
         for option in OptionSpec.all {
             var line = "complete -c storefront"
             if !option.global {
-                let users = commands.filter { $0.options.contains(option.long) }.map(\.name)
+                let users = commands.filter { $0.optionNames.contains(option.long) }.map(\.name)
                 line += " -n " + quoted("__storefront_using " + users.joined(separator: " "), fish: true)
             }
             line += " -l " + option.long.dropFirst(2)

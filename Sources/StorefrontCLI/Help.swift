@@ -11,8 +11,9 @@ struct CommandHelp {
     var usage: String
     var summary: String
     var details: String
-    /// The long names of the options this command takes besides the global ones.
-    var options: [String] = []
+    /// The options this command takes besides the global ones (declared in its file, or in
+    /// `SharedOptions.swift` when several commands take one).
+    var options: [OptionSpec] = []
     /// What each operand is, by position, for the completions.
     var operands: [ValueKind] = []
     /// A helper for the completion scripts: parsed, but not listed in help, completions or the man page.
@@ -37,7 +38,7 @@ struct CommandHelp {
         let commands = visible.map { "  \($0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.summary)" }
         let global = OptionSpec.all.filter(\.global).map(\.helpLine)
         let own = OptionSpec.all.filter { !$0.global }.map { option in
-            option.helpLine + " (" + visible.filter { $0.options.contains(option.long) }.map(\.name).joined(separator: ", ") + ")"
+            option.helpLine + " (" + visible.filter { $0.optionNames.contains(option.long) }.map(\.name).joined(separator: ", ") + ")"
         }
         return """
             storefront — a StoreKit simulator for the terminal

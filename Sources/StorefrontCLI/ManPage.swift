@@ -34,7 +34,7 @@ enum ManPage {
                         + (option.value.map { " \\fI\(escaped($0))\\fR" } ?? ""))
             var summary = option.summary
             if !option.global {
-                let users = CommandHelp.visible.filter { $0.options.contains(option.long) }.map(\.name)
+                let users = CommandHelp.visible.filter { $0.optionNames.contains(option.long) }.map(\.name)
                 summary += " (" + users.joined(separator: ", ") + ")"
             }
             page.append(text(summary.prefix(1).uppercased() + summary.dropFirst() + "."))

@@ -23,7 +23,7 @@ enum OfferKeysCommand: StorefrontCommand {
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
-        return try line.offer.command(line.name, line.args, issuer: line.issuer, appAccountToken: line.appAccountToken)
+        return try OfferArguments().command(line.name, line.args, issuer: try line.value(SharedOptions.issuer), appAccountToken: nil)
     }
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {
@@ -39,11 +39,15 @@ enum OfferKeysCommand: StorefrontCommand {
 
 /// `offer sign PRODUCT OFFER`: a promotional offer signed as the app's server would.
 enum OfferCommand: StorefrontCommand {
+    static let key = Option<String>.text("--key", value: "KEY_ID", nonEmpty: "a key id", "the offer key to sign with (offer-keys)")
+    static let legacy = Flag("--legacy", "the legacy form (key id, nonce, timestamp, signature) instead of a compact JWS")
+
     static var help: CommandHelp { OfferCommands.offerHelp }
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
-        return try line.offer.command(line.name, line.args, issuer: line.issuer, appAccountToken: line.appAccountToken)
+        return try OfferArguments(keyID: try line.value(key), legacy: line.has(legacy))
+            .command(line.name, line.args, issuer: nil, appAccountToken: try line.value(SharedOptions.appAccountToken))
     }
 
     static func needsCatalog(_ command: Command) -> Bool { true }
@@ -104,7 +108,7 @@ enum OfferCommands {
                                 made with it fail with invalidOfferSignature from now on
               --issuer ID       the issuer id the compact JWS form's iss must be (default: any)
             """,
-        options: ["--issuer"], operands: [.words(["add", "create", "remove"]), .text, .file])
+        options: [SharedOptions.issuer.spec], operands: [.words(["add", "create", "remove"]), .text, .file])
 
     static let offerHelp = CommandHelp(
         name: "offer", usage: "offer sign PRODUCT_ID OFFER_ID [--key KEY_ID] [--legacy] [--app-account-token UUID] [--json]",
@@ -124,7 +128,7 @@ enum OfferCommands {
             A signature is good for one purchase (its nonce), for 24 hours after its time.
             --json prints {"keyID", "form", "signature"} and, for --legacy, "nonce" and "timestamp".
             """,
-        options: ["--key", "--legacy", "--app-account-token"], operands: [.words(["sign"]), .productID, .text])
+        options: [OfferCommand.key.spec, OfferCommand.legacy.spec, SharedOptions.appAccountToken.spec], operands: [.words(["sign"]), .productID, .text])
 
     static let redeemHelp = CommandHelp(
         name: "redeem", usage: "redeem CODE [--json]",
@@ -144,25 +148,12 @@ enum OfferCommands {
         operands: [.text])
 }
 
-/// The options of promotional offers, gathered while parsing.
+/// The options of promotional offers as `buy`, `offer` and `offer-keys` read them.
 struct OfferArguments {
     var signature: String?
     var keyID: String?
     var sign = false
     var legacy = false
-
-    mutating func take(_ option: String, value: String?, command: String?) throws(UsageError) {
-        switch option {
-        case "--signature":
-            guard let value, !value.isEmpty else { throw UsageError(description: "--signature needs a value", command: command) }
-            signature = value
-        case "--key":
-            guard let value, !value.isEmpty else { throw UsageError(description: "--key needs a key id", command: command) }
-            keyID = value
-        case "--sign": sign = true
-        default: legacy = true
-        }
-    }
 
     /// How `buy --offer` signs: `--signature` or `--sign`, never both, and only with `--offer`.
     func signing(offerID: String?) throws(UsageError) -> OfferSigning? {

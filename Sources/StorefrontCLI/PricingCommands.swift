@@ -4,11 +4,13 @@ import StorefrontUI
 
 /// `price-increase`: a subscription's price changes, and the customer's answer.
 enum PriceIncreaseCommand: StorefrontCommand {
+    static let consentRequired = Flag("--consent-required", "subscribers must agree to the new price, or their subscription ends")
+
     static var help: CommandHelp { PricingCommands.priceIncreaseHelp }
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
-        return try line.pricing.command(line.name, line.args)
+        return try PricingArguments(consentRequired: line.has(consentRequired)).command(line.name, line.args)
     }
 
     static func needsCatalog(_ command: Command) -> Bool { true }
@@ -30,7 +32,7 @@ enum MessagesCommand: StorefrontCommand {
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
-        return try line.pricing.command(line.name, line.args)
+        return try PricingArguments().command(line.name, line.args)
     }
 
     static func needsCatalog(_ command: Command) -> Bool {
@@ -56,7 +58,7 @@ enum MessageCommand: StorefrontCommand {
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
-        return try line.pricing.command(line.name, line.args)
+        return try PricingArguments().command(line.name, line.args)
     }
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {
@@ -94,7 +96,7 @@ enum PricingCommands {
             A subscription price that changed in the catalog file since the last run is made a price
             change the same way, once.
             """,
-        options: ["--consent-required"], operands: [.productID, .text])
+        options: [PriceIncreaseCommand.consentRequired.spec], operands: [.productID, .text])
 
     static let messagesHelp = CommandHelp(
         name: "messages", usage: "messages [show ID | defer ID] [--json]",
@@ -122,19 +124,9 @@ enum PricingCommands {
         operands: [.words(["send"]), .words(MessageReason.allCases.map(\.rawValue))])
 }
 
-/// The options of price increases and win-back offers, gathered while parsing.
+/// The options of price increases, as `price-increase` reads them.
 struct PricingArguments {
-    var winBackOfferID: String?
     var consentRequired = false
-
-    mutating func take(_ option: String, value: String?, command: String?) throws(UsageError) {
-        if option == "--consent-required" {
-            consentRequired = true
-            return
-        }
-        guard let value, !value.isEmpty else { throw UsageError(description: "--win-back needs an offer id", command: command) }
-        winBackOfferID = value
-    }
 
     /// `price-increase …`, `messages …` and `message send REASON`.
     func command(_ name: String, _ args: [String]) throws(UsageError) -> Command {

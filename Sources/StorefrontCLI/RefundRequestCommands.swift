@@ -6,9 +6,16 @@ import StorefrontUI
 enum RefundRequestCommand: StorefrontCommand {
     static var help: CommandHelp { RefundRequestCommands.help }
 
+    static let requestReason = Option<RefundRequestReason>.choice(
+        "--request-reason", value: "REASON", RefundRequestReason.allCases, name: { $0.rawValue },
+        "begin: why the customer asks (the refund sheet's reasons; default other)")
+
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
-        try line.allow()
-        return try RefundRequestCommands.command(line.args, reason: line.reason, requestReason: line.requestReason)
+        // --reason is the App Store's (approve), --request-reason the customer's (begin).
+        try line.allow(refusing: (line.args.first == "approve" ? [] : [SharedOptions.reason.spec])
+            + (line.args.first == "begin" ? [] : [requestReason.spec]))
+        return try RefundRequestCommands.command(line.args, reason: try line.value(SharedOptions.reason),
+                                                 requestReason: try line.value(requestReason))
     }
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {
@@ -47,7 +54,7 @@ enum RefundRequestCommands {
             The setting refundRequestOutcome decides each new request at once instead: approve or
             decline (default wait, for approve or decline here).
             """,
-        options: ["--reason", "--request-reason"], operands: [.words(["approve", "decline", "begin"]), .text])
+        options: [SharedOptions.reason.spec, RefundRequestCommand.requestReason.spec], operands: [.words(["approve", "decline", "begin"]), .text])
 
     /// `refund-request [list | begin ID | approve ID | decline ID]`.
     static func command(_ args: [String], reason: Transaction.RevocationReason?,

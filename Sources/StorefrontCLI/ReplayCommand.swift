@@ -5,6 +5,9 @@ import StorefrontUI
 
 /// `storefront replay FILE…`: each scenario on a fresh temporary store, headless.
 enum ReplayCommand: StorefrontCommand {
+    static let junit = Option<String>.text("--junit", value: "FILE", kind: .file, nonEmpty: "a file", "also write JUnit XML to FILE")
+    static let keep = Flag("--keep", "leave a failed scenario's store file for inspection")
+
     static let help = CommandHelp(
         name: "replay", usage: "replay FILE... [--junit FILE] [--keep] [--json]",
         summary: "Replay scenario files as regression tests",
@@ -25,12 +28,12 @@ enum ReplayCommand: StorefrontCommand {
             Exit 0 when all pass, 1 when any fails, 65 for a malformed scenario (its
             file:line:column and the fault; nothing runs), 66 for a missing file.
             """,
-        options: ["--junit", "--keep"], operands: [.file])
+        options: [junit.spec, keep.spec], operands: [.file])
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
         guard !line.args.isEmpty else { throw UsageError(description: "replay needs at least one scenario FILE", command: line.name) }
-        return .replay(paths: line.args, junit: line.junit, keep: line.keep)
+        return .replay(paths: line.args, junit: try line.value(junit), keep: line.has(keep))
     }
 
     static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {

@@ -57,11 +57,21 @@ enum ServeCommand: StorefrontCommand {
               serve urls remove URL          forget it
             Ctrl-C or SIGTERM stops the server cleanly.
             """,
-        options: ["--listen", "--notify", "--allow-remote", "--issuer", "--public-key"], operands: [.words(["keys", "urls"])])
+        options: [listen.spec, notify.spec, allowRemote.spec, SharedOptions.issuer.spec, publicKey.spec],
+        operands: [.words(["keys", "urls"])])
+
+    static let listen = Option<String>.text("--listen", value: "HOST:PORT", example: "127.0.0.1:0",
+                                            "the address to listen on (default 127.0.0.1:8089; port 0 picks a free one)")
+    static let notify = Option<String>.text("--notify", value: "URL", example: "http://127.0.0.1/",
+                                            "a URL to POST server notifications to (repeatable)")
+    static let allowRemote = Flag("--allow-remote", "listen on an address other machines can reach")
+    static let publicKey = Option<String>.text("--public-key", value: "FILE", kind: .file, "keys add: the key's public half (PEM)")
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.allow()
-        let (name, args, issuer, publicKey) = (line.name, line.args, line.issuer, line.publicKey)
+        let (name, args) = (line.name, line.args)
+        let (issuer, publicKey) = (try line.value(SharedOptions.issuer), try line.value(Self.publicKey))
+        let (listen, notify, allowRemote) = (try line.value(Self.listen), try line.values(Self.notify), line.has(Self.allowRemote))
         let command: Command
         switch (args.first, args.count) {
         case (nil, _):
@@ -69,17 +79,17 @@ enum ServeCommand: StorefrontCommand {
                 throw UsageError(description: "serve takes --issuer and --public-key with keys add or keys create", command: name)
             }
             // Checked here, before the store opens: a usage error like any other (with --json, its document).
-            let listen = line.listen ?? "127.0.0.1:8089"
+            let listen = listen ?? "127.0.0.1:8089"
             guard let address = ListenAddress(listen) else {
                 throw UsageError(description: "--listen needs HOST:PORT with an IP address (127.0.0.1:8089, [::1]:8089), not \"\(listen)\"", command: name)
             }
-            if let url = line.notify.first(where: { !Session.isReceiverURL($0) }) {
+            if let url = notify.first(where: { !Session.isReceiverURL($0) }) {
                 throw UsageError(description: "--notify needs an http or https URL, not \"\(url)\"", command: name)
             }
-            guard address.isLoopback || line.allowRemote else {
+            guard address.isLoopback || allowRemote else {
                 throw UsageError(description: "\(address) can be reached from other machines; serve listens on loopback unless you add --allow-remote", command: name)
             }
-            command = .serve(listen: listen, notify: line.notify, allowRemote: line.allowRemote)
+            command = .serve(listen: listen, notify: notify, allowRemote: allowRemote)
         case ("keys", 1): command = .serveKeys
         case ("keys", 3) where args[1] == "add" && !args[2].isEmpty:
             guard let issuer, let publicKey else {
@@ -95,7 +105,7 @@ enum ServeCommand: StorefrontCommand {
             throw UsageError(description: "serve takes nothing, keys [add KEY_ID | create | remove KEY_ID] or urls [add URL | remove URL]",
                              command: name)
         }
-        if case .serve = command {} else if line.listen != nil || !line.notify.isEmpty || line.allowRemote {
+        if case .serve = command {} else if listen != nil || !notify.isEmpty || allowRemote {
             throw UsageError(description: "serve keys and serve urls take no --listen, --notify or --allow-remote", command: name)
         }
         if args.first == "urls", issuer != nil || publicKey != nil {

@@ -30,8 +30,8 @@ struct Session {
     /// Runs `command` and prints its report as text, or as JSON with `--json`.
     func run(_ command: Command) async throws {
         // Written as it is read: a history of a million is never held whole.
-        if case .transactions(false, let limit, let since, let after) = command {
-            return try await listTransactions(Page(limit: limit, since: since, after: after))
+        if let listing = command.value(TransactionsCommand.self), !listing.pending {
+            return try await listTransactions(Page(limit: listing.limit, since: listing.since, after: listing.after))
         }
         guard let report = try await report(for: command) else { return }
         if invocation.json {

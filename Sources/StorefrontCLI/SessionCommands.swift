@@ -90,14 +90,16 @@ enum SettingsCommand: StorefrontCommand {
             applies to the next call only, then returns to none.
             \(SettingDefinition.all.map { "  \($0.name.padding(toLength: CommandHelp.settingNameWidth, withPad: " ", startingAt: 0)) \($0.scope == .account ? "per account" : "whole store"): \($0.summary)" }.joined(separator: "\n"))
             """,
-        options: ["--once"], operands: [.words(["set"]), .settingName, .settingValue])
+        options: [once.spec], operands: [.words(["set"]), .settingName, .settingValue])
+
+    static let once = Flag("--once", "an error setting applies to the next call only")
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
-        try line.allow()
+        try line.allow(refusing: line.args.count == 3 ? [] : [once.spec])  // settings set NAME VALUE --once
         let args = line.args
         switch args.count {
         case 0: return .settings
-        case 3 where args[0] == "set": return .setSetting(name: args[1], value: args[2], once: line.once)
+        case 3 where args[0] == "set": return .setSetting(name: args[1], value: args[2], once: line.has(once))
         default:
             throw UsageError(description: "settings takes nothing, or set NAME VALUE", command: line.name)
         }
@@ -165,12 +167,12 @@ enum LogCommand: StorefrontCommand {
             deferred; revoked for a refund and expired for a subscription's end (StoreKit 1
             has no state for either). Failures carry the error's name and SKError code.
             """,
-        options: ["--limit"])
+        options: [SharedOptions.limit.spec])
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
         try line.expect(0, "")
         try line.allow()
-        return .log(limit: line.limit ?? 50)
+        return .log(limit: try line.value(SharedOptions.limit) ?? 50)
     }
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {

@@ -8,8 +8,9 @@ import StoreEngine
 ///
 /// The command table (`--help`, the man page, the shell completions, and the parser's list of
 /// commands and options) is ``StorefrontCommands/all``. A new command is a type conforming to
-/// this protocol, a case (or cases) of ``Command`` for what it parses to, its name in
-/// ``Command/type``, and one line in ``StorefrontCommands/all``.
+/// ``CommandValue`` (its own parsed value, with its options) and one line in
+/// ``StorefrontCommands/all``; older ones parse to a case (or cases) of ``Command``, named in
+/// ``Command/type``.
 protocol StorefrontCommand: Sendable {
     /// The command's entry in the command table.
     static var help: CommandHelp { get }
@@ -35,6 +36,42 @@ extension StorefrontCommand {
     static func actsAsTheApp(_ command: Command) -> Bool { false }
     static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? { nil }
     static func run(_ command: Command, in session: Session) async throws -> Report? { nil }
+}
+
+/// A command whose parsed value is an instance of its own type: its operands and options, read in
+/// its file by ``read(_:)``, are its fields, so an option is added in that file alone. (The
+/// commands not yet moved parse to a case of ``Command`` instead.)
+protocol CommandValue: StorefrontCommand, Equatable {
+    /// Reads the operands and options after the command's name.
+    static func read(_ line: CommandArguments) throws(UsageError) -> Self
+    /// Whether it needs the catalog; without one it runs on an absent catalog. Default: no.
+    var needsCatalog: Bool { get }
+    /// Whether it plays the app, which delivers waiting transactions when it starts. Default: no.
+    var actsAsTheApp: Bool { get }
+    /// Runs before any catalog or store is opened and returns its exit code; nil when it runs on a store.
+    func runAlone(_ context: CommandContext) async -> ExitCode?
+    /// Runs on an open store: its report; nil when it printed its output itself.
+    func run(in session: Session) async throws -> Report?
+}
+
+extension CommandValue {
+    var needsCatalog: Bool { false }
+    var actsAsTheApp: Bool { false }
+    func runAlone(_ context: CommandContext) async -> ExitCode? { nil }
+    func run(in session: Session) async throws -> Report? { nil }
+
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Command { .run(AnyCommand(try read(line))) }
+    static func needsCatalog(_ command: Command) -> Bool { command.value(Self.self)?.needsCatalog ?? false }
+    static func actsAsTheApp(_ command: Command) -> Bool { command.value(Self.self)?.actsAsTheApp ?? false }
+    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
+        await command.value(Self.self)?.runAlone(context)
+    }
+    static func run(_ command: Command, in session: Session) async throws -> Report? {
+        try await command.value(Self.self)?.run(in: session)
+    }
+
+    /// Whether `other` is the same command with the same operands and options.
+    func isEqual(to other: any CommandValue) -> Bool { (other as? Self) == self }
 }
 
 /// What a command that runs alone has to work with.
@@ -75,37 +112,9 @@ struct CommandArguments {
     var args: [String]
     /// The command's entry in the table: the options it takes.
     var entry: CommandHelp
-    /// The long names of the options given.
-    var given: Set<String> = []
-    var quantity: Int?
-    var limit: Int?
-    var once = false
-    var outside = false
-    var outcome: PurchaseChoice?
-    var reason: Transaction.RevocationReason?
-    /// `refund --prorated`: how much the refund gives back.
-    var refundShare: RefundShare?
-    var requestReason: RefundRequestReason?
-    var offerID: String?
-    var appAccountToken: UUID?
-    /// `buy --billing-plan`: how a one-year subscription is billed (PurchaseOption.billingPlanType).
-    var billingPlan: BillingPlanType?
-    var root = false
-    /// `key export --receipt`: the receipt signer's key or root, not the JWS signer's.
-    var receipt = false
-    var der = false
-    var junit: String?
-    var keep = false
-    var listen: String?
-    var notify: [String] = []
-    var allowRemote = false
-    var issuer: String?
-    var publicKey: String?
-    var pending = false
-    var since: Date?
-    var after: Int64??
-    var offer = OfferArguments()
-    var pricing = PricingArguments()
+    /// The command's own options given, by long name: the texts given, in order ("" for a flag).
+    /// The command reads them with ``value(_:)``, ``values(_:)`` and ``has(_:)``.
+    var given: [String: [String]] = [:]
 
     init(name: String, entry: CommandHelp) {
         self.name = name
@@ -121,19 +130,11 @@ struct CommandArguments {
         }
     }
 
-    /// Only the options the table lists for this command (settings takes --once with set only).
-    func allow() throws(UsageError) {
-        let allowed = entry.options.filter { option in
-            switch option {
-            case "--once": args.count == 3           // settings set NAME VALUE --once
-            case "--app-account-token", "--billing-plan": !outside     // the app's choices: not a purchase outside it
-            case "--der": root                       // key export --root --der
-            case "--reason": name != "refund-request" || args.first == "approve"
-            case "--request-reason": args.first == "begin"  // refund-request begin ID
-            default: true
-            }
-        }
-        if let option = OptionSpec.all.first(where: { !$0.global && given.contains($0.long) && !allowed.contains($0.long) }) {
+    /// Only the options the table lists for this command, less those this form of it refuses
+    /// (settings takes --once with set only): "settings takes no --once".
+    func allow(refusing: [OptionSpec] = []) throws(UsageError) {
+        let allowed = entry.optionNames.filter { name in !refusing.contains { $0.long == name } }
+        if let option = OptionSpec.all.first(where: { !$0.global && given[$0.long] != nil && !allowed.contains($0.long) }) {
             throw UsageError(description: "\(name) takes no \(option.long)", command: name)
         }
     }

@@ -1,5 +1,5 @@
 import StoreEngine
-import StorefrontCLI
+@testable import StorefrontCLI
 import Testing
 
 /// `Invocation.parse`, in-process: the command-line contract scripts rely on.
@@ -36,10 +36,10 @@ struct ArgumentsTests {
     }
 
     @Test(arguments: [
-        ("products", Command.products),
-        ("restore", .restore),
-        ("transactions", .transactions(pending: false)),
-        ("entitlements", .entitlements),
+        ("products", Command.run(AnyCommand(ProductsCommand()))),
+        ("restore", .run(AnyCommand(RestoreCommand()))),
+        ("transactions", .run(AnyCommand(TransactionsCommand(pending: false)))),
+        ("entitlements", .run(AnyCommand(EntitlementsCommand()))),
         ("settings", .settings),
     ])
     func commandsWithoutOperands(name: String, command: Command) throws {
@@ -52,10 +52,10 @@ struct ArgumentsTests {
     }
 
     @Test func buyAndConsumeTakeOneProductID() throws {
-        #expect(try parse("buy", "com.example.a").command == .buy(productID: "com.example.a", quantity: 1))
-        #expect(try parse("consume", "coins").command == .consume(productID: "coins", quantity: 1))
-        #expect(try parse("buy", "coins", "--quantity", "3").command == .buy(productID: "coins", quantity: 3))
-        #expect(try parse("consume", "-q", "10", "coins").command == .consume(productID: "coins", quantity: 10))
+        #expect(try parse("buy", "com.example.a").command == .run(AnyCommand(BuyCommand(productID: "com.example.a", quantity: 1))))
+        #expect(try parse("consume", "coins").command == .run(AnyCommand(ConsumeCommand(productID: "coins", quantity: 1))))
+        #expect(try parse("buy", "coins", "--quantity", "3").command == .run(AnyCommand(BuyCommand(productID: "coins", quantity: 3))))
+        #expect(try parse("consume", "-q", "10", "coins").command == .run(AnyCommand(ConsumeCommand(productID: "coins", quantity: 10))))
     }
 
     @Test func buyWithoutProductIDIsAUsageError() {
@@ -72,8 +72,8 @@ struct ArgumentsTests {
     }
 
     @Test func operandsAfterDoubleDashAreOperandsEvenWithADash() throws {
-        #expect(try parse("buy", "--", "-odd-id").command == .buy(productID: "-odd-id", quantity: 1))
-        #expect(try parse("--json", "consume", "--", "--json").command == .consume(productID: "--json", quantity: 1))
+        #expect(try parse("buy", "--", "-odd-id").command == .run(AnyCommand(BuyCommand(productID: "-odd-id", quantity: 1))))
+        #expect(try parse("--json", "consume", "--", "--json").command == .run(AnyCommand(ConsumeCommand(productID: "--json", quantity: 1))))
     }
 
     @Test func quantityIsOnlyForBuyAndConsume() {
@@ -145,7 +145,7 @@ struct ArgumentsTests {
             #expect(invocation.storePath == "s.sqlite")
             #expect(invocation.account == "qa")
             #expect(invocation.json)
-            #expect(invocation.command == .buy(productID: "p", quantity: 1))
+            #expect(invocation.command == .run(AnyCommand(BuyCommand(productID: "p", quantity: 1))))
         }
     }
 
@@ -156,7 +156,7 @@ struct ArgumentsTests {
         #expect(invocation.storePath == "/tmp/x y.sqlite")
         #expect(invocation.account == "qa@x")
         #expect(invocation.latency == 5)
-        #expect(invocation.command == .buy(productID: "coins", quantity: 4))
+        #expect(invocation.command == .run(AnyCommand(BuyCommand(productID: "coins", quantity: 4))))
     }
 
     @Test func anEmptyInlineValueIsNotTheNextArgument() {

@@ -20,23 +20,11 @@ struct CommandTableTests {
         }
     }
 
-    /// A plausible value for an option, by its placeholder and kind.
+    /// A plausible value for an option: its declared example, else one of its kind.
     static func value(for option: OptionSpec) -> [String] {
-        guard let placeholder = option.value else { return [] }
-        if placeholder == "UUID" { return ["6F1A2B3C-4D5E-4F60-8A7B-9C0D1E2F3A4B"] }
-        if placeholder == "SIGNATURE" { return ["header.payload.signature"] }
-        if placeholder == "DATE" { return ["2026-01-31"] }
-        if placeholder == "TOKEN" { return [HistoryRevision.token(after: 2_000_000_001)] }
-        // serve checks its address and receivers as it parses.
-        if placeholder == "HOST:PORT" { return ["127.0.0.1:0"] }
-        if placeholder == "URL" { return ["http://127.0.0.1/"] }
-        return [option.kind == .text ? "1" : sample(option.kind)]
+        guard option.value != nil else { return [] }
+        return [option.example ?? (option.kind == .text ? "1" : sample(option.kind))]
     }
-
-    /// Options that are only taken beside another one.
-    static let companions: [String: [String]] = [
-        "--der": ["--root"], "--signature": ["--offer", "x"], "--sign": ["--offer", "x"],
-    ]
 
     /// The shortest command line made from the table's operands that parses, if any does. Each word
     /// of a fixed list is tried (`refund-request begin` takes options `approve` does not).
@@ -78,11 +66,11 @@ struct CommandTableTests {
     func theParserKnowsEveryOptionOfTheTableInEverySpelling(long: String) throws {
         let option = try #require(OptionSpec.named(long))
         let users = option.global ? CommandHelp.all.filter { $0.name == "products" }
-            : CommandHelp.all.filter { $0.options.contains(long) }
+            : CommandHelp.all.filter { $0.optionNames.contains(long) }
         #expect(!users.isEmpty, "\(long) belongs to no command")
         for command in users {
             for name in option.names {
-                let extra = Self.companions[long, default: []] + [name] + Self.value(for: option)
+                let extra = option.needs + [name] + Self.value(for: option)
                 #expect(Self.parsed(command, extra: extra) != nil, "\(command.name) \(extra) does not parse")
             }
         }
@@ -93,7 +81,7 @@ struct CommandTableTests {
         let option = try #require(OptionSpec.named(long))
         let value = Self.value(for: option)
         // `help` shows help whatever follows; every other command refuses an option it does not list.
-        for command in CommandHelp.all where !command.options.contains(long) && command.name != "help" {
+        for command in CommandHelp.all where !command.optionNames.contains(long) && command.name != "help" {
             #expect(Self.parsed(command) != nil)
             let samples = command.operands.map(Self.sample)
             let valid = (0...samples.count).map { Array(samples.prefix($0)) }
@@ -106,7 +94,7 @@ struct CommandTableTests {
     @Test func everyCommandsUsageNamesItsOwnOptions() {
         for command in CommandHelp.all {
             #expect(command.usage.hasPrefix(command.name), "\(command.name)'s usage starts with its name")
-            for option in command.options {
+            for option in command.optionNames {
                 #expect(command.usage.contains(option), "\(command.name)'s usage does not mention \(option)")
             }
         }
@@ -130,9 +118,49 @@ struct CommandTableTests {
         let spellings = OptionSpec.all.flatMap(\.names)
         #expect(Set(spellings).count == spellings.count)
         for command in CommandHelp.all {
-            for option in command.options {
+            for option in command.optionNames {
                 #expect(OptionSpec.named(option).map { !$0.global } == true, "\(command.name) lists \(option)")
             }
+        }
+    }
+
+    @Test("an option several commands take is one declaration: the same names, value, completion and help")
+    func oneSpecPerLongName() {
+        for option in OptionSpec.all {
+            for command in CommandHelp.all {
+                for declared in command.options where declared.long == option.long {
+                    #expect(declared == option, "\(command.name) declares \(option.long) differently")
+                }
+            }
+        }
+        #expect(!OptionSpec.globals.contains { global in CommandHelp.all.contains { $0.optionNames.contains(global.long) } })
+    }
+
+    @Test("every option of a fixed list refuses another word with a message listing each word it takes")
+    func everyWordsOptionRefusesBogusListingEachWord() throws {
+        var checked = 0
+        for option in OptionSpec.all {
+            guard case .words(let words) = option.kind else { continue }
+            let command = try #require(CommandHelp.all.first { $0.optionNames.contains(option.long) })
+            let extra = option.needs + [option.long, "bogus"]
+            // The operands that let the option through (refund-request's --request-reason wants begin).
+            let operands = (0...command.operands.count).lazy.flatMap { count in
+                Self.operandLines(command, count: count)
+            }.first { (try? Invocation.parse([command.name] + $0 + option.needs + [option.long] + Self.value(for: option))) != nil }
+            let line = try #require(operands, "\(option.long): no line of \(command.name) takes it")
+            let error = try #require(expectUsageError([command.name] + line + extra), "\(command.name) \(option.long) bogus parsed")
+            for word in words { #expect(error.description.contains(word), "\(option.long)'s refusal \"\(error.description)\" lacks \(word)") }
+            #expect(error.description.contains("\"bogus\""))
+            checked += 1
+        }
+        #expect(checked >= 5)
+    }
+
+    /// Every line of `count` operands made from the table's kinds (each word of a fixed list tried).
+    static func operandLines(_ command: CommandHelp, count: Int) -> [[String]] {
+        command.operands.prefix(count).reduce([[]]) { lines, kind in
+            let choices = if case .words(let words) = kind { words } else { [sample(kind)] }
+            return lines.flatMap { line in choices.map { line + [$0] } }
         }
     }
 

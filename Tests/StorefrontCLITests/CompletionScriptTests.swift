@@ -113,7 +113,7 @@ struct CompletionScriptTests {
         #expect(offers["storefront settings set storefront "] == Set(catalog.storefronts.map(\.countryCode)))
         #expect(offers["storefront settings set purchaseError "]?.isSuperset(of: ["none", "networkError", "ineligibleForOffer"]) == true)
         #expect(offers["storefront reset "] == ["app", "account", "all"])
-        #expect(offers["storefront buy alpha --outcome "] == Set(PurchaseChoice.names))
+        #expect(offers["storefront buy alpha --outcome "] == Set(BuyCommand.outcomeNames))
         #expect(offers["storefront refund 4 --reason "] == ["developerIssue", "other"])
         #expect(offers["storefront help "] == Set(CommandHelp.visible.map(\.name)))
         #expect(offers["storefront completions "] == ["bash", "zsh", "fish"])

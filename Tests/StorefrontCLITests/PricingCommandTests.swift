@@ -20,7 +20,7 @@ struct PricingCommandTests {
         #expect(try parse("messages", "show", "3") == .messageShow(id: 3))
         #expect(try parse("messages", "defer", "3") == .messageDefer(id: 3))
         #expect(try parse("message", "send", "generic") == .messageSend(reason: .generic))
-        #expect(try parse("buy", "p", "--win-back", "w") == .buy(productID: "p", quantity: 1, winBackOfferID: "w"))
+        #expect(try parse("buy", "p", "--win-back", "w") == .run(AnyCommand(BuyCommand(productID: "p", quantity: 1, winBackOfferID: "w"))))
         #expect(expectUsageError(["price-increase", "p", "abc"])?.description.contains("PRICE") == true)
         #expect(expectUsageError(["price-increase", "p", "-1"]) != nil)
         #expect(expectUsageError(["price-increase", "consent", "p", "--consent-required"]) != nil)

@@ -1,6 +1,6 @@
 import Foundation
 import StoreEngine
-import StorefrontCLI
+@testable import StorefrontCLI
 import Testing
 
 // Issue 5, subscriptions on the command line: parsing in-process, then the built
@@ -48,9 +48,9 @@ struct SubscriptionArgumentsTests {
     }
 
     @Test func buyTakesAnOffer() throws {
-        #expect(try parse("buy", "p", "--offer", "comeback") == .buy(productID: "p", quantity: 1, offerID: "comeback"))
+        #expect(try parse("buy", "p", "--offer", "comeback") == .run(AnyCommand(BuyCommand(productID: "p", quantity: 1, offerID: "comeback"))))
         #expect(try parse("buy", "p", "--offer=comeback", "--outcome", "cancel")
-                == .buy(productID: "p", quantity: 1, outcome: .cancel, offerID: "comeback"))
+                == .run(AnyCommand(BuyCommand(productID: "p", quantity: 1, outcome: .cancel, offerID: "comeback"))))
         #expect(usageError("buy", "p", "--offer", "")?.description.contains("needs an offer id") == true)
         #expect(usageError("buy", "p", "--outside", "--offer", "x")?.description.contains("not both") == true)
         #expect(usageError("status", "--offer", "x")?.description == "status takes no --offer")

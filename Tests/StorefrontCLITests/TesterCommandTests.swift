@@ -1,6 +1,6 @@
 import Foundation
 import StoreEngine
-import StorefrontCLI
+@testable import StorefrontCLI
 import Testing
 
 // The tester's commands (Ask to Buy, interrupted purchases, refunds, outcomes, simulated
@@ -21,13 +21,13 @@ struct TesterCommandArgumentsTests {
     }
 
     @Test func buyTakesAnOutcome() throws {
-        #expect(try parse("buy", "p", "--outcome", "cancel") == .buy(productID: "p", quantity: 1, outcome: .cancel))
-        #expect(try parse("buy", "p", "--outcome=askToBuy") == .buy(productID: "p", quantity: 1, outcome: .askToBuy))
-        #expect(try parse("--outcome", "interrupt", "buy", "p") == .buy(productID: "p", quantity: 1, outcome: .interrupt))
+        #expect(try parse("buy", "p", "--outcome", "cancel") == .run(AnyCommand(BuyCommand(productID: "p", quantity: 1, outcome: .cancel))))
+        #expect(try parse("buy", "p", "--outcome=askToBuy") == .run(AnyCommand(BuyCommand(productID: "p", quantity: 1, outcome: .askToBuy))))
+        #expect(try parse("--outcome", "interrupt", "buy", "p") == .run(AnyCommand(BuyCommand(productID: "p", quantity: 1, outcome: .interrupt))))
         #expect(try parse("buy", "p", "-q", "2", "--outcome", "networkError")
-                == .buy(productID: "p", quantity: 2, outcome: .fail(.networkError)))
-        #expect(try parse("buy", "p", "--outcome", "succeed") == .buy(productID: "p", quantity: 1, outcome: .succeed))
-        #expect(try parse("buy", "p") == .buy(productID: "p", quantity: 1, outcome: nil))
+                == .run(AnyCommand(BuyCommand(productID: "p", quantity: 2, outcome: .fail(.networkError)))))
+        #expect(try parse("buy", "p", "--outcome", "succeed") == .run(AnyCommand(BuyCommand(productID: "p", quantity: 1, outcome: .succeed))))
+        #expect(try parse("buy", "p") == .run(AnyCommand(BuyCommand(productID: "p", quantity: 1, outcome: nil))))
     }
 
     @Test func aBadOutcomeIsAUsageErrorNamingTheChoices() {
@@ -40,8 +40,8 @@ struct TesterCommandArgumentsTests {
     }
 
     @Test func buyOutside() throws {
-        #expect(try parse("buy", "p", "--outside") == .buyOutside(productID: "p", quantity: 1))
-        #expect(try parse("--outside", "buy", "coins", "--quantity", "3") == .buyOutside(productID: "coins", quantity: 3))
+        #expect(try parse("buy", "p", "--outside") == .run(AnyCommand(BuyCommand(productID: "p", quantity: 1, outside: true))))
+        #expect(try parse("--outside", "buy", "coins", "--quantity", "3") == .run(AnyCommand(BuyCommand(productID: "coins", quantity: 3, outside: true))))
         #expect(usageError("buy", "p", "--outside", "--outcome", "cancel")?.description.contains("not both") == true)
         #expect(usageError("buy", "p", "--outside=yes")?.description.contains("takes no value") == true)
     }
