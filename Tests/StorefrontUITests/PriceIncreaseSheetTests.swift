@@ -81,6 +81,19 @@ struct PriceIncreaseSheetTests {
         #expect(state.sheet == .priceIncrease(productID: monthly))
     }
 
+    /// Tester's day, finding 6: after Not Now the m list said the message was "deferred" while
+    /// `storefront messages` said "displayed" (the store marks a shown message displayed).
+    @Test("a message shown and put off with Not Now is the increase waiting in m, as the store has it, before any reload")
+    func shownIsNotDeferred() {
+        var state = loadedState()
+        #expect(update(&state, .loaded(waiting())) == [.displayMessage(7)])
+        #expect(update(&state, .key(.escape)).isEmpty)
+        #expect(update(&state, .key(.character("m"))).isEmpty)
+        let text = sheetText(state)
+        #expect(text.contains("price increase · Monthly Subscription · waits for consent"), "\(text)")
+        #expect(!text.contains("deferred"), "\(text)")
+    }
+
     @Test("at 60×16 the three buttons take two lines and the prices stay; in the C locale it is ASCII")
     func small() {
         var state = loadedState(columns: 60, rows: 16, snapshot: waiting())
