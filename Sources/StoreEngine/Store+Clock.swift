@@ -23,9 +23,11 @@ extension Store {
     /// ``advanceClock(by:)`` with what fell due in the jump: renewals made and failed, expiries.
     func advanceClockReporting(by duration: ISODuration) throws -> ClockAdvance {
         let before = try subscriptionRecordsByOriginalID()
+        let start = try currentTime()
         let (now, renewals) = try advanceClockCounting(by: duration)
-        let (failed, expired) = Self.fellDue(before: before, after: try subscriptionRecordsByOriginalID())
-        return ClockAdvance(now: now, renewals: renewals, failedRenewals: failed, expirations: expired)
+        let due = Self.fellDue(before: before, after: try subscriptionRecordsByOriginalID(), from: start, to: now)
+        return ClockAdvance(now: now, renewals: renewals, failedRenewals: due.failed, expirations: due.expired,
+                            inGracePeriod: due.inGrace, gracePeriodsEnded: due.graceEnded)
     }
 
     /// ``advanceClock(by:)``, and how many renewals the jump made (every account's).

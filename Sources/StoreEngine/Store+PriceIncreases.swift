@@ -113,13 +113,16 @@ extension Store {
             try ledger.queueMessage(account: account, reason: .priceIncreaseConsent, productID: change.productID,
                                     key: "priceIncrease:\(change.id):\(record.originalID)", at: date)
         }
-        increase.effectiveDate = effectiveRenewal(after: expiration, period: period, noticeEnds: noticeEnds)
+        increase.effectiveDate = effectiveRenewal(after: expiration, period: period, noticeEnds: noticeEnds,
+                                                  offer: try renewalOffer(after: latest, record: record))
         return increase
     }
 
-    /// The renewal date on or after `noticeEnds`, stepping the plan's periods from the current one's end.
-    func effectiveRenewal(after expiration: Date, period: ISODuration, noticeEnds: Date) -> Date {
+    /// The renewal date on or after `noticeEnds`, stepping the plan's periods from the current one's end —
+    /// after the renewals still inside `offer`, the offer the next renewal takes: those charge the offer's price.
+    func effectiveRenewal(after expiration: Date, period: ISODuration, noticeEnds: Date, offer: RenewalOffer? = nil) -> Date {
         var date = expiration
+        for _ in 0..<(offer?.left ?? 0) { date = offer!.period.after(date) }
         for _ in 0..<1_000 where date < noticeEnds { date = period.after(date) }
         return date
     }
@@ -138,7 +141,14 @@ extension Store {
     /// The price changes made so far, and the increases the account's subscriptions wait for.
     func priceIncreases() throws -> (changes: [PriceChange], waiting: [PriceIncrease]) {
         try processRenewals(onlyAccount: account)
-        return (try ledger.priceChanges(), try ledger.priceIncreases(account: account).map(withEffectiveDate))
+        return (try ledger.priceChanges(), try waitingIncreases())
+    }
+
+    /// The increases the account's subscriptions wait for, as their renewal info says (``pendingIncrease(_:account:)``:
+    /// in this storefront; after a storefront change `price-increase` listed one `status` said was not pending).
+    func waitingIncreases() throws -> [PriceIncrease] {
+        let code = try storefront().countryCode
+        return try ledger.priceIncreases(account: account).filter { $0.storefront == code }.map(withEffectiveDate)
     }
 
     /// The increase with the renewal that takes it, as the subscription's schedule stands now.
@@ -146,9 +156,40 @@ extension Store {
         var increase = increase
         if let latest = try ledger.latestTransaction(originalID: increase.originalTransactionID), let end = latest.expirationDate,
            let period = catalog.product(id: increase.productID)?.subscription?.period {
-            increase.effectiveDate = effectiveRenewal(after: end, period: period, noticeEnds: increase.noticeEnds)
+            let record = try ledger.subscriptionStates(account: increase.account).first { $0.originalID == increase.originalTransactionID }
+            increase.effectiveDate = effectiveRenewal(after: end, period: period, noticeEnds: increase.noticeEnds,
+                                                      offer: try record.flatMap { try renewalOffer(after: latest, record: $0) })
         }
         return increase
+    }
+
+    /// Whether a waiting increase still concerns the subscription it was told to: still live, and
+    /// renewing to the plan whose price went up. One that expired or changed plan since has nothing to agree to.
+    func stillConcerns(_ increase: PriceIncrease, _ record: SubscriptionRecord?) -> Bool {
+        guard let record else { return false }
+        return record.originalID == increase.originalTransactionID && record.expirationReason == nil
+            && record.autoRenewProductID == increase.productID
+    }
+
+    /// Drops the increases (and settles their consent messages) of subscriptions they no longer concern:
+    /// `status` said no increase waits while `price-increase`, `messages` and the paywall's sheet still
+    /// asked for consent that every answer then refused (`noPriceIncrease`). `scope`: these accounts only.
+    func dropStaleIncreases(scope: Set<String>? = nil) throws {
+        let stale = { [self] () throws -> [PriceIncrease] in
+            try ledger.priceIncreases().filter { increase in
+                guard scope?.contains(increase.account) ?? true else { return false }
+                let record = try ledger.subscriptionStates(account: increase.account).first { $0.groupID == increase.groupID }
+                return !stillConcerns(increase, record)
+            }
+        }
+        // Cheap check first: most calls find none and take no write lock.
+        guard try !stale().isEmpty else { return }
+        try ledger.write {
+            for increase in try stale() {
+                try ledger.deletePriceIncrease(account: increase.account, groupID: increase.groupID)
+                try ledger.settleMessages(account: increase.account, reason: .priceIncreaseConsent, productID: increase.productID)
+            }
+        }
     }
 
     // MARK: - Renewals
@@ -157,8 +198,11 @@ extension Store {
     /// while the notice runs, the new one after), or true when the subscription ends because the
     /// subscriber had to agree and did not (expired with `didNotConsentToPriceIncrease`).
     func priceIncreaseEnds(_ record: inout SubscriptionRecord, latest: Transaction, account: String, at expiration: Date) throws -> Bool {
-        guard let increase = try ledger.priceIncrease(account: account, groupID: record.groupID),
-              increase.productID == record.autoRenewProductID, expiration >= increase.noticeEnds else { return false }
+        // The increase of the plan that renews, in this storefront: what status and renewal info say waits.
+        guard let increase = try pendingIncrease(record, account: account), expiration >= increase.noticeEnds else { return false }
+        // A renewal still inside an offer charges the offer's price: the increase, and the consent it
+        // needs, wait for the first renewal after the offer (as a free trial's first paid renewal does).
+        if try renewalOffer(after: latest, record: record) != nil { return false }
         try ledger.deletePriceIncrease(account: account, groupID: record.groupID)
         guard increase.requiresConsent, increase.status == .pending else { return false }
         record.expirationReason = .didNotConsentToPriceIncrease

@@ -10,6 +10,9 @@ struct RenewalOffer: Equatable {
     var count: Int
     var price: Decimal
     var scheduled: Bool
+    /// The renewals that take it, the next one included: what is left of a running offer's periods,
+    /// a scheduled offer's periods (one for a free or pay-up-front offer).
+    var left: Int
 }
 
 /// What each renewal brings: the offer it takes and the date it ends.
@@ -21,7 +24,7 @@ extension Store {
         guard let item = catalog.product(id: record.autoRenewProductID) else { return nil }
         if let id = record.renewalOfferID, let terms = offerTerms(item, type: offerKind(item, id: id), id: id) {
             return RenewalOffer(type: offerKind(item, id: id), id: id, mode: terms.mode, period: terms.period, count: terms.count,
-                                price: terms.price, scheduled: true)
+                                price: terms.price, scheduled: true, left: terms.mode == .payAsYouGo ? max(terms.count, 1) : 1)
         }
         guard item.id == latest.productID, let type = latest.offerType,
               let terms = offerTerms(item, type: type, id: latest.offerID, monthly: latest.commitment != nil),
@@ -35,7 +38,7 @@ extension Store {
         }
         guard used < terms.count else { return nil }
         return RenewalOffer(type: type, id: latest.offerID, mode: terms.mode, period: terms.period, count: terms.count,
-                            price: terms.price, scheduled: false)
+                            price: terms.price, scheduled: false, left: terms.count - used)
     }
 
     /// The end of a renewal period starting at `start`, right after `latest`. The App Store

@@ -37,7 +37,7 @@ extension Store {
             snapshot.messages = try ledger.messages(account: account).filter { $0.state != .displayed }
             snapshot.refundRequests = Dictionary(try ledger.refundRequests(account: account).map { ($0.transactionID, $0) },
                                                  uniquingKeysWith: { _, newer in newer })
-            snapshot.priceIncreases = try ledger.priceIncreases(account: account).map(withEffectiveDate)
+            snapshot.priceIncreases = try waitingIncreases()
             // Shown only once the store's time is its own: running fast, or moved ahead.
             snapshot.timeRate = rate
             snapshot.storeTime = date

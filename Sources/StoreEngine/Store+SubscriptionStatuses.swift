@@ -45,7 +45,10 @@ extension Store {
                 state = .expired
             }
             let renewing = catalog.product(id: record.autoRenewProductID)
-            let start = try ledger.recentSubscriptionStart(originalID: record.originalID) ?? latest.purchaseDate
+            // Apple: a gap in paid service "of more than 60 days in the production environment, or 10 minutes in
+            // the sandbox environment" starts a new run (the subscription's environment, as its payloads say).
+            let gap: TimeInterval = latest.environment == .sandbox ? 10 * 60 : 60 * 86_400
+            let start = try ledger.recentSubscriptionStart(originalID: record.originalID, gap: gap) ?? latest.purchaseDate
             var info = RenewalInfo(
                 originalTransactionID: record.originalID, currentProductID: latest.productID,
                 autoRenewPreference: record.autoRenewProductID, willAutoRenew: record.willAutoRenew && state != .revoked,

@@ -48,6 +48,8 @@ extension Store {
             // waiting for the lock gets it between two batches instead of starving.
             if batch == Self.renewalBatch { usleep(110_000) }
         }
+        // An increase told to a subscription that has expired or changed plan since waits no more.
+        try dropStaleIncreases(scope: scope)
         return made
     }
 

@@ -133,9 +133,9 @@ extension Ledger {
     }
 
     /// `recentSubscriptionStartDate`: the start of the subscription's newest run of service
-    /// with no lapse longer than 60 days. An upgrade starts within the period it replaces,
+    /// with no lapse longer than `gap` (Apple: 60 days; 10 minutes in the sandbox). An upgrade starts within the period it replaces,
     /// so it continues the run; a period ends at its expiry, or at its refund when earlier.
-    package func recentSubscriptionStart(originalID: Int64) throws(DatabaseError) -> Date? {
+    package func recentSubscriptionStart(originalID: Int64, gap: TimeInterval = 60 * 86_400) throws(DatabaseError) -> Date? {
         try db.rows("""
             SELECT purchase_date FROM (
                 SELECT id, purchase_date, max(CASE WHEN revocation_date < expiration_date THEN revocation_date
@@ -144,7 +144,7 @@ extension Ledger {
                 FROM transactions WHERE original_id = ? AND status = 'purchased') AS periods
             WHERE covered_until IS NULL OR purchase_date - covered_until > ?
             ORDER BY id DESC LIMIT 1
-            """, originalID, Int64(60 * 86_400_000)) { Date(milliseconds: $0.int64(.purchase_date)) }.first
+            """, originalID, Int64(gap * 1_000)) { Date(milliseconds: $0.int64(.purchase_date)) }.first
     }
 
     // MARK: - App side

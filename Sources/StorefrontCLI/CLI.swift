@@ -176,7 +176,11 @@ public enum CLI {
             // The account's own: other accounts' renewals (a long catch-up) are made by `clock advance`
             // and when they are used, so a purchase never waits for them.
             if invocation.command != .paywall || paywall == nil { _ = try await store.appStore.processOwnRenewals() }
-            if invocation.command.actsAsTheApp { try await session.deliverUnfinished() }
+            // The paywall delivers at its own launch, where its note says so ("Delivered at launch (left
+            // unfinished before)"); delivered here, the note went to standard error under the screen.
+            if invocation.command.actsAsTheApp, invocation.command != .paywall || paywall == nil {
+                try await session.deliverUnfinished()
+            }
             if invocation.command == .paywall {
                 if let paywall { return exit(await paywall(store, invocation, console)) }
                 try await session.run(.run(AnyCommand(ProductsCommand())))

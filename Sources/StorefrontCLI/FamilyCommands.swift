@@ -49,7 +49,7 @@ extension Session {
         let families = try await testSession.families()
         let json = JSON.object(["families": .array(families.map(\.json))])
         guard !families.isEmpty else {
-            return Report(json: json, "No families: storefront accounts family create NAME makes one, organized by the account in use.")
+            return Report(json: json, "No families: \(ShellWord.storefront(store: store.path)) accounts family create NAME makes one, organized by the account in use.")
         }
         var table = Table("FAMILY", "ORGANIZER", "MEMBERS")
         for family in families {
@@ -63,7 +63,7 @@ extension Session {
         let family = try await testSession.createFamily(name)
         let shown = TerminalText.sanitized(name)
         return Report(json: .object(["family": family.json]),
-                      "Created the family \(shown), organized by \(TerminalText.sanitized(family.organizer)). Add members with: storefront accounts family add \(shown) ACCOUNT")
+                      "Created the family \(shown), organized by \(TerminalText.sanitized(family.organizer)). Add members with: \(ShellWord.storefront(store: store.path)) accounts family add \(ShellWord.word(name)) ACCOUNT")
     }
 
     func addFamilyMember(_ account: String, to name: String) async throws -> Report {

@@ -76,10 +76,11 @@ extension Product {
 extension Transaction {
     /// The transaction with its state at the store's time `now` as the engine words it
     /// (`"state": "purchased, unfinished"`), as `transactions --json` lists it.
-    func json(at now: Date, refundRequest: RefundRequest.Status? = nil) -> JSON {
+    func json(at now: Date, refundRequest: RefundRequest.Status? = nil, subscription: SubscriptionStatus? = nil) -> JSON {
         guard case .object(var members) = json else { return json }
         let after = members.firstIndex { $0.key == "status" }.map { $0 + 1 } ?? members.endIndex
-        members.insert(JSON.Member("state", .string(TransactionState(of: self, at: now).text(refundRequest: refundRequest))), at: after)
+        let state = TransactionState(of: self, at: now, subscription: subscription)
+        members.insert(JSON.Member("state", .string(state.text(refundRequest: refundRequest))), at: after)
         return .object(members)
     }
 

@@ -236,14 +236,15 @@ extension Session {
         } else {
             var table = Table("DATE", "PRODUCT", "STOREFRONT", "FROM", "TO", "CONSENT", "SOURCE")
             for change in changes {
-                table.add(change.date.iso8601, TerminalText.sanitized(change.productID), change.storefront, DecimalText.format(change.oldPrice),
-                          DecimalText.format(change.newPrice), change.requiresConsent ? "required" : "no", change.source)
+                table.add(change.date.iso8601, TerminalText.sanitized(change.productID), change.storefront,
+                          PriceText.display(change.oldPrice, storefront: change.storefront),
+                          PriceText.display(change.newPrice, storefront: change.storefront), change.requiresConsent ? "required" : "no", change.source)
             }
             lines.append(table.rendered)
         }
         for increase in waiting {
             let answer = increase.status == .pending ? "waits for consent (price-increase consent|decline \(increase.productID))" : "agreed"
-            lines.append("\(TerminalText.sanitized(store.account)): \(try await displayName(increase.productID)) renews at \(DecimalText.format(increase.newPrice)) from \(increase.effectiveDate?.iso8601 ?? increase.noticeEnds.iso8601); \(answer).")
+            lines.append("\(TerminalText.sanitized(store.account)): \(try await displayName(increase.productID)) renews at \(PriceText.display(increase.newPrice, storefront: increase.storefront)) from \(increase.effectiveDate?.iso8601 ?? increase.noticeEnds.iso8601); \(answer).")
         }
         return Report(json: json, lines)
     }

@@ -102,7 +102,7 @@ extension Session {
         let transaction = try await app.transaction(id: id)
         let name = try await displayName(transaction.productID)
         let next = switch request.status {
-        case .pending: "waiting for the App Store: storefront refund-request approve \(id) (or decline \(id))"
+        case .pending: "waiting for the App Store: \(ShellWord.storefront(store: store.path)) refund-request approve \(id) (or decline \(id))"
         case .approved: "approved at once (refundRequestOutcome): refunded (\(transaction.revocationReason?.rawValue ?? "other")), an update for the app"
         case .declined: "declined at once (refundRequestOutcome): nothing changes for the app"
         }

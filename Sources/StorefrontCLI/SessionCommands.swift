@@ -193,7 +193,8 @@ extension Session {
         let advance = try await testSession.advanceClockReporting(by: duration)
         return Report(json: .object(["now": .date(advance.now), "advancedBy": .string(duration.description),
                                      "renewals": .integer(advance.renewals), "failedRenewals": .integer(advance.failedRenewals),
-                                     "expirations": .integer(advance.expirations)]),
+                                     "expirations": .integer(advance.expirations), "inGracePeriod": .integer(advance.inGracePeriod),
+                                     "gracePeriodsEnded": .integer(advance.gracePeriodsEnded)]),
                       "Advanced the clock by \(duration.spelledOut): store time is \(advance.now.iso8601). \(advance.summary)")
     }
 
@@ -208,9 +209,10 @@ extension Session {
 
     func createAccount(_ name: String) async throws -> Report {
         guard try await testSession.createAccount(name) else { throw AccountExists(account: name) }
-        let shown = TerminalText.sanitized(name)
+        // The hints are pasted: on this store (not the default one), the name as the shell reads it.
+        let (shown, word) = (TerminalText.sanitized(name), ShellWord.word(name))
         return Report(json: .object(["created": .string(name)]),
-                      "Created sandbox tester \(shown) with an empty history. Use it with --account \(shown) or: storefront accounts switch \(shown)")
+                      "Created sandbox tester \(shown) with an empty history. Use it with --account \(word) or: \(ShellWord.storefront(store: store.path)) accounts switch \(word)")
     }
 
     func switchAccount(_ name: String) async throws -> Report {

@@ -20,11 +20,17 @@ extension Session {
         // One reading of the store's time for every row's state.
         let now = try await appStore.now()
         let writer = ListingWriter(json: invocation.json, account: store.account, empty: Self.noTransactions(store.account, page),
-                                   now: now, refundRequests: try await refundRequestStatuses(), write: console.out)
+                                   now: now, refundRequests: try await refundRequestStatuses(),
+                                   subscriptions: try await subscriptionsByGroup(), write: console.out)
         let end = try await app.transactions(after: page.after, since: page.since, limit: page.limit) { transaction in
             writer.add(transaction)
         }
         writer.finish(end, footer: try await footer(end, page))
+    }
+
+    /// Each subscription group's status: a row's state says whether its period is in a grace period.
+    func subscriptionsByGroup() async throws -> [String: SubscriptionStatus] {
+        Dictionary(try await appStore.subscriptionStatuses().map { ($0.groupID, $0) }) { own, _ in own }
     }
 
     /// The refund requests the app made, by transaction: a row's state says one while it stands.
@@ -36,20 +42,24 @@ extension Session {
     func transactionsReport(_ page: Page) async throws -> Report {
         let now = try await appStore.now()
         let requests = try await refundRequestStatuses()
+        let subscriptions = try await subscriptionsByGroup()
         let collected = Mutex<[Transaction]>([])
         let end = try await app.transactions(after: page.after, since: page.since, limit: page.limit) { transaction in
             collected.withLock { $0.append(transaction) }
         }
         let transactions = collected.withLock { $0 }
         let json = JSON.object([
-            "account": .string(store.account), "transactions": .array(transactions.map { $0.json(at: now, refundRequest: requests[$0.id]) }),
+            "account": .string(store.account), "transactions": .array(transactions.map {
+                $0.json(at: now, refundRequest: requests[$0.id], subscription: $0.subscriptionGroupID.flatMap { subscriptions[$0] })
+            }),
             "hasMore": .bool(end.hasMore), "revision": .string(HistoryRevision.token(after: end.lastID)),
         ])
         let footer = try await footer(end, page)
         guard !transactions.isEmpty else { return Report(json: json, [Self.noTransactions(store.account, page)] + footer) }
         var table = Table(Self.headers)
         for transaction in transactions {
-            table.rows.append(Self.cells(transaction, price: transaction.displayPrice, at: now, refundRequest: requests[transaction.id]))
+            table.rows.append(Self.cells(transaction, price: transaction.displayPrice, at: now, refundRequest: requests[transaction.id],
+                                         subscription: transaction.subscriptionGroupID.flatMap { subscriptions[$0] }))
         }
         return Report(json: json, [table.rendered] + footer)
     }
@@ -58,8 +68,9 @@ extension Session {
 
     /// One transaction's row of the text table: its state as the engine words it at the store's
     /// time `now`, and in the notes what the state word does not say.
-    static func cells(_ transaction: Transaction, price: String, at now: Date, refundRequest: RefundRequest.Status?) -> [String] {
-        let state = TransactionState(of: transaction, at: now)
+    static func cells(_ transaction: Transaction, price: String, at now: Date, refundRequest: RefundRequest.Status?,
+                      subscription: SubscriptionStatus? = nil) -> [String] {
+        let state = TransactionState(of: transaction, at: now, subscription: subscription)
         var notes: [String] = []
         if transaction.ownershipType == .familyShared { notes.append("familyShared") }
         if let reason = transaction.revocationReason { notes.append("reason: \(reason.rawValue)") }
@@ -106,6 +117,8 @@ final class ListingWriter: @unchecked Sendable {
     private let now: Date
     /// The app's refund requests, by transaction: a row's state says one while it stands.
     private let refundRequests: [Int64: RefundRequest.Status]
+    /// Each subscription group's status: whether a row's period is in its grace period.
+    private let subscriptions: [String: SubscriptionStatus]
     /// A transaction's price as shown, made once for each storefront, currency and amount
     /// (formatting a currency was a tenth of a listing's time).
     private var prices: [String: [Decimal: String]] = [:]
@@ -120,9 +133,10 @@ final class ListingWriter: @unchecked Sendable {
     static let widthRows = 100
 
     init(json: Bool, account: String, empty: String, now: Date, refundRequests: [Int64: RefundRequest.Status] = [:],
-         write: @escaping @Sendable (String) -> Void) {
+         subscriptions: [String: SubscriptionStatus] = [:], write: @escaping @Sendable (String) -> Void) {
         self.now = now
         self.refundRequests = refundRequests
+        self.subscriptions = subscriptions
         self.json = json
         self.account = account
         self.empty = empty
@@ -138,12 +152,15 @@ final class ListingWriter: @unchecked Sendable {
                 line("  \"transactions\": [")
             }
             if let previous { line("    " + previous + ",") }
-            previous = transaction.json(at: now, refundRequest: refundRequests[transaction.id]).serialized(nestedAt: 4)
+            let subscription = transaction.subscriptionGroupID.flatMap { subscriptions[$0] }
+            previous = transaction.json(at: now, refundRequest: refundRequests[transaction.id], subscription: subscription)
+                .serialized(nestedAt: 4)
         } else {
             let key = transaction.storefront + " " + transaction.currency
             let shown = prices[key]?[transaction.price] ?? transaction.displayPrice
             prices[key, default: [:]][transaction.price] = shown
-            let cells = Session.cells(transaction, price: shown, at: now, refundRequest: refundRequests[transaction.id])
+            let cells = Session.cells(transaction, price: shown, at: now, refundRequest: refundRequests[transaction.id],
+                                      subscription: transaction.subscriptionGroupID.flatMap { subscriptions[$0] })
                 .map(TerminalText.sanitized)
             if widths == nil {
                 waiting.append(cells)

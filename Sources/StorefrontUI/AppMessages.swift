@@ -69,6 +69,9 @@ func receiveMessages(_ state: inout State) -> [Effect] {
 /// Shows a message now: its sheet (the consent sheet for a price increase that waits), and the store marks it shown.
 func showMessage(_ message: StoreMessage, _ state: inout State) -> [Effect] {
     state.messages.handled.insert(message.id)
+    // The store marks it displayed now, and lists only messages not displayed: so does the paywall, until
+    // its next load (the m list called it "deferred" while `storefront messages` said "displayed").
+    state.snapshot?.messages.removeAll { $0.id == message.id }
     if message.reason == .priceIncreaseConsent, let productID = message.productID, pendingConsent(productID, state) != nil {
         state.sheet = .priceIncrease(productID: productID)
     } else {

@@ -166,16 +166,33 @@ private struct Columns {
 /// on the refunded plan's row and on the plan a downgrade goes to too, and put ": r restores"
 /// inside the engine's words (the parity walk, issue 40).
 func statusText(_ product: Product, _ state: State) -> String {
-    guard let snapshot = state.snapshot else { return "" }
+    let (words, key) = statusParts(product, state)
+    return words + key
+}
+
+/// ``statusText(_:_:)`` in its two parts: the engine's words, and the key the paywall adds ("", ": r restores", " (m)").
+private func statusParts(_ product: Product, _ state: State) -> (words: String, key: String) {
+    guard let snapshot = state.snapshot else { return ("", "") }
     let standing = snapshot.standing(of: product)
     let text = standing.text(for: product, dot: state.glyphs.dot, warning: state.glyphs.warning)
-    if standing.unverifiedReason != nil { return text }
+    if standing.unverifiedReason != nil { return (text, "") }
     // What brings it back. Not for a purchase the app left unfinished: the next launch delivers it,
     // a restore in this run does not.
     let restores = standing.ownership == .notOnThisDevice && !standing.isUnfinished
     let consent = standing.priceIncrease != nil && pendingConsent(product.id, state) != nil
     // The keys after the engine's words, never inside them: every front end's text is the row's start.
-    return text + (restores ? ": r restores" : "") + (consent ? " (m)" : "")
+    return (text, (restores ? ": r restores" : "") + (consent ? " (m)" : ""))
+}
+
+/// The status cell cut to `width`: the words are cut, the key stays (tester's day, finding 7: at 100
+/// columns "(m)" and "r restores", the keys the row points to, were what the cut lost).
+private func statusCell(_ product: Product, _ state: State, width: Int) -> String {
+    let (words, key) = statusParts(product, state)
+    let keyWidth = TerminalText.width(key)
+    guard TerminalText.width(TerminalText.sanitized(words)) + keyWidth > width, !key.isEmpty, width - keyWidth >= 12 else {
+        return TerminalText.truncated(words + key, to: width)
+    }
+    return TerminalText.truncated(words, to: width - keyWidth) + key
 }
 
 private func drawTable(_ state: State, _ layout: Layout, into canvas: inout Canvas) {
@@ -259,7 +276,7 @@ private func drawProduct(_ index: Int, _ snapshot: StoreSnapshot, _ state: State
                style: standing.displayPrice == nil ? dim : .plain)
     var statusStyle = Style.plain
     if standing.unverifiedReason != nil { (statusStyle.bold, statusStyle.color) = (true, .red) }
-    canvas.put(TerminalText.truncated(statusText(product, state), to: columns.statusWidth), x: columns.status, y: row,
+    canvas.put(statusCell(product, state, width: columns.statusWidth), x: columns.status, y: row,
                style: statusStyle)
     canvas.addHotspot(x: 0, y: row, width: canvas.width, target: .product(index))
     if selected, let buy = columns.buy {
@@ -286,14 +303,19 @@ private func drawActions(_ state: State, _ layout: Layout, into canvas: inout Ca
     let unreachable = state.loadError != nil && state.snapshot != nil
     let label = !unreachable ? "[ Restore Purchases ]" : state.busy == .loading ? "[ Retrying \(spinner(state)) ]" : "[ Retry r ]"
     let x = canvas.width - TerminalText.width(label) - 2
-    canvas.put(label, x: x, y: layout.actionRow, style: Style(bold: true, reverse: unreachable))
-    canvas.addHotspot(x: x, y: layout.actionRow, width: TerminalText.width(label), target: unreachable ? .retry : .restore)
+    // A note longer than the room beside the button takes the whole line while it shows (a few seconds):
+    // its end, often the useful part, was cut (tester's day, finding 8); r restores meanwhile.
+    let wideNote = !unreachable && state.busy == nil && state.flash.map { TerminalText.width($0) > x - 4 } == true
+    if !wideNote {
+        canvas.put(label, x: x, y: layout.actionRow, style: Style(bold: true, reverse: unreachable))
+        canvas.addHotspot(x: x, y: layout.actionRow, width: TerminalText.width(label), target: unreachable ? .retry : .restore)
+    }
     if unreachable, state.busy == nil, state.flash == nil, let error = state.loadError {
         let tries = state.failedRetries > 0 ? " \(state.glyphs.dot) retried \(state.failedRetries)×" : ""
         let text = "\(state.glyphs.warning) Store unreachable, showing the products loaded before\(tries): \(error)"
         canvas.put(TerminalText.truncated(text, to: max(0, x - 4)), x: 2, y: layout.actionRow, style: Style(bold: true, color: .red))
     } else {
-        drawStatus(state, row: layout.actionRow, limit: max(0, x - 4), into: &canvas)
+        drawStatus(state, row: layout.actionRow, limit: wideNote ? canvas.width - 3 : max(0, x - 4), into: &canvas)
         // Nothing to say: the selected row's status, whole, when its column cut it (a trial's end and price at 80 columns).
         if state.busy == nil, state.flash == nil, let product = state.selectedProduct, state.snapshot != nil {
             let status = statusText(product, state)

@@ -115,6 +115,7 @@ extension TransactionState {
         case .refunded, .revoked, .unverified, .declined: style.color = .red
         case .pending: style.color = .yellow
         case .expired: style.dim = !selected
+        case .inGracePeriod: style.color = .yellow
         case .purchased, .unfinished, .upgraded: break
         }
         return style

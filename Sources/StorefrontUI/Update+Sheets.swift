@@ -98,7 +98,9 @@ private func alreadyOwnedKey(_ state: inout State, productID: String, _ key: Key
         state.busy = .purchasing(productID: productID)
         return [.purchase(productID: productID)]
     case .escape, .character("n"), .character("q"):
+        // As the other sheets' Esc, it says what happened: nothing (it left no note before).
         state.sheet = nil
+        state.flash = "Get It Free of \(name(of: productID, in: state)) cancelled: nothing restored"
     default: break
     }
     return []

@@ -181,6 +181,89 @@ struct PriceIncreaseTests {
         }
     }
 
+    /// Tester's day, finding 1: consent was asked at a renewal inside a win-back offer, and the subscription
+    /// expired there (didNotConsentToPriceIncrease) with two of the offer's three periods never given.
+    @Test("renewals inside a paid offer keep its price and need no consent: the increase waits for the first renewal after it")
+    func insideAnOffer() async throws {
+        try await withPricingStore { fixture in
+            let store = try fixture.open()
+            _ = try await buy(store, "club.monthly")  // March 1; renewed April 1: two paid months
+            fixture.clock.set(utc(2025, 4, 2))
+            try await store.setAutoRenew(groupID: "club", false)  // lapses May 1
+            fixture.clock.set(utc(2025, 6, 2))
+            let back = try transaction(of: try await store.purchase("club.monthly", winBackOfferID: "back3"))
+            #expect(back.price == decimal("1.99") && back.expirationDate == utc(2025, 7, 2))
+            let change = try await store.changePrice("club.monthly", to: decimal("9.99"), requireConsent: true)
+            #expect(change.subscribers.first?.effectiveDate == utc(2025, 9, 2), "July 2 and August 2 are the offer's")
+            var status = try #require(try await store.subscriptionStatuses().first)
+            #expect(status.renewalInfo.renewalPrice == decimal("1.99") && status.renewalInfo.priceIncreaseStatus == .pending)
+            #expect(status.priceIncreaseText == "price increase pending, from the first renewal after the offer",
+                    "not \"renews at $1.99\": that renewal has no increase")
+            #expect(try await store.priceIncreases().waiting.first?.effectiveDate == utc(2025, 9, 2))
+
+            fixture.clock.set(utc(2025, 8, 15))
+            #expect(try await store.processRenewals() == 2)
+            #expect(try await store.transactions().prefix(3).map(\.price) == [decimal("1.99"), decimal("1.99"), decimal("1.99")])
+            status = try #require(try await store.subscriptionStatuses().first)
+            #expect(status.state == .subscribed && status.priceIncreaseText == "price increase pending, renews at $9.99")
+            fixture.clock.set(utc(2025, 9, 3))
+            let expired = try #require(try await store.subscriptionStatuses().first)
+            #expect(expired.state == .expired && expired.renewalInfo.expirationReason == .didNotConsentToPriceIncrease)
+            #expect(expired.transaction.expirationDate == utc(2025, 9, 2))
+        }
+    }
+
+    /// Tester's day, finding 2: after a plan change the consent message and `price-increase` still asked
+    /// for consent to the old plan's increase, which every answer refused (`noPriceIncrease`).
+    @Test("an increase told to a subscription that then expired or changed plan waits no more, nor does its message",
+          arguments: ["club.yearly", "club.monthly"])
+    func staleAfterExpiry(rebuy: String) async throws {
+        try await withPricingStore { fixture in
+            let store = try fixture.open()
+            _ = try await buy(store, "club.monthly")
+            _ = try await store.changePrice("club.monthly", to: decimal("9.99"), requireConsent: true)
+            try await store.expireSubscription(groupID: "club")
+            _ = try await buy(store, rebuy)
+            let status = try #require(try await store.subscriptionStatuses().first)
+            #expect(status.renewalInfo.priceIncreaseStatus == .noIncreasePending)
+            #expect(try await store.priceIncreases().waiting.isEmpty)
+            #expect(try await store.messages().allSatisfy { $0.state == .displayed }, "nothing left to agree to")
+            #expect(try await store.app.snapshot().priceIncreases.isEmpty, "the paywall's consent sheet has nothing to ask")
+        }
+    }
+
+    /// Tester's day, finding 4: after a storefront change `status` said no increase waits, `price-increase`
+    /// that one did, and the renewal then ended the subscription for not consenting.
+    @Test("an increase of another storefront's price does not wait here: not listed, and no renewal ends for it")
+    func otherStorefront() async throws {
+        try await withPricingStore { fixture in
+            let store = try fixture.open()
+            _ = try await buy(store, "club.monthly")
+            _ = try await store.changePrice("club.monthly", to: decimal("9.99"), requireConsent: true)
+            try await store.setSetting("storefront", to: "DEU")
+            #expect(try await store.subscriptionStatuses().first?.renewalInfo.priceIncreaseStatus == .noIncreasePending)
+            #expect(try await store.priceIncreases().waiting.isEmpty)
+            fixture.clock.set(utc(2025, 4, 2))
+            #expect(try await store.processRenewals() == 1)
+            let status = try #require(try await store.subscriptionStatuses().first)
+            #expect(status.state == .subscribed && status.transaction.price == decimal("5.49"))
+        }
+    }
+
+    /// Tester's day, finding 5: "Expires … · price increase pending, renews at $9.99" with auto-renew off.
+    @Test("with auto-renew off a waiting increase promises no renewal")
+    func autoRenewOff() async throws {
+        try await withPricingStore { fixture in
+            let store = try fixture.open()
+            _ = try await buy(store, "club.monthly")
+            _ = try await store.changePrice("club.monthly", to: decimal("9.99"), requireConsent: true)
+            try await store.setAutoRenew(groupID: "club", false)
+            let status = try #require(try await store.subscriptionStatuses().first)
+            #expect(status.renewalInfo.priceIncreaseStatus == .pending, "Apple's field still says pending")
+            #expect(status.priceIncreaseText == "price increase pending")
+        }
+    }
+
     @Test("a subscription price changed in the catalog between runs is a price change, made once")
     func catalogChange() async throws {
         try await withPricingStore { fixture in

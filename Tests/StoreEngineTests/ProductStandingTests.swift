@@ -209,4 +209,17 @@ struct ProductStandingTests {
             #expect(snapshot.standing(of: product).text(for: product, dot: "-") == "Balance: 3 - Unfinished")
         }
     }
+
+    /// Tester's day, finding 9: "Purchased, not on this device · Unfinished" for what was just bought on
+    /// this device (docs/qa-recipes.md: "the row says `Unfinished`"), cut to "not on this device" at 100 columns.
+    @Test("a non-consumable bought here and left unfinished says Unfinished, not \"not on this device\"")
+    func unfinishedIsNotElsewhere() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            try await store.testSession.set(.finishTransactions, to: false)
+            _ = try await store.app.buy("pro")
+            let (pro, text) = try await standing(store, "pro")
+            #expect(pro.isUnfinished && text == "Unfinished")
+        }
+    }
 }

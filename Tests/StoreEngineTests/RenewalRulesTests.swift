@@ -84,6 +84,28 @@ struct RenewalRulesTests {
         }
     }
 
+    /// Apple's recentSubscriptionStartDate: a gap "of more than 60 days in the production environment, or
+    /// 10 minutes in the sandbox environment". The store used 60 days in every environment.
+    @Test("in the Sandbox environment a lapse of more than 10 minutes starts a new run of service")
+    func recentSubscriptionStartInSandbox() async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            try await store.setSetting("environment", to: "Sandbox")
+            _ = try await buy(store, "sub.monthly")
+            func start() async throws -> Date? {
+                try await store.app.subscriptionStatuses().first?.renewalInfo.recentSubscriptionStartDate
+            }
+            try await store.appStore.expireSubscription(groupID: "premium")
+            fixture.clock.advance(by: 10 * 60)
+            _ = try await buy(store, "sub.monthly")
+            #expect(try await start() == fixtureStart, "10 minutes: the same run")
+            try await store.appStore.expireSubscription(groupID: "premium")
+            fixture.clock.advance(by: 11 * 60)
+            let back = try await buy(store, "sub.monthly")
+            #expect(try await start() == back.purchaseDate)
+        }
+    }
+
     @Test("renewalPrice and offerType show a pay-as-you-go offer that is still running")
     func runningOfferInRenewalInfo() async throws {
         try await withOffersStore { fixture in

@@ -45,6 +45,24 @@ struct TransactionFactsTests {
         }
     }
 
+    /// Tester's day, finding 12: the Transaction Manager called the period whose renewal failed
+    /// "expired" while its grace period kept the entitlement and every other front end said so.
+    @Test("a period whose renewal failed is expired, in grace period, while the grace period lasts; expired after")
+    func gracePeriod() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try fixture.open()
+            let bought = try await buy(store, "pro.monthly")
+            try await store.setSetting("billingIssues", to: "true")
+            try await store.setSetting("gracePeriod", to: "true")
+            fixture.clock.set(utc(2025, 2, 20))
+            var facts = try await factsOf(store, bought)
+            #expect(facts.state.text == "expired, in grace period")
+            fixture.clock.set(utc(2025, 3, 5))
+            facts = try await factsOf(store, bought)
+            #expect(facts.state == .expired, "billing retry: the entitlement is gone")
+        }
+    }
+
     @Test("refunded: the state says so and a second refund is refused, as the engine refuses it")
     func refunded() async throws {
         try await withStoreFixture { fixture in

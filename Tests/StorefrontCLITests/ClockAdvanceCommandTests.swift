@@ -34,6 +34,24 @@ struct ClockAdvanceCommandTests {
         #expect(!expired.out.contains("No renewal was due"), "\(expired)")
     }
 
+    /// Tester's day, finding 11: a renewal that failed into its grace period was called "billing retry"
+    /// (status, products and the paywall said grace period), and the jump in which the grace period ran
+    /// out and the entitlement went said "No renewal was due by then."
+    @Test("with a grace period, clock advance says the renewal failed into it, then that it ended")
+    func gracePeriodIsSaid() async throws {
+        let sandbox = try Sandbox()
+        for line in [["buy", "barcode_year_subscription"], ["settings", "set", "billingIssues", "true"],
+                     ["settings", "set", "gracePeriod", "true"]] {
+            #expect(await JSONErrorTests.run(line, in: sandbox).code == .success)
+        }
+        let failed = await JSONErrorTests.run(["clock", "advance", "P1Y1D"], in: sandbox)
+        #expect(failed.out.hasSuffix("1 renewal failed (grace period: still entitled)."), "\(failed)")
+        let ended = await JSONErrorTests.run(["clock", "advance", "P20D"], in: sandbox)
+        #expect(ended.out.hasSuffix("1 grace period ended (billing retry: no longer entitled)."), "\(ended)")
+        let text = await JSONErrorTests.run(["clock", "advance", "P1D"], in: sandbox)
+        #expect(text.out.hasSuffix("No renewal was due by then."), "once: \(text)")
+    }
+
     /// Issue 15 (2): clock advance past 100 years is a usage error, and the clock stays.
     @Test func aClockAdvanceBeyondAHundredYearsIsRefused() async throws {
         let sandbox = try Sandbox()

@@ -1,4 +1,5 @@
 import Foundation
+import StoreEngine
 import Testing
 
 /// `accounts family …`, `refund-request …` and `offer-keys remove`, through the binary.
@@ -29,6 +30,25 @@ struct FamilyCommandTests {
 
     func transactions(_ run: ([String]) async throws -> RunResult, _ account: String) async throws -> [[String: Any]] {
         try #require(try await run(["--account", account, "transactions", "--json"]).jsonObject()["transactions"] as? [[String: Any]])
+    }
+
+    /// Tester's day, finding 10: `accounts create` and `accounts family create` printed hints without
+    /// `--store`, so pasting them switched the tester of (or changed) the default store; a name that needs
+    /// escaping came out as `--account bad\e[2Jx\ty`, which the shell does not read back as the name.
+    @Test("the hints of accounts create and family create are on this store, the names as the shell reads them back")
+    func pasteableHints() async throws {
+        let (sandbox, run) = try setup()
+        let store = "storefront --store \(ShellWord.word(sandbox.store))"
+        let created = try await run(["accounts", "create", "new@local"])
+        created.expect(exit: 0)
+        #expect(created.stdout.contains("or: \(store) accounts switch new@local"), "\(created)")
+        let family = try await run(["--account", "alice", "accounts", "family", "create", "the smiths"])
+        family.expect(exit: 0)
+        #expect(family.stdout.contains("Add members with: \(store) accounts family add 'the smiths' ACCOUNT"), "\(family)")
+        let odd = try await run(["accounts", "create", "bad\u{1B}[2Jx\ty"])
+        odd.expect(exit: 0)
+        #expect(odd.stdout.contains("--account $'bad\\e[2Jx\\ty'"), "\(odd)")
+        #expect(!odd.stdout.contains("\u{1B}"), "no control sequence reaches the terminal")
     }
 
     @Test("a family: create, add, list, remove; a shared purchase is the member's own familyShared transaction until it leaves")

@@ -179,7 +179,9 @@ final class ParityCheck {
         check(listed == Set(kit.prices.keys), "transactions lists \(listed.sorted()), StorefrontKit's Transaction.all \(kit.prices.keys.sorted())")
         for row in transactionRows {
             let transaction = try require(history.first { String($0.id) == row[0] }, "transaction \(row[0]) is not in the history")
-            let state = TransactionState(of: transaction, at: now).text(refundRequest: snapshot.refundRequests[transaction.id]?.status)
+            let subscription = transaction.subscriptionGroupID.flatMap { snapshot.subscriptions[$0] }
+            let state = TransactionState(of: transaction, at: now, subscription: subscription)
+                .text(refundRequest: snapshot.refundRequests[transaction.id]?.status)
             check(row[1] == transaction.displayPrice && row[2] == state, "transaction \(transaction.id): transactions prints \(row[1...]), the engine says \(transaction.displayPrice) \(state)")
             let json = try require(transactionJSON.first { $0["id"] == .integer(transaction.id) }, "transaction \(transaction.id) not in transactions --json")
             check(json["state"] == .string(state), "transaction \(transaction.id): transactions --json state \(json["state"].map { "\($0)" } ?? "none"), the engine's \(state)")

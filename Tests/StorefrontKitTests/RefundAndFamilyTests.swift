@@ -11,8 +11,26 @@ import Testing
         #expect(run.status == 0, "\(arguments): \(run.output)")
     }
 
+    /// Xcode's test environment "always approves refund requests, and processes them immediately":
+    /// a session's store does too (it waited for `refund-request approve`, unlike Xcode).
+    @Test func aSessionApprovesARefundRequestAtOnceAsXcodeDoes() async throws {
+        let session = try SKTestSession(contentsOf: catalogURL)
+        try await session.run {
+            let product = try #require(try await Product.products(for: [ID.goPro]).first)
+            guard case .success(let result) = try await product.purchase() else { Issue.record("not bought"); return }
+            let bought = try result.payloadValue
+            await bought.finish()
+            Transaction.refundRequestSheetAction = .submit(.unintendedPurchase)
+            defer { Transaction.refundRequestSheetAction = nil }
+            #expect(try await bought.beginRefundRequest() == .success)
+            #expect(await Transaction.currentEntitlement(for: ID.goPro) == nil, "refunded at once")
+        }
+    }
+
     @Test func aRefundRequestWaitsForTheAppStoreAndItsGrantArrivesOnUpdates() async throws {
         let session = try SKTestSession(contentsOf: catalogURL)
+        // The App Store decides later, as outside Xcode's test environment.
+        try await storefront(session, ["settings", "set", "refundRequestOutcome", "wait"])
         try await session.run {
             let product = try #require(try await Product.products(for: [ID.goPro]).first)
             guard case .success(let result) = try await product.purchase() else { Issue.record("not bought"); return }

@@ -59,6 +59,16 @@ struct PriceIncreaseSheetTests {
         #expect(statusText(current.products[index(of: monthly)], current) == "Renews Jan 8, 2027 · price increase pending, renews at $9.99 (m)")
     }
 
+    /// Tester's day, finding 7: at 100 columns the status was cut to about 30 cells and lost "(m)",
+    /// the key the row points to; the words are cut, the key stays.
+    @Test("a row whose status is cut keeps its key at the end", arguments: [80, 100, 120])
+    func keyStaysWhenCut(columns: Int) {
+        let state = loadedState(columns: columns, rows: 30, snapshot: waiting(message: false))
+        let row = render(state).lines.first { $0.contains("Monthly Subscription") && $0.contains("Renews") }
+        #expect(row?.trimmingCharacters(in: .whitespaces).hasSuffix("(m)") == true || row?.contains("(m) ") == true,
+                "\(row ?? "no row")")
+    }
+
     @Test("Agree consents, x (or its button) cancels the subscription, Not Now leaves it waiting for m")
     func answers() {
         var state = loadedState(snapshot: waiting())
@@ -79,6 +89,19 @@ struct PriceIncreaseSheetTests {
         #expect(sheetText(state).contains("price increase · Monthly Subscription · waits for consent"))
         #expect(update(&state, .key(.enter)).isEmpty)
         #expect(state.sheet == .priceIncrease(productID: monthly))
+    }
+
+    /// Tester's day, finding 6: after Not Now the m list said the message was "deferred" while
+    /// `storefront messages` said "displayed" (the store marks a shown message displayed).
+    @Test("a message shown and put off with Not Now is the increase waiting in m, as the store has it, before any reload")
+    func shownIsNotDeferred() {
+        var state = loadedState()
+        #expect(update(&state, .loaded(waiting())) == [.displayMessage(7)])
+        #expect(update(&state, .key(.escape)).isEmpty)
+        #expect(update(&state, .key(.character("m"))).isEmpty)
+        let text = sheetText(state)
+        #expect(text.contains("price increase · Monthly Subscription · waits for consent"), "\(text)")
+        #expect(!text.contains("deferred"), "\(text)")
     }
 
     @Test("at 60×16 the three buttons take two lines and the prices stay; in the C locale it is ASCII")

@@ -199,7 +199,7 @@ struct RenderTests {
         #expect(canvas[x + 1, 7].text == "")
     }
 
-    @Test("100 columns: one long status is cut with …, the KIND column stays; the action row says the status whole",
+    @Test("100 columns: one long status is cut with … before its key, the KIND column stays; the action row says the status whole",
           arguments: [100, 80])
     func longStatusKeepsKind(columns: Int) {
         var snap = snapshot()
@@ -211,13 +211,29 @@ struct RenderTests {
         let row = lines.first { $0.contains("iPhone Rage") } ?? ""
         if columns == 100 {
             #expect(lines.contains { $0.contains("KIND") }, "\n\(lines.joined(separator: "\n"))")
-            #expect(row.contains("Non-consumable") && row.contains("$0.99   Purchased, not on this device:…")
+            // The words are cut, the key stays (tester's day, finding 7).
+            #expect(row.contains("Non-consumable") && row.contains("$0.99   Purchased, not on") && row.contains("…: r restores")
                     && row.contains("[ Buy ]"), "\(row)")
         } else {
             // At 80 the KIND column goes first, as before (docs/paywall.md): the status keeps its words.
             #expect(!lines.contains { $0.contains("KIND") } && !row.contains("Non-consumable"), "\n\(lines.joined(separator: "\n"))")
         }
         #expect(lines.contains { $0.hasPrefix("  \(whole)") }, "the action row: \n\(lines.joined(separator: "\n"))")
+    }
+
+    /// Tester's day, finding 8: a note longer than the room beside [ Restore Purchases ] lost its end,
+    /// often the useful part ("… (t lists every transaction)"), and it is gone after a few seconds.
+    @Test("a note too long to sit beside the Restore button takes the whole line while it shows", arguments: [80, 100])
+    func longNoteTakesTheLine(columns: Int) {
+        var state = loadedState(columns: columns, rows: 24)
+        let note = String("Crossgrade scheduled for Feb 6, 2027: nothing charged now; 3-Month Subscription starts then, at its price"
+            .prefix(columns - 6))
+        state.flash = note
+        let lines = render(state).lines
+        #expect(lines.contains { $0.hasPrefix("  \(note)") }, "\(lines.joined(separator: "\n"))")
+        #expect(!lines.contains { $0.contains("[ Restore Purchases ]") })
+        state.flash = "Restored 1 purchase"
+        #expect(render(state).lines.contains { $0.hasPrefix("  Restored 1 purchase") && $0.contains("[ Restore Purchases ]") })
     }
 
     @Test("rows and the Restore button are clickable where they are drawn")

@@ -323,7 +323,7 @@ struct SettingsScreenTests {
             "    loadProductsError            none                    store   the error Product.products(for:) …",
             "    restoreError                 none                    store   the error AppStore.sync() fails w…",
             "    verificationError            none                    store   purchased transactions reach the …",
-            "    timeRate                     realTime                store   how fast the store's clock runs: …",
+            "    timeRate                     realTime                store   how fast the store's one clock ru…",
             "    billingIssues                false                   store   renewals fail to bill: the subscr…",
             "    gracePeriod                  false                   store   a failed renewal keeps access for…",
             "    gracePeriodDuration          16                      store   the grace period's days, as App S…",

@@ -13,6 +13,12 @@ public enum PriceText {
         let locale = AppStoreStorefront.named(countryCode)?.locale ?? Storefront.unitedStates.locale
         return Storefront(countryCode: countryCode, currency: currency, locale: locale).displayPrice(price)
     }
+
+    /// `price` in the currency App Store Connect prices storefront `countryCode` in (a price change's,
+    /// a waiting increase's): "renews at 9.99" in a euro storefront said nothing of the currency.
+    public static func display(_ price: Decimal, storefront countryCode: String) -> String {
+        display(price, currency: AppStoreStorefront.named(countryCode)?.currency ?? Storefront.unitedStates.currency, storefront: countryCode)
+    }
 }
 
 extension Transaction {

@@ -160,7 +160,9 @@ public struct ProductStanding: Sendable, Hashable {
     /// `dot` joins the parts, `warning` marks an unverified purchase (the paywall's glyphs).
     public func text(for product: Product, dot: String = "·", warning: String = "⚠") -> String {
         if unverifiedReason != nil { return "\(warning) Unverified" }
-        var text = mainText(product)
+        // Bought here and left unfinished, it is the app's to deliver, not "not on this device" (that
+        // sent testers to r); the mark says what it is.
+        var text = isUnfinished && ownership == .notOnThisDevice ? "" : mainText(product)
         if let billingPlanText { text = text.isEmpty ? billingPlanText : "\(text) \(dot) \(billingPlanText)" }
         for part in [renewalOffer, priceIncrease].compactMap({ $0 }) { text = text.isEmpty ? part : "\(text) \(dot) \(part)" }
         // What waits: a request for a parent or the user, a transaction the app left unfinished.

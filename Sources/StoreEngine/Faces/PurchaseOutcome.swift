@@ -118,20 +118,13 @@ extension Transaction.PendingReason {
     /// its URI without the password, as shown) when given, so that it acts on this store from any
     /// folder and terminal, not on the default one.
     public func nextStep(id: Int64?, store: String? = nil) -> String {
-        let command = (["storefront"] + (store.map { ["--store", ShellWord.word(Self.absolute($0))] } ?? [])).joined(separator: " ")
+        let command = ShellWord.storefront(store: store)
         let number = id.map { " \($0)" } ?? ""
         switch self {
         case .askToBuy: return "\(command) approve\(number)" + (id.map { " (or decline \($0))" } ?? "")
         case .interrupted: return "\(command) resolve\(number)"
         }
     }
-
-    /// A store file's path from the root (a second terminal may be in another folder); a URI as it is.
-    private static func absolute(_ store: String) -> String {
-        guard case .file(let path) = StoreAddress(store), !path.hasPrefix("/") else { return store }
-        return FileManager.default.currentDirectoryPath + "/" + path
-    }
-
 }
 
 /// The outcome of `Store.purchase`, as StoreKit 2's `Product.PurchaseResult`.

@@ -163,7 +163,8 @@ extension SettingDefinition {
         case .timeRate:
             SettingDefinition(
                 id: name, scope: .store, defaultValue: TimeRate.realTime.rawValue,
-                summary: "how fast the store's clock runs: realTime, monthlyRenewalEvery…, oneRenewalEvery…",
+                summary: "how fast the store's one clock runs, for every plan: realTime; monthlyRenewalEvery… (a month passes in "
+                    + "that time); oneRenewalEvery… (the shortest plan's period does)",
                 normalize: { value, _ in TimeRate.allCases.first { $0.rawValue.lowercased() == value.lowercased() }?.rawValue },
                 allowed: { _ in TimeRate.allCases.map(\.rawValue).joined(separator: ", ") },
                 listChoices: { _ in TimeRate.allCases.map(\.rawValue) })

@@ -38,11 +38,16 @@ public struct SubscriptionStatus: Sendable, Hashable {
 
     /// A price increase waiting for the subscription, in the words every front end prints: "price
     /// increase pending, renews at $9.99" (consent awaited) or "… agreed, …"; nil when none waits.
-    /// `status` printed the bare amount, the paywall's row nothing (issue 40).
+    /// `status` printed the bare amount, the paywall's row nothing (issue 40). It names no price when
+    /// nothing renews (auto-renew off: "Expires …" is not followed by "renews at"), nor when the next
+    /// renewal takes an offer (the increase waits for the first renewal after it).
     public var priceIncreaseText: String? {
         guard renewalInfo.priceIncreaseStatus != .noIncreasePending else { return nil }
+        let words = "price increase \(renewalInfo.priceIncreaseStatus.rawValue)"
+        guard (state == .subscribed || state == .inGracePeriod) && renewalInfo.willAutoRenew else { return words }
+        guard renewalInfo.offerType == nil else { return words + ", from the first renewal after the offer" }
         let currency = renewalInfo.currency.isEmpty ? transaction.currency : renewalInfo.currency
         let price = PriceText.display(renewalInfo.renewalPrice, currency: currency, storefront: transaction.storefront)
-        return "price increase \(renewalInfo.priceIncreaseStatus.rawValue), renews at \(price)"
+        return words + ", renews at \(price)"
     }
 }

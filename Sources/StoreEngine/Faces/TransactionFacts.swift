@@ -20,20 +20,26 @@ public enum TransactionState: Sendable, Hashable {
     case revoked(Transaction.RevocationReason?)
     /// A subscription period that ended by the store's time.
     case expired
+    /// A subscription period that ended by the store's time, whose renewal failed to bill and whose
+    /// billing grace period keeps the entitlement: `status`, `products` and the paywall's row say so too.
+    case inGracePeriod
     /// A subscription period a higher plan replaced.
     case upgraded
     /// Its signature and the stored record disagree: not to be trusted.
     case unverified(reason: String)
 
     /// The state of `transaction` at the store's time `now`. The first that applies, in this order:
-    /// refunded (revoked), expired, unverified, pending, declined, upgraded, unfinished, purchased.
-    public init(of transaction: Transaction, at now: Date) {
+    /// refunded (revoked), expired (in grace period), unverified, pending, declined, upgraded, unfinished,
+    /// purchased. `subscription`: the status of its subscription group, which says whether the
+    /// subscription is in its billing grace period (the Transaction Manager said "expired" while every
+    /// other front end said "Grace period until …").
+    public init(of transaction: Transaction, at now: Date, subscription: SubscriptionStatus? = nil) {
         if transaction.revocationDate != nil {
             self = transaction.ownershipType == .familyShared ? .revoked(transaction.revocationReason)
                 : .refunded(transaction.revocationReason)
         } else if transaction.status == .purchased, !transaction.isUpgraded, transaction.productType == .autoRenewable,
                   let end = transaction.expirationDate, end <= now {
-            self = .expired
+            self = subscription?.state == .inGracePeriod && subscription?.transaction.id == transaction.id ? .inGracePeriod : .expired
         } else if case .unverified(let reason) = transaction.verification {
             self = .unverified(reason: reason)
         } else {
@@ -65,6 +71,7 @@ public enum TransactionState: Sendable, Hashable {
         case .refunded: "refunded"
         case .revoked: "revoked (family share)"
         case .expired: "expired"
+        case .inGracePeriod: "expired, in grace period"
         case .upgraded: "upgraded"
         case .unverified: "unverified"
         }
@@ -115,7 +122,7 @@ public struct TransactionFacts: Sendable, Hashable {
     /// subscription group (the one whose renewal date an extension moves); nil for other products.
     public init(_ transaction: Transaction, at now: Date, subscription: SubscriptionStatus? = nil) {
         transactionID = transaction.id
-        state = TransactionState(of: transaction, at: now)
+        state = TransactionState(of: transaction, at: now, subscription: subscription)
         displayPrice = transaction.displayPrice
         wasFreeTrial = Self.isFreeTrial(transaction)
         actions = TransactionAction.allCases.map {
