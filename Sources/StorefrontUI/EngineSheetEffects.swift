@@ -21,11 +21,13 @@ extension EngineEffects {
         case .winBack(let id)?:
             return .success(OfferOptions(winBackOfferID: id))
         case .promotional(let id, let flaw)?:
-            guard let key = try await store.appStore.offerKeys().first(where: \.canSign) else {
-                return .failure(CommandFailure("No offer key to sign the promotional offer \(id) with: `storefront offer-keys create` "
-                                               + "makes one (App Store Connect's In-App Purchase key)"))
+            // The engine's signing, as the sheet's prediction (`StoreSnapshot.offerRefusals`) signs.
+            let signature: PromotionalOfferSignature
+            do {
+                signature = try await store.appStore.signWithFirstKey(productID: productID, offerID: id, flaw: flaw)
+            } catch let error as OfferKeyError {
+                return .failure(CommandFailure(error.description))
             }
-            let signature = try await store.appStore.signPromotionalOffer(productID: productID, offerID: id, keyID: key.keyID, flaw: flaw)
             return .success(OfferOptions(offerID: id, signature: signature))
         }
     }
