@@ -89,8 +89,7 @@ private func monthlyPlan(_ product: Product) -> String {
 
 /// "$4.99/month": the price of every period after any offer.
 private func regularPrice(_ product: Product) -> String {
-    guard let period = product.subscription?.subscriptionPeriod.spelledOut else { return product.displayPrice }
-    return period.hasPrefix("1 ") ? "\(product.displayPrice)/\(period.dropFirst(2))" : "\(product.displayPrice) every \(period)"
+    StatusText.pricePerPeriod(product.displayPrice, product.subscription?.subscriptionPeriod)
 }
 
 // MARK: - Keys

@@ -61,25 +61,4 @@ extension EngineEffects {
         let storefront = try await store.app.storefront()
         return StatusText.offerTerms(store.catalog.productOffer(offer, of: terms, in: storefront), product)
     }
-
-    /// The app's refund request, and what the App Store did with it: waiting, or decided at once by the setting.
-    func requestRefund(_ id: Int64, reason: RefundRequestReason, _ store: Store) async throws -> String {
-        let request = try await store.app.beginRefundRequest(transactionID: id, reason: reason)
-        let product = try await name(try await store.app.transaction(id: id), store)
-        return switch request.status {
-        case .pending: "Refund requested for \(product) (\(reason.rawValue)); the App Store decides"
-        case .approved: "Refund granted at once for \(product) (refundRequestOutcome approve)"
-        case .declined: "Refund request for \(product) declined at once (refundRequestOutcome decline)"
-        }
-    }
-
-    /// The customer agrees to a price increase: from when the subscription renews at the new price.
-    func consent(_ productID: String, _ store: Store) async throws -> String {
-        let increase = try await store.appStore.consentToPriceIncrease(productID)
-        let storefront = try await store.app.storefront()
-        let product = try await store.app.product(id: productID)
-        let price = StatusText.pricePerPeriod(storefront.displayPrice(increase.newPrice), product?.subscription?.subscriptionPeriod)
-        return "Agreed: \(product?.displayName ?? productID) renews at \(price) from "
-            + StatusText.shortDate(increase.effectiveDate ?? increase.noticeEnds)
-    }
 }
