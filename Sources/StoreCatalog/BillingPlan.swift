@@ -48,6 +48,12 @@ public struct BillingPlan: Sendable, Hashable {
 
     /// Apple's commitment: 12 monthly billing periods (`totalBillingPeriods`).
     public static let totalBillingPeriods = 12
+
+    /// "$9.99/month for 12 months": a monthly plan's price and length, the one wording of the
+    /// paywall, the command line and the App Store sheet.
+    public static func monthlyTerms(_ displayPrice: String, months: Int = totalBillingPeriods) -> String {
+        "\(displayPrice)/month for \(months) months"
+    }
     /// The length of one billing period of a monthly plan.
     public static let billingPeriod = ISODuration(months: 1)
     /// The one subscription period a monthly plan can be added to (App Store Connect, Xcode: one year).

@@ -30,7 +30,7 @@ extension Product {
         /// or "$99.99/year" billed up front.
         public var summary: String {
             guard commitmentInfo != nil else { return "\(billingDisplayPrice)/\(billingPeriod.unitWord)" }
-            return "\(billingDisplayPrice)/month for \(BillingPlan.totalBillingPeriods) months"
+            return BillingPlan.monthlyTerms(billingDisplayPrice)
         }
 
         /// Up front (unless the catalog turns it off), then a one-year subscription's monthly plan, priced in `storefront`.

@@ -66,6 +66,71 @@ extension Store {
     func signPromotionalOffer(productID: String, offerID: String, keyID: String?, appAccountToken: UUID?,
                               form: PromotionalOfferSignature.Form,
                               flaw: PromotionalOfferSignature.Flaw? = nil) throws -> PromotionalOfferSignature {
+        let made = try makeSignature(productID: productID, offerID: offerID, keyID: keyID, appAccountToken: appAccountToken,
+                                     form: form, flaw: flaw)
+        if flaw == .reusedNonce {
+            _ = try ledger.write { try ledger.useOfferNonce(made.nonce, account: account, at: try currentTime()) }
+        }
+        return made.signature
+    }
+
+    /// Signs as the paywall does, standing in for the app's server: with the store's first key that can
+    /// sign. Throws ``OfferKeyError`` when there is none (the app then never asks the App Store).
+    func signWithFirstKey(productID: String, offerID: String,
+                          flaw: PromotionalOfferSignature.Flaw? = nil) throws -> PromotionalOfferSignature {
+        try signPromotionalOffer(productID: productID, offerID: offerID, keyID: try firstSigningKey(offerID: offerID),
+                                 appAccountToken: nil, form: .compactJWS, flaw: flaw)
+    }
+
+    /// The key the paywall signs with; an error naming the command that makes one when there is none.
+    private func firstSigningKey(offerID: String) throws -> String {
+        guard let key = try offerKeys().first(where: \.canSign) else {
+            throw OfferKeyError(description: "No offer key to sign the promotional offer \(offerID) with: `storefront offer-keys create` "
+                                + "makes one (App Store Connect's In-App Purchase key)")
+        }
+        return key.keyID
+    }
+
+    /// What the App Store makes of promotional offer `offerID` of `productID` signed as the paywall
+    /// signs it (``signWithFirstKey(productID:offerID:flaw:)``), by the purchase's own check
+    /// (``offerRefusal(_:promotionalOfferID:signature:winBackOfferID:appAccountToken:at:nonce:usedNonce:)``),
+    /// writing nothing: nil when the offer passes and the settings decide.
+    func promotionalOfferRefusal(productID: String, offerID: String, flaw: PromotionalOfferSignature.Flaw?,
+                                 at date: Date) throws -> OfferRefusal? {
+        guard let item = catalog.product(id: productID) else { return nil }
+        let made: (signature: PromotionalOfferSignature, nonce: String)
+        do {
+            made = try makeSignature(productID: productID, offerID: offerID, keyID: try firstSigningKey(offerID: offerID),
+                                     appAccountToken: nil, form: .compactJWS, flaw: flaw)
+        } catch let error as OfferKeyError {
+            return .cannotSign(error.description)
+        }
+        var nonce: String?
+        return try offerRefusal(item, promotionalOfferID: offerID, signature: made.signature, winBackOfferID: nil,
+                                appAccountToken: nil, at: date, nonce: &nonce,
+                                usedNonce: flaw == .reusedNonce ? made.nonce : nil).map(OfferRefusal.refused)
+    }
+
+    /// Every promotional offer's refusal, as the paywall would sign it with each fault (none, then each flaw):
+    /// the App Store sheet's prediction. Only those refused.
+    func offerRefusals(at date: Date) throws -> [OfferAttempt: OfferRefusal] {
+        var refusals: [OfferAttempt: OfferRefusal] = [:]
+        for item in catalog.products {
+            for offer in item.subscription?.offers ?? [] where offer.kind == .promotional {
+                guard let offerID = offer.id else { continue }
+                for flaw in [nil] + PromotionalOfferSignature.Flaw.allCases {
+                    let attempt = OfferAttempt(productID: item.id, offerID: offerID, flaw: flaw)
+                    refusals[attempt] = try promotionalOfferRefusal(productID: item.id, offerID: offerID, flaw: flaw, at: date)
+                }
+            }
+        }
+        return refusals
+    }
+
+    /// A signature and its nonce (lowercased), writing nothing: `.reusedNonce` is the caller's to use up.
+    private func makeSignature(productID: String, offerID: String, keyID: String?, appAccountToken: UUID?,
+                               form: PromotionalOfferSignature.Form,
+                               flaw: PromotionalOfferSignature.Flaw?) throws -> (signature: PromotionalOfferSignature, nonce: String) {
         let keys = try offerKeys().filter(\.canSign)
         let chosen: OfferKey
         if let keyID {
@@ -89,9 +154,7 @@ extension Store {
         let now = try currentTime()
         let date = flaw == .stale ? now.addingTimeInterval(-PromotionalOfferSignature.lifetime - 3600) : now
         let nonce = UUID()
-        if flaw == .reusedNonce {
-            _ = try ledger.write { try ledger.useOfferNonce(nonce.uuidString.lowercased(), account: account, at: now) }
-        }
+        let nonceText = nonce.uuidString.lowercased()
         switch form {
         case .legacy:
             let timestamp = date.milliseconds
@@ -99,8 +162,8 @@ extension Store {
                 bundleID: catalog.bundleID, keyID: chosen.keyID, productID: productID, offerID: offerID,
                 appAccountToken: appAccountToken, nonce: nonce, timestamp: timestamp)
             let der = try key.signDER(Array(message.utf8))
-            return .legacy(keyID: chosen.keyID, nonce: nonce, timestamp: timestamp,
-                           signature: Data(der).base64EncodedString())
+            return (.legacy(keyID: chosen.keyID, nonce: nonce, timestamp: timestamp,
+                            signature: Data(der).base64EncodedString()), nonceText)
         case .compactJWS:
             let header = JSON.object(["alg": .string("ES256"), "kid": .string(chosen.keyID), "typ": .string("JWT")])
             let claims = JSON.object([
@@ -108,9 +171,10 @@ extension Store {
                 "transactionId": .string(AppTransactionID.make(account: account, bundleID: catalog.bundleID)),
                 "bid": .string(catalog.bundleID), "iss": .string(chosen.issuerID ?? "storefront"),
                 "aud": .string(PromotionalOfferSignature.audience),
-                "iat": .integer(Int64(date.timeIntervalSince1970)), "nonce": .string(nonce.uuidString.lowercased()),
+                "iat": .integer(Int64(date.timeIntervalSince1970)), "nonce": .string(nonceText),
             ])
-            return .compactJWS(try key.sign(claims, encodedHeader: Base64URL.encode(Array(header.serialized(pretty: false).utf8))))
+            let header64 = Base64URL.encode(Array(header.serialized(pretty: false).utf8))
+            return (.compactJWS(try key.sign(claims, encodedHeader: header64)), nonceText)
         }
     }
 
@@ -120,7 +184,8 @@ extension Store {
     /// transaction. Returns why it fails, or nil and the signature's `nonce`: the purchase uses it up
     /// (``Ledger/useOfferNonce(_:account:at:)``) only when it goes ahead, so a refused one can be tried again.
     func offerSignatureFault(_ signature: PromotionalOfferSignature, productID: String, offerID: String,
-                             appAccountToken: UUID?, at date: Date, nonce checked: inout String?) throws -> String? {
+                             appAccountToken: UUID?, at date: Date, nonce checked: inout String?,
+                             usedNonce: String? = nil) throws -> String? {
         let nonce: String
         let signedAt: Date
         switch signature {
@@ -173,7 +238,7 @@ extension Store {
         if signedAt.timeIntervalSince(date) > PromotionalOfferSignature.allowedSkew {
             return "the signature's time \(signedAt.formatted(.iso8601)) is in the future (store time \(date.formatted(.iso8601)))"
         }
-        guard try !ledger.isOfferNonceUsed(nonce) else {
+        guard nonce != usedNonce, try !ledger.isOfferNonceUsed(nonce) else {
             return "the nonce \(nonce) was used already: a signature is good for one purchase"
         }
         checked = nonce

@@ -134,31 +134,10 @@ extension Store {
             case .fails(let error)?: return try fail(.simulated(error, cause: "offline is true"))
             default: break
             }
-            if let winBackOfferID {
-                guard promotionalOfferID == nil else {
-                    return try fail(.purchaseError(.invalidOfferIdentifier, reason: "a purchase takes one offer: promotional or win-back"))
-                }
-                if let fault = try winBackFault(item, offerID: winBackOfferID, at: date) { return try fail(fault) }
-            } else if let offerID {
-                guard let terms = item.subscription, terms.offers.contains(where: { $0.kind == .promotional && $0.id == offerID })
-                else {
-                    return try fail(.purchaseError(.invalidOfferIdentifier,
-                                                   reason: "\(productID) has no promotional offer \"\(offerID)\""))
-                }
-                // Apple requires the developer's signature for every promotional offer.
-                guard let offerSignature else {
-                    return try fail(.purchaseError(.missingOfferParameters,
-                                                   reason: "a promotional offer needs its signature (storefront offer sign \(productID) \(offerID))"))
-                }
-                if let fault = try offerSignatureFault(offerSignature, productID: productID, offerID: offerID,
-                                                       appAccountToken: appAccountToken, at: date, nonce: &offerNonce) {
-                    return try fail(.purchaseError(.invalidOfferSignature, reason: fault))
-                }
-                // Promotional offers are for people who subscribe, or once subscribed, in the group.
-                guard try !isEligibleForIntroOffer(groupID: terms.groupID) else {
-                    return try fail(.purchaseError(.ineligibleForOffer,
-                                                   reason: "promotional offers are for current and lapsed subscribers of the group"))
-                }
+            if let refusal = try offerRefusal(item, promotionalOfferID: promotionalOfferID, signature: offerSignature,
+                                              winBackOfferID: winBackOfferID, appAccountToken: appAccountToken,
+                                              at: date, nonce: &offerNonce) {
+                return try fail(refusal)
             }
 
             var outcome = conditions.storeAnswer(choice: chosen)
@@ -197,6 +176,40 @@ extension Store {
             }
         }
         return try outcome.get()
+    }
+
+    /// The App Store's check of a purchase's offer, once the device let it through: a win-back offer
+    /// the account may take, or a promotional offer of the product, signed well, for a current or
+    /// lapsed subscriber of its group. Nil when it passes; `nonce` is then the signature's, to use up.
+    /// The purchase and its preview (``promotionalOfferRefusal(productID:offerID:flaw:at:)``) both ask this.
+    /// `usedNonce`: a nonce to take as used already (the preview's, which writes nothing).
+    func offerRefusal(_ item: CatalogProduct, promotionalOfferID: String?, signature: PromotionalOfferSignature?,
+                      winBackOfferID: String?, appAccountToken: UUID?, at date: Date, nonce: inout String?,
+                      usedNonce: String? = nil) throws -> StoreError? {
+        if let winBackOfferID {
+            guard promotionalOfferID == nil else {
+                return .purchaseError(.invalidOfferIdentifier, reason: "a purchase takes one offer: promotional or win-back")
+            }
+            return try winBackFault(item, offerID: winBackOfferID, at: date)
+        }
+        guard let offerID = promotionalOfferID else { return nil }
+        guard let terms = item.subscription, terms.offers.contains(where: { $0.kind == .promotional && $0.id == offerID }) else {
+            return .purchaseError(.invalidOfferIdentifier, reason: "\(item.id) has no promotional offer \"\(offerID)\"")
+        }
+        // Apple requires the developer's signature for every promotional offer.
+        guard let signature else {
+            return .purchaseError(.missingOfferParameters,
+                                  reason: "a promotional offer needs its signature (storefront offer sign \(item.id) \(offerID))")
+        }
+        if let fault = try offerSignatureFault(signature, productID: item.id, offerID: offerID, appAccountToken: appAccountToken,
+                                               at: date, nonce: &nonce, usedNonce: usedNonce) {
+            return .purchaseError(.invalidOfferSignature, reason: fault)
+        }
+        // Promotional offers are for people who subscribe, or once subscribed, in the group.
+        guard try !isEligibleForIntroOffer(groupID: terms.groupID) else {
+            return .purchaseError(.ineligibleForOffer, reason: "promotional offers are for current and lapsed subscribers of the group")
+        }
+        return nil
     }
 
     /// The event log's words for a failure: the error's name and its StoreKit 1 code (and

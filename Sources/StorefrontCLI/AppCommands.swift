@@ -436,8 +436,9 @@ extension Session {
         case .purchased(let transaction, let change):
             if TransactionFacts.isFreeTrial(transaction) {
                 lines.append("Started the free trial of \(name) — transaction \(transaction.id).")
-            } else if let commitment = transaction.commitment {
-                lines.append("Subscribed to \(name) for \(transaction.displayPrice)/month for \(commitment.totalBillingPeriods) months (billing period \(commitment.billingPeriodNumber) of \(commitment.totalBillingPeriods), commitment until \(StatusText.shortDate(commitment.commitmentExpiresDate))) — transaction \(transaction.id).")
+            } else if let commitment = transaction.commitment, let terms = transaction.monthlyPlanTerms,
+                      let payment = transaction.commitmentPayment {
+                lines.append("Subscribed to \(name) for \(terms) (\(payment), commitment until \(StatusText.shortDate(commitment.commitmentExpiresDate))) — transaction \(transaction.id).")
             } else if transaction.offerType == .winBack {
                 lines.append("Resubscribed to \(name) with the win-back offer \(TerminalText.sanitized(transaction.offerID ?? "")) for \(transaction.displayPrice) — transaction \(transaction.id).")
             } else {

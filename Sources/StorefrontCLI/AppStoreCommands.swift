@@ -23,7 +23,7 @@ enum ApproveCommand: StorefrontCommand {
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {
         guard case .approve(let id) = command else { return nil }
-        return try await session.completed(try await session.appStore.approve(id), id, "Approved")
+        return session.completed(try await session.appStore.approveReporting(id))
     }
 }
 
@@ -45,7 +45,7 @@ enum DeclineCommand: StorefrontCommand {
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {
         guard case .decline(let id) = command else { return nil }
-        return try await session.changed(try await session.appStore.decline(id), "Declined")
+        return try await session.changed(try await session.appStore.declineReporting(id))
     }
 }
 
@@ -70,7 +70,7 @@ enum ResolveCommand: StorefrontCommand {
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {
         guard case .resolve(let id) = command else { return nil }
-        return try await session.completed(try await session.appStore.resolve(id), id, "Resolved")
+        return session.completed(try await session.appStore.resolveReporting(id))
     }
 }
 
@@ -109,7 +109,7 @@ enum RefundCommand: StorefrontCommand {
 
     static func run(_ command: Command, in session: Session) async throws -> Report? {
         guard case .refund(let id, let reason, let share) = command else { return nil }
-        return try await session.changed(try await session.appStore.refund(id, reason: reason, share: share), "Refunded")
+        return try await session.changed(try await session.appStore.refundReporting(id, reason: reason, share: share))
     }
 }
 
@@ -245,42 +245,34 @@ enum RenewCommand: StorefrontCommand {
 /// The commands that act as the App Store, a parent or another device, on the App Store's face.
 extension Session {
     func buyOutside(_ productID: String, quantity: Int) async throws -> Report? {
-        let outcome = try await appStore.purchaseOutsideApp(productID, quantity: quantity)
-        guard let transaction = outcome.transaction else { return nil }
-        let json = JSON.object(["result": .string(outcome.result.name), "outcome": .string(outcome.name),
-                                "transaction": transaction.json, "alreadyOwned": .bool(outcome.name == "alreadyOwned")])
-        let name = try await displayName(productID)
-        return switch outcome {
-        case .alreadyOwned:
-            Report(json: json, "The account owns \(name) already (transaction \(transaction.id)): nothing was charged.")
-        case .changeScheduled(let change):
-            Report(json: json, "Scheduled a \(change.kind.rawValue) to \(name) outside the app: nothing is charged now; it starts at the next renewal.")
-        default:
-            Report(json: json, "Purchased \(name) outside the app — transaction \(transaction.id). The app receives it as an update (a running paywall within a second; otherwise at its next launch).")
-        }
+        let reported = try await appStore.purchaseOutsideAppReporting(productID, quantity: quantity)
+        guard case .boughtOutside(let outcome, _) = reported, let transaction = outcome.transaction else { return nil }
+        return Report(reported, ["result": .string(outcome.result.name), "outcome": .string(outcome.name),
+                                 "transaction": transaction.json, "alreadyOwned": .bool(outcome.name == "alreadyOwned")])
     }
 
     /// Reports an approved or resolved request: purchased, or a change of plan scheduled.
-    func completed(_ outcome: PurchaseOutcome, _ id: Int64, _ verb: String) async throws -> Report {
-        let transaction = outcome.transaction!
-        let scheduled: SubscriptionChange? = if case .changeScheduled(let change) = outcome { change } else { nil }
-        let json = JSON.object(["outcome": .string(outcome.name), "transaction": transaction.json, "change": scheduled?.json])
-        if let change = scheduled {
-            return Report(json: json, "\(verb) request \(id): a \(change.kind.rawValue) to \(try await displayName(change.toProductID)), from the next renewal (\(change.effectiveDate?.iso8601 ?? "")); nothing is charged now.")
+    func completed(_ reported: ActionOutcome) -> Report {
+        switch reported {
+        case .approved(_, let outcome, _), .resolved(_, let outcome, _):
+            let scheduled: SubscriptionChange? = if case .changeScheduled(let change) = outcome { change } else { nil }
+            return Report(reported, ["outcome": .string(outcome.name), "transaction": outcome.transaction?.json,
+                                     "change": scheduled?.json])
+        default:
+            return Report(reported, [:])
         }
-        let name = try await displayName(transaction.productID)
-        return Report(json: json, "\(verb) transaction \(transaction.id) (\(name)): purchased. The app receives it as an update.")
     }
 
     /// Reports a transaction an App Store action changed (decline, refund).
-    func changed(_ transaction: Transaction, _ verb: String) async throws -> Report {
-        let json = JSON.object(["transaction": transaction.json])
-        let name = try await displayName(transaction.productID)
-        if verb == "Refunded" {
-            return Report(json: json, "Refunded transaction \(transaction.id) (\(name)): revoked (\(transaction.revocationReason?.rawValue ?? "other")); the entitlement is gone.")
+    func changed(_ reported: ActionOutcome) async throws -> Report {
+        switch reported {
+        case .refunded(let transaction, _):
+            return Report(reported, ["transaction": transaction.json])
+        case .declined(let id, _):
+            return Report(reported, ["transaction": try await appStore.transaction(id: id).json])
+        default:
+            return Report(reported, [:])
         }
-        let state = TransactionState(of: transaction, at: try await appStore.now())
-        return Report(json: json, "\(verb) transaction \(transaction.id) (\(name)): \(state.text).")
     }
 
     func deleteTransaction(_ id: Int64) async throws -> Report {
@@ -312,9 +304,10 @@ extension Session {
             if let grace = info.gracePeriodExpirationDate { notes.append("grace until \(grace.iso8601)") }
             if let increase = status.priceIncreaseText { notes.append(increase) }
             if !info.eligibleWinBackOfferIDs.isEmpty { notes.append("win-back: \(info.eligibleWinBackOfferIDs.joined(separator: ", "))") }
-            if let commitment = status.transaction.commitment, let after = info.commitmentInfo {
+            if let commitment = status.transaction.commitment, let terms = status.transaction.monthlyPlanTerms,
+               let payment = status.transaction.commitmentPayment, let after = info.commitmentInfo {
                 // A monthly plan: where the commitment stands, and what happens when it ends.
-                notes.append("\(status.transaction.displayPrice)/month for \(commitment.totalBillingPeriods) months, payment \(commitment.billingPeriodNumber) of \(commitment.totalBillingPeriods); commitment \(after.willAutoRenew ? "renews" : "ends") \(commitment.commitmentExpiresDate.iso8601)")
+                notes.append("\(terms), \(payment); commitment \(after.willAutoRenew ? "renews" : "ends") \(commitment.commitmentExpiresDate.iso8601)")
             }
             let date = info.renewalDate ?? status.transaction.expirationDate
             table.add(status.groupID, status.state.rawValue, status.transaction.productID,

@@ -319,7 +319,7 @@ extension Session {
         guard let transaction = outcome.transaction else { return Report(json: json, "Redeemed \(TerminalText.sanitized(code)).") }
         let name = try await displayName(scheduled?.toProductID ?? transaction.productID)
         let offer = scheduled.map { $0.offerID } ?? transaction.offerID
-        let when = scheduled?.effectiveDate.map { " from the renewal on \($0.iso8601)" } ?? ""
+        let when = scheduled?.effectiveDate.map { " from the renewal on \(StatusText.shortDate($0))" } ?? ""
         return Report(json: json, "Redeemed \(TerminalText.sanitized(code)): \(name), offer \(TerminalText.sanitized(offer ?? ""))\(when) — transaction \(transaction.id), arriving in the app as an update.")
     }
 }

@@ -244,20 +244,20 @@ extension Session {
         }
         for increase in waiting {
             let answer = increase.status == .pending ? "waits for consent (price-increase consent|decline \(increase.productID))" : "agreed"
-            lines.append("\(TerminalText.sanitized(store.account)): \(try await displayName(increase.productID)) renews at \(PriceText.display(increase.newPrice, storefront: increase.storefront)) from \(increase.effectiveDate?.iso8601 ?? increase.noticeEnds.iso8601); \(answer).")
+            let price = increase.newPriceText(per: store.catalog.product(id: increase.productID)?.subscription?.period)
+            let date = StatusText.shortDate(increase.effectiveDate ?? increase.noticeEnds)
+            lines.append("\(TerminalText.sanitized(store.account)): \(try await displayName(increase.productID)) renews at \(price) from \(date); \(answer).")
         }
         return Report(json: json, lines)
     }
 
     func answerPriceIncrease(_ productID: String, consent: Bool) async throws -> Report {
-        let name = try await displayName(productID)
         if consent {
-            let increase = try await appStore.consentToPriceIncrease(productID)
-            return Report(json: .object(["priceIncrease": increase.json]),
-                          "\(TerminalText.sanitized(store.account)) agreed to the new price of \(name): \(DecimalText.format(increase.newPrice)) from the renewal on \((increase.effectiveDate ?? increase.noticeEnds).iso8601).")
+            let (increase, reported) = try await appStore.consentToPriceIncreaseReporting(productID)
+            return Report(reported, ["priceIncrease": increase.json])
         }
-        try await appStore.declinePriceIncrease(productID)
-        return try await status(productID, headline: "\(TerminalText.sanitized(store.account)) declined the new price of \(name): auto-renew is off, it ends at the period's end.")
+        let reported = try await appStore.declinePriceIncreaseReporting(productID)
+        return try await status(productID, headline: TerminalText.sanitized(reported.sentence)).saying(reported)
     }
 
     func messages() async throws -> Report {

@@ -98,17 +98,10 @@ extension Session {
     }
 
     func beginRefundRequest(_ id: Int64, reason: RefundRequestReason) async throws -> Report {
-        let request = try await app.beginRefundRequest(transactionID: id, reason: reason)
+        let (request, reported) = try await app.beginRefundRequestReporting(transactionID: id, reason: reason)
         let transaction = try await app.transaction(id: id)
-        let name = try await displayName(transaction.productID)
-        let next = switch request.status {
-        case .pending: "waiting for the App Store: \(ShellWord.storefront(store: store.path)) refund-request approve \(id) (or decline \(id))"
-        case .approved: "approved at once (refundRequestOutcome): refunded (\(transaction.revocationReason?.rawValue ?? "other")), an update for the app"
-        case .declined: "declined at once (refundRequestOutcome): nothing changes for the app"
-        }
-        return Report(json: .object(["status": .string("success"), "request": request.json(productID: transaction.productID),
-                                     "transaction": transaction.json]),
-                      "Asked for a refund of transaction \(id) (\(name)), \(request.reason.rawValue): \(next).")
+        return Report(reported, ["status": .string("success"), "request": request.json(productID: transaction.productID),
+                                 "transaction": transaction.json])
     }
 
     func decideRefundRequest(_ id: Int64, approve: Bool, reason: Transaction.RevocationReason?) async throws -> Report {

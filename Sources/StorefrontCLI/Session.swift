@@ -15,6 +15,20 @@ struct Report {
     init(json: JSON, _ line: String) {
         self.init(json: json, [line])
     }
+
+    /// What an action did, in the engine's one sentence; `--json` has the command's own members, then
+    /// the outcome's `action` (its name) and `summary` (the sentence).
+    init(_ outcome: ActionOutcome, _ members: KeyValuePairs<String, JSON?>) {
+        self.init(json: .object(members), [TerminalText.sanitized(outcome.sentence)])
+        self = saying(outcome)
+    }
+
+    /// This report with `outcome`'s `action` and `summary` after its own JSON members.
+    func saying(_ outcome: ActionOutcome) -> Report {
+        guard case .object(let own) = json else { return self }
+        let added = [JSON.Member("action", .string(outcome.name)), JSON.Member("summary", .string(outcome.sentence))]
+        return Report(json: .object(own + added), lines)
+    }
 }
 
 /// One command against an open store: each command returns a ``Report``, printed here.

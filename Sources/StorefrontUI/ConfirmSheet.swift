@@ -42,11 +42,24 @@ func confirmLines(_ product: Product, outcome: PurchaseChoice?, selection: Offer
     let outcomeText = "Outcome: \(g.left) \(outcomeLabel(outcome)) \(g.right)"
     lines += (offers.isEmpty ? [outcomeText] : focusLines(.outcome, outcomeText, selection, state, width: width))
         .map { ($0, Style(bold: outcome != nil, color: outcome == nil ? nil : .yellow)) }
-    if outcome == nil, let conditions = snapshot?.conditions {
+    if let refusal = offerRefusal(product, selection, snapshot) {
+        // The purchase's own offer check: whatever the outcome chosen, Confirm ends here.
+        lines += wrap("\(g.right) \(refusal.summary)", width).map { ($0, Style(color: .red)) }
+    } else if outcome == nil, let conditions = snapshot?.conditions {
         let style = conditions.inForce.isEmpty ? dim : Style(color: .yellow)
         lines += wrap("\(g.right) \(conditions.summary)", width).map { ($0, style) }
     }
     return lines
+}
+
+/// Why the chosen promotional offer ends the purchase before the settings decide, in the order
+/// Confirm meets it: signing comes first; then the device (canMakePayments, offline, which the
+/// conditions line says); then the App Store's check of the offer.
+private func offerRefusal(_ product: Product, _ selection: OfferSelection, _ snapshot: StoreSnapshot?) -> OfferRefusal? {
+    guard case .promotional(let id, let flaw)? = selection.offer, let snapshot,
+          let refusal = snapshot.offerRefusals[OfferAttempt(productID: product.id, offerID: id, flaw: flaw)] else { return nil }
+    if case .refused = refusal, snapshot.conditions.deviceRefusal() != nil { return nil }
+    return refusal
 }
 
 /// The Billing line of a one-year subscription with a monthly plan (StoreKit's
@@ -76,8 +89,7 @@ private func monthlyPlan(_ product: Product) -> String {
 
 /// "$4.99/month": the price of every period after any offer.
 private func regularPrice(_ product: Product) -> String {
-    guard let period = product.subscription?.subscriptionPeriod.spelledOut else { return product.displayPrice }
-    return period.hasPrefix("1 ") ? "\(product.displayPrice)/\(period.dropFirst(2))" : "\(product.displayPrice) every \(period)"
+    StatusText.pricePerPeriod(product.displayPrice, product.subscription?.subscriptionPeriod)
 }
 
 // MARK: - Keys

@@ -199,27 +199,18 @@ public final class EngineEffects: Sendable {
             let message: String
             switch command {
             case .approve(let id):
-                message = try await completed("Approved", id, try await appStore.approve(id), store)
+                message = try await appStore.approveReporting(id).sentence
             case .decline(let id):
-                message = "Declined \(id) (\(try await name(try await appStore.decline(id), store)))"
+                message = try await appStore.declineReporting(id).sentence
             case .resolve(let id):
-                message = try await completed("Resolved", id, try await appStore.resolve(id), store)
+                message = try await appStore.resolveReporting(id).sentence
             case .refund(let id, let reason):
-                message = "Refunded \(id) (\(try await name(try await appStore.refund(id, reason: reason), store))): revoked, \(reason.rawValue)"
+                message = try await appStore.refundReporting(id, reason: reason).sentence
             case .delete(let id):
                 try await appStore.deleteTransaction(id)
                 message = "Deleted transaction \(id)"
             case .buyOutside(let productID):
-                switch try await appStore.purchaseOutsideApp(productID) {
-                case .alreadyOwned(let transaction):
-                    message = "The account owns \(try await name(transaction, store)) already: nothing was charged"
-                case .purchased(let transaction, _):
-                    message = "Purchased \(try await name(transaction, store)) outside the app (\(transaction.id))"
-                case .changeScheduled(let change):
-                    message = "\(change.kind.rawValue.capitalized) to \(change.toProductID) outside the app: nothing charged now, it starts at the renewal"
-                case .pending, .userCancelled:
-                    return .commandFinished(command, .success(""))
-                }
+                message = try await appStore.purchaseOutsideAppReporting(productID).sentence
             case .setSetting(let name, let value, let once):
                 let stored = try await session.setSetting(name, to: value, once: once)
                 message = "\(name) = \(stored)\(once ? " (once)" : "")"
@@ -245,15 +236,14 @@ public final class EngineEffects: Sendable {
                 let advance = try await session.advanceClockReporting(by: duration)
                 message = "Clock advanced by \(duration.spelledOut): \(clockText(advance.now)). \(advance.summary)"
             case .requestRefund(let id, let reason):
-                message = try await requestRefund(id, reason: reason, store)
+                message = try await store.app.beginRefundRequestReporting(transactionID: id, reason: reason).1.sentence
             case .consentToPriceIncrease(let productID):
-                message = try await consent(productID, store)
+                message = try await appStore.consentToPriceIncreaseReporting(productID).1.sentence
             case .updatePaymentMethod:
                 _ = try await session.setSetting("billingIssues", to: "false", once: false)
                 message = "Payment method updated (billingIssues false): a renewal in billing retry is tried again now"
             case .declinePriceIncrease(let productID):
-                try await appStore.declinePriceIncrease(productID)
-                message = "Cancelled \(try await store.app.product(id: productID)?.displayName ?? productID): auto-renew is off, it ends at the period's end"
+                message = try await appStore.declinePriceIncreaseReporting(productID).sentence
             case .reset(let scope):
                 try await session.reset(scope)
                 message = switch scope {
@@ -292,19 +282,6 @@ public final class EngineEffects: Sendable {
             return .catalogFailed("\(path) was read, but the store file \(error.description)")
         }
         return .catalogReloaded(paywall: catalog.paywall, summary: reloadSummary(file: path, old: store.catalog, new: catalog))
-    }
-
-    /// The status line for an approved or resolved request: purchased, or a change scheduled.
-    private func completed(_ verb: String, _ id: Int64, _ outcome: PurchaseOutcome, _ store: Store) async throws -> String {
-        if case .changeScheduled(let change) = outcome {
-            return "\(verb) \(id): \(change.kind.rawValue) to \(change.toProductID) at the next renewal; nothing charged now"
-        }
-        guard let transaction = outcome.transaction else { return "\(verb) \(id)" }
-        return "\(verb) \(id) (\(try await name(transaction, store))): it arrives as an update"
-    }
-
-    func name(_ transaction: Transaction, _ store: Store) async throws -> String {
-        try await store.app.product(id: transaction.productID)?.displayName ?? transaction.productID
     }
 
     /// Everything the screen shows, read in one go (one read of the store file), after

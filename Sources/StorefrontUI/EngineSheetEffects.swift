@@ -21,11 +21,13 @@ extension EngineEffects {
         case .winBack(let id)?:
             return .success(OfferOptions(winBackOfferID: id))
         case .promotional(let id, let flaw)?:
-            guard let key = try await store.appStore.offerKeys().first(where: \.canSign) else {
-                return .failure(CommandFailure("No offer key to sign the promotional offer \(id) with: `storefront offer-keys create` "
-                                               + "makes one (App Store Connect's In-App Purchase key)"))
+            // The engine's signing, as the sheet's prediction (`StoreSnapshot.offerRefusals`) signs.
+            let signature: PromotionalOfferSignature
+            do {
+                signature = try await store.appStore.signWithFirstKey(productID: productID, offerID: id, flaw: flaw)
+            } catch let error as OfferKeyError {
+                return .failure(CommandFailure(error.description))
             }
-            let signature = try await store.appStore.signPromotionalOffer(productID: productID, offerID: id, keyID: key.keyID, flaw: flaw)
             return .success(OfferOptions(offerID: id, signature: signature))
         }
     }
@@ -58,26 +60,5 @@ extension EngineEffects {
               let product = try await store.app.product(id: productID) else { return nil }
         let storefront = try await store.app.storefront()
         return StatusText.offerTerms(store.catalog.productOffer(offer, of: terms, in: storefront), product)
-    }
-
-    /// The app's refund request, and what the App Store did with it: waiting, or decided at once by the setting.
-    func requestRefund(_ id: Int64, reason: RefundRequestReason, _ store: Store) async throws -> String {
-        let request = try await store.app.beginRefundRequest(transactionID: id, reason: reason)
-        let product = try await name(try await store.app.transaction(id: id), store)
-        return switch request.status {
-        case .pending: "Refund requested for \(product) (\(reason.rawValue)); the App Store decides"
-        case .approved: "Refund granted at once for \(product) (refundRequestOutcome approve)"
-        case .declined: "Refund request for \(product) declined at once (refundRequestOutcome decline)"
-        }
-    }
-
-    /// The customer agrees to a price increase: from when the subscription renews at the new price.
-    func consent(_ productID: String, _ store: Store) async throws -> String {
-        let increase = try await store.appStore.consentToPriceIncrease(productID)
-        let storefront = try await store.app.storefront()
-        let product = try await store.app.product(id: productID)
-        let price = StatusText.pricePerPeriod(storefront.displayPrice(increase.newPrice), product?.subscription?.subscriptionPeriod)
-        return "Agreed: \(product?.displayName ?? productID) renews at \(price) from "
-            + StatusText.shortDate(increase.effectiveDate ?? increase.noticeEnds)
     }
 }

@@ -63,7 +63,7 @@ struct BundledCrossgradeTests {
             #expect(change.kind == .crossgrade && change.isScheduled)
             #expect(change.fromProductID == Self.month && change.toProductID == Self.quarter)
             #expect(change.effectiveDate == month.expirationDate && change.current.id == month.id)
-            #expect(change.summary == "crossgrade to \(Self.quarter) takes effect at the next renewal, 2026-02-12")
+            #expect(change.summary == "crossgrade to \(Self.quarter) takes effect at the next renewal, Feb 12, 2026")
             // Nothing charged now; the monthly plan runs to its end and renews into 3-Month.
             #expect(try await store.transactions().filter { $0.productID == Self.quarter }.isEmpty)
             #expect(try await store.currentEntitlements().map(\.productID) == [Self.month])

@@ -195,4 +195,37 @@ extension PromotionalOfferSignatureTests {
             }
         }
     }
+
+    @Test("the snapshot's offer refusals are the purchase's: no key, a new customer, each fault; none for a lapsed subscriber")
+    func refusalsArePurchases() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try fixture.open()
+            func refusal(_ flaw: PromotionalOfferSignature.Flaw? = nil) async throws -> OfferRefusal? {
+                try await store.app.snapshot().offerRefusals[OfferAttempt(productID: "pro.monthly", offerID: "comeback", flaw: flaw)]
+            }
+            guard case .cannotSign(let reason)? = try await refusal() else { Issue.record("signed without a key"); return }
+            #expect(reason.contains("storefront offer-keys create"))
+            await #expect(throws: OfferKeyError.self) {
+                _ = try await store.appStore.signWithFirstKey(productID: "pro.monthly", offerID: "comeback")
+            }
+            _ = try await store.appStore.createOfferKey(keyID: "TESTKEY")
+            // Never subscribed: the preview and the purchase refuse it alike.
+            let signature = try await store.appStore.signWithFirstKey(productID: "pro.monthly", offerID: "comeback")
+            #expect(try await refusal() == .refused(.purchaseError(.ineligibleForOffer,
+                                                                    reason: "promotional offers are for current and lapsed subscribers of the group")))
+            #expect(await attempt(store, signature) == .ineligibleForOffer)
+            _ = try await buy(store, "pro.monthly")
+            try await store.setAutoRenew(groupID: "pro", false)
+            fixture.clock.set(utc(2025, 3, 1))
+            for flaw in PromotionalOfferSignature.Flaw.allCases {
+                guard case .refused(let error)? = try await refusal(flaw) else { Issue.record("\(flaw) passes"); continue }
+                #expect(error.name == "invalidOfferSignature", "\(flaw)")
+                let flawed = try await store.appStore.signWithFirstKey(productID: "pro.monthly", offerID: "comeback", flaw: flaw)
+                #expect(await attempt(store, flawed) == .invalidOfferSignature, "\(flaw)")
+            }
+            // The preview wrote nothing: a good signature still passes, and buys.
+            #expect(try await refusal() == nil)
+            #expect(await attempt(store, try await store.appStore.signWithFirstKey(productID: "pro.monthly", offerID: "comeback")) == nil)
+        }
+    }
 }

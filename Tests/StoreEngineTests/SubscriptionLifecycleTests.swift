@@ -713,7 +713,7 @@ struct SubscriptionChangeTests {
             #expect(change.kind == .downgrade && change.isScheduled)
             #expect(change.toProductID == "pro.monthly")
             #expect(change.effectiveDate == yearly.expirationDate, "it starts when the current year ends")
-            #expect(change.summary.contains("downgrade to pro.monthly takes effect at the next renewal, 2026-01-15"))
+            #expect(change.summary.contains("downgrade to pro.monthly takes effect at the next renewal, Jan 15, 2026"))
             #expect(try await store.transactions().map(\.id) == [yearly.id])
             #expect(try await store.currentEntitlements().map(\.productID) == ["pro.yearly"])
             let waiting = try await status(store, "pro")

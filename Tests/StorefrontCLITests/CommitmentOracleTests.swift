@@ -32,7 +32,7 @@ struct CommitmentOracleTests {
 
         let bought = try await sandbox.storefront(["buy", "club.yearly", "--billing-plan", "monthly"], catalog: catalog)
         bought.expect(exit: 0)
-        #expect(bought.stdout.contains("for $9.99/month for 12 months (billing period 1 of 12"), "\(bought)")
+        #expect(bought.stdout.contains("for $9.99/month for 12 months (payment 1 of 12"), "\(bought)")
         try await sandbox.storefront(["clock", "advance", "P2M"], catalog: catalog).expect(exit: 0)
         try await sandbox.storefront(["auto-renew", "club", "off"], catalog: catalog).expect(exit: 0)
 

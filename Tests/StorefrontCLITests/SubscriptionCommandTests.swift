@@ -288,7 +288,7 @@ struct SubscriptionCommandTests {
         let trial = try await sandbox.subscribe(Demo.monthly)
         let run = try await sandbox.storefront("buy", Demo.quarterly)
         run.expect(exit: 0)
-        let renewal = String(try #require(trial["expirationDate"] as? String).prefix(10))
+        let renewal = StatusText.shortDate(try Date(try #require(trial["expirationDate"] as? String), strategy: .iso8601))
         #expect(run.stdout.contains("Subscribed to 3-Month Subscription: the crossgrade to \(Demo.quarterly) takes effect at the next renewal, \(renewal)."),
                 "\(run)")
         #expect(run.stdout.contains("Nothing is charged now; Monthly Subscription runs until then"), "\(run)")

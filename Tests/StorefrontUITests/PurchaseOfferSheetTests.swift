@@ -126,4 +126,43 @@ struct PurchaseOfferSheetTests {
             #expect(state.snapshot?.owned[yearly]?.price == Decimal(string: "29.99"))
         }
     }
+
+    @Test("the sheet predicts what Confirm does with a promotional offer: no key, a new customer, each fault, a lapsed subscriber")
+    func predictionIsThePurchase() async throws {
+        try await withDemoStore { store, _ in
+            var (state, engine) = try await enginePaywall(store)
+            /// The sheet's prediction (the line after the outcome), then what Confirm did: the alert's title, or nil when bought.
+            func attempt(_ flaw: PromotionalOfferSignature.Flaw?) async -> (prediction: String, result: String?) {
+                state.sheet = .confirm(productID: yearly, offer: OfferSelection(offer: .promotional(id: "annual_comeback", flaw: flaw)))
+                let lines = sheetLines(state)
+                let prediction = lines.drop { !$0.contains("Outcome:") }.dropFirst().prefix { !$0.contains("Confirm") }
+                    .joined(separator: " ")
+                await settle(&state, update(&state, .key(.enter)), on: engine)
+                guard case .alert(let title, let message)? = state.sheet else { return (prediction, nil) }
+                state.sheet = nil
+                return (prediction, "\(title): \(message)")
+            }
+            let unsigned = await attempt(nil)
+            #expect(unsigned.prediction.contains("cannot be signed: No offer key"), "\(unsigned.prediction)")
+            #expect(unsigned.result?.hasPrefix("Cannot Sign the Offer") == true, "\(unsigned.result ?? "bought")")
+            _ = try await store.appStore.createOfferKey(keyID: "OFFERKEY")
+            await settle(&state, [.load], on: engine)
+            // Never subscribed to the group: the purchase refuses the offer, and the sheet says so first.
+            let newCustomer = await attempt(nil)
+            #expect(newCustomer.prediction.contains("fails with ineligibleForOffer"), "\(newCustomer.prediction)")
+            #expect(newCustomer.result?.contains("ineligibleForOffer") == true, "\(newCustomer.result ?? "bought")")
+            _ = try await store.app.buy(monthly)
+            try await store.appStore.expireSubscription(groupID: "premium")
+            await settle(&state, [.load], on: engine)
+            for flaw in PromotionalOfferSignature.Flaw.allCases {
+                let flawed = await attempt(flaw)
+                #expect(flawed.prediction.contains("fails with invalidOfferSignature"), "\(flaw): \(flawed.prediction)")
+                #expect(flawed.result?.contains("invalidOfferSignature") == true, "\(flaw): \(flawed.result ?? "bought")")
+                await settle(&state, [.load], on: engine)
+            }
+            let lapsed = await attempt(nil)
+            #expect(lapsed.prediction.contains("succeeds"), "\(lapsed.prediction)")
+            #expect(lapsed.result == nil, "\(lapsed.result ?? "")")
+        }
+    }
 }

@@ -96,7 +96,8 @@ struct RefundRequestSheetTests {
             state.selection = index(of: swiftShopping)
             _ = update(&state, .key(.character("b")))
             await settle(&state, update(&state, .key(.enter)), on: engine)
-            #expect(state.flash == "Refund requested for Swift Shopping (unintendedPurchase); the App Store decides")
+            #expect(state.flash == "Asked for a refund of transaction \(id) (Swift Shopping), unintendedPurchase: the App Store decides "
+                    + "(refund-request approve \(id), or decline \(id)).")
             #expect(statusText(state.products[index(of: swiftShopping)], state) == "Owned · Refund requested")
 
             _ = try await store.appStore.approveRefundRequest(id)

@@ -27,4 +27,11 @@ extension AppStoreFace {
         try await store.signPromotionalOffer(productID: productID, offerID: offerID, keyID: keyID,
                                              appAccountToken: appAccountToken, form: form, flaw: flaw)
     }
+
+    /// Signs as the paywall does, standing in for the app's server: with the store's first key that
+    /// can sign. Throws ``OfferKeyError`` naming the command that makes one when there is none.
+    public func signWithFirstKey(productID: String, offerID: String,
+                                 flaw: PromotionalOfferSignature.Flaw? = nil) async throws -> PromotionalOfferSignature {
+        try await store.signWithFirstKey(productID: productID, offerID: offerID, flaw: flaw)
+    }
 }

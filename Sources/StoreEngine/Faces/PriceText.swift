@@ -21,7 +21,25 @@ public enum PriceText {
     }
 }
 
+extension PriceIncrease {
+    /// The new price as its storefront writes it (``PriceText``), per `period`: "$9.99/month".
+    public func newPriceText(per period: ISODuration?) -> String {
+        let currency = AppStoreStorefront.named(storefront)?.currency ?? Storefront.unitedStates.currency
+        return StatusText.pricePerPeriod(PriceText.display(newPrice, currency: currency, storefront: storefront), period)
+    }
+}
+
 extension Transaction {
     /// What was charged, in the transaction's own currency, as its storefront writes it (``PriceText``).
     public var displayPrice: String { PriceText.display(price, currency: currency, storefront: storefront) }
+
+    /// A monthly plan's terms as charged: "$9.99/month for 12 months"; nil for a transaction not on one.
+    public var monthlyPlanTerms: String? {
+        commitment.map { BillingPlan.monthlyTerms(displayPrice, months: $0.totalBillingPeriods) }
+    }
+
+    /// Where its commitment stands: "payment 3 of 12"; nil for a transaction not on a monthly plan.
+    public var commitmentPayment: String? {
+        commitment.map { "payment \($0.billingPeriodNumber) of \($0.totalBillingPeriods)" }
+    }
 }

@@ -6,10 +6,10 @@ extension ProductStanding {
     /// Jan 1, 2028" once its commitment will not renew), "or $9.99/month for 12 months" for a
     /// one-year subscription that has the plan and is not subscribed; nil otherwise.
     static func billingPlanText(_ product: Product, current status: SubscriptionStatus?, canMakePayments: Bool) -> String? {
-        if let status, let commitment = status.transaction.commitment,
+        if let status, let commitment = status.transaction.commitment, let terms = status.transaction.monthlyPlanTerms,
+           let payment = status.transaction.commitmentPayment,
            status.state == .subscribed || status.state == .inGracePeriod || status.state == .inBillingRetryPeriod {
-            var text = "\(status.transaction.displayPrice)/month for \(commitment.totalBillingPeriods) months"
-                + " · payment \(commitment.billingPeriodNumber) of \(commitment.totalBillingPeriods)"
+            var text = "\(terms) · \(payment)"
             if status.renewalInfo.commitmentInfo?.willAutoRenew == false {
                 text += ", ends \(StatusText.shortDate(commitment.commitmentExpiresDate))"
             }

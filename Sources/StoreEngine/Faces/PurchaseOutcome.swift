@@ -67,10 +67,11 @@ public struct SubscriptionChange: Sendable, Hashable {
     /// The subscription's transaction before the change (for a scheduled change, the one that runs until then).
     public var current: Transaction
 
-    /// The App Store's note, for logs and `--json`: "downgrade to pro.monthly takes effect at the next renewal, 2027-01-03".
+    /// The App Store's note, for logs and `--json`: "downgrade to pro.monthly takes effect at the next renewal, Jan 3, 2027"
+    /// (``StatusText/shortDate(_:)``, the date every sentence uses).
     public var summary: String {
         if isScheduled {
-            let when = effectiveDate.map { String($0.formatted(.iso8601).prefix(10)) } ?? "the next renewal"
+            let when = effectiveDate.map(StatusText.shortDate) ?? "the next renewal"
             if kind == .promotionalOffer {
                 return "promotional offer \(offerID ?? "") on \(toProductID) applies at the next renewal, \(when)"
             }

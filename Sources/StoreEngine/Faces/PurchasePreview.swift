@@ -117,3 +117,33 @@ extension SubscriptionChange.Kind {
         return (kind, kind == .upgrade || (kind == .crossgrade && new.period == current.period))
     }
 }
+
+/// A promotional offer as the paywall would buy it: the product, the offer, and the fault put in its
+/// signature on purpose (nil: signed well).
+public struct OfferAttempt: Sendable, Hashable {
+    public var productID: String
+    public var offerID: String
+    public var flaw: PromotionalOfferSignature.Flaw?
+
+    public init(productID: String, offerID: String, flaw: PromotionalOfferSignature.Flaw? = nil) {
+        (self.productID, self.offerID, self.flaw) = (productID, offerID, flaw)
+    }
+}
+
+/// Why a purchase with a promotional offer ends before the settings decide: the purchase's own
+/// check, run without writing, so the App Store sheet predicts what Confirm does.
+public enum OfferRefusal: Sendable, Hashable {
+    /// The app's server has no key to sign with: the app never asks the App Store, nothing is bought.
+    case cannotSign(String)
+    /// The App Store refuses the purchase: `invalidOfferSignature`, `ineligibleForOffer`.
+    case refused(StoreError)
+
+    /// The sheet's line, worded as the outcome is: "fails with ineligibleForOffer: promotional offers are for …",
+    /// "cannot be signed: No offer key to sign …".
+    public var summary: String {
+        switch self {
+        case .cannotSign(let reason): "cannot be signed: \(reason)"
+        case .refused(let error): "fails with \(error.name): \(error.message)"
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// What an action outside the app did, decided in the engine with its one wording: the CLI prints
+/// ``sentence`` (and carries ``name`` and it in `--json`), the paywall shows it on its status line,
+/// and scenarios (which run the CLI's commands) see the same words. Made by the faces'
+/// `…Reporting` calls, which take the action and name its product.
+public enum ActionOutcome: Sendable, Hashable {
+    /// A parent approved an Ask to Buy request: purchased, or a change of plan scheduled.
+    case approved(requestID: Int64, PurchaseOutcome, product: String)
+    /// The user completed an interrupted purchase: purchased, or a change of plan scheduled.
+    case resolved(requestID: Int64, PurchaseOutcome, product: String)
+    /// A parent declined an Ask to Buy request: nothing charged.
+    case declined(requestID: Int64, product: String)
+    /// Bought on another device (or a promoted purchase): the app gets it as an update.
+    case boughtOutside(PurchaseOutcome, product: String)
+    /// The App Store refunded a transaction: revoked, the entitlement gone.
+    case refunded(Transaction, product: String)
+    /// The app asked for a refund; the App Store waits, or decided at once (`refundRequestOutcome`).
+    case refundRequested(RefundRequest, product: String)
+    /// The customer agreed to a price increase: `price` (per period) from `date`.
+    case priceIncreaseAgreed(product: String, price: String, from: Date)
+    /// The customer declined a price increase: auto-renew is off.
+    case priceIncreaseDeclined(product: String)
+
+    /// Its name for scripts (`--json`'s `action`): `approved`, `resolved`, `declined`, `boughtOutside`,
+    /// `refunded`, `refundRequested`, `priceIncreaseAgreed`, `priceIncreaseDeclined`.
+    public var name: String {
+        switch self {
+        case .approved: "approved"
+        case .resolved: "resolved"
+        case .declined: "declined"
+        case .boughtOutside: "boughtOutside"
+        case .refunded: "refunded"
+        case .refundRequested: "refundRequested"
+        case .priceIncreaseAgreed: "priceIncreaseAgreed"
+        case .priceIncreaseDeclined: "priceIncreaseDeclined"
+        }
+    }
+
+    /// The one sentence every front end says of it. Dates are ``StatusText/shortDate(_:)``'s, prices
+    /// the storefront's (``PriceText``), per period for a subscription.
+    public var sentence: String {
+        switch self {
+        case .approved(let id, let outcome, let product): Self.completed("Approved", id, outcome, product)
+        case .resolved(let id, let outcome, let product): Self.completed("Resolved", id, outcome, product)
+        case .declined(let id, let product): "Declined transaction \(id) (\(product)): declined; nothing was charged."
+        case .boughtOutside(let outcome, let product):
+            switch outcome {
+            case .alreadyOwned(let transaction):
+                "The account owns \(product) already (transaction \(transaction.id)): nothing was charged."
+            case .changeScheduled(let change):
+                "Scheduled a \(change.kind.rawValue) to \(product) outside the app \(Self.when(change)): nothing is charged now."
+            case .purchased(let transaction, _):
+                "Purchased \(product) outside the app (transaction \(transaction.id)): the app receives it as an update."
+            case .pending(let request): request.reason.sentence(for: product)
+            case .userCancelled: "The purchase of \(product) outside the app was cancelled."
+            }
+        case .refunded(let transaction, let product):
+            "Refunded transaction \(transaction.id) (\(product)): revoked (\((transaction.revocationReason ?? .other).rawValue)); the entitlement is gone."
+        case .refundRequested(let request, let product):
+            "Asked for a refund of transaction \(request.transactionID) (\(product)), \(request.reason.rawValue): "
+                + Self.decision(request)
+        case .priceIncreaseAgreed(let product, let price, let date):
+            "Agreed: \(product) renews at \(price) from \(StatusText.shortDate(date))."
+        case .priceIncreaseDeclined(let product):
+            "Declined the new price of \(product): auto-renew is off; it ends at the period's end."
+        }
+    }
+
+    /// An approved or resolved request: purchased, or a change of plan scheduled for the renewal.
+    private static func completed(_ verb: String, _ id: Int64, _ outcome: PurchaseOutcome, _ product: String) -> String {
+        switch outcome {
+        case .changeScheduled(let change):
+            "\(verb) transaction \(id): a \(change.kind.rawValue) to \(product) \(when(change)); nothing is charged now."
+        case .purchased, .alreadyOwned:
+            "\(verb) transaction \(id) (\(product)): purchased; the app receives it as an update."
+        case .pending(let request): "\(verb) transaction \(id): " + request.reason.sentence(for: product)
+        case .userCancelled: "\(verb) transaction \(id) (\(product)): cancelled."
+        }
+    }
+
+    /// What the App Store did with a refund request: waiting, or decided at once (`refundRequestOutcome`).
+    private static func decision(_ request: RefundRequest) -> String {
+        switch request.status {
+        case .pending: "the App Store decides (refund-request approve \(request.transactionID), or decline \(request.transactionID))."
+        case .approved: "approved at once (refundRequestOutcome): refunded; the app gets the revocation as an update."
+        case .declined: "declined at once (refundRequestOutcome): nothing changes for the app."
+        }
+    }
+
+    /// "from Dec 30, 2027 (the next renewal)".
+    private static func when(_ change: SubscriptionChange) -> String {
+        change.effectiveDate.map { "from \(StatusText.shortDate($0)) (the next renewal)" } ?? "from the next renewal"
+    }
+}

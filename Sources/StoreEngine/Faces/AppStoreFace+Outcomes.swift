@@ -1,0 +1,76 @@
+import Foundation
+
+// The App Store's actions with what they did as an ``ActionOutcome``: the one wording the CLI, the
+// paywall and scenarios show.
+
+extension AppStoreFace {
+    /// ``approve(_:)``, reported.
+    public func approveReporting(_ id: Int64) async throws -> ActionOutcome {
+        let outcome = try await approve(id)
+        return .approved(requestID: id, outcome, product: try await productName(Self.productID(of: outcome)))
+    }
+
+    /// ``resolve(_:)``, reported.
+    public func resolveReporting(_ id: Int64) async throws -> ActionOutcome {
+        let outcome = try await resolve(id)
+        return .resolved(requestID: id, outcome, product: try await productName(Self.productID(of: outcome)))
+    }
+
+    /// ``decline(_:)``, reported.
+    public func declineReporting(_ id: Int64) async throws -> ActionOutcome {
+        let request = try await decline(id)
+        return .declined(requestID: id, product: try await productName(request.productID))
+    }
+
+    /// ``refund(_:reason:share:)``, reported.
+    public func refundReporting(_ id: Int64, reason: Transaction.RevocationReason = .other,
+                                share: RefundShare = .full) async throws -> ActionOutcome {
+        let transaction = try await refund(id, reason: reason, share: share)
+        return .refunded(transaction, product: try await productName(transaction.productID))
+    }
+
+    /// ``purchaseOutsideApp(_:quantity:appAccountToken:offerID:offerSignature:winBackOfferID:choice:)``, reported.
+    public func purchaseOutsideAppReporting(_ productID: String, quantity: Int = 1) async throws -> ActionOutcome {
+        .boughtOutside(try await purchaseOutsideApp(productID, quantity: quantity), product: try await productName(productID))
+    }
+
+    /// ``consentToPriceIncrease(_:)``, reported: the new price per period, in the storefront's currency,
+    /// from the renewal that takes it.
+    public func consentToPriceIncreaseReporting(_ productID: String) async throws -> (PriceIncrease, ActionOutcome) {
+        let increase = try await consentToPriceIncrease(productID)
+        let period = catalog.product(id: productID)?.subscription?.period
+        return (increase, .priceIncreaseAgreed(product: try await productName(productID), price: increase.newPriceText(per: period),
+                                               from: increase.effectiveDate ?? increase.noticeEnds))
+    }
+
+    /// ``declinePriceIncrease(_:)``, reported.
+    public func declinePriceIncreaseReporting(_ productID: String) async throws -> ActionOutcome {
+        try await declinePriceIncrease(productID)
+        return .priceIncreaseDeclined(product: try await productName(productID))
+    }
+
+    /// A product's display name in the storefront, or its id when the catalog has no such product.
+    func productName(_ productID: String) async throws -> String {
+        try await store.product(id: productID)?.displayName ?? productID
+    }
+
+    /// The product a request's outcome is for: the plan it changes to, for a scheduled change.
+    private static func productID(of outcome: PurchaseOutcome) -> String {
+        switch outcome {
+        case .changeScheduled(let change): change.toProductID
+        case .pending(let request): request.productID
+        default: outcome.transaction?.productID ?? ""
+        }
+    }
+}
+
+extension AppFace {
+    /// ``beginRefundRequest(transactionID:reason:outcome:)``, reported.
+    public func beginRefundRequestReporting(transactionID: Int64, reason: RefundRequestReason = .other) async throws
+        -> (RefundRequest, ActionOutcome) {
+        let request = try await beginRefundRequest(transactionID: transactionID, reason: reason)
+        let productID = try await transaction(id: transactionID).productID
+        let name = try await product(id: productID)?.displayName ?? productID
+        return (request, .refundRequested(request, product: name))
+    }
+}

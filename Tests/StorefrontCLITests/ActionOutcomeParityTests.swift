@@ -1,0 +1,100 @@
+import Foundation
+import Scenarios
+import StoreEngine
+import StorefrontCLI
+@testable import StorefrontUI
+import Testing
+
+/// What an action did is the engine's ``ActionOutcome``, said in one wording (issue 40, item 2): the
+/// CLI's line (and its `--json` `summary`) and the paywall's status line are the same sentence, with
+/// the same price format (`$9.99/month`) and date format (`Feb 12, 2026`), for the same action on
+/// stores in the same state.
+@Suite("Action outcomes: one wording")
+struct ActionOutcomeParityTests {
+    /// An action, prepared the same way on two stores: one acted on by the CLI, one by the paywall.
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        /// Makes the state the action needs; returns the transaction (or request) id it acts on, if any.
+        var prepare: @Sendable (Store) async throws -> Int64
+        var cli: @Sendable (Int64) -> [String]
+        var paywall: @Sendable (Int64) -> StoreCommand
+        var testDescription: String { name }
+    }
+
+    static func pending(_ setting: String) -> @Sendable (Store) async throws -> Int64 {
+        { store in
+            _ = try await store.testSession.setSetting(setting, to: "true")
+            let purchase = try await store.app.buy(Demo.goPro)
+            guard case .pending(let request) = purchase.outcome else { throw Unexpected(what: "\(purchase.outcome)") }
+            return request.id
+        }
+    }
+
+    static func bought(_ productID: String) -> @Sendable (Store) async throws -> Int64 {
+        { store in try #require(try await store.app.buy(productID).outcome.transaction).id }
+    }
+
+    static let priceIncrease: @Sendable (Store) async throws -> Int64 = { store in
+        _ = try await store.app.buy(Demo.monthly)
+        _ = try await store.testSession.advanceClock(by: ISODuration("P1W")!)
+        _ = try await store.appStore.changePrice(Demo.monthly, to: Decimal(string: "9.99")!, requireConsent: true)
+        return 0
+    }
+
+    struct Unexpected: Error { var what: String }
+
+    static let cases: [Case] = [
+        Case(name: "approve", prepare: pending("askToBuy"), cli: { ["approve", "\($0)"] }, paywall: { .approve($0) }),
+        Case(name: "decline", prepare: pending("askToBuy"), cli: { ["decline", "\($0)"] }, paywall: { .decline($0) }),
+        Case(name: "resolve", prepare: pending("interruptedPurchases"), cli: { ["resolve", "\($0)"] }, paywall: { .resolve($0) }),
+        Case(name: "buy outside", prepare: { _ in 0 }, cli: { _ in ["buy", Demo.goPro, "--outside"] },
+             paywall: { _ in .buyOutside(productID: Demo.goPro) }),
+        Case(name: "buy outside, owned", prepare: bought(Demo.goPro), cli: { _ in ["buy", Demo.goPro, "--outside"] },
+             paywall: { _ in .buyOutside(productID: Demo.goPro) }),
+        Case(name: "refund", prepare: bought(Demo.swiftShopping), cli: { ["refund", "\($0)"] }, paywall: { .refund($0) }),
+        Case(name: "refund request", prepare: bought(Demo.swiftShopping),
+             cli: { ["refund-request", "begin", "\($0)", "--request-reason", "unintendedPurchase"] },
+             paywall: { .requestRefund($0, reason: .unintendedPurchase) }),
+        Case(name: "price increase agreed", prepare: priceIncrease, cli: { _ in ["price-increase", "consent", Demo.monthly] },
+             paywall: { _ in .consentToPriceIncrease(productID: Demo.monthly) }),
+        Case(name: "price increase declined", prepare: priceIncrease, cli: { _ in ["price-increase", "decline", Demo.monthly] },
+             paywall: { _ in .declinePriceIncrease(productID: Demo.monthly) }),
+    ]
+
+    @Test(arguments: cases)
+    func theCLIAndThePaywallSayTheSame(_ action: Case) async throws {
+        let folder = try TemporaryFolder(prefix: "storefront-outcomes")
+        let clock: @Sendable () -> Date = { ParityTests.start }
+        // The CLI's store.
+        let cliPath = folder.path("cli.sqlite")
+        let id = try await action.prepare(try Store(catalog: ParityTests.catalog, path: cliPath, now: clock))
+        let commands = CLI.scenarioCommandLine
+        let text = try await commands.run(action.cli(id), catalog: ParityTests.catalog, storePath: cliPath, now: clock)
+        #expect(text.error == nil, "\(text.error?.message ?? "")")
+        let json = try await commands.run(action.cli(id) + ["--json"], catalog: ParityTests.catalog,
+                                          storePath: folder.path("json.sqlite"), now: clock, preparedBy: action.prepare)
+        // The paywall's store, in the same state.
+        let paywallStore = try Store(catalog: ParityTests.catalog, path: folder.path("paywall.sqlite"), now: clock)
+        let paywallID = try await action.prepare(paywallStore)
+        #expect(paywallID == id, "the two stores give the same ids")
+        let engine = EngineEffects(store: paywallStore, latency: .zero)
+        guard case .commandFinished(_, .success(let said))? = await engine.perform(.run(action.paywall(paywallID))) else {
+            Issue.record("the paywall's command failed")
+            return
+        }
+        let line = try #require(text.lines.first)
+        #expect(line == said, "CLI: \(line)\npaywall: \(said)")
+        #expect(json?["summary"] == .string(said), "--json's summary: \(String(describing: json))")
+        // One price format and one date format: never a bare amount or an ISO date.
+        #expect(!said.contains("T09:00") && !said.contains(" 9.99 "), "\(said)")
+    }
+}
+
+extension ScenarioCommandLine {
+    /// Runs `arguments` with `--json` on a fresh store at `path` prepared by `prepare`: the JSON printed.
+    func run(_ arguments: [String], catalog: Catalog, storePath path: String, now: @escaping @Sendable () -> Date,
+             preparedBy prepare: @Sendable (Store) async throws -> Int64) async throws -> JSON? {
+        _ = try await prepare(try Store(catalog: catalog, path: path, now: now))
+        return try await run(arguments, catalog: catalog, storePath: path, now: now).json
+    }
+}
