@@ -35,6 +35,9 @@ final class ParityCheck {
 
     struct Missing: Error {}
 
+    /// The paywall's and the scenario's screen width.
+    static let columns = 320
+
     /// Compares every front end on the store at `path`, read at `clock`, as `store`'s account.
     /// The app launches first (delivering what arrived), as a tester opening it would.
     /// `scenarioPath` names the scenario of `expect` lines run on it (a path only: nothing is written);
@@ -81,7 +84,9 @@ final class ParityCheck {
         let status = try await commands.run(["status"], catalog: catalog, storePath: path, now: clock)
 
         // The paywall: its rows as drawn.
-        var paywall = StorefrontUI.State(size: Size(columns: 200, rows: 60), account: store.account, storePath: path,
+        // Wide enough for the longest status the walks make whole (an offer for the next renewal
+        // and a price increase waiting: some 150 columns): the paywall cuts what does not fit.
+        var paywall = StorefrontUI.State(size: Size(columns: Self.columns, rows: 60), account: store.account, storePath: path,
                                          paywall: catalog.paywall)
         _ = update(&paywall, .loaded(snapshot))
         let screen = render(paywall).lines
@@ -196,7 +201,7 @@ final class ParityCheck {
         guard let scenarioPath else { return }
         // A screen as large as the paywall's above, so that every row shows.
         let start = clock().formatted(.iso8601)
-        let text = (["catalog \(Repository.catalog)", "start \(start)", "size 200x60"] + expectations).joined(separator: "\n")
+        let text = (["catalog \(Repository.catalog)", "start \(start)", "size \(Self.columns)x60"] + expectations).joined(separator: "\n")
         let scenario = try Scenario.parse(text, path: scenarioPath, commands: commands)
         let result = await (try ScenarioRun(scenario: scenario, catalog: catalog, commands: commands, storePath: path)).run(keep: false)
         for step in result.steps {
