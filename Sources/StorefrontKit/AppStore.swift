@@ -73,8 +73,8 @@ public struct Storefront: Sendable, Hashable, Identifiable {
                 let changes = context.store.changes.changes(includingUnfinished: false)
                 let task = Task {
                     var last = start
-                    for await _ in changes {
-                        guard let now = try? await context.store.app.storefront(), now.countryCode != last else { continue }
+                    await StoreContext.readAfterEachChange(changes, { try await context.store.app.storefront() }) { now in
+                        guard now.countryCode != last else { return }
                         last = now.countryCode
                         continuation.yield(Storefront(countryCode: now.countryCode, currency: now.currency))
                     }

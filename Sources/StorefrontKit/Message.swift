@@ -103,8 +103,8 @@ enum MessagesMonitor {
     private static func watch(_ context: StoreContext, _ changes: AsyncStream<StoreChange>,
                               _ continuation: AsyncStream<Message>.Continuation) async {
         var yielded = Set<Int64>()
-        for await _ in changes {
-            for message in (try? await context.store.app.messages()) ?? [] where message.state != .displayed {
+        await StoreContext.readAfterEachChange(changes, { try await context.store.app.messages() }) { messages in
+            for message in messages where message.state != .displayed {
                 guard yielded.insert(message.id).inserted else { continue }
                 continuation.yield(Message(message, context: context))
             }

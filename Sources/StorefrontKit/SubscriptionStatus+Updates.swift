@@ -75,8 +75,7 @@ enum StatusMonitor {
     private static func watch(_ context: StoreContext, _ changes: AsyncStream<StoreChange>,
                               _ continuation: AsyncStream<Product.SubscriptionInfo.Status>.Continuation) async {
         var seen: Set<SubscriptionStatus>?
-        for await _ in changes {
-            guard let statuses = try? await context.store.app.subscriptionStatuses() else { continue }
+        await StoreContext.readAfterEachChange(changes, { try await context.store.app.subscriptionStatuses() }) { statuses in
             let now = statuses.map(\.comparable)
             if let seen {
                 for (status, facts) in zip(statuses, now) where !seen.contains(facts) {
