@@ -91,40 +91,25 @@ extension Store {
         return key.keyID
     }
 
-    /// What the App Store makes of promotional offer `offerID` of `productID` signed as the paywall
-    /// signs it (``signWithFirstKey(productID:offerID:flaw:)``), by the purchase's own check
+    /// What the App Store makes of a promotional offer signed as the paywall signs it
+    /// (``signWithFirstKey(productID:offerID:flaw:)``), by the purchase's own check
     /// (``offerRefusal(_:promotionalOfferID:signature:winBackOfferID:appAccountToken:at:nonce:usedNonce:)``),
-    /// writing nothing: nil when the offer passes and the settings decide.
-    func promotionalOfferRefusal(productID: String, offerID: String, flaw: PromotionalOfferSignature.Flaw?,
-                                 at date: Date) throws -> OfferRefusal? {
-        guard let item = catalog.product(id: productID) else { return nil }
-        let made: (signature: PromotionalOfferSignature, nonce: String)
-        do {
-            made = try makeSignature(productID: productID, offerID: offerID, keyID: try firstSigningKey(offerID: offerID),
-                                     appAccountToken: nil, form: .compactJWS, flaw: flaw)
-        } catch let error as OfferKeyError {
-            return .cannotSign(error.description)
-        }
-        var nonce: String?
-        return try offerRefusal(item, promotionalOfferID: offerID, signature: made.signature, winBackOfferID: nil,
-                                appAccountToken: nil, at: date, nonce: &nonce,
-                                usedNonce: flaw == .reusedNonce ? made.nonce : nil).map(OfferRefusal.refused)
-    }
-
-    /// Every promotional offer's refusal, as the paywall would sign it with each fault (none, then each flaw):
-    /// the App Store sheet's prediction. Only those refused.
-    func offerRefusals(at date: Date) throws -> [OfferAttempt: OfferRefusal] {
-        var refusals: [OfferAttempt: OfferRefusal] = [:]
-        for item in catalog.products {
-            for offer in item.subscription?.offers ?? [] where offer.kind == .promotional {
-                guard let offerID = offer.id else { continue }
-                for flaw in [nil] + PromotionalOfferSignature.Flaw.allCases {
-                    let attempt = OfferAttempt(productID: item.id, offerID: offerID, flaw: flaw)
-                    refusals[attempt] = try promotionalOfferRefusal(productID: item.id, offerID: offerID, flaw: flaw, at: date)
-                }
+    /// in one read, writing nothing: nil when the offer passes and the settings decide.
+    func promotionalOfferRefusal(_ attempt: OfferAttempt) throws -> OfferRefusal? {
+        guard let item = catalog.product(id: attempt.productID) else { return nil }
+        return try ledger.read {
+            let made: (signature: PromotionalOfferSignature, nonce: String)
+            do {
+                made = try makeSignature(productID: item.id, offerID: attempt.offerID, keyID: try firstSigningKey(offerID: attempt.offerID),
+                                         appAccountToken: nil, form: .compactJWS, flaw: attempt.flaw)
+            } catch let error as OfferKeyError {
+                return .cannotSign(error.description)
             }
+            var nonce: String?
+            return try offerRefusal(item, promotionalOfferID: attempt.offerID, signature: made.signature, winBackOfferID: nil,
+                                    appAccountToken: nil, at: try currentTime(), nonce: &nonce,
+                                    usedNonce: attempt.flaw == .reusedNonce ? made.nonce : nil).map(OfferRefusal.refused)
         }
-        return refusals
     }
 
     /// A signature and its nonce (lowercased), writing nothing: `.reusedNonce` is the caller's to use up.

@@ -28,7 +28,6 @@ extension Store {
             snapshot.subscriptions = Dictionary(statuses.map { ($0.groupID, $0) }, uniquingKeysWith: { own, _ in own })
             snapshot.plannedChanges = plannedChanges(statuses)
             snapshot.conditions = try purchaseConditions()
-            snapshot.offerRefusals = try offerRefusals(at: date)
             snapshot.environment = try value(.environment)
             snapshot.introEligibleGroups = try introOfferEligibleGroups()
             snapshot.pending = try pendingTransactions().map(PendingRequest.init)

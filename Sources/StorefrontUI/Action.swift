@@ -112,4 +112,6 @@ public enum Effect: Equatable, Sendable {
     /// The app shows a message now (`Message.display`), or holds it to show later.
     case displayMessage(Int64)
     case deferMessage(Int64)
+    /// Ask the engine what Confirm would meet with the purchase sheet's promotional offer.
+    case predictOffer(OfferAttempt)
 }

@@ -42,7 +42,7 @@ func confirmLines(_ product: Product, outcome: PurchaseChoice?, selection: Offer
     let outcomeText = "Outcome: \(g.left) \(outcomeLabel(outcome)) \(g.right)"
     lines += (offers.isEmpty ? [outcomeText] : focusLines(.outcome, outcomeText, selection, state, width: width))
         .map { ($0, Style(bold: outcome != nil, color: outcome == nil ? nil : .yellow)) }
-    if let refusal = offerRefusal(product, selection, snapshot) {
+    if let refusal = offerRefusal(product, selection, state) {
         // The purchase's own offer check: whatever the outcome chosen, Confirm ends here.
         lines += wrap("\(g.right) \(refusal.summary)", width).map { ($0, Style(color: .red)) }
     } else if outcome == nil, let conditions = snapshot?.conditions {
@@ -55,9 +55,9 @@ func confirmLines(_ product: Product, outcome: PurchaseChoice?, selection: Offer
 /// Why the chosen promotional offer ends the purchase before the settings decide, in the order
 /// Confirm meets it: signing comes first; then the device (canMakePayments, offline, which the
 /// conditions line says); then the App Store's check of the offer.
-private func offerRefusal(_ product: Product, _ selection: OfferSelection, _ snapshot: StoreSnapshot?) -> OfferRefusal? {
-    guard case .promotional(let id, let flaw)? = selection.offer, let snapshot,
-          let refusal = snapshot.offerRefusals[OfferAttempt(productID: product.id, offerID: id, flaw: flaw)] else { return nil }
+private func offerRefusal(_ product: Product, _ selection: OfferSelection, _ state: State) -> OfferRefusal? {
+    guard case .promotional(let id, let flaw)? = selection.offer, let snapshot = state.snapshot,
+          let refusal = state.offerPrediction.refusal(for: OfferAttempt(productID: product.id, offerID: id, flaw: flaw)) else { return nil }
     if case .refused = refusal, snapshot.conditions.deviceRefusal() != nil { return nil }
     return refusal
 }

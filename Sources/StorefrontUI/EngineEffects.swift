@@ -190,6 +190,13 @@ public final class EngineEffects: Sendable {
         case .deferMessage(let id):
             do { try await store.app.deferMessage(id) } catch { return .messageFailed(describe(error)) }
             return nil
+        case .predictOffer(let attempt):
+            // No answer on an error: the sheet predicts nothing, and asks again at the next load.
+            do {
+                return .sheet(.offerPredicted(attempt, try await whenBusyRetry { try await store.appStore.offerRefusal(attempt) }))
+            } catch {
+                return nil
+            }
         }
     }
 

@@ -21,7 +21,7 @@ extension EngineEffects {
         case .winBack(let id)?:
             return .success(OfferOptions(winBackOfferID: id))
         case .promotional(let id, let flaw)?:
-            // The engine's signing, as the sheet's prediction (`StoreSnapshot.offerRefusals`) signs.
+            // The engine's signing, as the sheet's prediction (`AppStoreFace.offerRefusal`) signs.
             let signature: PromotionalOfferSignature
             do {
                 signature = try await store.appStore.signWithFirstKey(productID: productID, offerID: id, flaw: flaw)

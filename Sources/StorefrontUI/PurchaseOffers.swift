@@ -161,3 +161,52 @@ func focusLines(_ field: SheetField, _ text: String, _ selection: OfferSelection
         (index == 0 && selection.focus == field ? state.glyphs.pointer + " " : "  ") + line
     }
 }
+
+// MARK: - The sheet's prediction
+
+/// What the App Store sheet predicts for the promotional offer it shows: the engine's answer
+/// (``AppStoreFace/offerRefusal(_:)``), asked for when the sheet comes to show an attempt and
+/// again when the store changes under it — not with every snapshot, as it signs and verifies.
+public struct OfferPrediction: Equatable, Sendable {
+    /// The attempt last asked about.
+    public private(set) var asked: OfferAttempt?
+    /// The attempt last answered, and why Confirm would end with it (nil: it passes).
+    public private(set) var answer: OfferAttempt?
+    public private(set) var refusal: OfferRefusal?
+
+    public init() {}
+
+    /// The refusal for `attempt`, once answered: nil while it passes or is still being asked.
+    func refusal(for attempt: OfferAttempt) -> OfferRefusal? { answer == attempt ? refusal : nil }
+
+    mutating func answered(_ attempt: OfferAttempt, _ refusal: OfferRefusal?) {
+        (answer, self.refusal) = (attempt, refusal)
+        if asked == attempt { asked = nil }
+    }
+
+    /// Whether to ask about `attempt` now: it is new to the sheet, or the store changed.
+    mutating func ask(_ attempt: OfferAttempt, storeChanged: Bool) -> Bool {
+        guard storeChanged || (answer != attempt && asked != attempt) else { return false }
+        asked = attempt
+        return true
+    }
+}
+
+/// The promotional offer the open App Store sheet would sign, with its chosen fault.
+func shownOfferAttempt(_ state: State) -> OfferAttempt? {
+    guard case .confirm(let productID, _, let selection)? = state.sheet,
+          case .promotional(let id, let flaw)? = selection.offer else { return nil }
+    return OfferAttempt(productID: productID, offerID: id, flaw: flaw)
+}
+
+/// After each action: the engine is asked what Confirm would meet when the sheet shows another
+/// promotional offer or fault, and again after a load (a key made, a subscription lapsed).
+func predictOffer(_ state: inout State, after action: Action) -> [Effect] {
+    let storeChanged = if case .loaded = action { true } else { false }
+    guard let attempt = shownOfferAttempt(state) else {
+        // An answer about the store as it was is no answer once the sheet opens again.
+        if storeChanged { state.offerPrediction = OfferPrediction() }
+        return []
+    }
+    return state.offerPrediction.ask(attempt, storeChanged: storeChanged) ? [.predictOffer(attempt)] : []
+}

@@ -177,6 +177,8 @@ public struct State: Equatable, Sendable {
     /// The file `--record` writes the tester's actions to, nil when not recording: the title bar
     /// says REC, and `=` (an expectation for the selected row) is in the help and the footer.
     public var recording: String?
+    /// What the purchase sheet predicts for its promotional offer, as the engine last answered.
+    public var offerPrediction = OfferPrediction()
 
     public init(size: Size, glyphs: Glyphs = .unicode, account: String, storePath: String, paywall: Paywall) {
         self.size = size

@@ -26,6 +26,8 @@ public enum SheetAction: Equatable, Sendable {
     case refundRequest(Key)
     /// The App Store's answer to the Redeem Code sheet: what the code gave, or StoreKit's error.
     case redeemed(code: String, Result<Redemption, CommandFailure>)
+    /// The engine's prediction for a promotional offer on the purchase sheet: why Confirm would end (nil: it passes).
+    case offerPredicted(OfferAttempt, OfferRefusal?)
 }
 
 extension SheetAction {
@@ -81,6 +83,9 @@ func reduceSheet(_ state: inout State, _ action: SheetAction) -> [Effect] {
     case (_, .redeemed(let code, let result)):
         // Whatever is open now: a good code's note and load come all the same.
         return redeemed(&state, code: code, result)
+    case (_, .offerPredicted(let attempt, let refusal)):
+        // Kept whatever is open: the sheet shows it only while it shows that attempt.
+        state.offerPrediction.answered(attempt, refusal)
     default:
         break
     }

@@ -196,12 +196,12 @@ extension PromotionalOfferSignatureTests {
         }
     }
 
-    @Test("the snapshot's offer refusals are the purchase's: no key, a new customer, each fault; none for a lapsed subscriber")
+    @Test("the offer sheet's prediction is the purchase's refusal: no key, a new customer, each fault; none for a lapsed subscriber")
     func refusalsArePurchases() async throws {
         try await withLifecycleStore { fixture in
             let store = try fixture.open()
             func refusal(_ flaw: PromotionalOfferSignature.Flaw? = nil) async throws -> OfferRefusal? {
-                try await store.app.snapshot().offerRefusals[OfferAttempt(productID: "pro.monthly", offerID: "comeback", flaw: flaw)]
+                try await store.appStore.offerRefusal(OfferAttempt(productID: "pro.monthly", offerID: "comeback", flaw: flaw))
             }
             guard case .cannotSign(let reason)? = try await refusal() else { Issue.record("signed without a key"); return }
             #expect(reason.contains("storefront offer-keys create"))

@@ -127,6 +127,35 @@ struct PurchaseOfferSheetTests {
         }
     }
 
+    @Test("the sheet asks the engine once for each attempt it shows, again when the store changes, and shows only that attempt's answer")
+    func predictionIsAskedPerAttempt() {
+        var state = loadedState()
+        state.selection = index(of: yearly)
+        #expect(!update(&state, .key(.enter)).contains { if case .predictOffer = $0 { true } else { false } }, "no offer chosen: nothing to ask")
+        #expect(update(&state, .key(.up)).isEmpty)
+        let valid = OfferAttempt(productID: yearly, offerID: "annual_comeback")
+        #expect(update(&state, .key(.right)) == [.predictOffer(valid)])
+        #expect(!update(&state, .tick).contains(.predictOffer(valid)), "asked once, not at every tick")
+        // The answer about another attempt (a fault chosen since) is not this one's.
+        let stale = OfferAttempt(productID: yearly, offerID: "annual_comeback", flaw: .stale)
+        let refused = OfferRefusal.refused(.purchaseError(.invalidOfferSignature, reason: "the signature is stale"))
+        #expect(update(&state, .sheet(.offerPredicted(stale, refused))).isEmpty)
+        #expect(!sheetText(state).contains("fails with"), "\(sheetText(state))")
+        let ineligible = OfferRefusal.refused(.purchaseError(.ineligibleForOffer, reason: "for subscribers"))
+        #expect(update(&state, .sheet(.offerPredicted(valid, ineligible))).isEmpty)
+        #expect(sheetText(state).contains("fails with ineligibleForOffer: The account is not eligible for the offer. (for subscribers)"), "\(sheetText(state))")
+        // Another fault: asked; the store changed: asked again, the last answer shown meanwhile.
+        #expect(update(&state, .key(.down)).isEmpty)
+        #expect(update(&state, .key(.right)) == [.predictOffer(OfferAttempt(productID: yearly, offerID: "annual_comeback", flaw: signatureFlaws[1]))])
+        #expect(update(&state, .key(.left)).isEmpty, "back to the attempt answered already")
+        #expect(update(&state, .loaded(snapshot())).contains(.predictOffer(valid)))
+        #expect(sheetText(state).contains("fails with ineligibleForOffer"))
+        // Closed when the store changes: the answer is forgotten, and asked again at the next opening.
+        state.sheet = nil
+        #expect(!update(&state, .loaded(snapshot())).contains { if case .predictOffer = $0 { true } else { false } })
+        #expect(state.offerPrediction == OfferPrediction())
+    }
+
     @Test("the sheet predicts what Confirm does with a promotional offer: no key, a new customer, each fault, a lapsed subscriber")
     func predictionIsThePurchase() async throws {
         try await withDemoStore { store, _ in
@@ -134,6 +163,10 @@ struct PurchaseOfferSheetTests {
             /// The sheet's prediction (the line after the outcome), then what Confirm did: the alert's title, or nil when bought.
             func attempt(_ flaw: PromotionalOfferSignature.Flaw?) async -> (prediction: String, result: String?) {
                 state.sheet = .confirm(productID: yearly, offer: OfferSelection(offer: .promotional(id: "annual_comeback", flaw: flaw)))
+                // The sheet asks the engine what Confirm meets with the attempt it now shows.
+                let asked = update(&state, .tick)
+                #expect(asked.contains(.predictOffer(OfferAttempt(productID: yearly, offerID: "annual_comeback", flaw: flaw))), "\(asked)")
+                await settle(&state, asked, on: engine)
                 let lines = sheetLines(state)
                 let prediction = lines.drop { !$0.contains("Outcome:") }.dropFirst().prefix { !$0.contains("Confirm") }
                     .joined(separator: " ")

@@ -34,4 +34,12 @@ extension AppStoreFace {
                                  flaw: PromotionalOfferSignature.Flaw? = nil) async throws -> PromotionalOfferSignature {
         try await store.signWithFirstKey(productID: productID, offerID: offerID, flaw: flaw)
     }
+
+    /// What the App Store sheet predicts for a promotional offer signed as the paywall signs it
+    /// (``signWithFirstKey(productID:offerID:flaw:)``): why the purchase would end before the
+    /// settings decide, by the purchase's own check, writing nothing; nil when it passes.
+    /// Asked for when the sheet shows the attempt, not with every snapshot: it signs and verifies.
+    public func offerRefusal(_ attempt: OfferAttempt) async throws -> OfferRefusal? {
+        try await store.promotionalOfferRefusal(attempt)
+    }
 }

@@ -44,9 +44,6 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var conditions = PurchaseConditions()
     /// For products of a group the account is subscribed to: the change of plan buying one would make.
     public var plannedChanges: [String: PlannedChange] = [:]
-    /// The promotional offers a purchase would be refused with, signed as the paywall signs them
-    /// (with each signature fault): the purchase's own check, so the App Store sheet predicts it.
-    public var offerRefusals: [OfferAttempt: OfferRefusal] = [:]
     /// The App Store's messages to the app not displayed yet (pending or deferred), oldest first.
     public var messages: [StoreMessage] = []
     /// The account's refund requests made from the app, by transaction id.
