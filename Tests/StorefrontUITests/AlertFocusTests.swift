@@ -42,7 +42,7 @@ struct AlertFocusTests {
     @Test("a pending request is called a request on the manager's line and in its detail pane")
     func requestNotTransaction() {
         var state = loadedState(on: .transactions)
-        _ = update(&state, .manager(.historyLoaded(history)))
+        send(&state, .manager(.historyLoaded(history)), expecting: [])
         selectTransaction(&state, 1)
         let lines = render(state, timeZone: utc).lines
         let line = lines[ManagerLayout(state.size).detailRow]

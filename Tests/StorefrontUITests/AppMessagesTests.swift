@@ -38,11 +38,11 @@ struct AppMessagesTests {
     @Test("a message waits while another sheet is open, a search is typed or another screen shows")
     func waits() {
         var state = loadedState()
-        _ = update(&state, .key(.character("?")))
+        send(&state, .key(.character("?")), expecting: [])
         let generic = message(3, .generic)
         #expect(update(&state, .loaded(with([generic]))).isEmpty)
         #expect(state.sheet == .help)
-        _ = update(&state, .key(.character("t")))   // help's keys: t does nothing there
+        send(&state, .key(.character("t")), expecting: [])   // help's keys: t does nothing there
         #expect(update(&state, .key(.escape)) == [.displayMessage(3)])
 
         state = loadedState(on: .transactions)
@@ -53,23 +53,23 @@ struct AppMessagesTests {
     @Test("deferred: each new message is held (deferMessage) and said on the status line; m lists them, ⏎ shows one")
     func deferred() {
         var state = loadedState()
-        _ = update(&state, .key(.character("m")))
+        send(&state, .key(.character("m")), expecting: [])
         #expect(state.sheet == .messages(selection: 0))
         #expect(sheetText(state).contains("When one arrives: ‹ show it now ›"))
         #expect(sheetText(state).contains("No message waiting."))
-        _ = update(&state, .key(.right))
+        send(&state, .key(.right), expecting: [])
         #expect(state.messages.policy == .deferred)
-        _ = update(&state, .key(.escape))
+        send(&state, .key(.escape), expecting: [])
         let billing = message(1, .billingIssue, productID: monthly)
         let held = message(2, .generic, state: .deferred)
         #expect(update(&state, .loaded(with([billing, held]))) == [.deferMessage(1)], "one deferred before is not deferred again")
         #expect(state.sheet == nil)
         #expect(state.flash == "2 messages from the App Store deferred: m shows them")
-        _ = update(&state, .key(.character("m")))
+        send(&state, .key(.character("m")), expecting: [])
         let lines = sheetLines(state)
         #expect(lines.contains("▸ billingIssue · Monthly Subscription · deferred"), "\(lines)")
         #expect(lines.contains("generic · deferred"))
-        _ = update(&state, .key(.down))
+        send(&state, .key(.down), expecting: [])
         #expect(update(&state, .key(.enter)) == [.displayMessage(2)])
         #expect(state.sheet == .message(held))
     }

@@ -18,6 +18,14 @@ func assertUpdate(_ state: inout State, _ action: Action, effects: [Effect] = []
     }
 }
 
+/// Applies `action` to `state` and expects exactly `effects`, for a step whose state the test checks
+/// afterwards or that sets up the next (TCA's `store.send` without the state closure): never `_ = update`.
+func send(_ state: inout State, _ action: Action, expecting effects: [Effect],
+          sourceLocation: SourceLocation = #_sourceLocation) {
+    let returned = update(&state, action)
+    #expect(returned == effects, "effects of \(action)", sourceLocation: sourceLocation)
+}
+
 /// Applies `action` and expects exactly `expectedEffects` and exactly `expectedState`.
 func assertUpdate(_ state: inout State, _ action: Action, expectedState: State, expectedEffects: [Effect],
                   sourceLocation: SourceLocation = #_sourceLocation) {

@@ -136,11 +136,11 @@ struct CatalogReloadTests {
         #expect(state.paywall.title == "Barcode Scanner Pro" && state.flash == "products.json reloaded: products 1 new")
         #expect(render(state, timeZone: utc).lines[1].contains("Barcode Scanner Pro"))
         // Over another sheet the error goes to the status line; in the manager the list is read again too.
-        _ = update(&state, .key(.character("?")))
-        _ = update(&state, .catalogFailed("products.json: products[0].price: not a price"))
+        send(&state, .key(.character("?")), expecting: [])
+        send(&state, .catalogFailed("products.json: products[0].price: not a price"), expecting: [])
         #expect(state.sheet == .help && state.flash == "Catalog not reloaded: products.json: products[0].price: not a price")
-        _ = update(&state, .key(.escape))
-        _ = update(&state, .key(.character("t")))
+        send(&state, .key(.escape), expecting: [])
+        send(&state, .key(.character("t")), expecting: [.loadHistory])
         #expect(update(&state, .catalogReloaded(paywall: paywall, summary: "x")) == [.load, .loadHistory])
     }
 }

@@ -64,7 +64,7 @@ struct ConfirmSheetTests {
         set.conditions = conditions
         var state = sheet(on: swiftShopping, set)
         #expect(sheetText(state).joined(separator: " ").contains("› fails with networkError (purchaseError networkError (once), askToBuy)"))
-        _ = update(&state, .key(.right))
+        send(&state, .key(.right), expecting: [])
         #expect(!sheetText(state).joined().contains("askToBuy)"), "a chosen outcome overrides the settings: not named")
     }
 

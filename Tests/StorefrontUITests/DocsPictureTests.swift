@@ -33,7 +33,7 @@ private func demoSnapshot() -> StoreSnapshot {
 
 private func demoPaywall() -> State {
     var state = loadedState(columns: pictureSize.columns, rows: pictureSize.rows, snapshot: demoSnapshot())
-    _ = update(&state, .paywall(.select(index(of: iPhoneRage))))
+    send(&state, .paywall(.select(index(of: iPhoneRage))), expecting: [])
     return state
 }
 
@@ -51,16 +51,16 @@ struct DocsPictureTests {
     @Test("the help sheet, the settings screen and the Transaction Manager's list")
     func otherScreens() throws {
         var help = demoPaywall()
-        _ = update(&help, .key(.character("?")))
+        send(&help, .key(.character("?")), expecting: [])
         #expect(help.sheet == .help)
         try assertPicture("help", help)
 
         var settings = loadedState(on: .settings, columns: pictureSize.columns, rows: pictureSize.rows, snapshot: demoSnapshot())
-        _ = update(&settings, .settings(.loaded(settingRows(["askToBuy": "true"]), accounts: [Store.defaultAccount, "second@local"])))
+        send(&settings, .settings(.loaded(settingRows(["askToBuy": "true"]), accounts: [Store.defaultAccount, "second@local"])), expecting: [])
         try assertPicture("settings", settings)
 
         var manager = loadedState(on: .transactions, columns: pictureSize.columns, rows: pictureSize.rows, snapshot: demoSnapshot())
-        _ = update(&manager, .manager(.historyLoaded(history)))
+        send(&manager, .manager(.historyLoaded(history)), expecting: [])
         try assertPicture("transaction-manager", manager)
     }
 

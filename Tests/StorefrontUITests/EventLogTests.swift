@@ -47,15 +47,15 @@ struct EventLogTests {
         #expect(update(&state, .key(.character("["))).isEmpty)
         #expect(state.logScroll == 1)
         #expect(logRows(state).last?.contains("tx 2000000029") == true)
-        _ = update(&state, .key(.character("{")))
+        send(&state, .key(.character("{")), expecting: [])
         #expect(state.logScroll == 1 + max(1, height - 1))
-        for _ in 0..<40 { _ = update(&state, .key(.character("["))) }
+        for _ in 0..<40 { send(&state, .key(.character("[")), expecting: []) }
         #expect(state.logScroll == 30 - height, "stops at the oldest")
         #expect(logRows(state).first?.contains("tx 2000000001 ") == true)
         let screen = render(state, timeZone: utc).lines
         #expect(screen[Layout(state).logTop - 1].contains("newer [ ] scroll"))
-        _ = update(&state, .key(.character("}")))
-        for _ in 0..<40 { _ = update(&state, .key(.character("]"))) }
+        send(&state, .key(.character("}")), expecting: [])
+        for _ in 0..<40 { send(&state, .key(.character("]")), expecting: []) }
         #expect(state.logScroll == 0)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import StoreEngine
 // Every file of the test target sees TestSupport (clock, folders, processes, tmux).
 @_exported import TestSupport
@@ -43,7 +44,8 @@ func snapshot(owned: [StoreEngine.Transaction] = [], balances: [String: Int] = [
 func loadedState(columns: Int = 100, rows: Int = 30, snapshot: StoreSnapshot = snapshot()) -> State {
     var state = State(size: Size(columns: columns, rows: rows), account: Store.defaultAccount,
                       storePath: "/tmp/store.sqlite", paywall: demoCatalog.paywall)
-    _ = update(&state, .loaded(snapshot))
+    // A fresh paywall shows the first message the store holds for the app, and says so to the store.
+    send(&state, .loaded(snapshot), expecting: snapshot.messages.first.map { [.displayMessage($0.id)] } ?? [])
     return state
 }
 
@@ -73,7 +75,12 @@ func transaction(_ productID: String, id: Int64, status: StoreEngine.Transaction
 /// The state of the demo paywall on another screen, with what that screen shows loaded.
 func loadedState(on screen: Screen, columns: Int = 100, rows: Int = 30, snapshot: StoreSnapshot = snapshot()) -> State {
     var state = loadedState(columns: columns, rows: rows, snapshot: snapshot)
-    _ = update(&state, .key(.character(screen == .transactions ? "t" : screen == .settings ? "s" : "p")))
+    // Each screen reads what it shows; p on the paywall stays there and reads nothing.
+    switch screen {
+    case .paywall: send(&state, .key(.character("p")), expecting: [])
+    case .transactions: send(&state, .key(.character("t")), expecting: [.loadHistory])
+    case .settings: send(&state, .key(.character("s")), expecting: [.loadSettings])
+    }
     return state
 }
 

@@ -70,7 +70,7 @@ private func goldenSnapshot() -> StoreSnapshot {
 
 private func paywall(_ size: Size) -> State {
     var state = loadedState(columns: size.columns, rows: size.rows, snapshot: goldenSnapshot())
-    _ = update(&state, .paywall(.select(index(of: iPhoneRage))))
+    send(&state, .paywall(.select(index(of: iPhoneRage))), expecting: [])
     return state
 }
 

@@ -81,7 +81,7 @@ struct HighlightTests {
     @Test("the Transaction Manager and the settings screen draw the same head highlight")
     func otherScreens() {
         var manager = loadedState(on: .transactions)
-        _ = update(&manager, .manager(.historyLoaded(history)))
+        send(&manager, .manager(.historyLoaded(history)), expecting: [])
         let list = render(manager, timeZone: utc)
         let row = selectedRow(list)
         // ID at 2, the product column from 14 to the PURCHASED column's gap.
@@ -90,7 +90,7 @@ struct HighlightTests {
         #expect(list[purchased, row].style == .plain)
 
         var settings = loadedState(on: .settings)
-        _ = update(&settings, .settings(.loaded(settingRows(["askToBuy": "true"]), accounts: [Store.defaultAccount])))
+        send(&settings, .settings(.loaded(settingRows(["askToBuy": "true"]), accounts: [Store.defaultAccount])), expecting: [])
         settings.settings.selection = 1
         let screen = render(settings, timeZone: utc)
         let line = selectedRow(screen)

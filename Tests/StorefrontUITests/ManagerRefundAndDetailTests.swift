@@ -10,7 +10,7 @@ struct ManagerRefundAndDetailTests {
     @Test("f asks for the reason: ← → choose developerIssue or other, Enter refunds with it, Esc refunds nothing")
     func refundReason() {
         var state = loadedState(on: .transactions)
-        _ = update(&state, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_001)])))
+        send(&state, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_001)])), expecting: [])
         #expect(update(&state, .key(.character("f"))).isEmpty)
         #expect(state.sheet == .refund(id: 2_000_000_001, reason: .other))
         #expect(render(state, timeZone: utc).lines.contains { $0.contains("Reason: ‹ other ›") })
@@ -19,12 +19,12 @@ struct ManagerRefundAndDetailTests {
         #expect(update(&state, .key(.enter)) == [.run(.refund(2_000_000_001, reason: .developerIssue))])
         #expect(state.busy == .working("Refunding 2000000001…"))
         var cancelled = loadedState(on: .transactions)
-        _ = update(&cancelled, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_001)])))
-        _ = update(&cancelled, .key(.character("f")))
+        send(&cancelled, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_001)])), expecting: [])
+        send(&cancelled, .key(.character("f")), expecting: [])
         #expect(update(&cancelled, .key(.escape)).isEmpty)
         #expect(cancelled.sheet == nil && cancelled.busy == nil)
         var refunded = loadedState(on: .transactions)
-        _ = update(&refunded, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_001, refunded: true)])))
+        send(&refunded, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_001, refunded: true)])), expecting: [])
         #expect(update(&refunded, .key(.character("f"))).isEmpty)
         #expect(refunded.sheet == nil && refunded.flash == "No refund: it is refunded already", "the engine's refusal")
     }
@@ -38,7 +38,7 @@ struct ManagerRefundAndDetailTests {
         info.willAutoRenew = false
         snap.subscriptions["premium"] = SubscriptionStatus(groupID: "premium", state: .subscribed, transaction: trial, renewalInfo: info)
         var state = loadedState(on: .transactions, snapshot: snap)
-        _ = update(&state, .manager(.historyLoaded([trial])))
+        send(&state, .manager(.historyLoaded([trial])), expecting: [])
         let detail = render(state, timeZone: utc).lines[ManagerLayout(state.size).detailRow]
         #expect(detail.contains("tx 2000000001 · $0.00 · introductory offer (freeTrial) · auto-renew off"), "\(detail)")
     }

@@ -9,7 +9,7 @@ struct OutcomeSheetTests {
     func sheetOpen() -> State {
         var state = loadedState()
         state.selection = index(of: swiftShopping)
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
         return state
     }
 
@@ -28,12 +28,12 @@ struct OutcomeSheetTests {
         #expect(outcome(state) == .some(.cancel))
         #expect(update(&state, .key(.tab)).isEmpty)
         #expect(outcome(state) == .some(.askToBuy))
-        _ = update(&state, .key(.right))
+        send(&state, .key(.right), expecting: [])
         #expect(outcome(state) == .some(.interrupt))
-        _ = update(&state, .key(.right))
+        send(&state, .key(.right), expecting: [])
         #expect(outcome(state) == .some(.fail(.networkError)), "the errors follow, StoreKitError's first")
-        _ = update(&state, .key(.left))
-        _ = update(&state, .key(.left))
+        send(&state, .key(.left), expecting: [])
+        send(&state, .key(.left), expecting: [])
         #expect(outcome(state) == .some(.askToBuy))
         #expect(state.busy == nil, "choosing never starts the purchase")
     }
@@ -41,14 +41,14 @@ struct OutcomeSheetTests {
     @Test("← from the first choice wraps to the last error; a whole turn comes back to the start")
     func wraps() {
         var state = sheetOpen()
-        _ = update(&state, .key(.left))
+        send(&state, .key(.left), expecting: [])
         #expect(outcome(state) == .some(.fail(.missingOfferParameters)))
-        _ = update(&state, .key(.right))
+        send(&state, .key(.right), expecting: [])
         #expect(outcome(state) == .some(nil))
         var seen: [PurchaseChoice?] = []
         for _ in sheetOutcomes {
             seen.append(outcome(state)!)
-            _ = update(&state, .key(.right))
+            send(&state, .key(.right), expecting: [])
         }
         #expect(outcome(state) == .some(nil))
         #expect(Set(seen.compactMap { $0.map { "\($0)" } }).count == sheetOutcomes.count - 1, "each choice comes once")
@@ -64,29 +64,29 @@ struct OutcomeSheetTests {
         #expect(update(&state, .key(.enter)) == [.purchase(productID: swiftShopping, outcome: nil)])
 
         state = sheetOpen()
-        _ = update(&state, .key(.right))
-        _ = update(&state, .key(.right))
-        _ = update(&state, .key(.right))
+        send(&state, .key(.right), expecting: [])
+        send(&state, .key(.right), expecting: [])
+        send(&state, .key(.right), expecting: [])
         #expect(update(&state, .key(.character("y"))) == [.purchase(productID: swiftShopping, outcome: .askToBuy)])
         #expect(state.sheet == nil)
         #expect(state.busy == .purchasing(productID: swiftShopping))
 
         // A click on [ Confirm ] is the same as Enter.
         state = sheetOpen()
-        _ = update(&state, .key(.left))
+        send(&state, .key(.left), expecting: [])
         #expect(update(&state, .click(.confirm)) == [.purchase(productID: swiftShopping, outcome: .fail(.missingOfferParameters))])
     }
 
     @Test("Esc after choosing an outcome cancels, whatever was chosen: the same as the 'cancel' outcome")
     func escapeAfterChoosing() {
         var state = sheetOpen()
-        _ = update(&state, .key(.right))
+        send(&state, .key(.right), expecting: [])
         #expect(update(&state, .key(.escape)) == [.purchase(productID: swiftShopping, outcome: .cancel)])
         #expect(state.sheet == nil)
         #expect(state.isRunning)
         var chosen = sheetOpen()
-        _ = update(&chosen, .key(.right))
-        _ = update(&chosen, .key(.right))
+        send(&chosen, .key(.right), expecting: [])
+        send(&chosen, .key(.right), expecting: [])
         #expect(update(&chosen, .key(.enter)) == [.purchase(productID: swiftShopping, outcome: .cancel)], "the same effect")
     }
 
@@ -104,7 +104,7 @@ struct OutcomeSheetTests {
             let x = line.distance(of: "Outcome")
             #expect(canvas[x, row].style.bold == (choice != nil))
             #expect(canvas[x, row].style.color == (choice == nil ? nil : .yellow))
-            _ = update(&state, .key(.right))
+            send(&state, .key(.right), expecting: [])
         }
         #expect(outcomeLabel(.fail(.networkError)) == "fail: networkError")
         #expect(outcomeLabel(.askToBuy) == "Ask to Buy (pending)")
@@ -113,7 +113,7 @@ struct OutcomeSheetTests {
     @Test("a pending purchase says what it waits for and where to act")
     func pendingAlerts() {
         var state = sheetOpen()
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [.purchase(productID: swiftShopping)])
         #expect(update(&state, .paywall(.purchased(productID: swiftShopping, .pending(.askToBuy)))) == [.load])
         guard case .alert(let title, let message) = state.sheet else {
             Issue.record("no alert: \(String(describing: state.sheet))")
@@ -123,10 +123,10 @@ struct OutcomeSheetTests {
         #expect(message.contains("Swift Shopping") && message.contains("Ask to Buy") && message.contains("t, then a"))
         #expect(state.busy == nil)
 
-        _ = update(&state, .key(.enter))
-        _ = update(&state, .key(.enter))
-        _ = update(&state, .key(.enter))
-        _ = update(&state, .paywall(.purchased(productID: swiftShopping, .pending(.interrupted))))
+        send(&state, .key(.enter), expecting: [])
+        send(&state, .key(.enter), expecting: [])
+        send(&state, .key(.enter), expecting: [.purchase(productID: swiftShopping)])
+        send(&state, .paywall(.purchased(productID: swiftShopping, .pending(.interrupted))), expecting: [.load])
         guard case .alert(_, let interrupted) = state.sheet else {
             Issue.record("no alert")
             return

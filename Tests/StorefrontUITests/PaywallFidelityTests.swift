@@ -15,7 +15,7 @@ struct PaywallFidelityTests {
             await settle(&state, [.load], on: engine)
             #expect(state.loadError != nil, "loading the products fails offline")
             state.selection = index(of: swiftShopping)
-            _ = update(&state, .key(.enter))
+            send(&state, .key(.enter), expecting: [])
             #expect(state.sheet == .confirm(productID: swiftShopping))
             let text = sheetText(state)
             #expect(text.contains("fails with networkError (offline)"), "\(text)")
@@ -52,7 +52,7 @@ struct PaywallFidelityTests {
                 try await store.testSession.setSetting("environment", to: environment)
                 var (state, _) = try await enginePaywall(store)
                 state.selection = index(of: swiftShopping)
-                _ = update(&state, .key(.enter))
+                send(&state, .key(.enter), expecting: [])
                 let account = try #require(sheetLines(state).first { $0.hasPrefix("Account:") })
                 if let tag {
                     #expect(account.hasSuffix(tag), "\(environment): \(account)")

@@ -84,8 +84,8 @@ struct PriceIncreaseSheetTests {
         #expect(state.flash == "The new price of Monthly Subscription still waits for consent: m shows it again")
         var shown = waiting(message: false)
         shown.messages = []
-        _ = update(&state, .loaded(shown))
-        _ = update(&state, .key(.character("m")))
+        send(&state, .loaded(shown), expecting: [])
+        send(&state, .key(.character("m")), expecting: [])
         #expect(sheetText(state).contains("price increase · Monthly Subscription · waits for consent"))
         #expect(update(&state, .key(.enter)).isEmpty)
         #expect(state.sheet == .priceIncrease(productID: monthly))

@@ -36,7 +36,7 @@ struct ProductStatusTests {
             var state = State(size: Size(columns: 120, rows: 30), account: store.account, storePath: "/tmp/store.sqlite",
                               paywall: demoCatalog.paywall)
             state.messages.policy = .deferred
-            _ = update(&state, try #require(await effects.perform(.load)))
+            send(&state, try #require(await effects.perform(.load)), expecting: [])
             let snapshot = try #require(state.snapshot)
             // The live subscription is in currentEntitlements at once: no Restore for it.
             let subscribed = try #require(state.products.first { $0.id == monthly })

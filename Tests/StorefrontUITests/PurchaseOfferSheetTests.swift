@@ -22,11 +22,11 @@ struct PurchaseOfferSheetTests {
     func noOffers() {
         var state = loadedState()
         state.selection = index(of: monthly)
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
         #expect(state.sheet == .confirm(productID: monthly))
         #expect(!sheetText(state).contains("Offer:"))
         #expect(update(&state, .key(.up)).isEmpty)
-        _ = update(&state, .key(.right))
+        send(&state, .key(.right), expecting: [])
         #expect(state.sheet == .confirm(productID: monthly, outcome: .succeed))
     }
 
@@ -34,21 +34,21 @@ struct PurchaseOfferSheetTests {
     func promotional() {
         var state = loadedState()
         state.selection = index(of: yearly)
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
         #expect(sheetLines(state).contains("Offer: ‹ none ›"))
         #expect(sheetLines(state).contains("▸ Outcome: ‹ as the settings say ›"))
-        _ = update(&state, .key(.up))
-        _ = update(&state, .key(.right))
+        send(&state, .key(.up), expecting: [])
+        send(&state, .key(.right), expecting: [])
         let chosen = OfferSelection(offer: .promotional(id: "annual_comeback"), focus: .offer)
         #expect(state.sheet == .confirm(productID: yearly, offer: chosen))
         #expect(sheetText(state).contains("Promotional offer: $29.99 for 1 year, then $39.99/year"))
         #expect(sheetLines(state).contains("Signature: ‹ valid ›"))
-        _ = update(&state, .key(.down))
-        for _ in 0..<2 { _ = update(&state, .key(.right)) }
+        send(&state, .key(.down), expecting: [])
+        for _ in 0..<2 { send(&state, .key(.right), expecting: []) }
         #expect(sheetLines(state).contains("▸ Signature: ‹ stale (made 25 hours ago) ›"))
         // ← → on the outcome still choose the outcome.
-        _ = update(&state, .key(.down))
-        _ = update(&state, .key(.right))
+        send(&state, .key(.down), expecting: [])
+        send(&state, .key(.right), expecting: [])
         #expect(update(&state, .key(.enter)) == [.purchase(productID: yearly, outcome: .succeed, offer: .promotional(id: "annual_comeback", flaw: .stale))])
         #expect(state.busy == .purchasing(productID: yearly))
     }
@@ -57,12 +57,12 @@ struct PurchaseOfferSheetTests {
     func cycling() {
         var state = loadedState()
         state.selection = index(of: yearly)
-        _ = update(&state, .key(.enter))
-        _ = update(&state, .key(.up))
-        _ = update(&state, .key(.left))
+        send(&state, .key(.enter), expecting: [])
+        send(&state, .key(.up), expecting: [])
+        send(&state, .key(.left), expecting: [])
         guard case .confirm(_, _, let selection)? = state.sheet else { Issue.record("no sheet"); return }
         #expect(selection.offer == .promotional(id: "annual_comeback"), "← from none wraps to the last offer")
-        _ = update(&state, .key(.right))
+        send(&state, .key(.right), expecting: [])
         #expect(!sheetText(state).contains("Signature"))
         #expect(update(&state, .key(.enter)) == [.purchase(productID: yearly, offer: nil)])
     }
@@ -71,17 +71,17 @@ struct PurchaseOfferSheetTests {
     func winBack() {
         var state = loadedState(snapshot: lapsed())
         state.selection = index(of: monthly)
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
         #expect(state.sheet == .confirm(productID: monthly, offer: OfferSelection(offer: .winBack(id: "monthly_winback"), focus: .offer)))
         #expect(sheetLines(state).contains("▸ Offer: ‹ win-back monthly_winback ›"))
         #expect(sheetText(state).contains("Win-back offer: $1.99/month for 3 months, then $4.99/month"))
         #expect(update(&state, .key(.enter)) == [.purchase(productID: monthly, offer: .winBack(id: "monthly_winback"))])
         state.busy = nil
-        _ = update(&state, .key(.enter))
-        _ = update(&state, .key(.right))
+        send(&state, .key(.enter), expecting: [])
+        send(&state, .key(.right), expecting: [])
         #expect(update(&state, .key(.enter)) == [.purchase(productID: monthly, offer: nil)], "the tester chose none")
         state.busy = nil
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
         #expect(update(&state, .key(.escape)) == [.purchase(productID: monthly, outcome: .cancel)])
     }
 
@@ -91,9 +91,9 @@ struct PurchaseOfferSheetTests {
             var state = loadedState(columns: 80, rows: 24)
             state.glyphs = glyphs
             state.selection = index(of: yearly)
-            _ = update(&state, .key(.enter))
-            _ = update(&state, .key(.up))
-            _ = update(&state, .key(.right))
+            send(&state, .key(.enter), expecting: [])
+            send(&state, .key(.up), expecting: [])
+            send(&state, .key(.right), expecting: [])
             let text = sheetText(state)
             #expect(text.contains("Offer: \(glyphs.left) promotional annual_comeback \(glyphs.right)"), "\(text)")
             #expect(text.contains("Signature: \(glyphs.left) valid \(glyphs.right)"))

@@ -24,21 +24,21 @@ struct RedeemCodeSheetTests {
         typed("qts", into: &state)
         #expect(state.sheet == .redeemCode(code: "FREE3Aqts"))
         #expect(state.isRunning && state.screen == .paywall)
-        for _ in 0..<3 { _ = update(&state, .key(.backspace)) }
+        for _ in 0..<3 { send(&state, .key(.backspace), expecting: []) }
         #expect(update(&state, .key(.enter)) == [.redeem(code: "FREE3A")])
         #expect(state.busy == .working("Redeeming FREE3A…"))
         #expect(update(&state, .key(.character("x"))).isEmpty && update(&state, .key(.enter)).isEmpty, "nothing while it redeems")
         #expect(state.sheet == .redeemCode(code: "FREE3A"))
-        _ = update(&state, .key(.escape))
+        send(&state, .key(.escape), expecting: [])
         #expect(state.sheet == .redeemCode(code: "FREE3A"), "Esc waits for the answer too")
     }
 
     @Test("a good code: an alert says the offer and what it gives, and the load that delivers the transaction")
     func success() {
         var state = loadedState()
-        _ = update(&state, .key(.character("o")))
+        send(&state, .key(.character("o")), expecting: [])
         typed("FREE3A", into: &state)
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [.redeem(code: "FREE3A")])
         let redemption = Redemption(code: "FREE3A", productID: yearly, offerID: "Three months free",
                                     terms: "3 months free, then $39.99/year", transactionID: 2_000_000_001)
         #expect(update(&state, .sheet(.redeemed(code: "FREE3A", .success(redemption)))) == [.load])
@@ -56,14 +56,14 @@ struct RedeemCodeSheetTests {
     @Test("a bad code stays on the sheet with StoreKit's error, the code kept to correct; an edit clears the error")
     func failure() {
         var state = loadedState()
-        _ = update(&state, .key(.character("o")))
+        send(&state, .key(.character("o")), expecting: [])
         typed("NOPE", into: &state)
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [.redeem(code: "NOPE")])
         let error = "Product.PurchaseError.invalidOfferIdentifier: The offer identifier is not valid. (no offer code \"NOPE\" in the catalog)"
         #expect(update(&state, .sheet(.redeemed(code: "NOPE", .failure(CommandFailure(error))))) == [.load], "the log shows the attempt")
         #expect(state.sheet == .redeemCode(code: "NOPE", error: error))
         #expect(sheetText(state).contains("Product.PurchaseError.invalidOfferIdentifier"))
-        _ = update(&state, .key(.backspace))
+        send(&state, .key(.backspace), expecting: [])
         #expect(state.sheet == .redeemCode(code: "NOP"))
     }
 
@@ -72,7 +72,7 @@ struct RedeemCodeSheetTests {
         for (columns, rows, glyphs) in [(100, 30, Glyphs.unicode), (80, 24, .unicode), (80, 24, .ascii)] {
             var state = loadedState(columns: columns, rows: rows)
             state.glyphs = glyphs
-            _ = update(&state, .key(.character("o")))
+            send(&state, .key(.character("o")), expecting: [])
             typed("FREE3A", into: &state)
             let lines = sheetLines(state)
             #expect(lines.contains { $0.hasPrefix("Code: [ FREE3A_") && $0.hasSuffix("]") }, "\(lines)")
@@ -89,7 +89,7 @@ struct RedeemCodeSheetTests {
     func onTheEngine() async throws {
         try await withDemoStore { store, _ in
             var (state, engine) = try await enginePaywall(store)
-            _ = update(&state, .key(.character("o")))
+            send(&state, .key(.character("o")), expecting: [])
             typed("free3a", into: &state)
             let effects = update(&state, .key(.enter))
             #expect(effects == [.redeem(code: "free3a")])
@@ -101,7 +101,7 @@ struct RedeemCodeSheetTests {
 
             let other = try Store(catalog: demoCatalog, path: store.path, account: "other@local")
             var (second, otherEngine) = try await enginePaywall(other)
-            _ = update(&second, .key(.character("o")))
+            send(&second, .key(.character("o")), expecting: [])
             typed("FREE3A", into: &second)
             await settle(&second, update(&second, .key(.enter)), on: otherEngine)
             guard case .redeemCode("FREE3A", let error?)? = second.sheet else { Issue.record("no error: \(String(describing: second.sheet))"); return }

@@ -20,18 +20,18 @@ struct RefundRequestSheetTests {
         #expect(state.sheet == .refundRequest(transactionID: owned.id, productID: swiftShopping, reason: .unintendedPurchase))
         #expect(sheetTitle(state) == "Request a Refund")
         #expect(sheetLines(state).contains { $0.hasPrefix("▸ unintendedPurchase") && $0.hasSuffix("I didn't mean to buy it") })
-        _ = update(&state, .key(.down))
-        _ = update(&state, .key(.up))
-        _ = update(&state, .key(.up))
+        send(&state, .key(.down), expecting: [])
+        send(&state, .key(.up), expecting: [])
+        send(&state, .key(.up), expecting: [])
         #expect(state.sheet == .refundRequest(transactionID: owned.id, productID: swiftShopping, reason: .other), "round from the first to the last")
-        _ = update(&state, .key(.down))
-        _ = update(&state, .key(.down))
+        send(&state, .key(.down), expecting: [])
+        send(&state, .key(.down), expecting: [])
         #expect(update(&state, .key(.enter)) == [.run(.requestRefund(owned.id, reason: .fulfillmentIssue))])
         #expect(state.busy == .working("Requesting a refund of \(owned.id)…"))
 
         state = loadedState(snapshot: snapshot(owned: [owned]))
         state.selection = index(of: swiftShopping)
-        _ = update(&state, .key(.character("b")))
+        send(&state, .key(.character("b")), expecting: [])
         #expect(update(&state, .key(.escape)).isEmpty)
         #expect(state.flash == "Refund request for Swift Shopping cancelled (userCancelled): nothing asked")
 
@@ -44,12 +44,12 @@ struct RefundRequestSheetTests {
     func manager() {
         var state = loadedState(on: .transactions)
         let history = [transaction(coins, id: 2_000_000_003), transaction(swiftShopping, id: 2_000_000_002, refunded: true)]
-        _ = update(&state, .manager(.historyLoaded(history)))
-        _ = update(&state, .key(.character("b")))
+        send(&state, .manager(.historyLoaded(history)), expecting: [])
+        send(&state, .key(.character("b")), expecting: [])
         #expect(state.sheet == .refundRequest(transactionID: 2_000_000_003, productID: coins, reason: .unintendedPurchase))
-        _ = update(&state, .key(.escape))
-        _ = update(&state, .key(.down))
-        _ = update(&state, .key(.character("b")))
+        send(&state, .key(.escape), expecting: [])
+        send(&state, .key(.down), expecting: [])
+        send(&state, .key(.character("b")), expecting: [])
         #expect(state.sheet == .refundRequest(transactionID: 2_000_000_002, productID: swiftShopping, reason: .unintendedPurchase),
                 "a refunded one too: Apple's failed error says why")
     }
@@ -61,12 +61,12 @@ struct RefundRequestSheetTests {
         asked.refundRequests = [owned.id: request(owned.id, .pending)]
         var state = loadedState(snapshot: asked)
         #expect(statusText(state.products[index(of: swiftShopping)], state) == "Owned · Refund requested")
-        _ = update(&state, .key(.character("t")))
-        _ = update(&state, .manager(.historyLoaded([owned])))
+        send(&state, .key(.character("t")), expecting: [.loadHistory])
+        send(&state, .manager(.historyLoaded([owned])), expecting: [])
         #expect(render(state, timeZone: utc).lines.contains { $0.contains("2000000005") && $0.contains("refund requested") })
         var declined = asked
         declined.refundRequests = [owned.id: request(owned.id, .declined)]
-        _ = update(&state, .loaded(declined))
+        send(&state, .loaded(declined), expecting: [])
         #expect(state.flash == "The App Store declined the refund request for Swift Shopping (REFUND_DECLINED)")
         #expect(render(state, timeZone: utc).lines.contains { $0.contains("2000000005") && $0.contains("refund declined") })
         #expect(statusText(state.products[index(of: swiftShopping)], state) == "Owned · Refund declined")
@@ -78,7 +78,7 @@ struct RefundRequestSheetTests {
         for (columns, rows) in [(80, 24), (60, 16)] {
             var state = loadedState(columns: columns, rows: rows, snapshot: snapshot(owned: [owned]))
             state.selection = index(of: swiftShopping)
-            _ = update(&state, .key(.character("b")))
+            send(&state, .key(.character("b")), expecting: [])
             let text = sheetText(state)
             for reason in RefundRequestReason.allCases { #expect(text.contains(reason.rawValue), "\(columns)×\(rows): \(reason)") }
             #expect(text.contains("[ Submit ⏎ ]   [ Cancel esc ]"))
@@ -94,7 +94,7 @@ struct RefundRequestSheetTests {
             let id = try #require(bought.outcome.transaction?.id)
             var (state, engine) = try await enginePaywall(store)
             state.selection = index(of: swiftShopping)
-            _ = update(&state, .key(.character("b")))
+            send(&state, .key(.character("b")), expecting: [])
             await settle(&state, update(&state, .key(.enter)), on: engine)
             #expect(state.flash == "Asked for a refund of transaction \(id) (Swift Shopping), unintendedPurchase: the App Store decides "
                     + "(refund-request approve \(id), or decline \(id)).")
@@ -108,7 +108,7 @@ struct RefundRequestSheetTests {
             state.screen = .transactions
             await settle(&state, [.loadHistory], on: engine)
             state.manager.selection = try #require(state.manager.transactions?.firstIndex { $0.id == id })
-            _ = update(&state, .key(.character("b")))
+            send(&state, .key(.character("b")), expecting: [])
             await settle(&state, update(&state, .key(.enter)), on: engine)
             guard case .alert(_, let message)? = state.sheet else { Issue.record("no alert"); return }
             #expect(message.hasPrefix("Transaction.RefundRequestError.duplicateRequest"), "\(message)")

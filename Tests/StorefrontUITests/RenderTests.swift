@@ -67,7 +67,7 @@ struct RenderTests {
         loaded.conditions.askToBuy = true
         var state = loadedState(columns: 80, rows: 24, snapshot: loaded)
         state.selection = index(of: monthly)
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
         let expected = [
             " Storefront · store.sqlite · tester@local · USA           p Pay  t Trans  s Set",
             "  ★ Barcode Scanner Premium",
@@ -110,7 +110,7 @@ struct RenderTests {
     func alreadyOwnedSheet() {
         var state = loadedState(snapshot: snapshot(owned: [purchase(swiftShopping)]))
         state.selection = index(of: swiftShopping)
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
         let text = render(state, timeZone: utc).lines.joined(separator: "\n")
         #expect(text.contains("You've already purchased this. Would you like to get"))
         #expect(text.contains("it again for free?"))
@@ -142,7 +142,7 @@ struct RenderTests {
         #expect(!text.contains("Swift Shopping"))
         // And it comes back when the window grows.
         var grown = state
-        _ = update(&grown, .resized(Size(columns: 80, rows: 24)))
+        send(&grown, .resized(Size(columns: 80, rows: 24)), expecting: [])
         #expect(render(grown).lines.joined().contains("Swift Shopping"))
     }
 
@@ -152,17 +152,17 @@ struct RenderTests {
         _ = start(&state)
         let text = render(state).lines.joined(separator: "\n")
         #expect(text.contains("Loading products…"))
-        _ = update(&state, .tick)
+        send(&state, .tick, expecting: [])
         #expect(render(state).lines != render(loadedState(columns: 80, rows: 24)).lines)
     }
 
     @Test("the spinner turns while a purchase runs")
     func spinner() {
         var state = loadedState()
-        _ = update(&state, .key(.enter))
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
+        send(&state, .key(.enter), expecting: [.purchase(productID: "barcode_year_subscription")])
         let first = render(state).lines.first { $0.contains("Purchasing Annual Subscription…") }
-        _ = update(&state, .tick)
+        send(&state, .tick, expecting: [])
         let second = render(state).lines.first { $0.contains("Purchasing Annual Subscription…") }
         #expect(first != nil && second != nil)
         #expect(first != second, "the spinner frame changes with each tick")
@@ -277,7 +277,7 @@ struct RenderTests {
     @Test("a tall catalog scrolls, with arrows showing rows hidden above and below")
     func scrollHints() {
         var state = loadedState(columns: 80, rows: 18)
-        _ = update(&state, .key(.end))
+        send(&state, .key(.end), expecting: [])
         let canvas = render(state)
         #expect(canvas.lines.contains { $0.hasSuffix("↑") })
         #expect(canvas.lines.contains { $0.contains("Season Pass") })
@@ -334,18 +334,18 @@ struct ASCIIManagerScreenTests {
     func asciiScreens() {
         var manager = loadedState(on: .transactions)
         manager.glyphs = .ascii
-        _ = update(&manager, .manager(.historyLoaded(history)))
+        send(&manager, .manager(.historyLoaded(history)), expecting: [])
         var settings = loadedState(on: .settings)
         settings.glyphs = .ascii
-        _ = update(&settings, .settings(.loaded(settingRows(["purchaseError": "networkError"], once: ["purchaseError"]),
-                                              accounts: ["tester@local"])))
+        send(&settings, .settings(.loaded(settingRows(["purchaseError": "networkError"], once: ["purchaseError"]),
+                                              accounts: ["tester@local"])), expecting: [])
         settings.settings.selection = 6
         var sheet = loadedState()
         sheet.glyphs = .ascii
-        _ = update(&sheet, .key(.enter))
-        _ = update(&sheet, .key(.right))
+        send(&sheet, .key(.enter), expecting: [])
+        send(&sheet, .key(.right), expecting: [])
         var picker = manager
-        _ = update(&picker, .key(.character("o")))
+        send(&picker, .key(.character("o")), expecting: [])
         for state in [manager, settings, sheet, picker] {
             for line in render(state, timeZone: utc).lines {
                 let isASCII = line.unicodeScalars.allSatisfy { $0.isASCII }

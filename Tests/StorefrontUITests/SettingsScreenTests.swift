@@ -22,7 +22,7 @@ struct SettingsScreenTests {
     func settings(_ values: [String: String] = [:], once: Set<String> = [], accounts: [String] = [Store.defaultAccount],
                   selecting line: SettingsLine? = nil) -> State {
         var state = loadedState(on: .settings)
-        _ = update(&state, .settings(.loaded(settingRows(values, once: once), accounts: accounts)))
+        send(&state, .settings(.loaded(settingRows(values, once: once), accounts: accounts)), expecting: [])
         if let line { state.settings.selection = settingsLines(state).firstIndex(of: line)! }
         return state
     }
@@ -42,7 +42,7 @@ struct SettingsScreenTests {
         #expect(state.screen == .settings)
         #expect(render(state).lines.contains { $0.contains("Loading settings…") })
         #expect(update(&state, .key(.right)).isEmpty, "nothing to change before the settings are read")
-        _ = update(&state, .settings(.loaded(settingRows(), accounts: [Store.defaultAccount])))
+        send(&state, .settings(.loaded(settingRows(), accounts: [Store.defaultAccount])), expecting: [])
         #expect(!render(state).lines.contains { $0.contains("Loading settings…") })
     }
 
@@ -117,7 +117,7 @@ struct SettingsScreenTests {
     func keysWaitInOrder() {
         let codes = demoCatalog.storefronts.map(\.countryCode)
         var state = settings(selecting: line("storefront"))
-        _ = update(&state, .key(.right))
+        send(&state, .key(.right), expecting: [.run(.setSetting(name: "storefront", value: "GBR", once: false))])
         for key in [Key.right, .down, .right] { #expect(update(&state, .key(key)).isEmpty, "\(key) waits") }
         #expect(state.settings.selection == settingsLines(state).firstIndex(of: line("storefront")), "↓ has not moved yet")
         let first = update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[1], once: false), .success("")))
@@ -143,22 +143,22 @@ struct SettingsScreenTests {
         let codes = demoCatalog.storefronts.map(\.countryCode)
         let storefront = SettingDefinition.all.firstIndex { $0.name == "storefront" }!
         var state = settings(selecting: line("storefront"))
-        _ = update(&state, .key(.right))
-        _ = update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[1], once: false), .success("")))
+        send(&state, .key(.right), expecting: [.run(.setSetting(name: "storefront", value: "GBR", once: false))])
+        send(&state, .commandFinished(.setSetting(name: "storefront", value: codes[1], once: false), .success("")), expecting: [.load, .loadSettings])
         #expect(update(&state, .key(.right)) == set("storefront", codes[2]))
         // The reload after the first write, read before the second one landed.
-        _ = update(&state, .settings(.loaded(settingRows(["storefront": codes[1]]), accounts: [Store.defaultAccount])))
+        send(&state, .settings(.loaded(settingRows(["storefront": codes[1]]), accounts: [Store.defaultAccount])), expecting: [])
         #expect(state.settings.rows?[storefront].value.value == codes[2])
-        _ = update(&state, .commandFinished(.setSetting(name: "storefront", value: codes[2], once: false), .success("")))
-        _ = update(&state, .settings(.loaded(settingRows(["storefront": codes[2]]), accounts: [Store.defaultAccount])))
+        send(&state, .commandFinished(.setSetting(name: "storefront", value: codes[2], once: false), .success("")), expecting: [.load, .loadSettings])
+        send(&state, .settings(.loaded(settingRows(["storefront": codes[2]]), accounts: [Store.defaultAccount])), expecting: [])
         #expect(update(&state, .key(.right)) == set("storefront", codes[3]), "steps on from the value written last")
     }
 
     @Test("keys typed after a write that fails are dropped with its alert")
     func failedWriteDropsKeys() {
         var state = settings(selecting: line("latency"))
-        _ = update(&state, .key(.right))
-        _ = update(&state, .key(.right))
+        send(&state, .key(.right), expecting: [.run(.setSetting(name: "latency", value: "400", once: false))])
+        send(&state, .key(.right), expecting: [])
         let effects = update(&state, .commandFinished(.setSetting(name: "latency", value: "400", once: false),
                                                       .failure(CommandFailure("disk I/O error"))))
         #expect(effects == [.load, .loadSettings])
@@ -234,12 +234,12 @@ struct SettingsScreenTests {
     @Test("settings that cannot be read: an alert on the settings screen, nothing elsewhere")
     func settingsFailed() {
         var state = settings(selecting: .newTester)
-        _ = update(&state, .settings(.loadFailed("store file /tmp/x.sqlite: disk I/O error")))
+        send(&state, .settings(.loadFailed("store file /tmp/x.sqlite: disk I/O error")), expecting: [])
         #expect(state.sheet == .alert(title: "Cannot Load Settings", message: "store file /tmp/x.sqlite: disk I/O error"))
         #expect(state.loadError == nil, "the products loaded fine: not a products error")
-        _ = update(&state, .key(.enter))
-        _ = update(&state, .key(.character("p")))
-        _ = update(&state, .settings(.loadFailed("again")))
+        send(&state, .key(.enter), expecting: [])
+        send(&state, .key(.character("p")), expecting: [])
+        send(&state, .settings(.loadFailed("again")), expecting: [])
         #expect(state.sheet == nil)
     }
 
@@ -254,10 +254,10 @@ struct SettingsScreenTests {
             #expect(update(&state, .key(.escape)).isEmpty)
             #expect(state.sheet == nil)
             #expect(state.screen == .settings)
-            _ = update(&state, .key(.right))
+            send(&state, .key(.right), expecting: [])
             #expect(update(&state, .click(.cancel)).isEmpty)
             #expect(state.sheet == nil)
-            _ = update(&state, .key(.right))
+            send(&state, .key(.right), expecting: [])
             #expect(update(&state, .key(.enter)) == [.run(.reset(scope))])
             #expect(state.busy == .working("Resetting…"))
             let effects = update(&state, .commandFinished(.reset(scope), .success("done")))
@@ -275,18 +275,18 @@ struct SettingsScreenTests {
         var state = settings()
         let count = settingsLines(state).count
         #expect(count == SettingDefinition.all.count + 5)
-        _ = update(&state, .key(.up))
+        send(&state, .key(.up), expecting: [])
         #expect(state.settings.selection == 0)
-        _ = update(&state, .key(.end))
+        send(&state, .key(.end), expecting: [])
         #expect(state.settings.selection == count - 1)
-        _ = update(&state, .key(.down))
+        send(&state, .key(.down), expecting: [])
         #expect(state.settings.selection == count - 1)
-        _ = update(&state, .key(.character("k")))
+        send(&state, .key(.character("k")), expecting: [])
         #expect(state.settings.selection == count - 2)
         let canvas = render(state)
         let row = canvas.lines.firstIndex { $0.contains("latency") }!
         #expect(canvas.target(atX: 40, y: row) == .row(5))
-        _ = update(&state, .click(.row(5)))
+        send(&state, .click(.row(5)), expecting: [])
         #expect(update(&state, .key(.right)) == set("latency", "400"))
     }
 
@@ -356,11 +356,11 @@ struct SettingsScreenTests {
     @Test("o on an error setting adds (once) without moving the scope column")
     func onceKeepsColumns() {
         var state = loadedState(on: .settings)
-        _ = update(&state, .settings(.loaded(settingRows(["purchaseError": "networkError"]), accounts: [Store.defaultAccount])))
+        send(&state, .settings(.loaded(settingRows(["purchaseError": "networkError"]), accounts: [Store.defaultAccount])), expecting: [])
         let scopeX = { (state: State) in render(state, timeZone: utc).lines.first { $0.contains("purchaseError") }!.distance(of: "store") }
         let before = scopeX(state)
-        _ = update(&state, .settings(.loaded(settingRows(["purchaseError": "networkError"], once: ["purchaseError"]),
-                                            accounts: [Store.defaultAccount])))
+        send(&state, .settings(.loaded(settingRows(["purchaseError": "networkError"], once: ["purchaseError"]),
+                                            accounts: [Store.defaultAccount])), expecting: [])
         #expect(scopeX(state) == before)
     }
 }

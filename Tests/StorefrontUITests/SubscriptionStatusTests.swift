@@ -210,7 +210,7 @@ struct SubscriptionKeyTests {
         snap.subscriptions = Dictionary(uniqueKeysWithValues: try await store.app.subscriptionStatuses().map { ($0.groupID, $0) })
         var state = loadedState(snapshot: snap)
         #expect(update(&state, .key(.character("t"))) == [.loadHistory])
-        _ = update(&state, .manager(.historyLoaded(history)))
+        send(&state, .manager(.historyLoaded(history)), expecting: [])
         return state
     }
 
@@ -220,12 +220,12 @@ struct SubscriptionKeyTests {
             let bought = try transaction(try await store.app.purchase(monthly))
             var state = try await managerState(store, history: [bought])
             #expect(update(&state, .key(.character("e"))) == [.run(.expire(groupID: "premium"))])
-            _ = update(&state, .commandFinished(.expire(groupID: "premium"), .success("")))
+            send(&state, .commandFinished(.expire(groupID: "premium"), .success("")), expecting: [.load, .loadHistory])
             #expect(update(&state, .key(.character("n"))) == [.run(.renew(groupID: "premium"))])
-            _ = update(&state, .commandFinished(.renew(groupID: "premium"), .success("")))
+            send(&state, .commandFinished(.renew(groupID: "premium"), .success("")), expecting: [.load, .loadHistory])
             // Auto-renew is on: u turns it off; once off, u turns it on.
             #expect(update(&state, .key(.character("u"))) == [.run(.autoRenew(groupID: "premium", on: false))])
-            _ = update(&state, .commandFinished(.autoRenew(groupID: "premium", on: false), .success("")))
+            send(&state, .commandFinished(.autoRenew(groupID: "premium", on: false), .success("")), expecting: [.load, .loadHistory])
             try await store.appStore.setAutoRenew(groupID: "premium", false)
             var off = try await managerState(store, history: [bought])
             #expect(update(&off, .key(.character("u"))) == [.run(.autoRenew(groupID: "premium", on: true))])
@@ -254,7 +254,7 @@ struct SubscriptionKeyTests {
         var state = loadedState()
         #expect(update(&state, .key(.character("+"))) == [.run(.advanceClock(ISODuration(days: 1)))])
         #expect(update(&state, .key(.character(">"))).isEmpty, "busy: no second command")
-        _ = update(&state, .commandFinished(.advanceClock(ISODuration(days: 1)), .success("")))
+        send(&state, .commandFinished(.advanceClock(ISODuration(days: 1)), .success("")), expecting: [.load])
         #expect(update(&state, .key(.character(">"))) == [.run(.advanceClock(ISODuration(months: 1)))])
     }
 
@@ -262,9 +262,9 @@ struct SubscriptionKeyTests {
     func renewalsReload() {
         var state = loadedState()
         #expect(update(&state, .renewalsMade(2)) == [.load])
-        _ = update(&state, .key(.character("t")))
+        send(&state, .key(.character("t")), expecting: [.loadHistory])
         #expect(update(&state, .renewalsMade(1)) == [.load, .loadHistory])
-        _ = update(&state, .key(.character("+")))
+        send(&state, .key(.character("+")), expecting: [.run(.advanceClock(ISODuration(days: 1)))])
         #expect(update(&state, .renewalsMade(1)).isEmpty)
     }
 }

@@ -16,20 +16,23 @@ func managerState(_ store: Store, columns: Int = 100, rows: Int = 30, glyphs: Gl
                       storePath: "/tmp/store.sqlite", paywall: demoCatalog.paywall)
     // The billing problem's message would open its sheet over the paywall: this app shows it later.
     state.messages.policy = .deferred
-    let loaded = await effects.perform(.load)
-    _ = update(&state, try #require(loaded))
-    _ = update(&state, .key(.character("t")))
+    let loaded = try #require(await effects.perform(.load))
+    // Deferred: each waiting message is marked deferred in the store, and none opens.
+    var deferred: [Effect] = []
+    if case .loaded(let snapshot) = loaded { deferred = snapshot.messages.filter { $0.state == .pending }.map { .deferMessage($0.id) } }
+    send(&state, loaded, expecting: deferred)
+    send(&state, .key(.character("t")), expecting: [.loadHistory])
     let list = await effects.perform(.loadHistory)
-    _ = update(&state, try #require(list))
+    send(&state, try #require(list), expecting: [])
     let listed = try #require(state.manager.transactions)
     let id = transactionID ?? listed[0].id
     state.manager.selection = try #require(listed.firstIndex { $0.id == id })
     let opened = update(&state, .key(.enter))
     let group = try #require(listed.first { $0.id == id }?.subscriptionGroupID)
     #expect(opened == [.loadNotifications(transactionID: id), .loadSubscriptionHistory(groupID: group)])
-    _ = update(&state, .manager(.notificationsLoaded(transactionID: id, [])))
+    send(&state, .manager(.notificationsLoaded(transactionID: id, [])), expecting: [])
     let history = await effects.perform(.loadSubscriptionHistory(groupID: group))
-    _ = update(&state, try #require(history))
+    send(&state, try #require(history), expecting: [])
     return state
 }
 
@@ -243,13 +246,13 @@ struct SubscriptionTimelineTests {
         let consumable = transaction(swiftShopping, id: 8)
         var state = State(size: Size(columns: 100, rows: 30), account: "t", storePath: "/tmp/s", paywall: demoCatalog.paywall)
         state.screen = .transactions
-        _ = update(&state, .manager(.historyLoaded([subscription, consumable])))
+        send(&state, .manager(.historyLoaded([subscription, consumable])), expecting: [])
         #expect(update(&state, .key(.enter)) == [.loadNotifications(transactionID: 7), .loadSubscriptionHistory(groupID: "premium")])
         #expect(subscriptionTimeline(for: subscription, state) == nil, "nothing drawn until the history comes back")
         let history = try #require(SubscriptionHistory(groupID: "premium", transactions: [subscription], status: nil, failures: [],
                                                        expiries: [:], products: [], now: day(1)))
         assertUpdate(&state, .manager(.subscriptionHistoryLoaded(groupID: "premium", history))) { $0.manager.histories["premium"] = history }
-        _ = update(&state, .key(.escape))
+        send(&state, .key(.escape), expecting: [])
         state.manager.selection = 1
         #expect(update(&state, .key(.enter)) == [.loadNotifications(transactionID: 8)])
     }

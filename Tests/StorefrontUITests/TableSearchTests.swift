@@ -53,53 +53,53 @@ struct TableSearchTests {
         // Enter now buys the match: the sheet is the App Store's for 100 Coins.
         #expect(update(&state, .key(.enter)).isEmpty)
         #expect(state.sheet == .confirm(productID: coins))
-        _ = update(&state, .key(.escape))
-        _ = update(&state, .paywall(.purchased(productID: coins, .userCancelled)))
+        send(&state, .key(.escape), expecting: [.purchase(productID: coins, outcome: .cancel)])
+        send(&state, .paywall(.purchased(productID: coins, .userCancelled)), expecting: [.load])
         #expect(update(&state, .key(.escape)).isEmpty)
         #expect(state.search == TableSearch() && state.sheet == nil, "Esc clears the search first")
         #expect(state.selection == index(of: coins), "the cursor stays on the product it was on")
-        _ = update(&state, .key(.escape))
+        send(&state, .key(.escape), expecting: [])
         #expect(state.sheet == .confirmQuit, "then Esc asks to quit, as before")
     }
 
     @Test("in the prompt every key types (q does not quit); backspace deletes, and closes it when empty; Esc cancels")
     func promptKeys() {
         var state = loadedState()
-        _ = update(&state, .key(.character("/")))
+        send(&state, .key(.character("/")), expecting: [])
         type("qrage", into: &state)
         #expect(state.isRunning && state.search.query == "qrage" && state.search.matches == [])
         #expect(render(state, timeZone: utc).lines.contains { $0.contains("No product matches “qrage”") })
         #expect(update(&state, .key(.enter)).isEmpty)
         #expect(update(&state, .key(.enter)).isEmpty && state.sheet == nil, "nothing to buy when nothing matches")
-        _ = update(&state, .key(.character("/")))
+        send(&state, .key(.character("/")), expecting: [])
         #expect(state.search.isEditing && state.search.query == "qrage", "/ edits the search kept")
-        for _ in 0..<5 { _ = update(&state, .key(.backspace)) }
+        for _ in 0..<5 { send(&state, .key(.backspace), expecting: []) }
         #expect(state.search.query == "" && state.search.isEditing && state.search.matches == nil)
-        _ = update(&state, .key(.backspace))
+        send(&state, .key(.backspace), expecting: [])
         #expect(!state.search.isEditing)
-        _ = update(&state, .key(.character("/")))
+        send(&state, .key(.character("/")), expecting: [])
         type("rage", into: &state)
-        _ = update(&state, .key(.escape))
+        send(&state, .key(.escape), expecting: [])
         #expect(state.search == TableSearch())
     }
 
     @Test("n and N go to the next and previous match, round the ends; ↑ ↓ go among the matches only")
     func nextPrevious() {
         var state = loadedState()
-        _ = update(&state, .key(.character("/")))
+        send(&state, .key(.character("/")), expecting: [])
         type("Rage", into: &state)
         #expect(update(&state, .key(.down)).isEmpty, "↓ moves while the prompt is open")
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
         let matches = [index(of: iPhoneRage), index(of: "com.razeware.razefaces.nightlyrage")]
         #expect(state.search.matches == matches)
         #expect(state.selection == matches[1])
-        _ = update(&state, .key(.character("n")))
+        send(&state, .key(.character("n")), expecting: [])
         #expect(state.selection == matches[0], "round from the last to the first")
-        _ = update(&state, .key(.character("N")))
+        send(&state, .key(.character("N")), expecting: [])
         #expect(state.selection == matches[1])
-        _ = update(&state, .key(.down))
+        send(&state, .key(.down), expecting: [])
         #expect(state.selection == matches[1], "no further than the last match")
-        _ = update(&state, .key(.home))
+        send(&state, .key(.home), expecting: [])
         #expect(state.selection == matches[0])
         // Without a search n and N do nothing.
         var plain = loadedState()
@@ -109,7 +109,7 @@ struct TableSearchTests {
     @Test("the position on the rule: 37/209 on a long table; case and accents ignored (munzen finds Münzen)")
     func positionAndFolding() {
         var state = longPaywall()
-        for _ in 0..<36 { _ = update(&state, .key(.down)) }
+        for _ in 0..<36 { send(&state, .key(.down), expecting: []) }
         #expect(render(state, timeZone: utc).lines[3].hasSuffix(" 37/209 ──"))
         var german = loadedState(snapshot: {
             var loaded = snapshot()
@@ -117,7 +117,7 @@ struct TableSearchTests {
             loaded.products = demoCatalog.products(in: loaded.storefront)
             return loaded
         }())
-        _ = update(&german, .key(.character("/")))
+        send(&german, .key(.character("/")), expecting: [])
         type("MUNZEN", into: &german)
         #expect(german.search.matches == [index(of: coins)], "\(german.products.map(\.displayName))")
     }
@@ -126,22 +126,22 @@ struct TableSearchTests {
     func stickyHeadings() {
         var state = longPaywall()
         let layout = Layout(state)
-        for _ in 0..<40 { _ = update(&state, .key(.down)) }
+        for _ in 0..<40 { send(&state, .key(.down), expecting: []) }
         var screen = render(state, timeZone: utc).lines
         #expect(screen[layout.tableTop].hasPrefix("  Non-consumables    ") && screen[layout.tableTop].hasSuffix("↑"),
                 "the heading, and the mark that rows are above:\n\(screen.joined(separator: "\n"))")
         #expect(screen.contains { $0.hasPrefix(" ▸") && $0.contains("Sticker pack 34") })
         // Up, row by row, to the top of the view and past it: the cursor's row is always drawn, below the heading.
         for _ in 0..<30 {
-            _ = update(&state, .key(.up))
+            send(&state, .key(.up), expecting: [])
             screen = render(state, timeZone: utc).lines
             let cursor = screen.firstIndex { $0.hasPrefix(" ▸") }
             #expect(cursor.map { $0 > layout.tableTop } == true, "\n\(screen.joined(separator: "\n"))")
             #expect(screen[layout.tableTop].hasPrefix("  Non-consumables") || screen[layout.tableTop].hasPrefix("  Premium"))
         }
         // Into the consumables: their heading takes the top row.
-        _ = update(&state, .key(.end))
-        for _ in 0..<20 { _ = update(&state, .key(.up)) }
+        send(&state, .key(.end), expecting: [])
+        for _ in 0..<20 { send(&state, .key(.up), expecting: []) }
         screen = render(state, timeZone: utc).lines
         #expect(screen[layout.tableTop].hasPrefix("  Consumables    "), "\n\(screen.joined(separator: "\n"))")
         #expect(render(state, timeZone: utc)[2, layout.tableTop].style == Style(bold: true, color: .cyan))
@@ -170,16 +170,16 @@ struct TableSearchTests {
         var state = loadedState(on: .transactions)
         var sub = transaction(monthly, id: 2_000_000_004, expires: fixedDate.addingTimeInterval(30 * 86_400))
         sub.subscriptionGroupID = "premium"
-        _ = update(&state, .manager(.historyLoaded([
+        send(&state, .manager(.historyLoaded([
             transaction(iPhoneRage, id: 2_000_000_006, status: .pending, pending: .askToBuy),
             transaction(swiftShopping, id: 2_000_000_005, refunded: true), sub,
             transaction(coins, id: 2_000_000_003, status: .pending, pending: .interrupted),
-        ])))
-        _ = update(&state, .key(.character("/")))
+        ])), expecting: [])
+        send(&state, .key(.character("/")), expecting: [])
         type("pending", into: &state)
         #expect(state.manager.search.matches == [0, 3])
-        _ = update(&state, .key(.enter))
-        _ = update(&state, .key(.down))
+        send(&state, .key(.enter), expecting: [])
+        send(&state, .key(.down), expecting: [])
         #expect(state.manager.selection == 3, "↓ goes to the next match")
         let screen = render(state, timeZone: utc).lines
         #expect(screen[2].hasSuffix(" /pending · 2/2 ──"))
@@ -187,17 +187,17 @@ struct TableSearchTests {
                 "\n\(screen.joined(separator: "\n"))")
         #expect(update(&state, .key(.escape)).isEmpty)
         #expect(state.screen == .transactions && state.manager.search == TableSearch())
-        _ = update(&state, .key(.character("/")))
+        send(&state, .key(.character("/")), expecting: [])
         type("monthly", into: &state)
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
         #expect(state.manager.selected?.id == 2_000_000_004)
         #expect(update(&state, .key(.character("n"))) == [.run(.renew(groupID: "premium"))], "n is renew now here, as before")
         // A new list keeps the filter on what it now holds.
-        _ = update(&state, .commandFinished(.renew(groupID: "premium"), .success("Renewed")))
-        _ = update(&state, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_005)])))
+        send(&state, .commandFinished(.renew(groupID: "premium"), .success("Renewed")), expecting: [.load, .loadHistory])
+        send(&state, .manager(.historyLoaded([transaction(swiftShopping, id: 2_000_000_005)])), expecting: [])
         #expect(state.manager.search.matches == [])
-        _ = update(&state, .key(.escape))
-        _ = update(&state, .key(.escape))
+        send(&state, .key(.escape), expecting: [])
+        send(&state, .key(.escape), expecting: [])
         #expect(state.screen == .paywall)
     }
 }

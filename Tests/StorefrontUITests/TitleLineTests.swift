@@ -21,10 +21,10 @@ struct TitleLineTests {
         state.account = "a-very-long-sandbox-tester-name@example.com"
         var snap = snapshot()
         snap.clock = fixedDate
-        _ = update(&state, .loaded(snap))
+        send(&state, .loaded(snap), expecting: [])
         let title = render(state, timeZone: utc).lines[0]
         #expect(title.hasPrefix(" Storefront · store.sqlite · USA · 2026-12-01 00:00 UTC") && title.hasSuffix("s Set"), "\(title)")
-        _ = update(&state, .resized(Size(columns: 60, rows: 16)))
+        send(&state, .resized(Size(columns: 60, rows: 16)), expecting: [])
         let narrow = render(state, timeZone: utc).lines[0]
         #expect(narrow.hasPrefix(" Storefront · a-ver") && narrow.contains("…") && narrow.hasSuffix("s Set"), "\(narrow)")
     }

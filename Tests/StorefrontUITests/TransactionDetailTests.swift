@@ -38,7 +38,7 @@ private func notification(_ id: Int64, _ type: String, _ subtype: String?, attem
 private func managerWithTrial(_ trial: StoreEngine.Transaction = trial(), columns: Int = 100, rows: Int = 30) -> State {
     var state = loadedState(on: .transactions, columns: columns, rows: rows)
     state.snapshot?.storeTime = fixedDate.addingTimeInterval(2 * 86_400)
-    _ = update(&state, .manager(.historyLoaded([trial, transaction(swiftShopping, id: 2_000_000_001)])))
+    send(&state, .manager(.historyLoaded([trial, transaction(swiftShopping, id: 2_000_000_001)])), expecting: [])
     return state
 }
 
@@ -55,20 +55,20 @@ struct TransactionDetailTests {
         }
         for key in [Key.escape, .character("i"), .enter] {
             var state = managerWithTrial()
-            _ = update(&state, .key(.enter))
+            send(&state, .key(.enter), expecting: [.loadNotifications(transactionID: 2_000_000_004), .loadSubscriptionHistory(groupID: "premium")])
             #expect(update(&state, .key(key)).isEmpty)
             #expect(state.manager.detail == nil, "\(key) closes the pane")
             #expect(state.screen == .transactions, "\(key) stays in the manager")
         }
         var empty = loadedState(on: .transactions)
-        _ = update(&empty, .manager(.historyLoaded([])))
+        send(&empty, .manager(.historyLoaded([])), expecting: [])
         #expect(update(&empty, .key(.enter)).isEmpty && empty.manager.detail == nil)
     }
 
     @Test("notifications arrive for the open transaction only; a reload asks again; a deleted transaction closes it")
     func notificationsAndReload() {
         var state = managerWithTrial()
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [.loadNotifications(transactionID: 2_000_000_004), .loadSubscriptionHistory(groupID: "premium")])
         let sent = [notification(1, "SUBSCRIBED", "INITIAL_BUY", attempts: [.success])]
         #expect(update(&state, .manager(.notificationsLoaded(transactionID: 2_000_000_001, sent))).isEmpty)
         #expect(state.manager.detail?.notifications == nil)
@@ -86,15 +86,15 @@ struct TransactionDetailTests {
     @Test("the pane's keys: ↑ ↓ scroll it, the actions still act on its transaction, t p s switch screens")
     func keysWhileOpen() {
         var state = managerWithTrial(rows: 16)
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [.loadNotifications(transactionID: 2_000_000_004), .loadSubscriptionHistory(groupID: "premium")])
         #expect(update(&state, .key(.down)).isEmpty)
         #expect(state.manager.detail?.scroll == 1 && state.manager.selection == 0)
-        _ = update(&state, .key(.end))
+        send(&state, .key(.end), expecting: [])
         let bottom = state.manager.detail?.scroll ?? 0
         #expect(bottom > 1)
-        _ = update(&state, .key(.down))
+        send(&state, .key(.down), expecting: [])
         #expect(state.manager.detail?.scroll == bottom, "no scrolling past the last line")
-        _ = update(&state, .key(.home))
+        send(&state, .key(.home), expecting: [])
         #expect(state.manager.detail?.scroll == 0)
         #expect(update(&state, .key(.character("e"))) == [.run(.expire(groupID: "premium"))])
         #expect(update(&state, .key(.character("p"))).isEmpty && state.screen == .paywall)
@@ -103,12 +103,12 @@ struct TransactionDetailTests {
     @Test("it names price, offer, reason, ownership, the dates, the request, the payload and its verification")
     func contents() {
         var state = managerWithTrial()
-        _ = update(&state, .key(.enter))
-        _ = update(&state, .manager(.notificationsLoaded(transactionID: subscriptionID, [
+        send(&state, .key(.enter), expecting: [.loadNotifications(transactionID: 2_000_000_004), .loadSubscriptionHistory(groupID: "premium")])
+        send(&state, .manager(.notificationsLoaded(transactionID: subscriptionID, [
             notification(1, "SUBSCRIBED", "INITIAL_BUY", attempts: [.success]),
             notification(2, "DID_RENEW", nil, attempts: [.timedOut, .noResponse]),
             notification(3, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", attempts: []),
-        ])))
+        ])), expecting: [])
         let lines = detailLines(state, timeZone: utc).map { "\($0.label): \($0.value)" }
         for expected in ["Price: $0.00 (USA)", "Offer: introductory · freeTrial · P7D", "Reason: purchase",
                          "Ownership: purchased", "Purchased: 2026-12-01 00:00", "Original: 2026-12-01 00:00 (tx 2000000004)",
@@ -120,13 +120,13 @@ struct TransactionDetailTests {
             #expect(lines.contains(expected), "missing \(expected) in\n\(lines.joined(separator: "\n"))")
         }
         var tampered = managerWithTrial(trial(verification: .unverified(reason: LedgerTransactionsReason.edited)))
-        _ = update(&tampered, .key(.enter))
+        send(&tampered, .key(.enter), expecting: [.loadNotifications(transactionID: 2_000_000_004), .loadSubscriptionHistory(groupID: "premium")])
         let verdict = detailLines(tampered, timeZone: utc).first { $0.label == "Signature" }
         #expect(verdict?.value == "unverified: \(LedgerTransactionsReason.edited)" && verdict?.style.color == .red)
 
         var pending = loadedState(on: .transactions)
-        _ = update(&pending, .manager(.historyLoaded([transaction(swiftShopping, id: 7, status: .pending, pending: .interrupted)])))
-        _ = update(&pending, .key(.enter))
+        send(&pending, .manager(.historyLoaded([transaction(swiftShopping, id: 7, status: .pending, pending: .interrupted)])), expecting: [])
+        send(&pending, .key(.enter), expecting: [.loadNotifications(transactionID: 7)])
         let text = detailLines(pending, timeZone: utc).map { "\($0.label): \($0.value)" }
         #expect(text.contains("Request: interrupted purchase"), "\(text)")
         #expect(text.contains(": none: a pending request carries no signature"), "\(text)")
@@ -136,17 +136,17 @@ struct TransactionDetailTests {
     @Test("the whole screen at 100×30: facts and notifications left, the signed payload right, the keys below")
     func wholeScreen() throws {
         var state = managerWithTrial()
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [.loadNotifications(transactionID: 2_000_000_004), .loadSubscriptionHistory(groupID: "premium")])
         // The group's history, as the pane's effect reads it from the engine.
         let now = try #require(state.snapshot?.storeTime)
         let history = try #require(SubscriptionHistory(groupID: "premium", transactions: state.manager.transactions ?? [],
                                                        status: state.snapshot?.subscriptions["premium"], failures: [], expiries: [:],
                                                        products: state.products, now: now))
-        _ = update(&state, .manager(.subscriptionHistoryLoaded(groupID: "premium", history)))
-        _ = update(&state, .manager(.notificationsLoaded(transactionID: subscriptionID, [
+        send(&state, .manager(.subscriptionHistoryLoaded(groupID: "premium", history)), expecting: [])
+        send(&state, .manager(.notificationsLoaded(transactionID: subscriptionID, [
             notification(1, "SUBSCRIBED", "INITIAL_BUY", attempts: [.success]),
             notification(2, "DID_RENEW", nil, attempts: [.timedOut]),
-        ])))
+        ])), expecting: [])
         let screen = render(state, timeZone: utc).lines.map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }
         #expect(screen.count == 30)
         #expect(screen.joined(separator: "\n") == expectedScreen, "\n\(screen.joined(separator: "\n"))")
@@ -154,7 +154,7 @@ struct TransactionDetailTests {
     @Test("a long payload value is cut with …; w wraps it whole on the rows below, w again cuts it")
     func longValues() {
         var state = managerWithTrial()
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [.loadNotifications(transactionID: 2_000_000_004), .loadSubscriptionHistory(groupID: "premium")])
         let cut = render(state, timeZone: utc).lines
         #expect(cut.contains { $0.hasSuffix("productId     barcode_month_subscripti…") }, "\n\(cut.joined(separator: "\n"))")
         #expect(update(&state, .key(.character("w"))).isEmpty)
@@ -163,7 +163,7 @@ struct TransactionDetailTests {
         let at = wrapped.firstIndex { $0.hasSuffix("productId     barcode_month_subscriptio") }
         #expect(at.map { wrapped[$0 + 1].hasSuffix(String(repeating: " ", count: 14) + "n") } == true,
                 "the rest of the value under it:\n\(wrapped.joined(separator: "\n"))")
-        _ = update(&state, .key(.character("w")))
+        send(&state, .key(.character("w")), expecting: [])
         #expect(render(state, timeZone: utc).lines == cut)
         // A field name wider than its column has a row of its own, whole, with its value under it.
         let rows = columnRows([DetailLine(label: "subscriptionGroupIdentifier", value: "premium"),

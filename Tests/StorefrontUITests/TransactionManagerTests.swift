@@ -25,7 +25,7 @@ struct TransactionManagerTests {
     /// The manager with `history` loaded and the transaction `id` selected.
     func manager(selecting id: Int64? = nil) -> State {
         var state = loadedState(on: .transactions)
-        _ = update(&state, .manager(.historyLoaded(history)))
+        send(&state, .manager(.historyLoaded(history)), expecting: [])
         if let id { selectTransaction(&state, history.firstIndex { $0.id == id }!) }
         return state
     }
@@ -33,17 +33,17 @@ struct TransactionManagerTests {
     @Test("a history that cannot be read shows an alert and an empty list, not a spinner for ever")
     func historyFailed() {
         var state = loadedState()
-        _ = update(&state, .key(.character("t")))
-        _ = update(&state, .manager(.historyFailed("store file /tmp/x.sqlite: disk I/O error")))
+        send(&state, .key(.character("t")), expecting: [.loadHistory])
+        send(&state, .manager(.historyFailed("store file /tmp/x.sqlite: disk I/O error")), expecting: [])
         #expect(state.manager.transactions == [])
         #expect(state.sheet == .alert(title: "Cannot Load Transactions", message: "store file /tmp/x.sqlite: disk I/O error"))
         let text = render(state).lines.joined(separator: "\n")
         #expect(!text.contains("Loading transactions…"))
         #expect(text.contains("disk I/O error"))
         // Off the manager, a late failure is not an alert over another screen.
-        _ = update(&state, .key(.enter))
-        _ = update(&state, .key(.character("p")))
-        _ = update(&state, .manager(.historyFailed("again")))
+        send(&state, .key(.enter), expecting: [])
+        send(&state, .key(.character("p")), expecting: [])
+        send(&state, .manager(.historyFailed("again")), expecting: [])
         #expect(state.sheet == nil)
     }
 
@@ -55,10 +55,10 @@ struct TransactionManagerTests {
         #expect(state.screen == .transactions)
         #expect(state.flash == nil, "a note about the paywall does not follow to another screen")
         #expect(render(state).lines.contains { $0.contains("Loading transactions…") })
-        _ = update(&state, .manager(.historyLoaded(history)))
+        send(&state, .manager(.historyLoaded(history)), expecting: [])
         #expect(update(&state, .key(.character("p"))).isEmpty)
         #expect(state.screen == .paywall)
-        _ = update(&state, .key(.character("t")))
+        send(&state, .key(.character("t")), expecting: [.loadHistory])
         #expect(update(&state, .key(.escape)).isEmpty)
         #expect(state.screen == .paywall)
         #expect(state.isRunning, "esc on another screen goes back; it does not quit")
@@ -103,7 +103,7 @@ struct TransactionManagerTests {
         shared.ownershipType = .familyShared
         var state = loadedState(on: .transactions)
         let facts = TransactionFacts(shared, at: fixedDate.addingTimeInterval(16 * 3600))
-        _ = update(&state, .manager(.historyLoaded([shared] + history, facts: [facts])))
+        send(&state, .manager(.historyLoaded([shared] + history, facts: [facts])), expecting: [])
         #expect(state.manager.facts(of: shared, state) == facts, "the facts the face read with the list")
         let screen = render(state, timeZone: utc).lines
         let line = try #require(screen.first { $0.contains("tx 2000000010") }, "\n\(screen.joined(separator: "\n"))")
@@ -123,7 +123,7 @@ struct TransactionManagerTests {
     @Test("while a command runs, another key starts nothing")
     func oneCommandAtATime() {
         var state = manager(selecting: 2_000_000_006)
-        _ = update(&state, .key(.character("a")))
+        send(&state, .key(.character("a")), expecting: [.run(.approve(2_000_000_006))])
         #expect(update(&state, .key(.character("d"))).isEmpty)
         #expect(state.busy == .working("Approving request 2000000006…"))
     }
@@ -131,14 +131,14 @@ struct TransactionManagerTests {
     @Test("a finished command notes its result and reads the screen again; a failure is an alert")
     func commandFinished() {
         var state = manager(selecting: 2_000_000_006)
-        _ = update(&state, .key(.character("a")))
+        send(&state, .key(.character("a")), expecting: [.run(.approve(2_000_000_006))])
         let effects = update(&state, .commandFinished(.approve(2_000_000_006), .success("Approved 2000000006 (iPhone Rage)")))
         #expect(effects == [.load, .loadHistory], "the list and the paywall's checkmarks both change")
         #expect(state.busy == nil)
         #expect(state.flash == "Approved 2000000006 (iPhone Rage)")
 
-        _ = update(&state, .key(.character("a")))
-        _ = update(&state, .commandFinished(.approve(2_000_000_006), .failure(CommandFailure("transaction 2000000006 cannot be approved"))))
+        send(&state, .key(.character("a")), expecting: [.run(.approve(2_000_000_006))])
+        send(&state, .commandFinished(.approve(2_000_000_006), .failure(CommandFailure("transaction 2000000006 cannot be approved"))), expecting: [.load, .loadHistory])
         #expect(state.sheet == .alert(title: "Cannot approve", message: "transaction 2000000006 cannot be approved"))
         #expect(state.busy == nil)
     }
@@ -155,16 +155,16 @@ struct TransactionManagerTests {
         #expect(update(&state, .key(.character("n"))).isEmpty)
         #expect(state.sheet == nil)
         #expect(state.screen == .transactions)
-        _ = update(&state, .key(.character("x")))
+        send(&state, .key(.character("x")), expecting: [])
         #expect(update(&state, .key(.escape)).isEmpty)
         #expect(state.screen == .transactions, "esc closes the question, not the screen")
-        _ = update(&state, .key(.character("x")))
+        send(&state, .key(.character("x")), expecting: [])
         #expect(update(&state, .key(.enter)) == [.run(.delete(2_000_000_003))])
         #expect(state.sheet == nil)
         #expect(state.busy == .working("Deleting 2000000003…"))
         // Any transaction may be deleted, pending ones too.
         var pending = manager(selecting: 2_000_000_006)
-        _ = update(&pending, .key(.character("x")))
+        send(&pending, .key(.character("x")), expecting: [])
         #expect(update(&pending, .key(.character("y"))) == [.run(.delete(2_000_000_006))])
     }
 
@@ -173,8 +173,8 @@ struct TransactionManagerTests {
         var state = manager()
         #expect(update(&state, .key(.character("o"))).isEmpty)
         #expect(state.sheet == .outsidePurchase(selection: 0))
-        _ = update(&state, .key(.down))
-        _ = update(&state, .key(.down))
+        send(&state, .key(.down), expecting: [])
+        send(&state, .key(.down), expecting: [])
         #expect(state.sheet == .outsidePurchase(selection: 2))
         let text = render(state).lines.joined(separator: "\n")
         #expect(text.contains("Buy From Outside the App"))
@@ -185,9 +185,9 @@ struct TransactionManagerTests {
         var paged = state
         #expect(update(&paged, .key(.end)).isEmpty)
         #expect(paged.sheet == .outsidePurchase(selection: products.count - 1), "End goes to the last")
-        _ = update(&paged, .key(.home))
+        send(&paged, .key(.home), expecting: [])
         #expect(paged.sheet == .outsidePurchase(selection: 0))
-        _ = update(&paged, .key(.pageDown))
+        send(&paged, .key(.pageDown), expecting: [])
         guard case .outsidePurchase(let after) = paged.sheet else { return }
         #expect(after > 1, "PgDn moves by a page")
         #expect(update(&state, .key(.enter)) == [.run(.buyOutside(productID: products[2].id))])
@@ -196,8 +196,8 @@ struct TransactionManagerTests {
 
         // ↑ from the first wraps to the last; esc buys nothing.
         var other = manager()
-        _ = update(&other, .key(.character("o")))
-        _ = update(&other, .key(.up))
+        send(&other, .key(.character("o")), expecting: [])
+        send(&other, .key(.up), expecting: [])
         #expect(other.sheet == .outsidePurchase(selection: products.count - 1))
         #expect(update(&other, .key(.escape)).isEmpty)
         #expect(other.sheet == nil)
@@ -209,19 +209,19 @@ struct TransactionManagerTests {
     func selection() {
         var state = manager()
         #expect(state.manager.selected?.id == 2_000_000_006)
-        _ = update(&state, .key(.down))
-        _ = update(&state, .key(.character("j")))
+        send(&state, .key(.down), expecting: [])
+        send(&state, .key(.character("j")), expecting: [])
         #expect(state.manager.selected?.id == 2_000_000_004)
-        _ = update(&state, .key(.end))
+        send(&state, .key(.end), expecting: [])
         #expect(state.manager.selected?.id == 2_000_000_001)
-        _ = update(&state, .key(.down))
+        send(&state, .key(.down), expecting: [])
         #expect(state.manager.selected?.id == 2_000_000_001, "moving down from the last stays there")
-        _ = update(&state, .key(.home))
+        send(&state, .key(.home), expecting: [])
         #expect(state.manager.selected?.id == 2_000_000_006)
         var canvas = render(state, timeZone: utc)
         let row = canvas.lines.firstIndex { $0.contains("2000000003") }!
         #expect(canvas.target(atX: 30, y: row) == .row(3))
-        _ = update(&state, .click(.row(3)))
+        send(&state, .click(.row(3)), expecting: [])
         #expect(state.manager.selected?.id == 2_000_000_003)
         canvas = render(state, timeZone: utc)
         #expect(canvas.lines[27] == "  tx 2000000003 · $0.99 · refunded (other)  ·  i details  x delete")
@@ -231,13 +231,13 @@ struct TransactionManagerTests {
     func scrolling() {
         let long = (0..<40).map { transaction(coins, id: 3_000_000_000 - Int64($0)) }
         var state = loadedState(on: .transactions, columns: 80, rows: 24)
-        _ = update(&state, .manager(.historyLoaded(long)))
-        _ = update(&state, .key(.end))
+        send(&state, .manager(.historyLoaded(long)), expecting: [])
+        send(&state, .key(.end), expecting: [])
         var lines = render(state, timeZone: utc).lines
         #expect(lines.contains { $0.contains("2999999961") }, "the selected last row is on screen")
         #expect(!lines.contains { $0.contains("3000000000") })
         #expect(lines[4].hasSuffix("↑"))
-        _ = update(&state, .key(.home))
+        send(&state, .key(.home), expecting: [])
         lines = render(state, timeZone: utc).lines
         #expect(lines[4].contains("3000000000"))
         #expect(lines.contains { $0.hasSuffix("↓") })
@@ -248,9 +248,9 @@ struct TransactionManagerTests {
     func shorterHistory() {
         let long = (0..<40).map { transaction(coins, id: 3_000_000_000 - Int64($0)) }
         var state = loadedState(on: .transactions, columns: 80, rows: 24)
-        _ = update(&state, .manager(.historyLoaded(long)))
-        _ = update(&state, .key(.end))
-        _ = update(&state, .manager(.historyLoaded(Array(long.prefix(3)))))
+        send(&state, .manager(.historyLoaded(long)), expecting: [])
+        send(&state, .key(.end), expecting: [])
+        send(&state, .manager(.historyLoaded(Array(long.prefix(3)))), expecting: [])
         #expect(state.manager.selected?.id == 2_999_999_998)
         let lines = render(state, timeZone: utc).lines
         #expect(lines.contains { $0.contains("▸") && $0.contains("2999999998") }, "the selected row is drawn:\n\(lines.joined(separator: "\n"))")
@@ -260,10 +260,10 @@ struct TransactionManagerTests {
     func shrink() {
         let long = (0..<40).map { transaction(coins, id: 3_000_000_000 - Int64($0)) }
         var state = loadedState(on: .transactions)
-        _ = update(&state, .manager(.historyLoaded(long)))
+        send(&state, .manager(.historyLoaded(long)), expecting: [])
         selectTransaction(&state, 20)
         #expect(render(state).lines.contains { $0.hasPrefix("▸ 2999999980") })
-        _ = update(&state, .resized(Size(columns: 80, rows: 16)))
+        send(&state, .resized(Size(columns: 80, rows: 16)), expecting: [])
         let lines = render(state, timeZone: utc).lines
         #expect(lines.contains { $0.hasPrefix("▸ 2999999980") }, "the cursor's row is drawn:\n\(lines.joined(separator: "\n"))")
         #expect(lines[4].hasSuffix("↑"))
@@ -284,7 +284,7 @@ struct TransactionManagerTests {
     @Test("an empty history says how to make one")
     func empty() {
         var state = loadedState(on: .transactions)
-        _ = update(&state, .manager(.historyLoaded([])))
+        send(&state, .manager(.historyLoaded([])), expecting: [])
         #expect(render(state).lines[4].contains("No transactions for this tester yet."))
         #expect(update(&state, .key(.character("a"))).isEmpty)
         #expect(update(&state, .key(.character("x"))).isEmpty)
@@ -338,7 +338,7 @@ struct TransactionManagerTests {
         let history = (0..<40).map { transaction(monthly, id: 2_000_000_100 + Int64($0), expires: fixedDate.addingTimeInterval(86_400 * 30)) }
         for columns in [98, 100, 120] {
             var state = loadedState(on: .transactions, columns: columns, rows: 24)
-            _ = update(&state, .manager(.historyLoaded(history)))
+            send(&state, .manager(.historyLoaded(history)), expecting: [])
             let lines = render(state, timeZone: utc).lines
             let marked = lines.filter { $0.hasSuffix("↓") || $0.hasSuffix("↓ ") }
             #expect(!marked.isEmpty, "\(columns): a mark shows")
@@ -351,7 +351,7 @@ struct TransactionManagerTests {
         var snap = snapshot()
         snap.storeTime = fixedDate.addingTimeInterval(86_400 * 40)
         var state = loadedState(on: .transactions, snapshot: snap)
-        _ = update(&state, .manager(.historyLoaded([transaction(monthly, id: 2_000_000_001, expires: fixedDate.addingTimeInterval(86_400 * 30))])))
+        send(&state, .manager(.historyLoaded([transaction(monthly, id: 2_000_000_001, expires: fixedDate.addingTimeInterval(86_400 * 30))])), expecting: [])
         #expect(render(state, timeZone: utc).lines[4].contains("expired"))
         let unloaded = State(size: Size(columns: 100, rows: 30), account: "t", storePath: "/tmp/s", paywall: demoCatalog.paywall)
         #expect(unloaded.manager.facts(of: transaction(monthly, id: 1, expires: fixedDate), unloaded).state == .purchased,

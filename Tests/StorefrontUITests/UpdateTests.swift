@@ -11,7 +11,7 @@ struct UpdateTests {
         var state = State(size: Size(columns: 100, rows: 30), account: "a", storePath: "p", paywall: Paywall())
         #expect(start(&state) == [.load])
         #expect(state.busy == .loading)
-        _ = update(&state, .loaded(snapshot()))
+        send(&state, .loaded(snapshot()), expecting: [])
         #expect(state.busy == nil)
         #expect(state.products.count == demoCatalog.products.count)
     }
@@ -21,19 +21,19 @@ struct UpdateTests {
         var state = loadedState()
         #expect(update(&state, .key(.down)).isEmpty)
         #expect(state.selection == 1)
-        _ = update(&state, .key(.character("j")))
+        send(&state, .key(.character("j")), expecting: [])
         #expect(state.selection == 2)
-        _ = update(&state, .key(.character("k")))
-        _ = update(&state, .key(.up))
-        _ = update(&state, .key(.up))
+        send(&state, .key(.character("k")), expecting: [])
+        send(&state, .key(.up), expecting: [])
+        send(&state, .key(.up), expecting: [])
         #expect(state.selection == 0, "moving up from the top stays at the top")
-        _ = update(&state, .key(.end))
+        send(&state, .key(.end), expecting: [])
         #expect(state.selection == demoCatalog.products.count - 1)
-        _ = update(&state, .key(.down))
+        send(&state, .key(.down), expecting: [])
         #expect(state.selection == demoCatalog.products.count - 1, "moving down from the bottom stays there")
-        _ = update(&state, .key(.home))
+        send(&state, .key(.home), expecting: [])
         #expect(state.selection == 0)
-        _ = update(&state, .key(.pageDown))
+        send(&state, .key(.pageDown), expecting: [])
         #expect(state.selection > 1)
     }
 
@@ -41,34 +41,34 @@ struct UpdateTests {
     func consumableRebuy() {
         var state = loadedState(snapshot: snapshot(balances: [coins: 3]))
         state.selection = index(of: coins)
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
         #expect(state.sheet == .confirm(productID: coins))
     }
 
     @Test("a failed purchase shows an alert with the StoreKit error's name and a sentence")
     func purchaseFailed() {
         var state = loadedState()
-        _ = update(&state, .key(.enter))
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
+        send(&state, .key(.enter), expecting: [.purchase(productID: "barcode_year_subscription")])
         let report = PurchaseReport.failed(name: "purchaseNotAllowed", domain: "Product.PurchaseError",
                                            message: "This account is not allowed to make payments.")
-        _ = update(&state, .paywall(.purchased(productID: demoCatalog.products[0].id, report)))
+        send(&state, .paywall(.purchased(productID: demoCatalog.products[0].id, report)), expecting: [.load])
         guard case .alert(let title, let message) = state.sheet else {
             Issue.record("expected an alert, got \(String(describing: state.sheet))")
             return
         }
         #expect(title == "Purchase Failed")
         #expect(message == "Product.PurchaseError.purchaseNotAllowed: This account is not allowed to make payments.")
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
         #expect(state.sheet == nil, "Enter dismisses the alert")
     }
 
     @Test("pending and cancelled purchases say so")
     func pendingAndCancelled() {
         var state = loadedState()
-        _ = update(&state, .paywall(.purchased(productID: swiftShopping, .pending(.askToBuy))))
+        send(&state, .paywall(.purchased(productID: swiftShopping, .pending(.askToBuy))), expecting: [.load])
         #expect(state.sheet.map { if case .alert(let title, _) = $0 { title } else { "" } } == "Purchase Pending")
-        _ = update(&state, .key(.escape))
+        send(&state, .key(.escape), expecting: [])
         #expect(update(&state, .paywall(.purchased(productID: swiftShopping, .userCancelled))) == [.load])
         #expect(state.sheet == nil)
         #expect(state.flash == "Purchase of Swift Shopping cancelled (userCancelled)")
@@ -89,11 +89,11 @@ struct UpdateTests {
     @Test("l toggles the log, ? opens help, q and Esc quit, Ctrl-C quits even on a sheet")
     func keys() {
         var state = loadedState()
-        _ = update(&state, .key(.character("l")))
+        send(&state, .key(.character("l")), expecting: [])
         #expect(!state.showLog)
-        _ = update(&state, .key(.character("?")))
+        send(&state, .key(.character("?")), expecting: [])
         #expect(state.sheet == .help)
-        _ = update(&state, .key(.character("q")))
+        send(&state, .key(.character("q")), expecting: [])
         #expect(state.sheet == nil && state.isRunning, "q closes help first")
         #expect(update(&state, .key(.escape)).isEmpty)
         #expect(state.sheet == .confirmQuit && state.isRunning, "Esc asks first")
@@ -107,25 +107,25 @@ struct UpdateTests {
         #expect(!state.isRunning, "Esc, q quits")
 
         var other = loadedState()
-        _ = update(&other, .key(.enter))
-        _ = update(&other, .key(.interrupt))
+        send(&other, .key(.enter), expecting: [])
+        send(&other, .key(.interrupt), expecting: [])
         #expect(!other.isRunning)
         var third = loadedState()
-        _ = update(&third, .terminate)
+        send(&third, .terminate, expecting: [])
         #expect(!third.isRunning)
     }
 
     @Test("clicks select rows and press buttons")
     func clicks() {
         var state = loadedState()
-        _ = update(&state, .click(.product(4)))
+        send(&state, .click(.product(4)), expecting: [])
         #expect(state.selection == 4)
         #expect(state.sheet == nil)
-        _ = update(&state, .click(.buy(2)))
+        send(&state, .click(.buy(2)), expecting: [])
         #expect(state.selection == 2)
         #expect(state.sheet == .confirm(productID: demoCatalog.products[2].id))
         #expect(update(&state, .click(.confirm)) == [.purchase(productID: demoCatalog.products[2].id)])
-        _ = update(&state, .paywall(.purchased(productID: demoCatalog.products[2].id, .success(transactionID: 1, restored: false))))
+        send(&state, .paywall(.purchased(productID: demoCatalog.products[2].id, .success(transactionID: 1, restored: false))), expecting: [.load])
         #expect(update(&state, .click(.restore)) == [.restore])
     }
 
@@ -143,18 +143,18 @@ struct UpdateTests {
         var state = loadedState(columns: 80, rows: 20)
         let layout = Layout(state)
         #expect(layout.lines.count > layout.tableHeight, "the demo catalog must not fit in 80×20 for this test")
-        _ = update(&state, .key(.end))
+        send(&state, .key(.end), expecting: [])
         let line = layout.lines.firstIndex(of: .product(state.selection))!
         #expect(line >= state.scroll && line < state.scroll + layout.tableHeight)
-        _ = update(&state, .key(.home))
+        send(&state, .key(.home), expecting: [])
         #expect(state.scroll == 0, "back at the top the first group heading shows again")
     }
 
     @Test("resize changes the size and keeps the selection visible")
     func resize() {
         var state = loadedState()
-        _ = update(&state, .key(.end))
-        _ = update(&state, .resized(Size(columns: 80, rows: 18)))
+        send(&state, .key(.end), expecting: [])
+        send(&state, .resized(Size(columns: 80, rows: 18)), expecting: [])
         #expect(state.size == Size(columns: 80, rows: 18))
         let layout = Layout(state)
         let line = layout.lines.firstIndex(of: .product(state.selection))!
@@ -165,21 +165,23 @@ struct UpdateTests {
     func loadFailure() {
         var state = State(size: Size(columns: 100, rows: 30), account: "a", storePath: "p", paywall: Paywall())
         _ = start(&state)
-        _ = update(&state, .loadFailed("database is locked"))
+        send(&state, .loadFailed("database is locked"), expecting: [])
         #expect(state.loadError == "database is locked")
         #expect(state.busy == nil)
-        _ = update(&state, .loaded(snapshot()))
+        send(&state, .loaded(snapshot()), expecting: [])
         #expect(state.loadError == nil)
     }
 
     @Test("a status note goes after six seconds of ticks; an alert stays")
     func flashExpires() {
         var state = loadedState()
-        _ = update(&state, .paywall(.purchased(productID: swiftShopping, .success(transactionID: 1, restored: false))))
+        send(&state, .paywall(.purchased(productID: swiftShopping, .success(transactionID: 1, restored: false))), expecting: [.load])
         #expect(state.flash == "Purchased Swift Shopping")
-        for _ in 0..<(flashTicks - 1) { _ = update(&state, .tick) }
+        // Every fifth tick looks for another process's changes; no tick does anything else here.
+        let due = { (tick: Int) -> [Effect] in tick % 5 == 0 ? [.checkForChanges] : [] }
+        for tick in 1..<flashTicks { send(&state, .tick, expecting: due(tick)) }
         #expect(state.flash != nil, "still there before its time")
-        #expect(update(&state, .tick).isEmpty || true)
+        send(&state, .tick, expecting: due(flashTicks))
         #expect(state.flash == nil)
     }
 }

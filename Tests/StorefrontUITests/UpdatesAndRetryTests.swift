@@ -11,11 +11,11 @@ struct UpdatesAndRetryTests {
         var state = loadedState(snapshot: snapshot(dataVersion: 7))
         #expect(update(&state, .dataVersion(7)).isEmpty, "nothing changed")
         #expect(update(&state, .dataVersion(8)) == [.load])
-        _ = update(&state, .loadFailed("networkError: offline is true"))
+        send(&state, .loadFailed("networkError: offline is true"), expecting: [])
         // The loop keeps asking twice a second; the failed load is not repeated for the same version.
         for _ in 0..<5 { #expect(update(&state, .dataVersion(8)).isEmpty) }
         #expect(update(&state, .dataVersion(9)) == [.load], "the next write (offline turned off) loads again")
-        _ = update(&state, .loaded(snapshot(dataVersion: 9)))
+        send(&state, .loaded(snapshot(dataVersion: 9)), expecting: [])
         #expect(state.loadError == nil)
         #expect(update(&state, .dataVersion(9)).isEmpty)
     }
@@ -31,10 +31,10 @@ struct UpdatesAndRetryTests {
     @Test("a change seen while the engine is busy is not lost: it reloads once the work is done")
     func changeWhileBusy() {
         var state = loadedState(snapshot: snapshot(dataVersion: 1))
-        _ = update(&state, .key(.enter))
-        _ = update(&state, .key(.enter))
+        send(&state, .key(.enter), expecting: [])
+        send(&state, .key(.enter), expecting: [.purchase(productID: "barcode_year_subscription")])
         #expect(update(&state, .dataVersion(2)).isEmpty, "no load in the middle of a purchase")
-        _ = update(&state, .paywall(.purchased(productID: state.products[0].id, .userCancelled)))
+        send(&state, .paywall(.purchased(productID: state.products[0].id, .userCancelled)), expecting: [.load])
         #expect(update(&state, .dataVersion(2)) == [.load])
     }
 
@@ -43,7 +43,7 @@ struct UpdatesAndRetryTests {
         var state = State(size: Size(columns: 100, rows: 30), account: "a", storePath: "p", paywall: Paywall())
         _ = start(&state)
         for _ in 0..<10 { #expect(update(&state, .tick).isEmpty, "no check before the first load ends") }
-        _ = update(&state, .loadFailed("networkError: offline is true"))
+        send(&state, .loadFailed("networkError: offline is true"), expecting: [])
         let effects = (0..<10).flatMap { _ in update(&state, .tick) }
         #expect(effects == [.checkForChanges, .checkForChanges])
         // The failed first load left no version: the first one seen loads.
@@ -58,7 +58,7 @@ struct UpdatesAndRetryTests {
         #expect(realTime == [.checkForChanges, .checkForChanges])
         var snapshot = try #require(state.snapshot)
         snapshot.timeRate = .monthlyRenewalEveryThirtySeconds
-        _ = update(&state, .loaded(snapshot))
+        send(&state, .loaded(snapshot), expecting: [])
         let fast = (0..<10).flatMap { _ in update(&state, .tick) }
         #expect(fast == [.checkForChanges, .checkForChanges, .load])
         state.busy = .restoring
@@ -70,13 +70,13 @@ struct UpdatesAndRetryTests {
         var state = loadedState()
         var snap = snapshot(owned: [purchase(swiftShopping)], dataVersion: 2)
         snap.arrived = [swiftShopping, "com.example.gone"]
-        _ = update(&state, .loaded(snap))
+        send(&state, .loaded(snap), expecting: [])
         #expect(state.flash == "Arrived as an update: Swift Shopping, com.example.gone")
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines.contains { $0.hasPrefix("  Arrived as an update: Swift Shopping") })
         #expect(canvas.lines.contains { $0.contains("✓  Swift Shopping") })
         // A load with nothing new keeps the note rather than clearing it.
-        _ = update(&state, .loaded(snapshot(owned: [purchase(swiftShopping)], dataVersion: 3)))
+        send(&state, .loaded(snapshot(owned: [purchase(swiftShopping)], dataVersion: 3)), expecting: [])
         #expect(state.flash == "Arrived as an update: Swift Shopping, com.example.gone")
     }
 
@@ -98,22 +98,22 @@ struct UpdatesAndRetryTests {
     func buyWhileOffline() {
         var state = loadedState(snapshot: snapshot(balances: [coins: 3]))
         state.selection = index(of: coins)
-        _ = update(&state, .loadFailed("networkError"))
+        send(&state, .loadFailed("networkError"), expecting: [])
         #expect(update(&state, .key(.enter)).isEmpty)
         #expect(state.sheet == .confirm(productID: coins), "loaded, network drops, Buy: reproducible")
-        _ = update(&state, .key(.escape))
-        _ = update(&state, .paywall(.purchased(productID: coins, .userCancelled)))
+        send(&state, .key(.escape), expecting: [.purchase(productID: coins, outcome: .cancel)])
+        send(&state, .paywall(.purchased(productID: coins, .userCancelled)), expecting: [.load])
         #expect(update(&state, .key(.character("c"))) == [.consume(productID: coins)], "the balance is the app's own")
-        _ = update(&state, .paywall(.consumed(productID: coins, balance: 2)))
+        send(&state, .paywall(.consumed(productID: coins, balance: 2)), expecting: [.load])
         #expect(update(&state, .key(.character("r"))) == [.load], "r retries, not restores")
         #expect(state.busy == .loading)
         let retrying = render(state, timeZone: utc).lines
         #expect(retrying.contains { $0.contains("Retrying: loading the products again…") && $0.contains("[ Retrying ") })
-        _ = update(&state, .loadFailed("networkError"))
+        send(&state, .loadFailed("networkError"), expecting: [])
         #expect(state.failedRetries == 1)
         #expect(render(state, timeZone: utc).lines.contains { $0.contains("retried 1×") }, "each retry's result shows")
-        _ = update(&state, .key(.character("r")))
-        _ = update(&state, .loaded(snapshot(balances: [coins: 2])))
+        send(&state, .key(.character("r")), expecting: [.load])
+        send(&state, .loaded(snapshot(balances: [coins: 2])), expecting: [])
         #expect(state.loadError == nil && state.failedRetries == 0)
         #expect(state.flash == "Retried: the store is reachable again")
         #expect(render(state, timeZone: utc).lines.contains { $0.contains("[ Restore Purchases ]") })
@@ -123,16 +123,16 @@ struct UpdatesAndRetryTests {
     func retry() {
         for input in [Action.key(.character("r")), .click(.retry)] {
             var state = loadedState()
-            _ = update(&state, .loadFailed("networkError"))
+            send(&state, .loadFailed("networkError"), expecting: [])
             #expect(update(&state, input) == [.load], "\(input)")
             #expect(state.busy == .loading)
             #expect(state.sheet == nil, "\(input) opens no purchase sheet")
             #expect(update(&state, input).isEmpty, "\(input) again while loading starts nothing")
-            _ = update(&state, .loadFailed("networkError"))
+            send(&state, .loadFailed("networkError"), expecting: [])
             #expect(state.busy == nil)
             #expect(state.loadError == "networkError")
             #expect(update(&state, input) == [.load])
-            _ = update(&state, .loaded(snapshot()))
+            send(&state, .loaded(snapshot()), expecting: [])
             #expect(state.loadError == nil)
             #expect(render(state).lines.contains { $0.contains("Swift Shopping") })
             // With the store back, r restores again.
@@ -144,15 +144,15 @@ struct UpdatesAndRetryTests {
     func firstLoadFails() {
         var state = State(size: Size(columns: 80, rows: 24), account: "a", storePath: "p", paywall: demoCatalog.paywall)
         _ = start(&state)
-        _ = update(&state, .loadFailed("networkError"))
+        send(&state, .loadFailed("networkError"), expecting: [])
         let lines = render(state).lines
         #expect(lines.contains { $0.contains("[ Retry r ]") })
         #expect(!lines.contains { $0.contains("Loading products") })
         #expect(update(&state, .key(.enter)) == [.load], "Enter retries when no product is on screen")
         #expect(render(state).lines.contains { $0.contains("[ Retrying ") })
-        _ = update(&state, .loadFailed("networkError"))
+        send(&state, .loadFailed("networkError"), expecting: [])
         #expect(update(&state, .key(.character("r"))) == [.load])
-        _ = update(&state, .loaded(snapshot()))
+        send(&state, .loaded(snapshot()), expecting: [])
         #expect(render(state).lines.contains { $0.contains("Swift Shopping") })
     }
 
@@ -161,7 +161,7 @@ struct UpdatesAndRetryTests {
         var state = loadedState()
         var snap = snapshot(dataVersion: 2)
         snap.arrived = Array(repeating: monthly, count: 12) + [swiftShopping]
-        _ = update(&state, .loaded(snap))
+        send(&state, .loaded(snap), expecting: [])
         #expect(state.flash == "Arrived as an update: Monthly Subscription ×12, Swift Shopping")
     }
 }

@@ -175,7 +175,7 @@ struct PaywallWholeStateTests {
         #expect(route(.character("a"), manager) == .manager(.approve))
         #expect(route(.escape, manager) == .show(.paywall))
         var detail = manager
-        _ = update(&detail, .key(.enter))
+        send(&detail, .key(.enter), expecting: [.loadNotifications(transactionID: 2_000_000_001)])
         #expect(route(.escape, detail) == .manager(.detail(.escape)), "the open pane takes Esc before the screen switch")
         #expect(route(.character("f"), detail) == .manager(.refund), "keys the pane lets through act on its transaction")
         #expect(route(.right, loadedState(on: .settings)) == .settings(.change(by: 1)))
