@@ -38,13 +38,15 @@ struct PurchaseOfferSheetTests {
         #expect(sheetLines(state).contains("Offer: ‹ none ›"))
         #expect(sheetLines(state).contains("▸ Outcome: ‹ as the settings say ›"))
         send(&state, .key(.up), expecting: [])
-        send(&state, .key(.right), expecting: [])
+        send(&state, .key(.right), expecting: [.predictOffer(OfferAttempt(productID: yearly, offerID: "annual_comeback"))])
         let chosen = OfferSelection(offer: .promotional(id: "annual_comeback"), focus: .offer)
         #expect(state.sheet == .confirm(productID: yearly, offer: chosen))
         #expect(sheetText(state).contains("Promotional offer: $29.99 for 1 year, then $39.99/year"))
         #expect(sheetLines(state).contains("Signature: ‹ valid ›"))
         send(&state, .key(.down), expecting: [])
-        for _ in 0..<2 { send(&state, .key(.right), expecting: []) }
+        for flaw in signatureFlaws[1...2] {
+            send(&state, .key(.right), expecting: [.predictOffer(OfferAttempt(productID: yearly, offerID: "annual_comeback", flaw: flaw))])
+        }
         #expect(sheetLines(state).contains("▸ Signature: ‹ stale (made 25 hours ago) ›"))
         // ← → on the outcome still choose the outcome.
         send(&state, .key(.down), expecting: [])
@@ -59,7 +61,7 @@ struct PurchaseOfferSheetTests {
         state.selection = index(of: yearly)
         send(&state, .key(.enter), expecting: [])
         send(&state, .key(.up), expecting: [])
-        send(&state, .key(.left), expecting: [])
+        send(&state, .key(.left), expecting: [.predictOffer(OfferAttempt(productID: yearly, offerID: "annual_comeback"))])
         guard case .confirm(_, _, let selection)? = state.sheet else { Issue.record("no sheet"); return }
         #expect(selection.offer == .promotional(id: "annual_comeback"), "← from none wraps to the last offer")
         send(&state, .key(.right), expecting: [])
@@ -93,7 +95,7 @@ struct PurchaseOfferSheetTests {
             state.selection = index(of: yearly)
             send(&state, .key(.enter), expecting: [])
             send(&state, .key(.up), expecting: [])
-            send(&state, .key(.right), expecting: [])
+            send(&state, .key(.right), expecting: [.predictOffer(OfferAttempt(productID: yearly, offerID: "annual_comeback"))])
             let text = sheetText(state)
             #expect(text.contains("Offer: \(glyphs.left) promotional annual_comeback \(glyphs.right)"), "\(text)")
             #expect(text.contains("Signature: \(glyphs.left) valid \(glyphs.right)"))
