@@ -93,9 +93,15 @@ extension AppStore {
 
     /// The code the next ``presentOfferCodeRedeemSheet()`` enters, as a customer would type it
     /// on the App Store's sheet (there is no sheet here); nil: `$STOREFRONT_OFFER_CODE`.
+    /// Set inside `SKTestSession.run`, it is that session's, so tests running at once each redeem their own.
     public static var offerCodeToRedeem: String? {
-        get { codeToRedeem.withLock { $0 } }
-        set { codeToRedeem.withLock { $0 = newValue } }
+        get {
+            if let session = StoreContext.current { return session.offerCodeToRedeem.withLock { $0 } }
+            return codeToRedeem.withLock { $0 }
+        }
+        set {
+            if let session = StoreContext.current { session.offerCodeToRedeem.withLock { $0 = newValue } } else { codeToRedeem.withLock { $0 = newValue } }
+        }
     }
     private static let codeToRedeem = Mutex<String?>(nil)
 

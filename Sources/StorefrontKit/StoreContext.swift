@@ -21,6 +21,8 @@ package final class StoreContext: Sendable {
     /// The errors a test session makes StoreKit APIs throw that the store file keeps no setting for
     /// (`SKTestSession.setSimulatedError(_:forAPI:)`): kept by this process, as Xcode's session keeps them.
     private let simulatedErrors = Mutex<[SimulatedAPI: any Error & Sendable]>([:])
+    /// `AppStore.offerCodeToRedeem` set inside this store's test session scope: the session's own.
+    package let offerCodeToRedeem = Mutex<String?>(nil)
 
     package init(store: Store) { self.store = store }
 

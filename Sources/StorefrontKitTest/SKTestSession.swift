@@ -77,10 +77,6 @@ public final class SKTestSession: Sendable {
         } catch {
             throw StorefrontKit.ConfigurationError(description: "store file \(error.description)")
         }
-        // Xcode's test environment "always approves refund requests, and processes them immediately"
-        // (SKTestSession.refundTransaction(identifier:)); `storefront settings set refundRequestOutcome
-        // wait` on the session's store makes them wait for a decision instead.
-        _ = try? blockingStoreKitCall { [context] in try await context.store.testSession.set(.refundRequestOutcome, to: .approve) }
         StoreContext.sessionStarted(context)
     }
 

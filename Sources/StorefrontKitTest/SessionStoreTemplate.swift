@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import StoreEngine
+import StorefrontKit
 import Synchronization
 
 /// A new session's store, started from the bytes of a store made once in this process for the
@@ -40,19 +41,26 @@ enum SessionStoreTemplate {
         return catalog
     }
 
-    /// Opens a new store at `path` (in a folder of the session's own) for `catalog`, read from `url`.
+    /// Opens a new store at `path` (in a folder of the session's own) for `catalog`, read from `url`,
+    /// with a session's starting settings (``startSession(_:)``): the template's, or written now.
     static func store(catalog: Catalog, from url: URL, at path: String) throws(StoreFileError) -> Store {
-        guard let source = Source(url) else { return try open(catalog, path) }
-        if let bytes = templates.withLock({ $0[source] }) { return try open(catalog, path, template: bytes) }
+        let bytes = Source(url).flatMap { template(for: $0, catalog: catalog, beside: path) }
+        let store = try open(catalog, path, template: bytes)
+        if bytes == nil { startSession(store) }
+        return store
+    }
+
+    /// The template for a configuration file, made at its first session; nil when one cannot be made.
+    private static func template(for source: Source, catalog: Catalog, beside path: String) -> [UInt8]? {
+        if let bytes = templates.withLock({ $0[source] }) { return bytes }
         // Sessions starting at once each make one; the first kept is every session's, so they share one key.
-        let bytes = makeTemplate(catalog: catalog, beside: path).map { made in
+        return makeTemplate(catalog: catalog, beside: path).map { made in
             templates.withLock { templates in
                 if let kept = templates[source] { return kept }
                 templates[source] = made
                 return made
             }
         }
-        return try open(catalog, path, template: bytes)
     }
 
     /// A session's store lives as long as its test: no commit waits for the disk (``Durability``).
@@ -60,12 +68,20 @@ enum SessionStoreTemplate {
         try Store(catalog: catalog, path: path, durability: .processCrashSafe, template: template)
     }
 
+    /// What a session's store starts with beyond a new store's, in its template (no write a session):
+    /// Xcode's test environment "always approves refund requests, and processes them immediately"
+    /// (`SKTestSession.refundTransaction(identifier:)`); `storefront settings set refundRequestOutcome
+    /// wait` on the session's store makes them wait for a decision instead.
+    private static func startSession(_ store: Store) {
+        _ = try? blockingStoreKitCall { try await store.testSession.set(.refundRequestOutcome, to: .approve) }
+    }
+
     /// A store made and closed at a path beside `path`, read back whole and removed; nil when it
     /// cannot be (its log not written back into it, as when another connection kept it open).
     private static func makeTemplate(catalog: Catalog, beside path: String) -> [UInt8]? {
         let template = path + ".template"
         defer { for suffix in ["", "-wal", "-shm"] { unlink(template + suffix) } }
-        do { _ = try open(catalog, template) } catch { return nil }
+        do { startSession(try open(catalog, template)) } catch { return nil }
         // Closed: the last connection wrote its log back into the file and removed it.
         guard !FileManager.default.fileExists(atPath: template + "-wal"),
               let data = FileManager.default.contents(atPath: template), !data.isEmpty else { return nil }

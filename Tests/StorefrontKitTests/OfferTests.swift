@@ -43,6 +43,16 @@ import Testing
         }
     }
 
+    @Test func aCodeToRedeemSetInASessionIsThatSessionsOwn() async throws {
+        let (first, second) = (try SKTestSession(contentsOf: catalogURL), try SKTestSession(contentsOf: catalogURL))
+        await first.run { AppStore.offerCodeToRedeem = "FREE3B" }
+        await second.run {
+            #expect(AppStore.offerCodeToRedeem == nil, "another session's code")
+            AppStore.offerCodeToRedeem = "NOSUCHCODE"
+        }
+        await first.run { #expect(AppStore.offerCodeToRedeem == "FREE3B") }
+    }
+
     @Test func redeemSheetRedeemsTheConfiguredCodeAsAnUpdate() async throws {
         let session = try SKTestSession(contentsOf: catalogURL)
         try await session.run {

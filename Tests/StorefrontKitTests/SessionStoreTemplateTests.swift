@@ -43,6 +43,16 @@ struct SessionStoreTemplateTests {
         #expect(first.context.store.app.publicKeyPEM == second.context.store.app.publicKeyPEM)
     }
 
+    @Test("a session starts with Xcode's settings from the template, writing nothing: refund requests approved at once")
+    func aSessionStartsWithoutAWrite() async throws {
+        _ = try SKTestSession(contentsOf: catalogURL)  // the template, if no test made it yet
+        let session = try SKTestSession(contentsOf: catalogURL)
+        let outcome = try await session.context.store.testSession.value(.refundRequestOutcome)
+        #expect(outcome == .approve)
+        let log = (try? FileManager.default.attributesOfItem(atPath: session.storePath + "-wal")[.size] as? Int) ?? 0
+        #expect(log == 0, "the session's start wrote \(log) bytes to its log")
+    }
+
     @Test("a configuration file edited between sessions makes a new store: its settings, and a key of its own")
     func anEditedFileMakesANewStore() async throws {
         let folder = try TemporaryFolder(prefix: "template")
