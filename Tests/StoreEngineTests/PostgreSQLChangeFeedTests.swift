@@ -36,4 +36,19 @@ struct PostgreSQLChangeFeedTests {
         #expect(after != nil)
         #expect(try await store.app.snapshot().balances["coins"] == 1)
     }
+
+    @Test("while the server is down, the feed looks again less and less often, not in a loop")
+    func serverDown() async throws {
+        let server = try await onOwnThread { try PostgreSQLServer.start() }
+        let store = try Store(catalog: try fixtureCatalog(), path: server.uri(), now: TestClock(fixtureStart).closure)
+        try await onOwnThread { server.stop() }
+        // A subscriber waits for its first value, which no look can make while the server is down.
+        let heard = StreamLog(store.changes.changes())
+        try await Task.sleep(for: .seconds(3))
+        let reads = store.changes.reads
+        // Backing off from 10 ms to at most a second: about ten looks in three seconds (a connection
+        // refused takes a few ms, so a loop would make hundreds).
+        #expect(reads >= 3 && reads <= 15, "\(reads) looks in 3 s")
+        _ = heard
+    }
 }

@@ -159,6 +159,7 @@ public final class StoreChangeFeed: Sendable {
         var lastWrite: ContinuousClock.Instant?
         var followUp = Self.followUps.count
         var cause: StoreChange.Cause = .written
+        var failedLooks = 0
         while true {
             let (store, stop) = state.withLock { state -> (Store?, Bool) in
                 let stop = state.subscribers.isEmpty || state.store == nil
@@ -215,8 +216,24 @@ public final class StoreChangeFeed: Sendable {
             guard look else { continue }
             let made = cause
             cause = .written
-            Self.blocking { _ = try? await store.lookForChanges(self, cause: made) }
+            let looked = Self.blocking {
+                do { _ = try await store.lookForChanges(self, cause: made) } catch { return false }
+                return true
+            }
+            if looked {
+                failedLooks = 0
+            } else {
+                // The store cannot be read (a PostgreSQL server down): a subscriber still waiting for
+                // its first value would have the feed look again at once, in a loop. Wait longer each time.
+                failedLooks += 1
+                Self.sleep(Self.lookRetry(after: failedLooks))
+            }
         }
+    }
+
+    /// How long the feed waits after `failures` looks failed in a row: 10 ms, doubling, at most a second.
+    static func lookRetry(after failures: Int) -> Duration {
+        min(.milliseconds(10) * (1 << min(failures - 1, 7)), .seconds(1))
     }
 
     /// Ends every subscriber's stream: the store is gone.
@@ -237,13 +254,20 @@ public final class StoreChangeFeed: Sendable {
     /// Waits on this (dedicated) thread for async work on the store's queue: the task starts on a
     /// queue of its own and hops to the store's, never waiting for a thread of Swift's shared pool
     /// (which tests and apps may keep busy).
-    private static func blocking(_ work: @escaping @Sendable () async -> Void) {
+    private static func blocking(_ work: @escaping @Sendable () async -> Bool) -> Bool {
         let done = DispatchSemaphore(value: 0)
+        let succeeded = Outcome()
         Task(executorPreference: LookExecutor.shared) {
-            await work()
+            succeeded.value.store(await work(), ordering: .relaxed)
             done.signal()
         }
         done.wait()
+        return succeeded.value.load(ordering: .relaxed)
+    }
+
+    /// Whether the look the feed's thread waited for succeeded.
+    private final class Outcome: Sendable {
+        let value = Atomic<Bool>(false)
     }
 
     static func inode(of path: String) -> UInt64? {
