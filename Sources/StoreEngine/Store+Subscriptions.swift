@@ -315,6 +315,15 @@ extension Store {
         }
     }
 
+    /// The newest transaction of the account's subscription in a group (or a product's group).
+    func latestSubscriptionTransaction(_ groupID: String) throws -> Transaction {
+        let record = try subscriptionRecord(groupID)
+        guard let latest = try ledger.latestTransaction(originalID: record.originalID) else {
+            throw StoreError.noSubscription(groupID: record.groupID)
+        }
+        return latest
+    }
+
     func subscriptionRecord(_ groupID: String) throws -> SubscriptionRecord {
         let groupID = catalog.product(id: groupID)?.subscription?.groupID ?? groupID
         guard let record = try ledger.subscriptionStates(account: account).first(where: { $0.groupID == groupID }) else {

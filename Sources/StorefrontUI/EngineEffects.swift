@@ -231,14 +231,11 @@ public final class EngineEffects: Sendable {
                 use(switched)
                 return .accountChanged(account)
             case .expire(let group):
-                try await appStore.expireSubscription(groupID: group)
-                message = "Expired the \(group) subscription now"
+                message = try await appStore.expireSubscriptionReporting(groupID: group).sentence
             case .renew(let group):
-                try await appStore.renewSubscription(groupID: group)
-                message = "Renewed the \(group) subscription now"
+                message = try await appStore.renewSubscriptionReporting(groupID: group).sentence
             case .autoRenew(let group, let on):
-                try await appStore.setAutoRenew(groupID: group, on)
-                message = "Auto-renew \(on ? "on" : "off") for \(group)"
+                message = try await appStore.setAutoRenewReporting(groupID: group, on).sentence
             case .advanceClock(let duration):
                 let advance = try await session.advanceClockReporting(by: duration)
                 message = "Clock advanced by \(duration.spelledOut): \(clockText(advance.now)). \(advance.summary)"
@@ -252,12 +249,7 @@ public final class EngineEffects: Sendable {
             case .declinePriceIncrease(let productID):
                 message = try await appStore.declinePriceIncreaseReporting(productID).sentence
             case .reset(let scope):
-                try await session.reset(scope)
-                message = switch scope {
-                case .app: "Deleted the app: restore brings purchases back"
-                case .account: "Cleared \(store.account)'s history"
-                case .all: "Reset everything"
-                }
+                message = try await session.resetReporting(scope).sentence
             }
             return .commandFinished(command, .success(message))
         } catch {

@@ -21,9 +21,18 @@ public enum ActionOutcome: Sendable, Hashable {
     case priceIncreaseAgreed(product: String, price: String, from: Date)
     /// The customer declined a price increase: auto-renew is off.
     case priceIncreaseDeclined(product: String)
+    /// A subscription ended now (`expire`): it does not renew.
+    case expired(product: String)
+    /// A subscription renewed now (`renew`): the renewal's transaction.
+    case renewed(Transaction, product: String)
+    /// Auto-renew turned on or off (`auto-renew`): the subscription then renews, or ends, at `date`.
+    case autoRenewSet(on: Bool, product: String, date: Date?)
+    /// The app deleted, the account's history cleared, or the whole store emptied (`reset`).
+    case reset(ResetScope, account: String, store: String)
 
     /// Its name for scripts (`--json`'s `action`): `approved`, `resolved`, `declined`, `boughtOutside`,
-    /// `refunded`, `refundRequested`, `priceIncreaseAgreed`, `priceIncreaseDeclined`.
+    /// `refunded`, `refundRequested`, `priceIncreaseAgreed`, `priceIncreaseDeclined`, `expired`, `renewed`,
+    /// `autoRenewSet`, `reset`.
     public var name: String {
         switch self {
         case .approved: "approved"
@@ -34,6 +43,10 @@ public enum ActionOutcome: Sendable, Hashable {
         case .refundRequested: "refundRequested"
         case .priceIncreaseAgreed: "priceIncreaseAgreed"
         case .priceIncreaseDeclined: "priceIncreaseDeclined"
+        case .expired: "expired"
+        case .renewed: "renewed"
+        case .autoRenewSet: "autoRenewSet"
+        case .reset: "reset"
         }
     }
 
@@ -64,6 +77,17 @@ public enum ActionOutcome: Sendable, Hashable {
             "Agreed: \(product) renews at \(price) from \(StatusText.shortDate(date))."
         case .priceIncreaseDeclined(let product):
             "Declined the new price of \(product): auto-renew is off; it ends at the period's end."
+        case .expired(let product): "Expired \(product) now: it does not renew."
+        case .renewed(let transaction, let product):
+            "Renewed \(product) now: transaction \(transaction.id)"
+                + (transaction.expirationDate.map { ", until \(StatusText.shortDate($0))." } ?? ".")
+        case .autoRenewSet(let on, let product, let date):
+            "Auto-renew is \(on ? "on" : "off") for \(product)"
+                + (date.map { ": it \(on ? "renews" : "ends") \(StatusText.shortDate($0))." } ?? ".")
+        case .reset(.app, _, _):
+            "Reset the app: owned products and balances are gone, as after deleting the app. Restore brings purchases back."
+        case .reset(.account, let account, _): "Reset account \(account): its history, settings and app state are gone."
+        case .reset(.all, _, let store): "Reset everything in \(store)."
         }
     }
 

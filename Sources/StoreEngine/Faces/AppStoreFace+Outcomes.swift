@@ -49,6 +49,26 @@ extension AppStoreFace {
         return .priceIncreaseDeclined(product: try await productName(productID))
     }
 
+    /// ``expireSubscription(groupID:)``, reported.
+    public func expireSubscriptionReporting(groupID: String) async throws -> ActionOutcome {
+        try await expireSubscription(groupID: groupID)
+        return .expired(product: try await productName(try await store.latestSubscriptionTransaction(groupID).productID))
+    }
+
+    /// ``renewSubscription(groupID:)``, reported: the renewal's transaction.
+    public func renewSubscriptionReporting(groupID: String) async throws -> ActionOutcome {
+        try await renewSubscription(groupID: groupID)
+        let renewal = try await store.latestSubscriptionTransaction(groupID)
+        return .renewed(renewal, product: try await productName(renewal.productID))
+    }
+
+    /// ``setAutoRenew(groupID:_:)``, reported: when the subscription then renews or ends.
+    public func setAutoRenewReporting(groupID: String, _ on: Bool) async throws -> ActionOutcome {
+        try await setAutoRenew(groupID: groupID, on)
+        let latest = try await store.latestSubscriptionTransaction(groupID)
+        return .autoRenewSet(on: on, product: try await productName(latest.productID), date: latest.expirationDate)
+    }
+
     /// A product's display name in the storefront, or its id when the catalog has no such product.
     func productName(_ productID: String) async throws -> String {
         try await store.product(id: productID)?.displayName ?? productID
@@ -72,5 +92,13 @@ extension AppFace {
         let productID = try await transaction(id: transactionID).productID
         let name = try await product(id: productID)?.displayName ?? productID
         return (request, .refundRequested(request, product: name))
+    }
+}
+
+extension TestSessionFace {
+    /// ``reset(_:)``, reported.
+    public func resetReporting(_ scope: ResetScope) async throws -> ActionOutcome {
+        try await reset(scope)
+        return .reset(scope, account: store.account, store: store.path)
     }
 }
