@@ -18,7 +18,7 @@ func priceIncreaseKey(_ state: inout State, productID: String, _ key: Key) -> [E
         return run(.declinePriceIncrease(productID: productID), &state)
     case .escape, .character("n"), .character("q"), .enter:
         state.sheet = nil
-        if waiting { state.flash = "The new price of \(name(of: productID, in: state)) still waits for consent: m shows it again" }
+        if waiting { state.flash = "The new price of \(name(of: productID, in: state)) waits for consent: m shows it again" }
     default:
         break
     }

@@ -81,7 +81,11 @@ struct PriceIncreaseSheetTests {
         state = loadedState(snapshot: waiting())
         #expect(update(&state, .key(.escape)).isEmpty)
         #expect(state.sheet == nil)
-        #expect(state.flash == "The new price of Monthly Subscription still waits for consent: m shows it again")
+        #expect(state.flash == "The new price of Monthly Subscription waits for consent: m shows it again")
+        // Whole on the status line at 80 columns (it lost its last two characters there).
+        var narrow = state
+        narrow.size = Size(columns: 80, rows: 24)
+        #expect(render(narrow).lines.contains { $0.contains("waits for consent: m shows it again") }, "\(render(narrow).lines)")
         var shown = waiting(message: false)
         shown.messages = []
         send(&state, .loaded(shown), expecting: [])
