@@ -13,7 +13,6 @@ func keyHelp(for screen: Screen, _ g: Glyphs, recording: Bool = false) -> [KeyHe
     let move = KeyHelp(keys: "\(g.up) \(g.down)  k j", does: "move", hint: "\(g.up)\(g.down) move")
     let scroll = KeyHelp(keys: "PgUp PgDn Home End g G", does: "page, first, last")
     let clock = KeyHelp(keys: "+  >", does: "advance the store's clock a day, a month (renewals follow)", hint: "+ > clock")
-    let log = KeyHelp(keys: "l", does: "show or hide the event log", hint: "l log")
     let help = KeyHelp(keys: "?  h", does: "this help", hint: "? help")
     let quit = KeyHelp(keys: "q  Ctrl-C", does: "quit", hint: "q quit")
     switch screen {
@@ -64,7 +63,7 @@ func keyHelp(for screen: Screen, _ g: Glyphs, recording: Bool = false) -> [KeyHe
                         + "scroll, w wraps long values whole (w again cuts them), esc (or i) closes",
                     hint: "i details"),
             KeyHelp(keys: "o", does: "buy from outside the app (another device): arrives as an update", hint: "o outside"),
-            clock, log,
+            clock, KeyHelp(keys: "l", does: "the event log is the paywall's (p): l there shows or hides it, [ ] { } scroll it"),
             KeyHelp(keys: "/", does: "search: the list shows the transactions whose id, product or state match what you type "
                         + "(pending, refunded, expired); \(g.enter) keeps the filter, esc clears it; \(g.up) \(g.down) go from match "
                         + "to match (n is renew here)", hint: "/ search"),

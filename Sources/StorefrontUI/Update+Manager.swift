@@ -29,7 +29,8 @@ public enum ManagerAction: Equatable, Sendable {
     case delete
     /// o: the product list of a purchase from outside the app.
     case buyOutside
-    case toggleLog
+    /// l: the event log is the paywall's; say so (it toggled a log this screen does not show).
+    case logHint
     case openHelp
 
     // MARK: Engine results
@@ -69,7 +70,7 @@ extension ManagerAction {
         case .character("u"): self = .toggleAutoRenew
         case .character("x"): self = .delete
         case .character("o"): self = .buyOutside
-        case .character("l"): self = .toggleLog
+        case .character("l"): self = .logHint
         case .character("?"), .character("h"): self = .openHelp
         default: return nil
         }
@@ -111,7 +112,7 @@ func reduceManager(_ state: inout State, _ action: ManagerAction) -> [Effect] {
         if let selected = state.manager.selected { state.sheet = .confirmCommand(.delete(selected.id)) }
     case .buyOutside:
         if !state.products.isEmpty { state.sheet = .outsidePurchase(selection: state.selection) }
-    case .toggleLog: state.showLog.toggle()
+    case .logHint: state.flash = "The event log is under the paywall's table: p, then l shows or hides it, [ ] { } scroll it"
     case .openHelp: openHelp(&state)
     case .historyLoaded(let transactions, let facts):
         state.manager.transactions = transactions

@@ -210,5 +210,5 @@ private let expectedScreen = """
     ────────────────────────────────────────────────────────────────────────────────────────────────────
       tx 2000000004 · $0.00 · introductory offer (freeTrial)  ·  i details  f refund  e expire now  n …
 
-     ↑↓ scroll  w wrap  esc close  f refund  e expire  n renew  u auto-renew  l log  ? help  q quit
+     ↑↓ scroll  w wrap  esc close  f refund  e expire  n renew  u auto-renew  ? help  q quit
     """

@@ -311,7 +311,7 @@ struct TransactionManagerTests {
             "  request 2000000005 · $0.99  ·  i details  v resolve (complete it)  x delete",
             "  Approved 2000000007 (Go Pro): it arrives as an update",
             // The interrupted purchase selected: only the actions the engine allows on it are offered.
-            " ↑↓ move  v resolve  x delete  i details  o outside  + > clock  l log  / search  ? help  q quit",
+            " ↑↓ move  v resolve  x delete  i details  o outside  + > clock  / search  ? help  q quit",
         ]
         let canvas = render(state, timeZone: utc)
         #expect(canvas.lines == expected)

@@ -86,6 +86,16 @@ struct UpdateTests {
         #expect(state.flash == "Consumed 1 × 100 Coins · balance 1")
     }
 
+    @Test("l on the Transaction Manager says where the log is (it has none), and leaves the paywall's as it was")
+    func logKeyOnTheManager() {
+        var state = loadedState()
+        state.screen = .transactions
+        send(&state, .key(.character("l")), expecting: [])
+        #expect(state.showLog, "the paywall's log is still shown")
+        #expect(state.flash == "The event log is under the paywall's table: p, then l shows or hides it, [ ] { } scroll it")
+        #expect(keyHelp(for: .transactions, .unicode).contains { $0.keys == "l" && $0.does.contains("paywall's (p)") })
+    }
+
     @Test("l toggles the log, ? opens help, q and Esc quit, Ctrl-C quits even on a sheet")
     func keys() {
         var state = loadedState()
