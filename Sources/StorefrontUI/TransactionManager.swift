@@ -150,7 +150,10 @@ private func drawList(_ state: State, _ transactions: [Transaction], layout: Man
     let dateWidth = 16
     let showExpires = canvas.width >= 98
     let showPurchased = canvas.width >= 72
-    let stateWidth = 21
+    // Wide enough for every state the list shows ("revoked (family share)", "expired, in grace period"
+    // were cut), from the width of "pending (interrupted)": the columns stay put as the list scrolls.
+    let stateTexts = transactions.map { stateText(of: $0, state).text }
+    let stateWidth = max(21, stateTexts.map(\.count).max() ?? 0)
     let idX = 2, productX = 14
     // Three columns kept at the right: the scroll marks go there, never over a date's digit.
     let fixed = 2 + stateWidth + (showPurchased ? 2 + dateWidth : 0) + (showExpires ? 2 + dateWidth : 0) + 3
@@ -185,12 +188,7 @@ private func drawList(_ state: State, _ transactions: [Transaction], layout: Man
         canvas.put(String(transaction.id), x: idX, y: row, style: head)
         canvas.put(TerminalText.truncated(name, to: productWidth), x: productX, y: row, style: head)
         if showPurchased { canvas.put(shortDate(transaction.purchaseDate, timeZone), x: purchasedX, y: row) }
-        let facts = state.manager.facts(of: transaction, state)
-        // A purchase the app asked a refund for says so until the App Store decides (declined stays said).
-        let request = transaction.revocationDate == nil ? state.snapshot?.refundRequests[transaction.id]?.status : nil
-        let stateText = facts.state.text(refundRequest: request)
-        var stateStyle = facts.state.style(selected: selected)
-        if stateText != facts.state.text { stateStyle = Style(color: request == .declined ? .red : .yellow) }
+        let (stateText, stateStyle) = stateText(of: transaction, state, selected: selected)
         canvas.put(stateText, x: stateX, y: row, limit: stateWidth, style: stateStyle)
         if showExpires, let expiration = transaction.expirationDate {
             canvas.put(shortDate(expiration, timeZone), x: expiresX, y: row)
@@ -219,11 +217,22 @@ private func drawDetailLine(_ state: State, layout: ManagerLayout, into canvas: 
            let status = state.snapshot?.subscriptions[group], status.transaction.originalID == selected.originalID {
             detail += " \(dot) auto-renew \(status.renewalInfo.willAutoRenew ? "on" : "off")"
         }
-        if let reason = selected.revocationReason { detail += " \(dot) refunded (\(reason.rawValue))" }
+        // The engine's words, as the row's: a family member's share is revoked, not refunded.
+        if let revoked = state.manager.facts(of: selected, state).state.revocationText { detail += " \(dot) \(revoked)" }
         if case .unverified(let reason) = selected.verification { detail += " \(state.glyphs.dot) \(reason)" }
         detail += "  \(state.glyphs.dot)  \(managerHint(state.manager.facts(of: selected, state)))"
         canvas.put(TerminalText.truncated(detail, to: canvas.width - 3), x: 2, y: layout.detailRow)
     }
+}
+
+/// A row's state in the engine's words, and its style: a purchase the app asked a refund for says
+/// so until the App Store decides (declined stays said).
+private func stateText(of transaction: Transaction, _ state: State, selected: Bool = false) -> (text: String, style: Style) {
+    let facts = state.manager.facts(of: transaction, state)
+    let request = transaction.revocationDate == nil ? state.snapshot?.refundRequests[transaction.id]?.status : nil
+    let text = facts.state.text(refundRequest: request)
+    let style = text != facts.state.text ? Style(color: request == .declined ? .red : .yellow) : facts.state.style(selected: selected)
+    return (text, style)
 }
 
 /// "2026-11-30 14:02" in the screen's time zone.

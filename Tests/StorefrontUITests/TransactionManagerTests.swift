@@ -120,6 +120,20 @@ struct TransactionManagerTests {
         assertUpdate(&state, .key(.character("f"))) { $0.sheet = .refund(id: 2_000_000_004, reason: .other) }
     }
 
+    @Test("a family share revoked by the purchaser's refund says so under the list, as its row does: revoked, not refunded")
+    func revokedShareSaysRevoked() throws {
+        var shared = transaction(swiftShopping, id: 2_000_000_010, refunded: true)
+        shared.ownershipType = .familyShared
+        shared.revocationReason = .developerIssue
+        var state = loadedState(on: .transactions)
+        send(&state, .manager(.historyLoaded([shared] + history)), expecting: [])
+        let screen = render(state, timeZone: utc).lines
+        let row = try #require(screen.first { $0.contains("2000000010") && !$0.contains("tx ") })
+        #expect(row.contains("revoked (family share)"), "\(row)")
+        let line = try #require(screen.first { $0.contains("tx 2000000010") }, "\n\(screen.joined(separator: "\n"))")
+        #expect(line.contains("revoked (family share, developerIssue)") && !line.contains("refunded"), "\(line)")
+    }
+
     @Test("while a command runs, another key starts nothing")
     func oneCommandAtATime() {
         var state = manager(selecting: 2_000_000_006)

@@ -59,6 +59,16 @@ public enum TransactionState: Sendable, Hashable {
         return mark.lowercased()
     }
 
+    /// How it was taken back, with Apple's reason, for a line about it: "refunded (developerIssue)",
+    /// a family member's share "revoked (family share, developerIssue)"; nil when it stands.
+    public var revocationText: String? {
+        switch self {
+        case .refunded(let reason): "refunded" + (reason.map { " (\($0.rawValue))" } ?? "")
+        case .revoked(let reason): "revoked (family share" + (reason.map { ", \($0.rawValue))" } ?? ")")
+        default: nil
+        }
+    }
+
     /// The state in words, the same on every front end: "purchased", "pending (Ask to Buy)",
     /// "refunded", "revoked (family share)", "purchased, unfinished", …
     public var text: String {
