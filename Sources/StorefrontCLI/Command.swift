@@ -35,20 +35,6 @@ public enum Command: Equatable, Sendable {
     /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
     /// its fields, read in its file. The cases below are the commands not yet moved to it.
     case run(AnyCommand)
-    /// `offer-keys`: the promotional offer keys registered.
-    case offerKeys
-    /// `offer-keys add KEY_ID FILE [--issuer ID]`.
-    case offerKeysAdd(keyID: String, path: String, issuer: String?)
-    /// `offer-keys create [KEY_ID] [--issuer ID]`: prints the private key once.
-    case offerKeysCreate(keyID: String?, issuer: String?)
-    /// `offer-keys remove KEY_ID`: its signatures are refused from now on.
-    case offerKeysRemove(keyID: String)
-    /// `offer sign PRODUCT OFFER [--key KEY_ID] [--legacy] [--app-account-token UUID]`.
-    case offerSign(productID: String, offerID: String, keyID: String?, appAccountToken: UUID?, legacy: Bool)
-    /// `redeem CODE`: an offer code, as the App Store's redeem sheet.
-    case redeem(code: String)
-    /// `app-transaction`: the account's signed `AppTransaction`.
-    case appTransaction
     /// `receipt [refresh]`: the app receipt's base64, or made anew (`SKReceiptRefreshRequest`).
     case receipt(refresh: Bool)
     /// `price-increase PRODUCT PRICE [--consent-required]`: a subscription's price changes, as in App Store Connect.
@@ -186,11 +172,7 @@ extension Command {
         case .settings, .setSetting: SettingsCommand.self
         case .clock, .advanceClock: ClockCommand.self
         case .log: LogCommand.self
-        case .appTransaction: AppTransactionCommand.self
         case .receipt: ReceiptCommand.self
-        case .offerKeys, .offerKeysAdd, .offerKeysCreate, .offerKeysRemove: OfferKeysCommand.self
-        case .offerSign: OfferCommand.self
-        case .redeem: RedeemCommand.self
         case .refundRequests, .refundRequestBegin, .refundRequestApprove, .refundRequestDecline: RefundRequestCommand.self
         case .priceIncrease, .priceIncreases, .priceIncreaseAnswer: PriceIncreaseCommand.self
         case .messages, .messageShow, .messageDefer: MessagesCommand.self
