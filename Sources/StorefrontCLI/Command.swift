@@ -35,8 +35,6 @@ public enum Command: Equatable, Sendable {
     /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
     /// its fields, read in its file. The cases below are the commands not yet moved to it.
     case run(AnyCommand)
-    /// `receipt [refresh]`: the app receipt's base64, or made anew (`SKReceiptRefreshRequest`).
-    case receipt(refresh: Bool)
     /// `price-increase PRODUCT PRICE [--consent-required]`: a subscription's price changes, as in App Store Connect.
     case priceIncrease(productID: String, price: Decimal, consentRequired: Bool)
     /// `price-increase`: the price changes made and the increases this account waits for.
@@ -172,7 +170,6 @@ extension Command {
         case .settings, .setSetting: SettingsCommand.self
         case .clock, .advanceClock: ClockCommand.self
         case .log: LogCommand.self
-        case .receipt: ReceiptCommand.self
         case .refundRequests, .refundRequestBegin, .refundRequestApprove, .refundRequestDecline: RefundRequestCommand.self
         case .priceIncrease, .priceIncreases, .priceIncreaseAnswer: PriceIncreaseCommand.self
         case .messages, .messageShow, .messageDefer: MessagesCommand.self
