@@ -35,19 +35,6 @@ public enum Command: Equatable, Sendable {
     /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
     /// its fields, read in its file. The cases below are the commands not yet moved to it.
     case run(AnyCommand)
-    /// `price-increase PRODUCT PRICE [--consent-required]`: a subscription's price changes, as in App Store Connect.
-    case priceIncrease(productID: String, price: Decimal, consentRequired: Bool)
-    /// `price-increase`: the price changes made and the increases this account waits for.
-    case priceIncreases
-    /// `price-increase consent|decline PRODUCT`: the customer's answer.
-    case priceIncreaseAnswer(productID: String, consent: Bool)
-    /// `messages`: the App Store's messages to the app (StoreKit's `Message.messages`).
-    case messages
-    /// `messages show ID` / `messages defer ID`: the app shows a message now, or holds it.
-    case messageShow(id: Int64)
-    case messageDefer(id: Int64)
-    /// `message send REASON`: a tester queues a message.
-    case messageSend(reason: MessageReason)
     /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.
     case approve(transactionID: Int64)
     case decline(transactionID: Int64)
@@ -171,9 +158,6 @@ extension Command {
         case .clock, .advanceClock: ClockCommand.self
         case .log: LogCommand.self
         case .refundRequests, .refundRequestBegin, .refundRequestApprove, .refundRequestDecline: RefundRequestCommand.self
-        case .priceIncrease, .priceIncreases, .priceIncreaseAnswer: PriceIncreaseCommand.self
-        case .messages, .messageShow, .messageDefer: MessagesCommand.self
-        case .messageSend: MessageCommand.self
         case .catalogCheck, .catalogConvert: CatalogCommand.self
         case .doctor: DoctorCommand.self
         case .storeCopy, .storeRestore: StoreCopyCommand.self
