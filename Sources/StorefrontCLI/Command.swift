@@ -35,12 +35,6 @@ public enum Command: Equatable, Sendable {
     /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
     /// its fields, read in its file. The cases below are the commands not yet moved to it.
     case run(AnyCommand)
-    /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.
-    case approve(transactionID: Int64)
-    case decline(transactionID: Int64)
-    case resolve(transactionID: Int64)
-    case refund(transactionID: Int64, reason: Transaction.RevocationReason, share: RefundShare = .full)
-    case deleteTransaction(transactionID: Int64)
     /// `accounts`, `accounts create NAME`, `accounts switch NAME`.
     case accounts
     case createAccount(name: String)
@@ -59,12 +53,6 @@ public enum Command: Equatable, Sendable {
     /// `clock`, `clock advance DURATION`.
     case clock
     case advanceClock(ISODuration)
-    /// `status [GROUP_ID]`: each subscription group's renewal state and info.
-    case status(groupID: String?)
-    /// `auto-renew GROUP on|off`, `expire GROUP`, `renew GROUP` (a group id or one of its product ids).
-    case autoRenew(group: String, on: Bool)
-    case expire(group: String)
-    case renew(group: String)
     case reset(ResetScope)
     case settings
     case setSetting(name: String, value: String, once: Bool = false)
@@ -143,15 +131,6 @@ extension Command {
         switch self {
         case .paywall, .version: nil
         case .run(let command): Swift.type(of: command.value)
-        case .approve: ApproveCommand.self
-        case .decline: DeclineCommand.self
-        case .resolve: ResolveCommand.self
-        case .refund: RefundCommand.self
-        case .deleteTransaction: DeleteTransactionCommand.self
-        case .status: StatusCommand.self
-        case .autoRenew: AutoRenewCommand.self
-        case .expire: ExpireCommand.self
-        case .renew: RenewCommand.self
         case .accounts, .createAccount, .switchAccount, .families, .familyCreate, .familyAdd, .familyRemove: AccountsCommand.self
         case .reset: ResetCommand.self
         case .settings, .setSetting: SettingsCommand.self

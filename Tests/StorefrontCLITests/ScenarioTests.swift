@@ -162,7 +162,7 @@ struct ReplayTests {
     @Test func aBrokenRefundRuleFailsTheRefundScenario() async throws {
         var hooks = ScenarioHooks()
         hooks.command = { session, command in
-            if case .refund(let id, _, _) = command { return Report(json: .object([:]), "Refunded \(id)") }
+            if let refund = command.value(RefundCommand.self) { return Report(json: .object([:]), "Refunded \(refund.transactionID)") }
             return try await session.report(for: command)
         }
         let printed = Printed()
