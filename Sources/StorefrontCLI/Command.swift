@@ -35,28 +35,12 @@ public enum Command: Equatable, Sendable {
     /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
     /// its fields, read in its file. The cases below are the commands not yet moved to it.
     case run(AnyCommand)
-    /// `accounts`, `accounts create NAME`, `accounts switch NAME`.
-    case accounts
-    case createAccount(name: String)
-    case switchAccount(name: String)
-    /// `accounts family [list]`, `accounts family create NAME`, `add NAME ACCOUNT`, `remove NAME ACCOUNT`.
-    case families
-    case familyCreate(name: String)
-    case familyAdd(name: String, account: String)
-    case familyRemove(name: String, account: String)
     /// `refund-request`: every refund request; `begin ID` as the app (`Transaction.beginRefundRequest`);
     /// `approve ID [--reason]` / `decline ID` as the App Store.
     case refundRequests
     case refundRequestBegin(transactionID: Int64, reason: RefundRequestReason)
     case refundRequestApprove(transactionID: Int64, reason: Transaction.RevocationReason?)
     case refundRequestDecline(transactionID: Int64)
-    /// `clock`, `clock advance DURATION`.
-    case clock
-    case advanceClock(ISODuration)
-    case reset(ResetScope)
-    case settings
-    case setSetting(name: String, value: String, once: Bool = false)
-    case log(limit: Int)
     /// `serve`: the App Store Server API and Server Notifications V2.
     case serve(listen: String, notify: [String], allowRemote: Bool)
     /// `serve keys`: the Server API's keys.
@@ -131,11 +115,6 @@ extension Command {
         switch self {
         case .paywall, .version: nil
         case .run(let command): Swift.type(of: command.value)
-        case .accounts, .createAccount, .switchAccount, .families, .familyCreate, .familyAdd, .familyRemove: AccountsCommand.self
-        case .reset: ResetCommand.self
-        case .settings, .setSetting: SettingsCommand.self
-        case .clock, .advanceClock: ClockCommand.self
-        case .log: LogCommand.self
         case .refundRequests, .refundRequestBegin, .refundRequestApprove, .refundRequestDecline: RefundRequestCommand.self
         case .catalogCheck, .catalogConvert: CatalogCommand.self
         case .doctor: DoctorCommand.self

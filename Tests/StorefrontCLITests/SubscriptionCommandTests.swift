@@ -20,9 +20,9 @@ struct SubscriptionArgumentsTests {
     }
 
     @Test func clock() throws {
-        #expect(try parse("clock") == .clock)
-        #expect(try parse("clock", "advance", "P1M") == .advanceClock(ISODuration(months: 1)))
-        #expect(try parse("clock", "advance", "PT6H", "--json") == .advanceClock(ISODuration(hours: 6)))
+        #expect(try parse("clock") == .run(AnyCommand(ClockCommand.show)))
+        #expect(try parse("clock", "advance", "P1M") == .run(AnyCommand(ClockCommand.advance(ISODuration(months: 1)))))
+        #expect(try parse("clock", "advance", "PT6H", "--json") == .run(AnyCommand(ClockCommand.advance(ISODuration(hours: 6)))))
         #expect(usageError("clock", "advance", "1M")?.description.contains("ISO-8601 duration") == true)
         #expect(usageError("clock", "advance", "P0D")?.command == "clock", "advancing by nothing is refused")
         #expect(usageError("clock", "advance")?.command == "clock")

@@ -89,9 +89,9 @@ struct TesterCommandArgumentsTests {
     }
 
     @Test func accounts() throws {
-        #expect(try parse("accounts") == .accounts)
-        #expect(try parse("accounts", "create", "qa@x") == .createAccount(name: "qa@x"))
-        #expect(try parse("accounts", "switch", "qa@x") == .switchAccount(name: "qa@x"))
+        #expect(try parse("accounts") == .run(AnyCommand(AccountsCommand.list)))
+        #expect(try parse("accounts", "create", "qa@x") == .run(AnyCommand(AccountsCommand.create(name: "qa@x"))))
+        #expect(try parse("accounts", "switch", "qa@x") == .run(AnyCommand(AccountsCommand.switchTo(name: "qa@x"))))
         for bad in [["accounts", "create"], ["accounts", "switch"], ["accounts", "delete", "a"],
                     ["accounts", "create", "a", "b"], ["accounts", "create", ""], ["accounts", "qa@x"]] {
             do {
@@ -105,10 +105,10 @@ struct TesterCommandArgumentsTests {
 
     @Test func settingsSetOnce() throws {
         #expect(try parse("settings", "set", "purchaseError", "networkError", "--once")
-                == .setSetting(name: "purchaseError", value: "networkError", once: true))
+                == .run(AnyCommand(SettingsCommand.set(name: "purchaseError", value: "networkError", once: true))))
         #expect(try parse("--once", "settings", "set", "purchaseError", "networkError")
-                == .setSetting(name: "purchaseError", value: "networkError", once: true))
-        #expect(try parse("settings", "set", "latency", "250") == .setSetting(name: "latency", value: "250", once: false))
+                == .run(AnyCommand(SettingsCommand.set(name: "purchaseError", value: "networkError", once: true))))
+        #expect(try parse("settings", "set", "latency", "250") == .run(AnyCommand(SettingsCommand.set(name: "latency", value: "250", once: false))))
         #expect(usageError("settings", "set", "purchaseError", "networkError", "--once=true")?
             .description.contains("takes no value") == true)
     }
