@@ -35,12 +35,6 @@ public enum Command: Equatable, Sendable {
     /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
     /// its fields, read in its file. The cases below are the commands not yet moved to it.
     case run(AnyCommand)
-    /// `refund-request`: every refund request; `begin ID` as the app (`Transaction.beginRefundRequest`);
-    /// `approve ID [--reason]` / `decline ID` as the App Store.
-    case refundRequests
-    case refundRequestBegin(transactionID: Int64, reason: RefundRequestReason)
-    case refundRequestApprove(transactionID: Int64, reason: Transaction.RevocationReason?)
-    case refundRequestDecline(transactionID: Int64)
     /// `serve`: the App Store Server API and Server Notifications V2.
     case serve(listen: String, notify: [String], allowRemote: Bool)
     /// `serve keys`: the Server API's keys.
@@ -115,7 +109,6 @@ extension Command {
         switch self {
         case .paywall, .version: nil
         case .run(let command): Swift.type(of: command.value)
-        case .refundRequests, .refundRequestBegin, .refundRequestApprove, .refundRequestDecline: RefundRequestCommand.self
         case .catalogCheck, .catalogConvert: CatalogCommand.self
         case .doctor: DoctorCommand.self
         case .storeCopy, .storeRestore: StoreCopyCommand.self
