@@ -186,7 +186,7 @@ public enum CLI {
                 try await session.run(.run(AnyCommand(ProductsCommand())))
                 return exit(.success)
             }
-            if case .serve(let listen, let notify, let allowRemote) = invocation.command {
+            if case .serve(let listen, let notify, let allowRemote)? = invocation.command.value(ServeCommand.self) {
                 return exit(try await session.serve(listen: listen, notify: notify, allowRemote: allowRemote))
             }
             try await session.run(invocation.command)

@@ -35,19 +35,6 @@ public enum Command: Equatable, Sendable {
     /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
     /// its fields, read in its file. The cases below are the commands not yet moved to it.
     case run(AnyCommand)
-    /// `serve`: the App Store Server API and Server Notifications V2.
-    case serve(listen: String, notify: [String], allowRemote: Bool)
-    /// `serve keys`: the Server API's keys.
-    case serveKeys
-    case serveKeysAdd(keyID: String, issuer: String, publicKeyPath: String)
-    case serveKeysCreate(issuer: String?)
-    case serveKeysRemove(keyID: String)
-    /// `serve urls`: the receiver URLs kept in the store (used when serve has no --notify).
-    case serveURLs
-    case serveURLsAdd(url: String)
-    case serveURLsRemove(url: String)
-    /// `notifications`: every server notification with its delivery attempts.
-    case notifications
     /// `catalog check FILE`: validate a products.json or `.storekit` file and summarize it.
     case catalogCheck(path: String)
     /// `catalog convert FILE`: print a catalog file as products.json.
@@ -117,8 +104,6 @@ extension Command {
         case .manPage: ManCommand.self
         case .complete: CompleteCommand.self
         case .help: HelpCommand.self
-        case .serve, .serveKeys, .serveKeysAdd, .serveKeysCreate, .serveKeysRemove, .serveURLs, .serveURLsAdd, .serveURLsRemove: ServeCommand.self
-        case .notifications: NotificationsCommand.self
         }
     }
 }
