@@ -35,10 +35,6 @@ public enum Command: Equatable, Sendable {
     /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
     /// its fields, read in its file. The cases below are the commands not yet moved to it.
     case run(AnyCommand)
-    /// `catalog check FILE`: validate a products.json or `.storekit` file and summarize it.
-    case catalogCheck(path: String)
-    /// `catalog convert FILE`: print a catalog file as products.json.
-    case catalogConvert(path: String)
     /// `doctor`: check the store file read-only and say what is wrong with it.
     case doctor
     /// `store copy SOURCE DESTINATION`: a store copied between a file and PostgreSQL.
@@ -96,7 +92,6 @@ extension Command {
         switch self {
         case .paywall, .version: nil
         case .run(let command): Swift.type(of: command.value)
-        case .catalogCheck, .catalogConvert: CatalogCommand.self
         case .doctor: DoctorCommand.self
         case .storeCopy, .storeRestore: StoreCopyCommand.self
         case .replay: ReplayCommand.self
