@@ -35,8 +35,6 @@ public enum Command: Equatable, Sendable {
     /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
     /// its fields, read in its file. The cases below are the commands not yet moved to it.
     case run(AnyCommand)
-    /// `doctor`: check the store file read-only and say what is wrong with it.
-    case doctor
     /// `store copy SOURCE DESTINATION`: a store copied between a file and PostgreSQL.
     case storeCopy(source: String, destination: String)
     case storeRestore(backup: String)
@@ -92,7 +90,6 @@ extension Command {
         switch self {
         case .paywall, .version: nil
         case .run(let command): Swift.type(of: command.value)
-        case .doctor: DoctorCommand.self
         case .storeCopy, .storeRestore: StoreCopyCommand.self
         case .replay: ReplayCommand.self
         case .completions: CompletionsCommand.self
