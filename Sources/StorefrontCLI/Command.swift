@@ -35,9 +35,6 @@ public enum Command: Equatable, Sendable {
     /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
     /// its fields, read in its file. The cases below are the commands not yet moved to it.
     case run(AnyCommand)
-    /// `store copy SOURCE DESTINATION`: a store copied between a file and PostgreSQL.
-    case storeCopy(source: String, destination: String)
-    case storeRestore(backup: String)
     /// `--help`, `help`, or `COMMAND --help`: help on one command, or on all when nil.
     case help(String?)
     case version
@@ -90,7 +87,6 @@ extension Command {
         switch self {
         case .paywall, .version: nil
         case .run(let command): Swift.type(of: command.value)
-        case .storeCopy, .storeRestore: StoreCopyCommand.self
         case .replay: ReplayCommand.self
         case .completions: CompletionsCommand.self
         case .manPage: ManCommand.self
