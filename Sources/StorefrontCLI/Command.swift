@@ -42,8 +42,6 @@ public enum Command: Equatable, Sendable {
     case completions(Shell)
     /// `man`: the manual page storefront(1), in roff.
     case manPage
-    /// `replay FILE…`: run scenario files headless as regression tests.
-    case replay(paths: [String], junit: String? = nil, keep: Bool = false)
     /// `__complete WHAT`: candidates the completion scripts ask for at completion time (hidden).
     case complete(CompletionRequest)
 }
@@ -87,7 +85,6 @@ extension Command {
         switch self {
         case .paywall, .version: nil
         case .run(let command): Swift.type(of: command.value)
-        case .replay: ReplayCommand.self
         case .completions: CompletionsCommand.self
         case .manPage: ManCommand.self
         case .complete: CompleteCommand.self
