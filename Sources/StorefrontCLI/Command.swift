@@ -35,15 +35,7 @@ public enum Command: Equatable, Sendable {
     /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
     /// its fields, read in its file. The cases below are the commands not yet moved to it.
     case run(AnyCommand)
-    /// `--help`, `help`, or `COMMAND --help`: help on one command, or on all when nil.
-    case help(String?)
     case version
-    /// `completions bash|zsh|fish`: the shell's completion script.
-    case completions(Shell)
-    /// `man`: the manual page storefront(1), in roff.
-    case manPage
-    /// `__complete WHAT`: candidates the completion scripts ask for at completion time (hidden).
-    case complete(CompletionRequest)
 }
 
 /// A command's own parsed value (``CommandValue``), as ``Command/run(_:)`` holds it.
@@ -85,10 +77,6 @@ extension Command {
         switch self {
         case .paywall, .version: nil
         case .run(let command): Swift.type(of: command.value)
-        case .completions: CompletionsCommand.self
-        case .manPage: ManCommand.self
-        case .complete: CompleteCommand.self
-        case .help: HelpCommand.self
         }
     }
 }

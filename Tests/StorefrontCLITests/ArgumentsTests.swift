@@ -215,23 +215,23 @@ struct ArgumentsTests {
     // MARK: - Help and version
 
     @Test func helpOnEverything() throws {
-        #expect(try parse("--help").command == .help(nil))
-        #expect(try parse("-h").command == .help(nil))
-        #expect(try parse("help").command == .help(nil))
-        #expect(try parse("--store", "x", "--help").command == .help(nil))
+        #expect(try parse("--help").command == .run(AnyCommand(HelpCommand())))
+        #expect(try parse("-h").command == .run(AnyCommand(HelpCommand())))
+        #expect(try parse("help").command == .run(AnyCommand(HelpCommand())))
+        #expect(try parse("--store", "x", "--help").command == .run(AnyCommand(HelpCommand())))
     }
 
     @Test(arguments: ["products", "buy", "restore", "transactions", "entitlements", "consume", "reset", "settings", "log"])
     func helpOnOneCommand(name: String) throws {
-        #expect(try parse(name, "--help").command == .help(name))
-        #expect(try parse("--help", name).command == .help(name))
-        #expect(try parse("help", name).command == .help(name))
+        #expect(try parse(name, "--help").command == .run(AnyCommand(HelpCommand(topic: name))))
+        #expect(try parse("--help", name).command == .run(AnyCommand(HelpCommand(topic: name))))
+        #expect(try parse("help", name).command == .run(AnyCommand(HelpCommand(topic: name))))
     }
 
     @Test func helpIgnoresTheCommandsOwnOperandRules() throws {
         // `buy --help` needs no PRODUCT_ID; a bad one does not hide the help.
-        #expect(try parse("buy", "-h").command == .help("buy"))
-        #expect(try parse("reset", "bogus", "--help").command == .help("reset"))
+        #expect(try parse("buy", "-h").command == .run(AnyCommand(HelpCommand(topic: "buy"))))
+        #expect(try parse("reset", "bogus", "--help").command == .run(AnyCommand(HelpCommand(topic: "reset"))))
     }
 
     @Test func helpOnAnUnknownCommandIsAUsageError() {

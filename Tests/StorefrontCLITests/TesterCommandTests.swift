@@ -73,7 +73,7 @@ struct TesterCommandArgumentsTests {
                 #expect(error.command == name, "\(bad)")
             }
         }
-        #expect(try Invocation.parse([name, "--help"]).command == .help(name))
+        #expect(try Invocation.parse([name, "--help"]).command == .run(AnyCommand(HelpCommand(topic: name))))
     }
 
     @Test func refundTakesAReason() throws {
