@@ -3,7 +3,7 @@ import StoreEngine
 import StorefrontUI
 
 /// `approve ID`: a parent approves an Ask to Buy request.
-struct ApproveCommand: CommandValue {
+struct ApproveCommand: StorefrontCommand {
     var requestID: Int64
 
     static let help = CommandHelp(
@@ -16,7 +16,7 @@ struct ApproveCommand: CommandValue {
             """,
         operands: [.text])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         return Self(requestID: try line.requestID())
     }
@@ -29,7 +29,7 @@ struct ApproveCommand: CommandValue {
 }
 
 /// `decline ID`: a parent declines an Ask to Buy request.
-struct DeclineCommand: CommandValue {
+struct DeclineCommand: StorefrontCommand {
     var requestID: Int64
 
     static let help = CommandHelp(
@@ -41,7 +41,7 @@ struct DeclineCommand: CommandValue {
             """,
         operands: [.text])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         return Self(requestID: try line.requestID())
     }
@@ -52,7 +52,7 @@ struct DeclineCommand: CommandValue {
 }
 
 /// `resolve ID`: the customer completes an interrupted purchase.
-struct ResolveCommand: CommandValue {
+struct ResolveCommand: StorefrontCommand {
     var requestID: Int64
 
     static let help = CommandHelp(
@@ -65,7 +65,7 @@ struct ResolveCommand: CommandValue {
             """,
         operands: [.text])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         return Self(requestID: try line.requestID())
     }
@@ -78,7 +78,7 @@ struct ResolveCommand: CommandValue {
 }
 
 /// `refund ID`: the App Store refunds a transaction.
-struct RefundCommand: CommandValue {
+struct RefundCommand: StorefrontCommand {
     var transactionID: Int64
     var reason: Transaction.RevocationReason = .other
     var share: RefundShare = .full
@@ -108,7 +108,7 @@ struct RefundCommand: CommandValue {
             return .prorated(milliunits: milliunits)
         })
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         return Self(transactionID: try line.transactionID(), reason: try line.value(SharedOptions.reason) ?? .other,
                     share: try line.value(prorated) ?? .full)
@@ -120,7 +120,7 @@ struct RefundCommand: CommandValue {
 }
 
 /// `delete-transaction ID`: the Transaction Manager's Delete.
-struct DeleteTransactionCommand: CommandValue {
+struct DeleteTransactionCommand: StorefrontCommand {
     var transactionID: Int64
 
     static let help = CommandHelp(
@@ -132,7 +132,7 @@ struct DeleteTransactionCommand: CommandValue {
             """,
         operands: [.text])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         return Self(transactionID: try line.transactionID())
     }
@@ -143,7 +143,7 @@ struct DeleteTransactionCommand: CommandValue {
 }
 
 /// `status [GROUP_ID]`: each subscription group's renewal state and info.
-struct StatusCommand: CommandValue {
+struct StatusCommand: StorefrontCommand {
     var groupID: String?
 
     static let help = CommandHelp(
@@ -158,7 +158,7 @@ struct StatusCommand: CommandValue {
             """,
         operands: [.group])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         guard line.args.count <= 1 else { throw UsageError(description: "status takes at most a GROUP_ID", command: line.name) }
         return Self(groupID: line.args.first)
@@ -170,7 +170,7 @@ struct StatusCommand: CommandValue {
 }
 
 /// `auto-renew GROUP on|off`: a subscription's willAutoRenew.
-struct AutoRenewCommand: CommandValue {
+struct AutoRenewCommand: StorefrontCommand {
     /// A subscription group id or the id of one of its products.
     var group: String
     var on: Bool
@@ -185,7 +185,7 @@ struct AutoRenewCommand: CommandValue {
             """,
         operands: [.group, .words(["on", "off"])])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let args = line.args
         guard args.count == 2, ["on", "off"].contains(args[1]) else {
@@ -203,7 +203,7 @@ struct AutoRenewCommand: CommandValue {
 }
 
 /// `expire GROUP`: a subscription ended now.
-struct ExpireCommand: CommandValue {
+struct ExpireCommand: StorefrontCommand {
     /// A subscription group id or the id of one of its products.
     var group: String
 
@@ -213,7 +213,7 @@ struct ExpireCommand: CommandValue {
         details: "Cuts the current period short now; the subscription does not renew (autoRenewDisabled).",
         operands: [.group])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a GROUP (or a subscription's product id)")
         try line.allow()
         return Self(group: line.args[0])
@@ -228,7 +228,7 @@ struct ExpireCommand: CommandValue {
 }
 
 /// `renew GROUP`: a subscription renewed now.
-struct RenewCommand: CommandValue {
+struct RenewCommand: StorefrontCommand {
     /// A subscription group id or the id of one of its products.
     var group: String
 
@@ -241,7 +241,7 @@ struct RenewCommand: CommandValue {
             """,
         operands: [.group])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a GROUP (or a subscription's product id)")
         try line.allow()
         return Self(group: line.args[0])

@@ -107,7 +107,7 @@ extension Invocation {
         line.name = name
         line.args = args
         line.entry = type.help
-        invocation.command = try type.parse(line)
+        invocation.command = .run(AnyCommand(try type.parse(line)))
         return invocation
     }
 

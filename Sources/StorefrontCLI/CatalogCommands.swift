@@ -3,7 +3,7 @@ import StoreEngine
 import StorefrontUI
 
 /// `catalog check FILE` / `catalog convert FILE`: a catalog file on its own, no store.
-enum CatalogCommand: CommandValue {
+enum CatalogCommand: StorefrontCommand {
     /// `catalog check FILE`: validate a products.json or `.storekit` file and summarize it.
     case check(path: String)
     /// `catalog convert FILE`: print a catalog file as products.json.
@@ -11,7 +11,7 @@ enum CatalogCommand: CommandValue {
 
     static var help: CommandHelp { CatalogCommands.help }
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let args = line.args
         guard args.count == 2, ["check", "convert"].contains(args[0]), !args[1].isEmpty else {

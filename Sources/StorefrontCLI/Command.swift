@@ -20,29 +20,22 @@ public struct Invocation: Equatable, Sendable {
     public init(command: Command) { self.command = command }
 }
 
-/// How `buy --offer` gives its promotional offer's signature.
-public enum OfferSigning: Equatable, Sendable {
-    /// `--signature`: a compact JWS, or the legacy `KEY_ID:NONCE:TIMESTAMP:SIGNATURE`.
-    case given(PromotionalOfferSignature)
-    /// `--sign`: signed now as the app's server would, with the key the store holds.
-    case sign(keyID: String?)
-}
-
-/// A subcommand and its operands.
+/// What the command line asks for: the paywall, the version, or a command.
 public enum Command: Equatable, Sendable {
     /// No subcommand: open the paywall.
     case paywall
-    /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
-    /// its fields, read in its file. The cases below are the commands not yet moved to it.
-    case run(AnyCommand)
+    /// `--version`.
     case version
+    /// A command (``StorefrontCommand``): its type says what it needs and runs it; its operands and
+    /// options are its fields, read in its file.
+    case run(AnyCommand)
 }
 
-/// A command's own parsed value (``CommandValue``), as ``Command/run(_:)`` holds it.
+/// A command's parsed value (a ``StorefrontCommand``), as ``Command/run(_:)`` holds it.
 public struct AnyCommand: Equatable, Sendable {
-    let value: any CommandValue
+    let value: any StorefrontCommand
 
-    init(_ value: some CommandValue) { self.value = value }
+    init(_ value: some StorefrontCommand) { self.value = value }
 
     public static func == (a: AnyCommand, b: AnyCommand) -> Bool { a.value.isEqual(to: b.value) }
 }
@@ -64,19 +57,21 @@ extension UsageError {
     }
 }
 
-
 extension Command {
-    /// The parsed value of a ``CommandValue`` of type `type`, if this is one.
-    func value<Value: CommandValue>(_ type: Value.Type) -> Value? {
+    /// The parsed command of type `type`, if this is one.
+    func value<Value: StorefrontCommand>(_ type: Value.Type) -> Value? {
         if case .run(let command) = self { command.value as? Value } else { nil }
     }
 
-    /// The command that parsed to this value, which says what it needs and runs it;
-    /// nil for the paywall and `--version`, which are no command.
-    var type: (any StorefrontCommand.Type)? {
-        switch self {
-        case .paywall, .version: nil
-        case .run(let command): Swift.type(of: command.value)
-        }
+    /// Whether the command needs the catalog's products (their prices, kinds, groups): the paywall
+    /// shows the catalog; every command says for itself.
+    var needsCatalog: Bool {
+        if case .run(let command) = self { command.value.needsCatalog } else { true }
+    }
+
+    /// Whether the command plays the app (which delivers waiting transactions when it starts),
+    /// rather than the App Store, a parent, or the tester. The paywall does.
+    var actsAsTheApp: Bool {
+        if case .run(let command) = self { command.value.actsAsTheApp } else { true }
     }
 }

@@ -3,7 +3,7 @@ import StorefrontUI
 
 /// `storefront doctor`: checks a store file without opening it for writing and
 /// says what is wrong with it. Needs no catalog.
-struct DoctorCommand: CommandValue {
+struct DoctorCommand: StorefrontCommand {
     static let help = CommandHelp(
         name: "doctor", usage: "doctor [--store PATH] [--json]",
         summary: "Check a store file and say what is wrong with it",
@@ -17,7 +17,7 @@ struct DoctorCommand: CommandValue {
             Exits 0 when healthy, 1 when problems were found, 74 when it cannot be read.
             """)
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
         return Self()

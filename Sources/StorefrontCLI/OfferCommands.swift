@@ -3,10 +3,10 @@ import StoreEngine
 import StorefrontUI
 
 /// `app-transaction`: the account's signed `AppTransaction`.
-struct AppTransactionCommand: CommandValue {
+struct AppTransactionCommand: StorefrontCommand {
     static var help: CommandHelp { OfferCommands.appTransactionHelp }
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
         return Self()
@@ -18,7 +18,7 @@ struct AppTransactionCommand: CommandValue {
 }
 
 /// `offer-keys [add | create | remove]`: the promotional offer keys.
-enum OfferKeysCommand: CommandValue {
+enum OfferKeysCommand: StorefrontCommand {
     /// `offer-keys`: the keys registered.
     case list
     /// `offer-keys add KEY_ID FILE [--issuer ID]`.
@@ -30,7 +30,7 @@ enum OfferKeysCommand: CommandValue {
 
     static var help: CommandHelp { OfferCommands.offerKeysHelp }
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let (args, issuer) = (line.args, try line.value(SharedOptions.issuer))
         switch (args.first, args.count) {
@@ -55,7 +55,7 @@ enum OfferKeysCommand: CommandValue {
 
 /// `offer sign PRODUCT OFFER [--key KEY_ID] [--legacy] [--app-account-token UUID]`: a promotional
 /// offer signed as the app's server would.
-struct OfferCommand: CommandValue {
+struct OfferCommand: StorefrontCommand {
     var productID: String
     var offerID: String
     var keyID: String?
@@ -67,7 +67,7 @@ struct OfferCommand: CommandValue {
 
     static var help: CommandHelp { OfferCommands.offerHelp }
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let (keyID, token) = (try line.value(key), try line.value(SharedOptions.appAccountToken))
         let args = line.args
@@ -85,12 +85,12 @@ struct OfferCommand: CommandValue {
 }
 
 /// `redeem CODE`: an offer code, as the App Store's redeem sheet.
-struct RedeemCommand: CommandValue {
+struct RedeemCommand: StorefrontCommand {
     var code: String
 
     static var help: CommandHelp { OfferCommands.redeemHelp }
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a CODE")
         try line.allow()
         return Self(code: line.args[0])
@@ -171,6 +171,14 @@ enum OfferCommands {
             perCustomerLimit, or an account the offer's eligibility (new, existing, expired) leaves out.
             """,
         operands: [.text])
+}
+
+/// How `buy --offer` gives its promotional offer's signature.
+enum OfferSigning: Equatable, Sendable {
+    /// `--signature`: a compact JWS, or the legacy `KEY_ID:NONCE:TIMESTAMP:SIGNATURE`.
+    case given(PromotionalOfferSignature)
+    /// `--sign`: signed now as the app's server would, with the key the store holds.
+    case sign(keyID: String?)
 }
 
 /// How `buy` reads its promotional offer's signature options.

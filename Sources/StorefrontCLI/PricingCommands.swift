@@ -3,7 +3,7 @@ import StoreEngine
 import StorefrontUI
 
 /// `price-increase`: a subscription's price changes, and the customer's answer.
-enum PriceIncreaseCommand: CommandValue {
+enum PriceIncreaseCommand: StorefrontCommand {
     /// `price-increase`: the price changes made and the increases this account waits for.
     case list
     /// `price-increase PRODUCT PRICE [--consent-required]`: a subscription's price changes, as in App Store Connect.
@@ -15,7 +15,7 @@ enum PriceIncreaseCommand: CommandValue {
 
     static var help: CommandHelp { PricingCommands.priceIncreaseHelp }
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let (args, consentRequired) = (line.args, line.has(consentRequired))
         if consentRequired, args.count != 2 || ["consent", "decline"].contains(args[0]) {
@@ -48,7 +48,7 @@ enum PriceIncreaseCommand: CommandValue {
 }
 
 /// `messages [show ID | defer ID]`: the App Store's messages to the app.
-enum MessagesCommand: CommandValue {
+enum MessagesCommand: StorefrontCommand {
     /// `messages`: the App Store's messages to the app (StoreKit's `Message.messages`).
     case list
     /// `messages show ID` / `messages defer ID`: the app shows a message now, or holds it.
@@ -57,7 +57,7 @@ enum MessagesCommand: CommandValue {
 
     static var help: CommandHelp { PricingCommands.messagesHelp }
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let args = line.args
         switch (args.first, args.count) {
@@ -89,12 +89,12 @@ enum MessagesCommand: CommandValue {
 }
 
 /// `message send REASON`: a tester queues a message.
-struct MessageCommand: CommandValue {
+struct MessageCommand: StorefrontCommand {
     var reason: MessageReason
 
     static var help: CommandHelp { PricingCommands.messageHelp }
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let args = line.args
         guard args.count == 2, args[0] == "send" else {

@@ -2,7 +2,7 @@ import Foundation
 import StoreEngine
 
 /// `receipt [refresh]`: the app receipt (StoreKit 1), as the app reads it and sends it to its backend.
-struct ReceiptCommand: CommandValue {
+struct ReceiptCommand: StorefrontCommand {
     /// `refresh`: made anew first, as `SKReceiptRefreshRequest`.
     var refresh = false
 
@@ -22,7 +22,7 @@ struct ReceiptCommand: CommandValue {
             """,
         operands: [.words(["refresh"])])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         switch line.args {
         case []: return Self()

@@ -3,7 +3,7 @@ import StoreEngine
 import StorefrontUI
 
 /// `refund-request [begin | approve | decline]`: refund requests, as the app and as the App Store.
-enum RefundRequestCommand: CommandValue {
+enum RefundRequestCommand: StorefrontCommand {
     /// `refund-request`: every refund request.
     case list
     /// `begin ID`: as the app (`Transaction.beginRefundRequest`).
@@ -18,7 +18,7 @@ enum RefundRequestCommand: CommandValue {
         "--request-reason", value: "REASON", RefundRequestReason.allCases, name: { $0.rawValue },
         "begin: why the customer asks (the refund sheet's reasons; default other)")
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         // --reason is the App Store's (approve), --request-reason the customer's (begin).
         let args = line.args
         try line.allow(refusing: (args.first == "approve" ? [] : [SharedOptions.reason.spec])

@@ -4,7 +4,7 @@ import StoreEngine
 import StorefrontUI
 
 /// `storefront replay FILE…`: each scenario on a fresh temporary store, headless.
-struct ReplayCommand: CommandValue {
+struct ReplayCommand: StorefrontCommand {
     var paths: [String]
     var junit: String?
     var keep = false
@@ -34,7 +34,7 @@ struct ReplayCommand: CommandValue {
             """,
         options: [junit.spec, keep.spec], operands: [.file])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         guard !line.args.isEmpty else { throw UsageError(description: "replay needs at least one scenario FILE", command: line.name) }
         return Self(paths: line.args, junit: try line.value(junit), keep: line.has(keep))

@@ -5,7 +5,7 @@ import StorefrontServer
 import StorefrontUI
 
 /// `notifications`: the server notifications the store recorded, with their delivery.
-struct NotificationsCommand: CommandValue {
+struct NotificationsCommand: StorefrontCommand {
     static let help = CommandHelp(
         name: "notifications", usage: "notifications [--json]",
         summary: "The App Store Server Notifications the store recorded, with their delivery",
@@ -15,7 +15,7 @@ struct NotificationsCommand: CommandValue {
             sendAttemptResult). --json adds the signedPayload.
             """)
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
         return Self()
@@ -25,7 +25,7 @@ struct NotificationsCommand: CommandValue {
 }
 
 /// `serve`: the App Store Server API and Server Notifications V2; `serve keys`, `serve urls`: what it uses.
-enum ServeCommand: CommandValue {
+enum ServeCommand: StorefrontCommand {
     /// `serve`: the App Store Server API and Server Notifications V2, until stopped.
     case serve(listen: String, notify: [String], allowRemote: Bool)
     /// `serve keys`: the Server API's keys.
@@ -79,7 +79,7 @@ enum ServeCommand: CommandValue {
     static let allowRemote = Flag("--allow-remote", "listen on an address other machines can reach")
     static let publicKey = Option<String>.text("--public-key", value: "FILE", kind: .file, "keys add: the key's public half (PEM)")
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let (name, args) = (line.name, line.args)
         let (issuer, publicKey) = (try line.value(SharedOptions.issuer), try line.value(Self.publicKey))

@@ -3,7 +3,7 @@ import StoreEngine
 import StorefrontUI
 
 /// `accounts`: the sandbox testers, and their families (`accounts family …`).
-enum AccountsCommand: CommandValue {
+enum AccountsCommand: StorefrontCommand {
     /// `accounts`: the store file's accounts.
     case list
     /// `accounts create NAME`, `accounts switch NAME`.
@@ -25,7 +25,7 @@ enum AccountsCommand: CommandValue {
             """,
         operands: [.words(["create", "switch", "family"]), .text, .text, .text])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let args = line.args
         switch (args.first, args.count) {
@@ -51,7 +51,7 @@ enum AccountsCommand: CommandValue {
 }
 
 /// `reset app | account | all`: the app's state, the account's history, or everything wiped.
-struct ResetCommand: CommandValue {
+struct ResetCommand: StorefrontCommand {
     var scope: ResetScope
 
     static let help = CommandHelp(
@@ -65,7 +65,7 @@ struct ResetCommand: CommandValue {
             """,
         operands: [.words(["app", "account", "all"])])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "what to reset: app, account or all")
         try line.allow()
         guard let scope = ResetScope(rawValue: line.args[0]) else {
@@ -78,7 +78,7 @@ struct ResetCommand: CommandValue {
 }
 
 /// `settings [set NAME VALUE [--once]]`: the simulated conditions.
-enum SettingsCommand: CommandValue {
+enum SettingsCommand: StorefrontCommand {
     /// `settings`: every setting and its value.
     case list
     /// `settings set NAME VALUE [--once]`.
@@ -97,7 +97,7 @@ enum SettingsCommand: CommandValue {
 
     static let once = Flag("--once", "an error setting applies to the next call only")
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow(refusing: line.args.count == 3 ? [] : [once.spec])  // settings set NAME VALUE --once
         let args = line.args
         switch args.count {
@@ -117,7 +117,7 @@ enum SettingsCommand: CommandValue {
 }
 
 /// `clock [advance DURATION]`: the store's clock, or a jump ahead.
-enum ClockCommand: CommandValue {
+enum ClockCommand: StorefrontCommand {
     /// `clock`: the store time and rate.
     case show
     /// `clock advance DURATION`.
@@ -137,7 +137,7 @@ enum ClockCommand: CommandValue {
             """,
         operands: [.words(["advance"]), .words(["P1D", "P1W", "P1M", "P1Y", "PT1H"])])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let args = line.args
         switch args.count {
@@ -163,7 +163,7 @@ enum ClockCommand: CommandValue {
 }
 
 /// `log [--limit N]`: the account's transaction state changes.
-struct LogCommand: CommandValue {
+struct LogCommand: StorefrontCommand {
     var limit = 50
 
     static let help = CommandHelp(
@@ -177,7 +177,7 @@ struct LogCommand: CommandValue {
             """,
         options: [SharedOptions.limit.spec])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
         return Self(limit: try line.value(SharedOptions.limit) ?? 50)

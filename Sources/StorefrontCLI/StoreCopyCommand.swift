@@ -4,7 +4,7 @@ import StorefrontUI
 /// `storefront store copy SOURCE DESTINATION`: a store copied between a file and PostgreSQL,
 /// either way, every row and signature as it was, its seals checked on arrival. `storefront store
 /// restore BACKUP`: a backup put back into the store file in one commit. Neither needs a catalog.
-enum StoreCopyCommand: CommandValue {
+enum StoreCopyCommand: StorefrontCommand {
     /// `store copy SOURCE DESTINATION`: a store copied between a file and PostgreSQL.
     case copy(source: String, destination: String)
     /// `store restore BACKUP`: a backup put back into the store file.
@@ -32,7 +32,7 @@ enum StoreCopyCommand: CommandValue {
             """,
         operands: [.words(["copy", "restore"]), .file, .file])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let args = line.args
         if args.count == 2, args[0] == "restore", !args[1].isEmpty { return .restore(backup: args[1]) }

@@ -2,12 +2,12 @@ import CBuildInfo
 import StoreEngine
 
 /// `completions bash|zsh|fish`: the shell's completion script.
-struct CompletionsCommand: CommandValue {
+struct CompletionsCommand: StorefrontCommand {
     var shell: Shell
 
     static var help: CommandHelp { ToolCommands.completionsHelp }
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a shell: bash, zsh or fish")
         try line.allow()
         guard let shell = Shell(rawValue: line.args[0]) else {
@@ -23,10 +23,10 @@ struct CompletionsCommand: CommandValue {
 }
 
 /// `man`: the manual page storefront(1).
-struct ManCommand: CommandValue {
+struct ManCommand: StorefrontCommand {
     static var help: CommandHelp { ToolCommands.manHelp }
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
         return Self()
@@ -39,12 +39,12 @@ struct ManCommand: CommandValue {
 }
 
 /// `__complete WHAT`: candidates for the completion scripts (hidden).
-struct CompleteCommand: CommandValue {
+struct CompleteCommand: StorefrontCommand {
     var request: CompletionRequest
 
     static var help: CommandHelp { ToolCommands.completeHelp }
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         guard let request = CompletionRequest(line.args) else {
             throw UsageError(description: "__complete takes products, groups or setting-values NAME", command: line.name)
@@ -59,7 +59,7 @@ struct CompleteCommand: CommandValue {
 }
 
 /// `help [COMMAND]`, `--help`, `COMMAND --help`: the commands and options, or one command's details.
-struct HelpCommand: CommandValue {
+struct HelpCommand: StorefrontCommand {
     /// The command to explain; nil for all of them.
     var topic: String?
 
@@ -69,7 +69,7 @@ struct HelpCommand: CommandValue {
         details: "The same as `storefront --help`, or `storefront COMMAND --help` when a COMMAND is named.",
         operands: [.command], printsJSON: false)
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         Self(topic: line.args.first)
     }
 
