@@ -4,24 +4,34 @@ import StoreEngine
 import StorefrontServer
 import StorefrontUI
 
-/// `notifications`: the server notifications the store recorded, with their delivery.
+/// `notifications [--type NOTIFICATION_TYPE]`: the server notifications the store recorded, with their delivery.
 struct NotificationsCommand: StorefrontCommand {
+    /// `--type`: only those of this notificationType, as Get Notification History's `notificationType`.
+    var notificationType: NotificationType?
+
+    static let notificationType = Option<NotificationType>.choice(
+        "--type", value: "NOTIFICATION_TYPE", NotificationType.allCases, name: { $0.rawValue },
+        "only notifications of this notificationType (DID_RENEW, REFUND, …)")
+
     static let help = CommandHelp(
-        name: "notifications", usage: "notifications [--json]",
+        name: "notifications", usage: "notifications [--type NOTIFICATION_TYPE] [--json]",
         summary: "The App Store Server Notifications the store recorded, with their delivery",
         details: """
             Every notification the store made (SUBSCRIBED, DID_RENEW, REFUND, …), oldest first,
             with its subtype, transaction and each delivery attempt (store time, URL and Apple's
             sendAttemptResult). --json adds the signedPayload.
-            """)
+              --type NOTIFICATION_TYPE   only those of that type (REFUND, DID_RENEW, …), as
+                                         Get Notification History's notificationType
+            """,
+        options: [notificationType.spec])
 
     static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return Self()
+        return Self(notificationType: try line.value(notificationType))
     }
 
-    func run(in session: Session) async throws -> Report? { try await session.notifications() }
+    func run(in session: Session) async throws -> Report? { try await session.notifications(of: notificationType) }
 }
 
 /// `serve`: the App Store Server API and Server Notifications V2; `serve keys`, `serve urls`: what it uses.
@@ -267,8 +277,8 @@ extension Session {
         return true
     }
 
-    func notifications() async throws -> Report {
-        let all = try await appStore.notifications()
+    func notifications(of type: NotificationType? = nil) async throws -> Report {
+        let all = try await appStore.notifications(NotificationFilter(type: type?.rawValue))
         let json = JSON.object(["notifications": .array(all.map { notification in
             .object([
                 "id": .integer(notification.id),
@@ -287,7 +297,7 @@ extension Session {
                 "signedPayload": .string(notification.signedPayload),
             ])
         })])
-        guard !all.isEmpty else { return Report(json: json, "No server notifications yet.") }
+        guard !all.isEmpty else { return Report(json: json, type.map { "No \($0.rawValue) notifications." } ?? "No server notifications yet.") }
         let lines = all.map { notification -> String in
             let name = [notification.type, notification.subtype].compactMap { $0 }.joined(separator: " ")
             let about = notification.transactionID.map { "transaction \($0)" } ?? "—"
