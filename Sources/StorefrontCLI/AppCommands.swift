@@ -3,7 +3,7 @@ import StoreEngine
 import StorefrontUI
 
 /// `products`: the catalog's products for the current storefront, and what the account has of each.
-struct ProductsCommand: CommandValue {
+struct ProductsCommand: StorefrontCommand {
     static let help = CommandHelp(
         name: "products", usage: "products [--json]",
         summary: "List the catalog's products for the current storefront",
@@ -13,7 +13,7 @@ struct ProductsCommand: CommandValue {
             price and what the account has of it: Owned, Active until DATE, Balance N.
             """)
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
         return Self()
@@ -27,7 +27,7 @@ struct ProductsCommand: CommandValue {
 }
 
 /// `buy PRODUCT_ID`: a purchase as `Product.purchase()`, or one made outside the app (`--outside`).
-struct BuyCommand: CommandValue {
+struct BuyCommand: StorefrontCommand {
     var productID: String
     var quantity = 1
     /// `--outside`: a purchase made outside the app, reaching it as an update (none of the app's choices below).
@@ -112,7 +112,7 @@ struct BuyCommand: CommandValue {
                   SharedOptions.appAccountToken.spec, billingPlan.spec],
         operands: [.productID])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a PRODUCT_ID")
         // The app's choices are not those of a purchase outside it.
         try line.allow(refusing: line.has(outside) ? [SharedOptions.appAccountToken.spec, billingPlan.spec] : [])
@@ -144,7 +144,7 @@ struct BuyCommand: CommandValue {
 }
 
 /// `restore`: purchases brought back to the app, as `AppStore.sync()`.
-struct RestoreCommand: CommandValue {
+struct RestoreCommand: StorefrontCommand {
     static let help = CommandHelp(
         name: "restore", usage: "restore [--json]",
         summary: "Restore purchases, as AppStore.sync()",
@@ -154,7 +154,7 @@ struct RestoreCommand: CommandValue {
             Adds no transaction; each restored product is logged in the restored state.
             """)
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
         return Self()
@@ -168,7 +168,7 @@ struct RestoreCommand: CommandValue {
 }
 
 /// `transactions`: the account's history as `Transaction.all`, or the requests waiting (`--pending`).
-struct TransactionsCommand: CommandValue {
+struct TransactionsCommand: StorefrontCommand {
     /// The requests waiting instead (`--pending`).
     var pending = false
     /// Which page: at most `limit`, purchased at or after `since`, after the page whose token named `after`.
@@ -214,7 +214,7 @@ struct TransactionsCommand: CommandValue {
             """,
         options: [pending.spec, SharedOptions.limit.spec, since.spec, after.spec])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
         if line.has(pending), line.has(SharedOptions.limit) || line.has(since) || line.has(after) {
@@ -231,7 +231,7 @@ struct TransactionsCommand: CommandValue {
 }
 
 /// `entitlements [--product PRODUCT_ID]`: what the account owns now, as `Transaction.currentEntitlements`.
-struct EntitlementsCommand: CommandValue {
+struct EntitlementsCommand: StorefrontCommand {
     /// `--product`: that product's entitlement only, as `Transaction.currentEntitlements(for:)`.
     var productID: String?
 
@@ -249,7 +249,7 @@ struct EntitlementsCommand: CommandValue {
             """,
         options: [product.spec])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
         return Self(productID: try line.value(product))
@@ -263,7 +263,7 @@ struct EntitlementsCommand: CommandValue {
 }
 
 /// `consume PRODUCT_ID`: a consumable used up from the app's balance.
-struct ConsumeCommand: CommandValue {
+struct ConsumeCommand: StorefrontCommand {
     var productID: String
     var quantity = 1
 
@@ -276,7 +276,7 @@ struct ConsumeCommand: CommandValue {
             """,
         options: [SharedOptions.quantity.spec], operands: [.productID])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a PRODUCT_ID")
         try line.allow()
         return Self(productID: line.args[0], quantity: try line.value(SharedOptions.quantity) ?? 1)
@@ -290,7 +290,7 @@ struct ConsumeCommand: CommandValue {
 }
 
 /// `key export [--receipt] [--root [--der]]`: what verifies the store's signatures.
-struct KeyCommand: CommandValue {
+struct KeyCommand: StorefrontCommand {
     /// `--root`: the root certificate instead of the key; `--der`: its DER bytes; `--receipt`: the app receipts' signer.
     var root = false
     var der = false
@@ -318,7 +318,7 @@ struct KeyCommand: CommandValue {
             """,
         options: [root.spec, der.spec, receipt.spec], operands: [.words(["export"])], printsJSON: false)
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow(refusing: line.has(root) ? [] : [der.spec])  // key export --root --der
         guard line.args == ["export"] else { throw UsageError(description: "key takes export", command: line.name) }
         return Self(root: line.has(root), der: line.has(der), receipt: line.has(receipt))
@@ -339,7 +339,7 @@ struct KeyCommand: CommandValue {
 }
 
 /// `verify JWS`: one signed transaction decoded and verified.
-struct VerifyCommand: CommandValue {
+struct VerifyCommand: StorefrontCommand {
     var jws: String
 
     static let help = CommandHelp(
@@ -354,7 +354,7 @@ struct VerifyCommand: CommandValue {
             """,
         operands: [.text])
 
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a JWS string")
         try line.allow()
         return Self(jws: line.args[0])

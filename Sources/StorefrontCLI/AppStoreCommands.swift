@@ -3,7 +3,9 @@ import StoreEngine
 import StorefrontUI
 
 /// `approve ID`: a parent approves an Ask to Buy request.
-enum ApproveCommand: StorefrontCommand {
+struct ApproveCommand: StorefrontCommand {
+    var requestID: Int64
+
     static let help = CommandHelp(
         name: "approve", usage: "approve REQUEST_ID [--json]",
         summary: "Approve an Ask to Buy request, as the parent",
@@ -14,21 +16,22 @@ enum ApproveCommand: StorefrontCommand {
             """,
         operands: [.text])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
-        return .approve(transactionID: try line.requestID())
+        return Self(requestID: try line.requestID())
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .approve(let id) = command else { return nil }
-        return session.completed(try await session.appStore.approveReporting(id))
+    func run(in session: Session) async throws -> Report? {
+        session.completed(try await session.appStore.approveReporting(requestID))
     }
 }
 
 /// `decline ID`: a parent declines an Ask to Buy request.
-enum DeclineCommand: StorefrontCommand {
+struct DeclineCommand: StorefrontCommand {
+    var requestID: Int64
+
     static let help = CommandHelp(
         name: "decline", usage: "decline REQUEST_ID [--json]",
         summary: "Decline an Ask to Buy request, as the parent",
@@ -38,19 +41,20 @@ enum DeclineCommand: StorefrontCommand {
             """,
         operands: [.text])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
-        return .decline(transactionID: try line.requestID())
+        return Self(requestID: try line.requestID())
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .decline(let id) = command else { return nil }
-        return try await session.changed(try await session.appStore.declineReporting(id))
+    func run(in session: Session) async throws -> Report? {
+        try await session.changed(try await session.appStore.declineReporting(requestID))
     }
 }
 
 /// `resolve ID`: the customer completes an interrupted purchase.
-enum ResolveCommand: StorefrontCommand {
+struct ResolveCommand: StorefrontCommand {
+    var requestID: Int64
+
     static let help = CommandHelp(
         name: "resolve", usage: "resolve REQUEST_ID [--json]",
         summary: "Complete an interrupted purchase",
@@ -61,21 +65,24 @@ enum ResolveCommand: StorefrontCommand {
             """,
         operands: [.text])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
-        return .resolve(transactionID: try line.requestID())
+        return Self(requestID: try line.requestID())
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .resolve(let id) = command else { return nil }
-        return session.completed(try await session.appStore.resolveReporting(id))
+    func run(in session: Session) async throws -> Report? {
+        session.completed(try await session.appStore.resolveReporting(requestID))
     }
 }
 
 /// `refund ID`: the App Store refunds a transaction.
-enum RefundCommand: StorefrontCommand {
+struct RefundCommand: StorefrontCommand {
+    var transactionID: Int64
+    var reason: Transaction.RevocationReason = .other
+    var share: RefundShare = .full
+
     static let help = CommandHelp(
         name: "refund", usage: "refund TRANSACTION_ID [--reason developerIssue|other] [--prorated PERCENT|remaining] [--json]",
         summary: "Refund a purchase: revocationDate and revocationReason are set",
@@ -101,20 +108,21 @@ enum RefundCommand: StorefrontCommand {
             return .prorated(milliunits: milliunits)
         })
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
-        return .refund(transactionID: try line.transactionID(), reason: try line.value(SharedOptions.reason) ?? .other,
-                       share: try line.value(prorated) ?? .full)
+        return Self(transactionID: try line.transactionID(), reason: try line.value(SharedOptions.reason) ?? .other,
+                    share: try line.value(prorated) ?? .full)
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .refund(let id, let reason, let share) = command else { return nil }
-        return try await session.changed(try await session.appStore.refundReporting(id, reason: reason, share: share))
+    func run(in session: Session) async throws -> Report? {
+        try await session.changed(try await session.appStore.refundReporting(transactionID, reason: reason, share: share))
     }
 }
 
 /// `delete-transaction ID`: the Transaction Manager's Delete.
-enum DeleteTransactionCommand: StorefrontCommand {
+struct DeleteTransactionCommand: StorefrontCommand {
+    var transactionID: Int64
+
     static let help = CommandHelp(
         name: "delete-transaction", usage: "delete-transaction TRANSACTION_ID [--json]",
         summary: "Delete a transaction from the account's history",
@@ -124,19 +132,20 @@ enum DeleteTransactionCommand: StorefrontCommand {
             """,
         operands: [.text])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
-        return .deleteTransaction(transactionID: try line.transactionID())
+        return Self(transactionID: try line.transactionID())
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .deleteTransaction(let id) = command else { return nil }
-        return try await session.deleteTransaction(id)
+    func run(in session: Session) async throws -> Report? {
+        try await session.deleteTransaction(transactionID)
     }
 }
 
 /// `status [GROUP_ID]`: each subscription group's renewal state and info.
-enum StatusCommand: StorefrontCommand {
+struct StatusCommand: StorefrontCommand {
+    var groupID: String?
+
     static let help = CommandHelp(
         name: "status", usage: "status [GROUP_ID] [--json]",
         summary: "Each subscription group's renewal state and renewal info",
@@ -149,22 +158,23 @@ enum StatusCommand: StorefrontCommand {
             """,
         operands: [.group])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         guard line.args.count <= 1 else { throw UsageError(description: "status takes at most a GROUP_ID", command: line.name) }
-        return .status(groupID: line.args.first)
+        return Self(groupID: line.args.first)
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .status(let groupID) = command else { return nil }
-        return try await session.status(groupID)
-    }
+    func run(in session: Session) async throws -> Report? { try await session.status(groupID) }
 }
 
 /// `auto-renew GROUP on|off`: a subscription's willAutoRenew.
-enum AutoRenewCommand: StorefrontCommand {
+struct AutoRenewCommand: StorefrontCommand {
+    /// A subscription group id or the id of one of its products.
+    var group: String
+    var on: Bool
+
     static let help = CommandHelp(
         name: "auto-renew", usage: "auto-renew GROUP on|off [--json]",
         summary: "Turn a subscription's auto-renew on or off (willAutoRenew)",
@@ -175,49 +185,53 @@ enum AutoRenewCommand: StorefrontCommand {
             """,
         operands: [.group, .words(["on", "off"])])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let args = line.args
         guard args.count == 2, ["on", "off"].contains(args[1]) else {
             throw UsageError(description: "auto-renew takes a GROUP (or a subscription's product id) and on or off", command: line.name)
         }
-        return .autoRenew(group: args[0], on: args[1] == "on")
+        return Self(group: args[0], on: args[1] == "on")
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .autoRenew(let group, let on) = command else { return nil }
+    func run(in session: Session) async throws -> Report? {
         try await session.appStore.setAutoRenew(groupID: group, on)
         return try await session.status(group, headline: "Auto-renew is \(on ? "on" : "off").")
     }
 }
 
 /// `expire GROUP`: a subscription ended now.
-enum ExpireCommand: StorefrontCommand {
+struct ExpireCommand: StorefrontCommand {
+    /// A subscription group id or the id of one of its products.
+    var group: String
+
     static let help = CommandHelp(
         name: "expire", usage: "expire GROUP [--json]",
         summary: "End a subscription now",
         details: "Cuts the current period short now; the subscription does not renew (autoRenewDisabled).",
         operands: [.group])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a GROUP (or a subscription's product id)")
         try line.allow()
-        return .expire(group: line.args[0])
+        return Self(group: line.args[0])
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .expire(let group) = command else { return nil }
+    func run(in session: Session) async throws -> Report? {
         try await session.appStore.expireSubscription(groupID: group)
         return try await session.status(group, headline: "Expired now.")
     }
 }
 
 /// `renew GROUP`: a subscription renewed now.
-enum RenewCommand: StorefrontCommand {
+struct RenewCommand: StorefrontCommand {
+    /// A subscription group id or the id of one of its products.
+    var group: String
+
     static let help = CommandHelp(
         name: "renew", usage: "renew GROUP [--json]",
         summary: "Renew a subscription now",
@@ -227,16 +241,15 @@ enum RenewCommand: StorefrontCommand {
             """,
         operands: [.group])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a GROUP (or a subscription's product id)")
         try line.allow()
-        return .renew(group: line.args[0])
+        return Self(group: line.args[0])
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .renew(let group) = command else { return nil }
+    func run(in session: Session) async throws -> Report? {
         try await session.appStore.renewSubscription(groupID: group)
         return try await session.status(group, headline: "Renewed now.")
     }

@@ -85,7 +85,7 @@ extension Invocation {
         }
 
         guard let name = operands.first else {
-            invocation.command = wantsHelp ? .help(nil) : .paywall
+            invocation.command = wantsHelp ? .run(AnyCommand(HelpCommand())) : .paywall
             return invocation
         }
         let args = Array(operands.dropFirst())
@@ -95,7 +95,7 @@ extension Invocation {
                 throw UsageError(description: "no command \"\(topic)\"", command: nil)
             }
             if invocation.json { throw Self.noJSONForm("help", topic: topic) }
-            invocation.command = .help(topic)
+            invocation.command = .run(AnyCommand(HelpCommand(topic: topic)))
             return invocation
         }
 
@@ -107,7 +107,7 @@ extension Invocation {
         line.name = name
         line.args = args
         line.entry = type.help
-        invocation.command = try type.parse(line)
+        invocation.command = .run(AnyCommand(try type.parse(line)))
         return invocation
     }
 

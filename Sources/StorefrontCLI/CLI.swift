@@ -108,7 +108,7 @@ public enum CLI {
         let location = StoreLocation.find(invocation, environment: environment)
         // Help, the tools, catalog files, scenarios and the store file's checkup need no store.
         let context = CommandContext(invocation: invocation, console: console, location: location, defaultStore: defaultStore)
-        if let code = await invocation.command.type?.runAlone(invocation.command, context) { return exit(code) }
+        if case .run(let command) = invocation.command, let code = await command.value.runAlone(context) { return exit(code) }
 
         let catalog: Catalog
         var catalogFile: String?
@@ -186,7 +186,7 @@ public enum CLI {
                 try await session.run(.run(AnyCommand(ProductsCommand())))
                 return exit(.success)
             }
-            if case .serve(let listen, let notify, let allowRemote) = invocation.command {
+            if case .serve(let listen, let notify, let allowRemote)? = invocation.command.value(ServeCommand.self) {
                 return exit(try await session.serve(listen: listen, notify: notify, allowRemote: allowRemote))
             }
             try await session.run(invocation.command)

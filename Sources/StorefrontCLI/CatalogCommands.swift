@@ -4,22 +4,26 @@ import StorefrontUI
 
 /// `catalog check FILE` / `catalog convert FILE`: a catalog file on its own, no store.
 enum CatalogCommand: StorefrontCommand {
+    /// `catalog check FILE`: validate a products.json or `.storekit` file and summarize it.
+    case check(path: String)
+    /// `catalog convert FILE`: print a catalog file as products.json.
+    case convert(path: String)
+
     static var help: CommandHelp { CatalogCommands.help }
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let args = line.args
         guard args.count == 2, ["check", "convert"].contains(args[0]), !args[1].isEmpty else {
             throw UsageError(description: "catalog takes check FILE or convert FILE", command: line.name)
         }
-        return args[0] == "check" ? .catalogCheck(path: args[1]) : .catalogConvert(path: args[1])
+        return args[0] == "check" ? .check(path: args[1]) : .convert(path: args[1])
     }
 
-    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
-        switch command {
-        case .catalogCheck(let path): CatalogCommands.check(path, json: context.invocation.json, console: context.console)
-        case .catalogConvert(let path): CatalogCommands.convert(path, json: context.invocation.json, console: context.console)
-        default: nil
+    func runAlone(_ context: CommandContext) async -> ExitCode? {
+        switch self {
+        case .check(let path): CatalogCommands.check(path, json: context.invocation.json, console: context.console)
+        case .convert(let path): CatalogCommands.convert(path, json: context.invocation.json, console: context.console)
         }
     }
 }

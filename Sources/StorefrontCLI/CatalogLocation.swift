@@ -16,17 +16,6 @@ extension StoreLocation {
     }
 }
 
-extension Command {
-    /// Whether the command needs the catalog's products (their prices, kinds, groups):
-    /// the app's commands, the subscription commands and the clock's renewals do; the
-    /// history, the requests' answers, refunds, accounts, settings and keys do not.
-    var needsCatalog: Bool {
-        // The paywall shows the catalog; every command says for itself.
-        guard let type else { return true }
-        return type.needsCatalog(self)
-    }
-}
-
 /// The catalog a store file last ran with, kept beside it (`store.sqlite.catalog`, one absolute
 /// path): the one rule for every command that reads products is "the catalog named, else the
 /// folder's, else the store file's last", so `approve` in a second terminal, in any folder, charges

@@ -20,124 +20,22 @@ public struct Invocation: Equatable, Sendable {
     public init(command: Command) { self.command = command }
 }
 
-/// How `buy --offer` gives its promotional offer's signature.
-public enum OfferSigning: Equatable, Sendable {
-    /// `--signature`: a compact JWS, or the legacy `KEY_ID:NONCE:TIMESTAMP:SIGNATURE`.
-    case given(PromotionalOfferSignature)
-    /// `--sign`: signed now as the app's server would, with the key the store holds.
-    case sign(keyID: String?)
-}
-
-/// A subcommand and its operands.
+/// What the command line asks for: the paywall, the version, or a command.
 public enum Command: Equatable, Sendable {
     /// No subcommand: open the paywall.
     case paywall
-    /// A command whose parsed value is its own type (``CommandValue``): its operands and options are
-    /// its fields, read in its file. The cases below are the commands not yet moved to it.
-    case run(AnyCommand)
-    /// `offer-keys`: the promotional offer keys registered.
-    case offerKeys
-    /// `offer-keys add KEY_ID FILE [--issuer ID]`.
-    case offerKeysAdd(keyID: String, path: String, issuer: String?)
-    /// `offer-keys create [KEY_ID] [--issuer ID]`: prints the private key once.
-    case offerKeysCreate(keyID: String?, issuer: String?)
-    /// `offer-keys remove KEY_ID`: its signatures are refused from now on.
-    case offerKeysRemove(keyID: String)
-    /// `offer sign PRODUCT OFFER [--key KEY_ID] [--legacy] [--app-account-token UUID]`.
-    case offerSign(productID: String, offerID: String, keyID: String?, appAccountToken: UUID?, legacy: Bool)
-    /// `redeem CODE`: an offer code, as the App Store's redeem sheet.
-    case redeem(code: String)
-    /// `app-transaction`: the account's signed `AppTransaction`.
-    case appTransaction
-    /// `receipt [refresh]`: the app receipt's base64, or made anew (`SKReceiptRefreshRequest`).
-    case receipt(refresh: Bool)
-    /// `price-increase PRODUCT PRICE [--consent-required]`: a subscription's price changes, as in App Store Connect.
-    case priceIncrease(productID: String, price: Decimal, consentRequired: Bool)
-    /// `price-increase`: the price changes made and the increases this account waits for.
-    case priceIncreases
-    /// `price-increase consent|decline PRODUCT`: the customer's answer.
-    case priceIncreaseAnswer(productID: String, consent: Bool)
-    /// `messages`: the App Store's messages to the app (StoreKit's `Message.messages`).
-    case messages
-    /// `messages show ID` / `messages defer ID`: the app shows a message now, or holds it.
-    case messageShow(id: Int64)
-    case messageDefer(id: Int64)
-    /// `message send REASON`: a tester queues a message.
-    case messageSend(reason: MessageReason)
-    /// `approve` / `decline` an Ask to Buy request, `resolve` an interrupted purchase.
-    case approve(transactionID: Int64)
-    case decline(transactionID: Int64)
-    case resolve(transactionID: Int64)
-    case refund(transactionID: Int64, reason: Transaction.RevocationReason, share: RefundShare = .full)
-    case deleteTransaction(transactionID: Int64)
-    /// `accounts`, `accounts create NAME`, `accounts switch NAME`.
-    case accounts
-    case createAccount(name: String)
-    case switchAccount(name: String)
-    /// `accounts family [list]`, `accounts family create NAME`, `add NAME ACCOUNT`, `remove NAME ACCOUNT`.
-    case families
-    case familyCreate(name: String)
-    case familyAdd(name: String, account: String)
-    case familyRemove(name: String, account: String)
-    /// `refund-request`: every refund request; `begin ID` as the app (`Transaction.beginRefundRequest`);
-    /// `approve ID [--reason]` / `decline ID` as the App Store.
-    case refundRequests
-    case refundRequestBegin(transactionID: Int64, reason: RefundRequestReason)
-    case refundRequestApprove(transactionID: Int64, reason: Transaction.RevocationReason?)
-    case refundRequestDecline(transactionID: Int64)
-    /// `clock`, `clock advance DURATION`.
-    case clock
-    case advanceClock(ISODuration)
-    /// `status [GROUP_ID]`: each subscription group's renewal state and info.
-    case status(groupID: String?)
-    /// `auto-renew GROUP on|off`, `expire GROUP`, `renew GROUP` (a group id or one of its product ids).
-    case autoRenew(group: String, on: Bool)
-    case expire(group: String)
-    case renew(group: String)
-    case reset(ResetScope)
-    case settings
-    case setSetting(name: String, value: String, once: Bool = false)
-    case log(limit: Int)
-    /// `serve`: the App Store Server API and Server Notifications V2.
-    case serve(listen: String, notify: [String], allowRemote: Bool)
-    /// `serve keys`: the Server API's keys.
-    case serveKeys
-    case serveKeysAdd(keyID: String, issuer: String, publicKeyPath: String)
-    case serveKeysCreate(issuer: String?)
-    case serveKeysRemove(keyID: String)
-    /// `serve urls`: the receiver URLs kept in the store (used when serve has no --notify).
-    case serveURLs
-    case serveURLsAdd(url: String)
-    case serveURLsRemove(url: String)
-    /// `notifications`: every server notification with its delivery attempts.
-    case notifications
-    /// `catalog check FILE`: validate a products.json or `.storekit` file and summarize it.
-    case catalogCheck(path: String)
-    /// `catalog convert FILE`: print a catalog file as products.json.
-    case catalogConvert(path: String)
-    /// `doctor`: check the store file read-only and say what is wrong with it.
-    case doctor
-    /// `store copy SOURCE DESTINATION`: a store copied between a file and PostgreSQL.
-    case storeCopy(source: String, destination: String)
-    case storeRestore(backup: String)
-    /// `--help`, `help`, or `COMMAND --help`: help on one command, or on all when nil.
-    case help(String?)
+    /// `--version`.
     case version
-    /// `completions bash|zsh|fish`: the shell's completion script.
-    case completions(Shell)
-    /// `man`: the manual page storefront(1), in roff.
-    case manPage
-    /// `replay FILE…`: run scenario files headless as regression tests.
-    case replay(paths: [String], junit: String? = nil, keep: Bool = false)
-    /// `__complete WHAT`: candidates the completion scripts ask for at completion time (hidden).
-    case complete(CompletionRequest)
+    /// A command (``StorefrontCommand``): its type says what it needs and runs it; its operands and
+    /// options are its fields, read in its file.
+    case run(AnyCommand)
 }
 
-/// A command's own parsed value (``CommandValue``), as ``Command/run(_:)`` holds it.
+/// A command's parsed value (a ``StorefrontCommand``), as ``Command/run(_:)`` holds it.
 public struct AnyCommand: Equatable, Sendable {
-    let value: any CommandValue
+    let value: any StorefrontCommand
 
-    init(_ value: some CommandValue) { self.value = value }
+    init(_ value: some StorefrontCommand) { self.value = value }
 
     public static func == (a: AnyCommand, b: AnyCommand) -> Bool { a.value.isEqual(to: b.value) }
 }
@@ -159,52 +57,21 @@ extension UsageError {
     }
 }
 
-
 extension Command {
-    /// The parsed value of a ``CommandValue`` of type `type`, if this is one.
-    func value<Value: CommandValue>(_ type: Value.Type) -> Value? {
+    /// The parsed command of type `type`, if this is one.
+    func value<Value: StorefrontCommand>(_ type: Value.Type) -> Value? {
         if case .run(let command) = self { command.value as? Value } else { nil }
     }
 
-    /// The command that parsed to this value, which says what it needs and runs it;
-    /// nil for the paywall and `--version`, which are no command.
-    var type: (any StorefrontCommand.Type)? {
-        switch self {
-        case .paywall, .version: nil
-        case .run(let command): Swift.type(of: command.value)
-        case .approve: ApproveCommand.self
-        case .decline: DeclineCommand.self
-        case .resolve: ResolveCommand.self
-        case .refund: RefundCommand.self
-        case .deleteTransaction: DeleteTransactionCommand.self
-        case .status: StatusCommand.self
-        case .autoRenew: AutoRenewCommand.self
-        case .expire: ExpireCommand.self
-        case .renew: RenewCommand.self
-        case .accounts, .createAccount, .switchAccount, .families, .familyCreate, .familyAdd, .familyRemove: AccountsCommand.self
-        case .reset: ResetCommand.self
-        case .settings, .setSetting: SettingsCommand.self
-        case .clock, .advanceClock: ClockCommand.self
-        case .log: LogCommand.self
-        case .appTransaction: AppTransactionCommand.self
-        case .receipt: ReceiptCommand.self
-        case .offerKeys, .offerKeysAdd, .offerKeysCreate, .offerKeysRemove: OfferKeysCommand.self
-        case .offerSign: OfferCommand.self
-        case .redeem: RedeemCommand.self
-        case .refundRequests, .refundRequestBegin, .refundRequestApprove, .refundRequestDecline: RefundRequestCommand.self
-        case .priceIncrease, .priceIncreases, .priceIncreaseAnswer: PriceIncreaseCommand.self
-        case .messages, .messageShow, .messageDefer: MessagesCommand.self
-        case .messageSend: MessageCommand.self
-        case .catalogCheck, .catalogConvert: CatalogCommand.self
-        case .doctor: DoctorCommand.self
-        case .storeCopy, .storeRestore: StoreCopyCommand.self
-        case .replay: ReplayCommand.self
-        case .completions: CompletionsCommand.self
-        case .manPage: ManCommand.self
-        case .complete: CompleteCommand.self
-        case .help: HelpCommand.self
-        case .serve, .serveKeys, .serveKeysAdd, .serveKeysCreate, .serveKeysRemove, .serveURLs, .serveURLsAdd, .serveURLsRemove: ServeCommand.self
-        case .notifications: NotificationsCommand.self
-        }
+    /// Whether the command needs the catalog's products (their prices, kinds, groups): the paywall
+    /// shows the catalog; every command says for itself.
+    var needsCatalog: Bool {
+        if case .run(let command) = self { command.value.needsCatalog } else { true }
+    }
+
+    /// Whether the command plays the app (which delivers waiting transactions when it starts),
+    /// rather than the App Store, a parent, or the tester. The paywall does.
+    var actsAsTheApp: Bool {
+        if case .run(let command) = self { command.value.actsAsTheApp } else { true }
     }
 }

@@ -3,7 +3,7 @@ import StorefrontUI
 
 /// `storefront doctor`: checks a store file without opening it for writing and
 /// says what is wrong with it. Needs no catalog.
-enum DoctorCommand: StorefrontCommand {
+struct DoctorCommand: StorefrontCommand {
     static let help = CommandHelp(
         name: "doctor", usage: "doctor [--store PATH] [--json]",
         summary: "Check a store file and say what is wrong with it",
@@ -17,15 +17,15 @@ enum DoctorCommand: StorefrontCommand {
             Exits 0 when healthy, 1 when problems were found, 74 when it cannot be read.
             """)
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return .doctor
+        return Self()
     }
 
     /// Before the catalog: a store file is checked on its own, and nothing is created.
-    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
-        run(path: context.location.storePath, json: context.invocation.json, console: context.console)
+    func runAlone(_ context: CommandContext) async -> ExitCode? {
+        Self.run(path: context.location.storePath, json: context.invocation.json, console: context.console)
     }
 
     static func run(path: String, json: Bool, console: Console) -> ExitCode {

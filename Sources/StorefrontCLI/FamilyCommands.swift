@@ -23,16 +23,43 @@ enum FamilyCommands {
         purchaser's revocationReason).
         """
 
-    /// `accounts family [list | create NAME | add NAME ACCOUNT | remove NAME ACCOUNT]`.
-    static func command(_ args: [String]) throws(UsageError) -> Command {
+}
+
+/// `accounts family [list | create NAME | add NAME ACCOUNT | remove NAME ACCOUNT]`, part of ``AccountsCommand``.
+enum FamilyAction: Equatable, Sendable {
+    /// `accounts family [list]`: the families and their members.
+    case list
+    case create(name: String)
+    case add(name: String, account: String)
+    case remove(name: String, account: String)
+
+    /// Reads the operands after `accounts family`.
+    init(_ args: [String]) throws(UsageError) {
         switch (args.first, args.count) {
-        case (nil, _), ("list", 1): return .families
-        case ("create", 2) where !args[1].isEmpty: return .familyCreate(name: args[1])
-        case ("add", 3) where !args[1].isEmpty && !args[2].isEmpty: return .familyAdd(name: args[1], account: args[2])
-        case ("remove", 3) where !args[1].isEmpty && !args[2].isEmpty: return .familyRemove(name: args[1], account: args[2])
+        case (nil, _), ("list", 1): self = .list
+        case ("create", 2) where !args[1].isEmpty: self = .create(name: args[1])
+        case ("add", 3) where !args[1].isEmpty && !args[2].isEmpty: self = .add(name: args[1], account: args[2])
+        case ("remove", 3) where !args[1].isEmpty && !args[2].isEmpty: self = .remove(name: args[1], account: args[2])
         default:
             throw UsageError(description: "accounts family takes nothing, list, create NAME, add NAME ACCOUNT or remove NAME ACCOUNT",
                              command: "accounts")
+        }
+    }
+
+    /// What is shared is what the catalog marks familyShareable.
+    var needsCatalog: Bool {
+        switch self {
+        case .add, .remove: true
+        case .list, .create: false
+        }
+    }
+
+    func run(in session: Session) async throws -> Report? {
+        switch self {
+        case .list: try await session.families()
+        case .create(let name): try await session.createFamily(name)
+        case .add(let name, let account): try await session.addFamilyMember(account, to: name)
+        case .remove(let name, let account): try await session.removeFamilyMember(account, from: name)
         }
     }
 }

@@ -3,77 +3,102 @@ import StoreEngine
 import StorefrontUI
 
 /// `app-transaction`: the account's signed `AppTransaction`.
-enum AppTransactionCommand: StorefrontCommand {
+struct AppTransactionCommand: StorefrontCommand {
     static var help: CommandHelp { OfferCommands.appTransactionHelp }
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return .appTransaction
+        return Self()
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.appTransaction() }
+    func run(in session: Session) async throws -> Report? { try await session.appTransaction() }
 }
 
 /// `offer-keys [add | create | remove]`: the promotional offer keys.
 enum OfferKeysCommand: StorefrontCommand {
+    /// `offer-keys`: the keys registered.
+    case list
+    /// `offer-keys add KEY_ID FILE [--issuer ID]`.
+    case add(keyID: String, path: String, issuer: String?)
+    /// `offer-keys create [KEY_ID] [--issuer ID]`: prints the private key once.
+    case create(keyID: String?, issuer: String?)
+    /// `offer-keys remove KEY_ID`: its signatures are refused from now on.
+    case remove(keyID: String)
+
     static var help: CommandHelp { OfferCommands.offerKeysHelp }
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
-        return try OfferArguments().command(line.name, line.args, issuer: try line.value(SharedOptions.issuer), appAccountToken: nil)
+        let (args, issuer) = (line.args, try line.value(SharedOptions.issuer))
+        switch (args.first, args.count) {
+        case (nil, _) where issuer == nil: return .list
+        case ("add", 3) where !args[1].isEmpty: return .add(keyID: args[1], path: args[2], issuer: issuer)
+        case ("create", 1): return .create(keyID: nil, issuer: issuer)
+        case ("create", 2) where !args[1].isEmpty: return .create(keyID: args[1], issuer: issuer)
+        case ("remove", 2) where !args[1].isEmpty && issuer == nil: return .remove(keyID: args[1])
+        default: throw UsageError(description: "offer-keys takes nothing, add KEY_ID FILE, create [KEY_ID] or remove KEY_ID", command: line.name)
+        }
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        switch command {
-        case .offerKeys: try await session.offerKeys()
-        case .offerKeysAdd(let keyID, let path, let issuer): try await session.offerKeysAdd(keyID: keyID, path: path, issuer: issuer)
-        case .offerKeysCreate(let keyID, let issuer): try await session.offerKeysCreate(keyID: keyID, issuer: issuer)
-        case .offerKeysRemove(let keyID): try await session.offerKeysRemove(keyID)
-        default: nil
+    func run(in session: Session) async throws -> Report? {
+        switch self {
+        case .list: try await session.offerKeys()
+        case .add(let keyID, let path, let issuer): try await session.offerKeysAdd(keyID: keyID, path: path, issuer: issuer)
+        case .create(let keyID, let issuer): try await session.offerKeysCreate(keyID: keyID, issuer: issuer)
+        case .remove(let keyID): try await session.offerKeysRemove(keyID)
         }
     }
 }
 
-/// `offer sign PRODUCT OFFER`: a promotional offer signed as the app's server would.
-enum OfferCommand: StorefrontCommand {
+/// `offer sign PRODUCT OFFER [--key KEY_ID] [--legacy] [--app-account-token UUID]`: a promotional
+/// offer signed as the app's server would.
+struct OfferCommand: StorefrontCommand {
+    var productID: String
+    var offerID: String
+    var keyID: String?
+    var appAccountToken: UUID?
+    var legacy = false
+
     static let key = Option<String>.text("--key", value: "KEY_ID", nonEmpty: "a key id", "the offer key to sign with (offer-keys)")
     static let legacy = Flag("--legacy", "the legacy form (key id, nonce, timestamp, signature) instead of a compact JWS")
 
     static var help: CommandHelp { OfferCommands.offerHelp }
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
-        return try OfferArguments(keyID: try line.value(key), legacy: line.has(legacy))
-            .command(line.name, line.args, issuer: nil, appAccountToken: try line.value(SharedOptions.appAccountToken))
+        let (keyID, token) = (try line.value(key), try line.value(SharedOptions.appAccountToken))
+        let args = line.args
+        guard args.count == 3, args[0] == "sign", !args[1].isEmpty, !args[2].isEmpty else {
+            throw UsageError(description: "offer takes sign PRODUCT_ID OFFER_ID", command: line.name)
+        }
+        return Self(productID: args[1], offerID: args[2], keyID: keyID, appAccountToken: token, legacy: line.has(legacy))
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .offerSign(let productID, let offerID, let keyID, let token, let legacy) = command else { return nil }
-        return try await session.offerSign(productID, offerID, keyID: keyID, appAccountToken: token, legacy: legacy)
+    func run(in session: Session) async throws -> Report? {
+        try await session.offerSign(productID, offerID, keyID: keyID, appAccountToken: appAccountToken, legacy: legacy)
     }
 }
 
 /// `redeem CODE`: an offer code, as the App Store's redeem sheet.
-enum RedeemCommand: StorefrontCommand {
+struct RedeemCommand: StorefrontCommand {
+    var code: String
+
     static var help: CommandHelp { OfferCommands.redeemHelp }
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a CODE")
         try line.allow()
-        return .redeem(code: line.args[0])
+        return Self(code: line.args[0])
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .redeem(let code) = command else { return nil }
-        return try await session.redeem(code)
-    }
+    func run(in session: Session) async throws -> Report? { try await session.redeem(code) }
 }
 
 /// The app transaction, promotional offer keys and signatures, and offer codes.
@@ -148,12 +173,18 @@ enum OfferCommands {
         operands: [.text])
 }
 
-/// The options of promotional offers as `buy`, `offer` and `offer-keys` read them.
+/// How `buy --offer` gives its promotional offer's signature.
+enum OfferSigning: Equatable, Sendable {
+    /// `--signature`: a compact JWS, or the legacy `KEY_ID:NONCE:TIMESTAMP:SIGNATURE`.
+    case given(PromotionalOfferSignature)
+    /// `--sign`: signed now as the app's server would, with the key the store holds.
+    case sign(keyID: String?)
+}
+
+/// How `buy` reads its promotional offer's signature options.
 struct OfferArguments {
     var signature: String?
-    var keyID: String?
     var sign = false
-    var legacy = false
 
     /// How `buy --offer` signs: `--signature` or `--sign`, never both, and only with `--offer`.
     func signing(offerID: String?) throws(UsageError) -> OfferSigning? {
@@ -178,24 +209,6 @@ struct OfferArguments {
             return .legacy(keyID: fields[0], nonce: nonce, timestamp: timestamp, signature: fields[3])
         }
         return text.split(separator: ".", omittingEmptySubsequences: false).count == 3 ? .compactJWS(text) : nil
-    }
-
-    /// `offer-keys …` and `offer sign …`.
-    func command(_ name: String, _ args: [String], issuer: String?, appAccountToken: UUID?) throws(UsageError) -> Command {
-        if name == "offer" {
-            guard args.count == 3, args[0] == "sign", !args[1].isEmpty, !args[2].isEmpty else {
-                throw UsageError(description: "offer takes sign PRODUCT_ID OFFER_ID", command: name)
-            }
-            return .offerSign(productID: args[1], offerID: args[2], keyID: keyID, appAccountToken: appAccountToken, legacy: legacy)
-        }
-        switch (args.first, args.count) {
-        case (nil, _) where issuer == nil: return .offerKeys
-        case ("add", 3) where !args[1].isEmpty: return .offerKeysAdd(keyID: args[1], path: args[2], issuer: issuer)
-        case ("create", 1): return .offerKeysCreate(keyID: nil, issuer: issuer)
-        case ("create", 2) where !args[1].isEmpty: return .offerKeysCreate(keyID: args[1], issuer: issuer)
-        case ("remove", 2) where !args[1].isEmpty && issuer == nil: return .offerKeysRemove(keyID: args[1])
-        default: throw UsageError(description: "offer-keys takes nothing, add KEY_ID FILE, create [KEY_ID] or remove KEY_ID", command: name)
-        }
     }
 }
 

@@ -4,70 +4,113 @@ import StorefrontUI
 
 /// `price-increase`: a subscription's price changes, and the customer's answer.
 enum PriceIncreaseCommand: StorefrontCommand {
+    /// `price-increase`: the price changes made and the increases this account waits for.
+    case list
+    /// `price-increase PRODUCT PRICE [--consent-required]`: a subscription's price changes, as in App Store Connect.
+    case change(productID: String, price: Decimal, consentRequired: Bool)
+    /// `price-increase consent|decline PRODUCT`: the customer's answer.
+    case answer(productID: String, consent: Bool)
+
     static let consentRequired = Flag("--consent-required", "subscribers must agree to the new price, or their subscription ends")
 
     static var help: CommandHelp { PricingCommands.priceIncreaseHelp }
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
-        return try PricingArguments(consentRequired: line.has(consentRequired)).command(line.name, line.args)
+        let (args, consentRequired) = (line.args, line.has(consentRequired))
+        if consentRequired, args.count != 2 || ["consent", "decline"].contains(args[0]) {
+            throw UsageError(description: "price-increase takes --consent-required with PRODUCT_ID PRICE", command: line.name)
+        }
+        switch args.count {
+        case 0: return .list
+        case 2 where ["consent", "decline"].contains(args[0]) && !args[1].isEmpty:
+            return .answer(productID: args[1], consent: args[0] == "consent")
+        case 2 where !args[0].isEmpty:
+            guard let price = DecimalText.parse(args[1]), price >= 0 else {
+                throw UsageError(description: "price-increase needs a PRICE such as 5.99, not \"\(args[1])\"", command: line.name)
+            }
+            return .change(productID: args[0], price: price, consentRequired: consentRequired)
+        default:
+            throw UsageError(description: "price-increase takes nothing, PRODUCT_ID PRICE, consent PRODUCT_ID or decline PRODUCT_ID",
+                             command: line.name)
+        }
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        switch command {
-        case .priceIncrease(let productID, let price, let consent):
-            try await session.priceIncrease(productID, price: price, consentRequired: consent)
-        case .priceIncreases: try await session.priceIncreases()
-        case .priceIncreaseAnswer(let productID, let consent): try await session.answerPriceIncrease(productID, consent: consent)
-        default: nil
+    func run(in session: Session) async throws -> Report? {
+        switch self {
+        case .change(let productID, let price, let consent): try await session.priceIncrease(productID, price: price, consentRequired: consent)
+        case .list: try await session.priceIncreases()
+        case .answer(let productID, let consent): try await session.answerPriceIncrease(productID, consent: consent)
         }
     }
 }
 
 /// `messages [show ID | defer ID]`: the App Store's messages to the app.
 enum MessagesCommand: StorefrontCommand {
+    /// `messages`: the App Store's messages to the app (StoreKit's `Message.messages`).
+    case list
+    /// `messages show ID` / `messages defer ID`: the app shows a message now, or holds it.
+    case show(id: Int64)
+    case hold(id: Int64)
+
     static var help: CommandHelp { PricingCommands.messagesHelp }
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
-        return try PricingArguments().command(line.name, line.args)
-    }
-
-    static func needsCatalog(_ command: Command) -> Bool {
-        switch command {
-        case .messages, .messageShow: true  // a message's sheet shows the catalog's prices and offers
-        default: false
+        let args = line.args
+        switch (args.first, args.count) {
+        case (nil, _): return .list
+        case ("show", 2), ("defer", 2):
+            guard let id = Int64(args[1]), id > 0 else {
+                throw UsageError(description: "messages \(args[0]) needs a message id (a whole number), not \"\(args[1])\"", command: line.name)
+            }
+            return args[0] == "show" ? .show(id: id) : .hold(id: id)
+        default:
+            throw UsageError(description: "messages takes nothing, show ID or defer ID", command: line.name)
         }
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        switch command {
-        case .messages: try await session.messages()
-        case .messageShow(let id): try await session.showMessage(id)
-        case .messageDefer(let id): try await session.deferMessage(id)
-        default: nil
+    var needsCatalog: Bool {
+        switch self {
+        case .list, .show: true  // a message's sheet shows the catalog's prices and offers
+        case .hold: false
+        }
+    }
+
+    func run(in session: Session) async throws -> Report? {
+        switch self {
+        case .list: try await session.messages()
+        case .show(let id): try await session.showMessage(id)
+        case .hold(let id): try await session.deferMessage(id)
         }
     }
 }
 
 /// `message send REASON`: a tester queues a message.
-enum MessageCommand: StorefrontCommand {
+struct MessageCommand: StorefrontCommand {
+    var reason: MessageReason
+
     static var help: CommandHelp { PricingCommands.messageHelp }
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
-        return try PricingArguments().command(line.name, line.args)
+        let args = line.args
+        guard args.count == 2, args[0] == "send" else {
+            throw UsageError(description: "message takes send REASON", command: line.name)
+        }
+        guard let reason = MessageReason(rawValue: args[1]) else {
+            throw UsageError(description: "message send takes \(MessageReason.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(args[1])\"",
+                             command: line.name)
+        }
+        return Self(reason: reason)
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .messageSend(let reason) = command else { return nil }
-        return try await session.sendMessage(reason)
-    }
+    func run(in session: Session) async throws -> Report? { try await session.sendMessage(reason) }
 }
 
-/// Price increases and the App Store's messages: their command table entries, parsing and reports.
+/// Price increases and the App Store's messages: their command table entries and reports.
 enum PricingCommands {
     static let priceIncreaseHelp = CommandHelp(
         name: "price-increase",
@@ -122,54 +165,6 @@ enum PricingCommands {
             Message.messages, and `messages` lists it.
             """,
         operands: [.words(["send"]), .words(MessageReason.allCases.map(\.rawValue))])
-}
-
-/// The options of price increases, as `price-increase` reads them.
-struct PricingArguments {
-    var consentRequired = false
-
-    /// `price-increase …`, `messages …` and `message send REASON`.
-    func command(_ name: String, _ args: [String]) throws(UsageError) -> Command {
-        switch name {
-        case "price-increase":
-            if consentRequired, args.count != 2 || ["consent", "decline"].contains(args[0]) {
-                throw UsageError(description: "price-increase takes --consent-required with PRODUCT_ID PRICE", command: name)
-            }
-            switch args.count {
-            case 0: return .priceIncreases
-            case 2 where ["consent", "decline"].contains(args[0]) && !args[1].isEmpty:
-                return .priceIncreaseAnswer(productID: args[1], consent: args[0] == "consent")
-            case 2 where !args[0].isEmpty:
-                guard let price = DecimalText.parse(args[1]), price >= 0 else {
-                    throw UsageError(description: "price-increase needs a PRICE such as 5.99, not \"\(args[1])\"", command: name)
-                }
-                return .priceIncrease(productID: args[0], price: price, consentRequired: consentRequired)
-            default:
-                throw UsageError(description: "price-increase takes nothing, PRODUCT_ID PRICE, consent PRODUCT_ID or decline PRODUCT_ID",
-                                 command: name)
-            }
-        case "messages":
-            switch (args.first, args.count) {
-            case (nil, _): return .messages
-            case ("show", 2), ("defer", 2):
-                guard let id = Int64(args[1]), id > 0 else {
-                    throw UsageError(description: "messages \(args[0]) needs a message id (a whole number), not \"\(args[1])\"", command: name)
-                }
-                return args[0] == "show" ? .messageShow(id: id) : .messageDefer(id: id)
-            default:
-                throw UsageError(description: "messages takes nothing, show ID or defer ID", command: name)
-            }
-        default:
-            guard args.count == 2, args[0] == "send" else {
-                throw UsageError(description: "message takes send REASON", command: name)
-            }
-            guard let reason = MessageReason(rawValue: args[1]) else {
-                throw UsageError(description: "message send takes \(MessageReason.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(args[1])\"",
-                                 command: name)
-            }
-            return .messageSend(reason: reason)
-        }
-    }
 }
 
 // MARK: - Reports

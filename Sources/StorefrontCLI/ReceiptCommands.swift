@@ -2,7 +2,10 @@ import Foundation
 import StoreEngine
 
 /// `receipt [refresh]`: the app receipt (StoreKit 1), as the app reads it and sends it to its backend.
-enum ReceiptCommand: StorefrontCommand {
+struct ReceiptCommand: StorefrontCommand {
+    /// `refresh`: made anew first, as `SKReceiptRefreshRequest`.
+    var refresh = false
+
     static let help = CommandHelp(
         name: "receipt", usage: "receipt [refresh] [--json]",
         summary: "Print the app receipt's base64 (receipt-data), or make it anew (SKReceiptRefreshRequest)",
@@ -19,19 +22,18 @@ enum ReceiptCommand: StorefrontCommand {
             """,
         operands: [.words(["refresh"])])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         switch line.args {
-        case []: return .receipt(refresh: false)
-        case ["refresh"]: return .receipt(refresh: true)
+        case []: return Self()
+        case ["refresh"]: return Self(refresh: true)
         default: throw UsageError(description: "receipt takes nothing, or refresh", command: line.name)
         }
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { true }
+    var needsCatalog: Bool { true }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .receipt(let refresh) = command else { return nil }
+    func run(in session: Session) async throws -> Report? {
         var url = try await session.app.appReceiptURL()
         if refresh || !FileManager.default.fileExists(atPath: url.path) { url = try await session.app.refreshReceipt() }
         let der = [UInt8](try Data(contentsOf: url))

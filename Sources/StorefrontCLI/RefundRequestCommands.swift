@@ -4,27 +4,50 @@ import StorefrontUI
 
 /// `refund-request [begin | approve | decline]`: refund requests, as the app and as the App Store.
 enum RefundRequestCommand: StorefrontCommand {
+    /// `refund-request`: every refund request.
+    case list
+    /// `begin ID`: as the app (`Transaction.beginRefundRequest`).
+    case begin(transactionID: Int64, reason: RefundRequestReason)
+    /// `approve ID [--reason]` / `decline ID`: as the App Store.
+    case approve(transactionID: Int64, reason: Transaction.RevocationReason?)
+    case decline(transactionID: Int64)
+
     static var help: CommandHelp { RefundRequestCommands.help }
 
     static let requestReason = Option<RefundRequestReason>.choice(
         "--request-reason", value: "REASON", RefundRequestReason.allCases, name: { $0.rawValue },
         "begin: why the customer asks (the refund sheet's reasons; default other)")
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         // --reason is the App Store's (approve), --request-reason the customer's (begin).
-        try line.allow(refusing: (line.args.first == "approve" ? [] : [SharedOptions.reason.spec])
-            + (line.args.first == "begin" ? [] : [requestReason.spec]))
-        return try RefundRequestCommands.command(line.args, reason: try line.value(SharedOptions.reason),
-                                                 requestReason: try line.value(requestReason))
+        let args = line.args
+        try line.allow(refusing: (args.first == "approve" ? [] : [SharedOptions.reason.spec])
+            + (args.first == "begin" ? [] : [requestReason.spec]))
+        let (reason, requestReason) = (try line.value(SharedOptions.reason), try line.value(requestReason))
+        func id(_ text: String) throws(UsageError) -> Int64 {
+            guard let id = Int64(text), id > 0 else {
+                throw UsageError(description: "refund-request \(args[0]) needs a transaction id (a whole number), not \"\(text)\"",
+                                 command: line.name)
+            }
+            return id
+        }
+        switch (args.first, args.count) {
+        case (nil, _), ("list", 1): return .list
+        case ("begin", 2): return .begin(transactionID: try id(args[1]), reason: requestReason ?? .other)
+        case ("approve", 2): return .approve(transactionID: try id(args[1]), reason: reason)
+        case ("decline", 2): return .decline(transactionID: try id(args[1]))
+        default:
+            throw UsageError(description: "refund-request takes nothing, begin TRANSACTION_ID, approve TRANSACTION_ID or decline TRANSACTION_ID",
+                             command: line.name)
+        }
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        switch command {
-        case .refundRequests: try await session.refundRequests()
-        case .refundRequestBegin(let id, let reason): try await session.beginRefundRequest(id, reason: reason)
-        case .refundRequestApprove(let id, let reason): try await session.decideRefundRequest(id, approve: true, reason: reason)
-        case .refundRequestDecline(let id): try await session.decideRefundRequest(id, approve: false, reason: nil)
-        default: nil
+    func run(in session: Session) async throws -> Report? {
+        switch self {
+        case .list: try await session.refundRequests()
+        case .begin(let id, let reason): try await session.beginRefundRequest(id, reason: reason)
+        case .approve(let id, let reason): try await session.decideRefundRequest(id, approve: true, reason: reason)
+        case .decline(let id): try await session.decideRefundRequest(id, approve: false, reason: nil)
         }
     }
 }
@@ -55,27 +78,6 @@ enum RefundRequestCommands {
             decline (default wait, for approve or decline here).
             """,
         options: [SharedOptions.reason.spec, RefundRequestCommand.requestReason.spec], operands: [.words(["approve", "decline", "begin"]), .text])
-
-    /// `refund-request [list | begin ID | approve ID | decline ID]`.
-    static func command(_ args: [String], reason: Transaction.RevocationReason?,
-                        requestReason: RefundRequestReason?) throws(UsageError) -> Command {
-        func id(_ text: String) throws(UsageError) -> Int64 {
-            guard let id = Int64(text), id > 0 else {
-                throw UsageError(description: "refund-request \(args[0]) needs a transaction id (a whole number), not \"\(text)\"",
-                                 command: "refund-request")
-            }
-            return id
-        }
-        switch (args.first, args.count) {
-        case (nil, _), ("list", 1): return .refundRequests
-        case ("begin", 2): return .refundRequestBegin(transactionID: try id(args[1]), reason: requestReason ?? .other)
-        case ("approve", 2): return .refundRequestApprove(transactionID: try id(args[1]), reason: reason)
-        case ("decline", 2): return .refundRequestDecline(transactionID: try id(args[1]))
-        default:
-            throw UsageError(description: "refund-request takes nothing, begin TRANSACTION_ID, approve TRANSACTION_ID or decline TRANSACTION_ID",
-                             command: "refund-request")
-        }
-    }
 }
 
 extension Session {

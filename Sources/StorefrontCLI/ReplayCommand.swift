@@ -4,7 +4,11 @@ import StoreEngine
 import StorefrontUI
 
 /// `storefront replay FILE…`: each scenario on a fresh temporary store, headless.
-enum ReplayCommand: StorefrontCommand {
+struct ReplayCommand: StorefrontCommand {
+    var paths: [String]
+    var junit: String?
+    var keep = false
+
     static let junit = Option<String>.text("--junit", value: "FILE", kind: .file, nonEmpty: "a file", "also write JUnit XML to FILE")
     static let keep = Flag("--keep", "leave a failed scenario's store file for inspection")
 
@@ -30,15 +34,14 @@ enum ReplayCommand: StorefrontCommand {
             """,
         options: [junit.spec, keep.spec], operands: [.file])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         guard !line.args.isEmpty else { throw UsageError(description: "replay needs at least one scenario FILE", command: line.name) }
-        return .replay(paths: line.args, junit: try line.value(junit), keep: line.has(keep))
+        return Self(paths: line.args, junit: try line.value(junit), keep: line.has(keep))
     }
 
-    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
-        guard case .replay(let paths, let junit, let keep) = command else { return nil }
-        return await run(paths: paths, junit: junit, keep: keep, json: context.invocation.json, console: context.console)
+    func runAlone(_ context: CommandContext) async -> ExitCode? {
+        await Self.run(paths: paths, junit: junit, keep: keep, json: context.invocation.json, console: context.console)
     }
 
     static func run(paths: [String], junit: String?, keep: Bool, json: Bool, console: Console,

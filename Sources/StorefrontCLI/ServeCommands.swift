@@ -4,28 +4,50 @@ import StoreEngine
 import StorefrontServer
 import StorefrontUI
 
-/// `notifications`: the server notifications the store recorded, with their delivery.
-enum NotificationsCommand: StorefrontCommand {
+/// `notifications [--type NOTIFICATION_TYPE]`: the server notifications the store recorded, with their delivery.
+struct NotificationsCommand: StorefrontCommand {
+    /// `--type`: only those of this notificationType, as Get Notification History's `notificationType`.
+    var notificationType: NotificationType?
+
+    static let notificationType = Option<NotificationType>.choice(
+        "--type", value: "NOTIFICATION_TYPE", NotificationType.allCases, name: { $0.rawValue },
+        "only notifications of this notificationType (DID_RENEW, REFUND, …)")
+
     static let help = CommandHelp(
-        name: "notifications", usage: "notifications [--json]",
+        name: "notifications", usage: "notifications [--type NOTIFICATION_TYPE] [--json]",
         summary: "The App Store Server Notifications the store recorded, with their delivery",
         details: """
             Every notification the store made (SUBSCRIBED, DID_RENEW, REFUND, …), oldest first,
             with its subtype, transaction and each delivery attempt (store time, URL and Apple's
             sendAttemptResult). --json adds the signedPayload.
-            """)
+              --type NOTIFICATION_TYPE   only those of that type (REFUND, DID_RENEW, …), as
+                                         Get Notification History's notificationType
+            """,
+        options: [notificationType.spec])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return .notifications
+        return Self(notificationType: try line.value(notificationType))
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? { try await session.notifications() }
+    func run(in session: Session) async throws -> Report? { try await session.notifications(of: notificationType) }
 }
 
 /// `serve`: the App Store Server API and Server Notifications V2; `serve keys`, `serve urls`: what it uses.
 enum ServeCommand: StorefrontCommand {
+    /// `serve`: the App Store Server API and Server Notifications V2, until stopped.
+    case serve(listen: String, notify: [String], allowRemote: Bool)
+    /// `serve keys`: the Server API's keys.
+    case keys
+    case keysAdd(keyID: String, issuer: String, publicKeyPath: String)
+    case keysCreate(issuer: String?)
+    case keysRemove(keyID: String)
+    /// `serve urls`: the receiver URLs kept in the store (used when serve has no --notify).
+    case urls
+    case urlsAdd(url: String)
+    case urlsRemove(url: String)
+
     static let help = CommandHelp(
         name: "serve", usage: "serve [--listen HOST:PORT] [--notify URL]… [--allow-remote] | serve keys [add KEY_ID --issuer ID --public-key FILE | create [--issuer ID] | remove KEY_ID] | serve urls [add URL | remove URL]",
         summary: "Run the App Store Server API and send Server Notifications V2",
@@ -67,12 +89,12 @@ enum ServeCommand: StorefrontCommand {
     static let allowRemote = Flag("--allow-remote", "listen on an address other machines can reach")
     static let publicKey = Option<String>.text("--public-key", value: "FILE", kind: .file, "keys add: the key's public half (PEM)")
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let (name, args) = (line.name, line.args)
         let (issuer, publicKey) = (try line.value(SharedOptions.issuer), try line.value(Self.publicKey))
         let (listen, notify, allowRemote) = (try line.value(Self.listen), try line.values(Self.notify), line.has(Self.allowRemote))
-        let command: Command
+        let command: Self
         switch (args.first, args.count) {
         case (nil, _):
             if issuer != nil || publicKey != nil {
@@ -90,17 +112,17 @@ enum ServeCommand: StorefrontCommand {
                 throw UsageError(description: "\(address) can be reached from other machines; serve listens on loopback unless you add --allow-remote", command: name)
             }
             command = .serve(listen: listen, notify: notify, allowRemote: allowRemote)
-        case ("keys", 1): command = .serveKeys
+        case ("keys", 1): command = .keys
         case ("keys", 3) where args[1] == "add" && !args[2].isEmpty:
             guard let issuer, let publicKey else {
                 throw UsageError(description: "serve keys add KEY_ID needs --issuer ID and --public-key FILE", command: name)
             }
-            command = .serveKeysAdd(keyID: args[2], issuer: issuer, publicKeyPath: publicKey)
-        case ("keys", 2) where args[1] == "create": command = .serveKeysCreate(issuer: issuer)
-        case ("keys", 3) where args[1] == "remove" && !args[2].isEmpty: command = .serveKeysRemove(keyID: args[2])
-        case ("urls", 1): command = .serveURLs
-        case ("urls", 3) where args[1] == "add" && !args[2].isEmpty: command = .serveURLsAdd(url: args[2])
-        case ("urls", 3) where args[1] == "remove" && !args[2].isEmpty: command = .serveURLsRemove(url: args[2])
+            command = .keysAdd(keyID: args[2], issuer: issuer, publicKeyPath: publicKey)
+        case ("keys", 2) where args[1] == "create": command = .keysCreate(issuer: issuer)
+        case ("keys", 3) where args[1] == "remove" && !args[2].isEmpty: command = .keysRemove(keyID: args[2])
+        case ("urls", 1): command = .urls
+        case ("urls", 3) where args[1] == "add" && !args[2].isEmpty: command = .urlsAdd(url: args[2])
+        case ("urls", 3) where args[1] == "remove" && !args[2].isEmpty: command = .urlsRemove(url: args[2])
         default:
             throw UsageError(description: "serve takes nothing, keys [add KEY_ID | create | remove KEY_ID] or urls [add URL | remove URL]",
                              command: name)
@@ -114,19 +136,19 @@ enum ServeCommand: StorefrontCommand {
         return command
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { if case .serve = command { true } else { false } }
+    var needsCatalog: Bool { if case .serve = self { true } else { false } }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
+    func run(in session: Session) async throws -> Report? {
+        switch self {
         // `serve` itself runs until stopped, with an exit code of its own (the CLI starts it).
-        switch command {
-        case .serveKeys: try await session.serveKeys()
-        case .serveKeysAdd(let keyID, let issuer, let path): try await session.serveKeysAdd(keyID: keyID, issuer: issuer, path: path)
-        case .serveKeysCreate(let issuer): try await session.serveKeysCreate(issuer: issuer)
-        case .serveKeysRemove(let keyID): try await session.serveKeysRemove(keyID)
-        case .serveURLs: try await session.serveURLs()
-        case .serveURLsAdd(let url): try await session.serveURLsAdd(url)
-        case .serveURLsRemove(let url): try await session.serveURLsRemove(url)
-        default: nil
+        case .serve: nil
+        case .keys: try await session.serveKeys()
+        case .keysAdd(let keyID, let issuer, let path): try await session.serveKeysAdd(keyID: keyID, issuer: issuer, path: path)
+        case .keysCreate(let issuer): try await session.serveKeysCreate(issuer: issuer)
+        case .keysRemove(let keyID): try await session.serveKeysRemove(keyID)
+        case .urls: try await session.serveURLs()
+        case .urlsAdd(let url): try await session.serveURLsAdd(url)
+        case .urlsRemove(let url): try await session.serveURLsRemove(url)
         }
     }
 }
@@ -255,8 +277,8 @@ extension Session {
         return true
     }
 
-    func notifications() async throws -> Report {
-        let all = try await appStore.notifications()
+    func notifications(of type: NotificationType? = nil) async throws -> Report {
+        let all = try await appStore.notifications(NotificationFilter(type: type?.rawValue))
         let json = JSON.object(["notifications": .array(all.map { notification in
             .object([
                 "id": .integer(notification.id),
@@ -275,7 +297,7 @@ extension Session {
                 "signedPayload": .string(notification.signedPayload),
             ])
         })])
-        guard !all.isEmpty else { return Report(json: json, "No server notifications yet.") }
+        guard !all.isEmpty else { return Report(json: json, type.map { "No \($0.rawValue) notifications." } ?? "No server notifications yet.") }
         let lines = all.map { notification -> String in
             let name = [notification.type, notification.subtype].compactMap { $0 }.joined(separator: " ")
             let about = notification.transactionID.map { "transaction \($0)" } ?? "—"

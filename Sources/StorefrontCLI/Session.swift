@@ -57,7 +57,8 @@ struct Session {
 
     /// The report of one command, unprinted (scenarios read it). Internal for them.
     func report(for command: Command) async throws -> Report? {
-        try await command.type?.run(command, in: self)
+        guard case .run(let command) = command else { return nil }
+        return try await command.value.run(in: self)
     }
 
     /// A product's name as the current storefront shows it, cleaned for the terminal.
@@ -78,13 +79,4 @@ struct AccountExists: NamedFailure {
 /// `verify` found the JWS wanting (exit 1).
 struct VerifyFailed: Error {
     var reason: String
-}
-
-extension Command {
-    /// Whether the command plays the app (which delivers waiting transactions when it
-    /// starts), rather than the App Store, a parent, or the tester. The paywall does.
-    var actsAsTheApp: Bool {
-        guard let type else { return true }
-        return type.actsAsTheApp(self)
-    }
 }

@@ -4,6 +4,14 @@ import StorefrontUI
 
 /// `accounts`: the sandbox testers, and their families (`accounts family …`).
 enum AccountsCommand: StorefrontCommand {
+    /// `accounts`: the store file's accounts.
+    case list
+    /// `accounts create NAME`, `accounts switch NAME`.
+    case create(name: String)
+    case switchTo(name: String)
+    /// `accounts family …`.
+    case family(FamilyAction)
+
     static let help = CommandHelp(
         name: "accounts", usage: "accounts [create NAME | switch NAME | family [create NAME | add NAME ACCOUNT | remove NAME ACCOUNT]] [--json]",
         summary: "List, create or switch sandbox testers; group them in families",
@@ -17,42 +25,35 @@ enum AccountsCommand: StorefrontCommand {
             """,
         operands: [.words(["create", "switch", "family"]), .text, .text, .text])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let args = line.args
         switch (args.first, args.count) {
-        case (nil, _): return .accounts
-        case ("create", 2) where !args[1].isEmpty: return .createAccount(name: args[1])
-        case ("switch", 2) where !args[1].isEmpty: return .switchAccount(name: args[1])
-        case ("family", _): return try FamilyCommands.command(Array(args.dropFirst()))
+        case (nil, _): return .list
+        case ("create", 2) where !args[1].isEmpty: return .create(name: args[1])
+        case ("switch", 2) where !args[1].isEmpty: return .switchTo(name: args[1])
+        case ("family", _): return .family(try FamilyAction(Array(args.dropFirst())))
         default:
             throw UsageError(description: "accounts takes nothing, create NAME, switch NAME or family …", command: line.name)
         }
     }
 
-    static func needsCatalog(_ command: Command) -> Bool {
-        switch command {
-        case .familyAdd, .familyRemove: true  // what is shared is what the catalog marks familyShareable
-        default: false
-        }
-    }
+    var needsCatalog: Bool { if case .family(let action) = self { action.needsCatalog } else { false } }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        switch command {
-        case .accounts: try await session.accounts()
-        case .createAccount(let name): try await session.createAccount(name)
-        case .switchAccount(let name): try await session.switchAccount(name)
-        case .families: try await session.families()
-        case .familyCreate(let name): try await session.createFamily(name)
-        case .familyAdd(let name, let account): try await session.addFamilyMember(account, to: name)
-        case .familyRemove(let name, let account): try await session.removeFamilyMember(account, from: name)
-        default: nil
+    func run(in session: Session) async throws -> Report? {
+        switch self {
+        case .list: try await session.accounts()
+        case .create(let name): try await session.createAccount(name)
+        case .switchTo(let name): try await session.switchAccount(name)
+        case .family(let action): try await action.run(in: session)
         }
     }
 }
 
 /// `reset app | account | all`: the app's state, the account's history, or everything wiped.
-enum ResetCommand: StorefrontCommand {
+struct ResetCommand: StorefrontCommand {
+    var scope: ResetScope
+
     static let help = CommandHelp(
         name: "reset", usage: "reset app | account | all [--json]",
         summary: "Wipe the app's state, the account's history, or everything",
@@ -64,23 +65,25 @@ enum ResetCommand: StorefrontCommand {
             """,
         operands: [.words(["app", "account", "all"])])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "what to reset: app, account or all")
         try line.allow()
         guard let scope = ResetScope(rawValue: line.args[0]) else {
             throw UsageError(description: "reset takes app, account or all, not \"\(line.args[0])\"", command: line.name)
         }
-        return .reset(scope)
+        return Self(scope: scope)
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .reset(let scope) = command else { return nil }
-        return try await session.reset(scope)
-    }
+    func run(in session: Session) async throws -> Report? { try await session.reset(scope) }
 }
 
 /// `settings [set NAME VALUE [--once]]`: the simulated conditions.
 enum SettingsCommand: StorefrontCommand {
+    /// `settings`: every setting and its value.
+    case list
+    /// `settings set NAME VALUE [--once]`.
+    case set(name: String, value: String, once: Bool = false)
+
     static let help = CommandHelp(
         name: "settings", usage: "settings [set NAME VALUE [--once]] [--json]",
         summary: "Show or change the simulated conditions",
@@ -94,28 +97,32 @@ enum SettingsCommand: StorefrontCommand {
 
     static let once = Flag("--once", "an error setting applies to the next call only")
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow(refusing: line.args.count == 3 ? [] : [once.spec])  // settings set NAME VALUE --once
         let args = line.args
         switch args.count {
-        case 0: return .settings
-        case 3 where args[0] == "set": return .setSetting(name: args[1], value: args[2], once: line.has(once))
+        case 0: return .list
+        case 3 where args[0] == "set": return .set(name: args[1], value: args[2], once: line.has(once))
         default:
             throw UsageError(description: "settings takes nothing, or set NAME VALUE", command: line.name)
         }
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        switch command {
-        case .settings: try await session.settings()
-        case .setSetting(let name, let value, let once): try await session.setSetting(name, value, once: once)
-        default: nil
+    func run(in session: Session) async throws -> Report? {
+        switch self {
+        case .list: try await session.settings()
+        case .set(let name, let value, let once): try await session.setSetting(name, value, once: once)
         }
     }
 }
 
 /// `clock [advance DURATION]`: the store's clock, or a jump ahead.
 enum ClockCommand: StorefrontCommand {
+    /// `clock`: the store time and rate.
+    case show
+    /// `clock advance DURATION`.
+    case advance(ISODuration)
+
     static let help = CommandHelp(
         name: "clock", usage: "clock [advance DURATION] [--json]",
         summary: "Show the store's clock, or jump it ahead (renewals follow)",
@@ -130,34 +137,35 @@ enum ClockCommand: StorefrontCommand {
             """,
         operands: [.words(["advance"]), .words(["P1D", "P1W", "P1M", "P1Y", "PT1H"])])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let args = line.args
         switch args.count {
-        case 0: return .clock
+        case 0: return .show
         case 2 where args[0] == "advance":
             guard let duration = ISODuration(args[1]), duration != ISODuration() else {
                 throw UsageError(description: "clock advance needs an ISO-8601 duration such as P1M, P3D or PT6H, not \"\(args[1])\"", command: line.name)
             }
-            return .advanceClock(duration)
+            return .advance(duration)
         default:
             throw UsageError(description: "clock takes nothing, or advance DURATION", command: line.name)
         }
     }
 
-    static func needsCatalog(_ command: Command) -> Bool { if case .advanceClock = command { true } else { false } }
+    var needsCatalog: Bool { if case .advance = self { true } else { false } }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        switch command {
-        case .clock: try await session.clock()
-        case .advanceClock(let duration): try await session.advanceClock(duration)
-        default: nil
+    func run(in session: Session) async throws -> Report? {
+        switch self {
+        case .show: try await session.clock()
+        case .advance(let duration): try await session.advanceClock(duration)
         }
     }
 }
 
 /// `log [--limit N]`: the account's transaction state changes.
-enum LogCommand: StorefrontCommand {
+struct LogCommand: StorefrontCommand {
+    var limit = 50
+
     static let help = CommandHelp(
         name: "log", usage: "log [--limit N] [--json]",
         summary: "The account's transaction state changes (StoreKit 1 states)",
@@ -169,16 +177,13 @@ enum LogCommand: StorefrontCommand {
             """,
         options: [SharedOptions.limit.spec])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return .log(limit: try line.value(SharedOptions.limit) ?? 50)
+        return Self(limit: try line.value(SharedOptions.limit) ?? 50)
     }
 
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        guard case .log(let limit) = command else { return nil }
-        return try await session.log(limit: limit)
-    }
+    func run(in session: Session) async throws -> Report? { try await session.log(limit: limit) }
 }
 
 /// The tester's commands — clock, accounts, settings, resets, the log — on the test session's face.

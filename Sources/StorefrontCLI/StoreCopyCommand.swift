@@ -5,6 +5,11 @@ import StorefrontUI
 /// either way, every row and signature as it was, its seals checked on arrival. `storefront store
 /// restore BACKUP`: a backup put back into the store file in one commit. Neither needs a catalog.
 enum StoreCopyCommand: StorefrontCommand {
+    /// `store copy SOURCE DESTINATION`: a store copied between a file and PostgreSQL.
+    case copy(source: String, destination: String)
+    /// `store restore BACKUP`: a backup put back into the store file.
+    case restore(backup: String)
+
     static let help = CommandHelp(
         name: "store", usage: "store copy SOURCE DESTINATION [--json] | store restore BACKUP [--json]",
         summary: "Copy a store between a file and PostgreSQL; restore a backup",
@@ -27,19 +32,25 @@ enum StoreCopyCommand: StorefrontCommand {
             """,
         operands: [.words(["copy", "restore"]), .file, .file])
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         let args = line.args
-        if args.count == 2, args[0] == "restore", !args[1].isEmpty { return .storeRestore(backup: args[1]) }
+        if args.count == 2, args[0] == "restore", !args[1].isEmpty { return .restore(backup: args[1]) }
         guard args.count == 3, args[0] == "copy", !args[1].isEmpty, !args[2].isEmpty else {
             throw UsageError(description: "store takes copy SOURCE DESTINATION, or restore BACKUP", command: line.name)
         }
-        return .storeCopy(source: args[1], destination: args[2])
+        return .copy(source: args[1], destination: args[2])
     }
 
-    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
-        if case .storeRestore(let backup) = command { return restore(backup, context) }
-        guard case .storeCopy(let source, let destination) = command else { return nil }
+    func runAlone(_ context: CommandContext) async -> ExitCode? {
+        switch self {
+        case .copy(let source, let destination): Self.copy(source, destination, context)
+        case .restore(let backup): Self.restore(backup, context)
+        }
+    }
+
+    /// `store copy SOURCE DESTINATION`.
+    static func copy(_ source: String, _ destination: String, _ context: CommandContext) -> ExitCode {
         let console = context.console
         let (from, to) = (StoreAddress(source).shown, StoreAddress(destination).shown)
         do {

@@ -3,75 +3,40 @@ import StoreEngine
 
 /// One command of `storefront` (a word on the command line: `buy`, `settings`, `serve`, …) with
 /// everything about it side by side: its entry in the command table (name, usage, one-line
-/// summary, details, options, operands), how its operands parse into a ``Command``, whether it
-/// needs the catalog, whether it plays the app, and how it runs.
+/// summary, details, options, operands), its parsed value (the type itself: its operands and
+/// options are its fields), whether it needs the catalog, whether it plays the app, and how it runs.
 ///
 /// The command table (`--help`, the man page, the shell completions, and the parser's list of
-/// commands and options) is ``StorefrontCommands/all``. A new command is a type conforming to
-/// ``CommandValue`` (its own parsed value, with its options) and one line in
-/// ``StorefrontCommands/all``; older ones parse to a case (or cases) of ``Command``, named in
-/// ``Command/type``.
-protocol StorefrontCommand: Sendable {
+/// commands and options) is ``StorefrontCommands/all``. A new command is a type conforming to this
+/// protocol, in its family's file, and one line in ``StorefrontCommands/all``; an option is declared and
+/// read in its command's file alone.
+protocol StorefrontCommand: Sendable, Equatable {
     /// The command's entry in the command table.
     static var help: CommandHelp { get }
-    /// Reads the operands and options after the command's name into what to run.
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command
-    /// Whether `command` (one this type parsed) needs the catalog; without one it runs on an
-    /// absent catalog, naming products by id. Default: no.
-    static func needsCatalog(_ command: Command) -> Bool
-    /// Whether `command` plays the app, which delivers waiting transactions when it starts,
-    /// rather than the App Store, a parent or the tester. Default: no.
-    static func actsAsTheApp(_ command: Command) -> Bool
-    /// Runs `command` before any catalog or store is opened (help, tools, catalog files,
-    /// scenarios, the store file's checkup) and returns its exit code; nil when it runs on a store.
-    /// Default: nil.
-    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode?
-    /// Runs `command` on an open store: its report, which prints as text or as JSON with
-    /// `--json`; nil when the command printed its output itself. Default: nothing to report.
-    static func run(_ command: Command, in session: Session) async throws -> Report?
-}
-
-extension StorefrontCommand {
-    static func needsCatalog(_ command: Command) -> Bool { false }
-    static func actsAsTheApp(_ command: Command) -> Bool { false }
-    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? { nil }
-    static func run(_ command: Command, in session: Session) async throws -> Report? { nil }
-}
-
-/// A command whose parsed value is an instance of its own type: its operands and options, read in
-/// its file by ``read(_:)``, are its fields, so an option is added in that file alone. (The
-/// commands not yet moved parse to a case of ``Command`` instead.)
-protocol CommandValue: StorefrontCommand, Equatable {
     /// Reads the operands and options after the command's name.
-    static func read(_ line: CommandArguments) throws(UsageError) -> Self
-    /// Whether it needs the catalog; without one it runs on an absent catalog. Default: no.
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self
+    /// Whether it needs the catalog; without one it runs on an absent catalog, naming products by
+    /// id. Default: no.
     var needsCatalog: Bool { get }
-    /// Whether it plays the app, which delivers waiting transactions when it starts. Default: no.
+    /// Whether it plays the app, which delivers waiting transactions when it starts, rather than
+    /// the App Store, a parent or the tester. Default: no.
     var actsAsTheApp: Bool { get }
-    /// Runs before any catalog or store is opened and returns its exit code; nil when it runs on a store.
+    /// Runs before any catalog or store is opened (help, tools, catalog files, scenarios, the store
+    /// file's checkup) and returns its exit code; nil when it runs on a store. Default: nil.
     func runAlone(_ context: CommandContext) async -> ExitCode?
-    /// Runs on an open store: its report; nil when it printed its output itself.
+    /// Runs on an open store: its report, which prints as text or as JSON with `--json`; nil when
+    /// it printed its output itself. Default: nothing to report.
     func run(in session: Session) async throws -> Report?
 }
 
-extension CommandValue {
+extension StorefrontCommand {
     var needsCatalog: Bool { false }
     var actsAsTheApp: Bool { false }
     func runAlone(_ context: CommandContext) async -> ExitCode? { nil }
     func run(in session: Session) async throws -> Report? { nil }
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command { .run(AnyCommand(try read(line))) }
-    static func needsCatalog(_ command: Command) -> Bool { command.value(Self.self)?.needsCatalog ?? false }
-    static func actsAsTheApp(_ command: Command) -> Bool { command.value(Self.self)?.actsAsTheApp ?? false }
-    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
-        await command.value(Self.self)?.runAlone(context)
-    }
-    static func run(_ command: Command, in session: Session) async throws -> Report? {
-        try await command.value(Self.self)?.run(in: session)
-    }
-
     /// Whether `other` is the same command with the same operands and options.
-    func isEqual(to other: any CommandValue) -> Bool { (other as? Self) == self }
+    func isEqual(to other: any StorefrontCommand) -> Bool { (other as? Self) == self }
 }
 
 /// What a command that runs alone has to work with.

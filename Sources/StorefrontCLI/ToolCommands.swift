@@ -2,75 +2,79 @@ import CBuildInfo
 import StoreEngine
 
 /// `completions bash|zsh|fish`: the shell's completion script.
-enum CompletionsCommand: StorefrontCommand {
+struct CompletionsCommand: StorefrontCommand {
+    var shell: Shell
+
     static var help: CommandHelp { ToolCommands.completionsHelp }
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(1, "a shell: bash, zsh or fish")
         try line.allow()
         guard let shell = Shell(rawValue: line.args[0]) else {
             throw UsageError(description: "completions takes bash, zsh or fish, not \"\(line.args[0])\"", command: line.name)
         }
-        return .completions(shell)
+        return Self(shell: shell)
     }
 
-    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
-        guard case .completions(let shell) = command else { return nil }
+    func runAlone(_ context: CommandContext) async -> ExitCode? {
         context.console.out(Completions.script(for: shell))
         return .success
     }
 }
 
 /// `man`: the manual page storefront(1).
-enum ManCommand: StorefrontCommand {
+struct ManCommand: StorefrontCommand {
     static var help: CommandHelp { ToolCommands.manHelp }
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.expect(0, "")
         try line.allow()
-        return .manPage
+        return Self()
     }
 
-    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
+    func runAlone(_ context: CommandContext) async -> ExitCode? {
         context.console.out(ManPage.roff)
         return .success
     }
 }
 
 /// `__complete WHAT`: candidates for the completion scripts (hidden).
-enum CompleteCommand: StorefrontCommand {
+struct CompleteCommand: StorefrontCommand {
+    var request: CompletionRequest
+
     static var help: CommandHelp { ToolCommands.completeHelp }
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
         try line.allow()
         guard let request = CompletionRequest(line.args) else {
             throw UsageError(description: "__complete takes products, groups or setting-values NAME", command: line.name)
         }
-        return .complete(request)
+        return Self(request: request)
     }
 
-    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
-        guard case .complete(let request) = command else { return nil }
+    func runAlone(_ context: CommandContext) async -> ExitCode? {
         for candidate in request.candidates(catalogPath: context.invocation.catalogPath) { context.console.out(candidate) }
         return .success
     }
 }
 
 /// `help [COMMAND]`, `--help`, `COMMAND --help`: the commands and options, or one command's details.
-enum HelpCommand: StorefrontCommand {
+struct HelpCommand: StorefrontCommand {
+    /// The command to explain; nil for all of them.
+    var topic: String?
+
     static let help = CommandHelp(
         name: "help", usage: "help [COMMAND]",
         summary: "The commands and options, or one command's details",
         details: "The same as `storefront --help`, or `storefront COMMAND --help` when a COMMAND is named.",
         operands: [.command], printsJSON: false)
 
-    static func parse(_ line: CommandArguments) throws(UsageError) -> Command {
-        .help(line.args.first)
+    static func parse(_ line: CommandArguments) throws(UsageError) -> Self {
+        Self(topic: line.args.first)
     }
 
-    static func runAlone(_ command: Command, _ context: CommandContext) async -> ExitCode? {
-        guard case .help(let name) = command else { return nil }
-        context.console.out(name.flatMap(CommandHelp.named)?.text ?? CommandHelp.overview(defaultStore: context.defaultStore))
+    func runAlone(_ context: CommandContext) async -> ExitCode? {
+        context.console.out(topic.flatMap(CommandHelp.named)?.text ?? CommandHelp.overview(defaultStore: context.defaultStore))
         return .success
     }
 }

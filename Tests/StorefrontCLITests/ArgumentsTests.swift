@@ -40,7 +40,7 @@ struct ArgumentsTests {
         ("restore", .run(AnyCommand(RestoreCommand()))),
         ("transactions", .run(AnyCommand(TransactionsCommand(pending: false)))),
         ("entitlements", .run(AnyCommand(EntitlementsCommand()))),
-        ("settings", .settings),
+        ("settings", .run(AnyCommand(SettingsCommand.list))),
     ])
     func commandsWithoutOperands(name: String, command: Command) throws {
         #expect(try parse(name).command == command)
@@ -98,9 +98,9 @@ struct ArgumentsTests {
     }
 
     @Test func logTakesALimit() throws {
-        #expect(try parse("log").command == .log(limit: 50))
-        #expect(try parse("log", "-n", "5").command == .log(limit: 5))
-        #expect(try parse("log", "--limit=7").command == .log(limit: 7))
+        #expect(try parse("log").command == .run(AnyCommand(LogCommand(limit: 50))))
+        #expect(try parse("log", "-n", "5").command == .run(AnyCommand(LogCommand(limit: 5))))
+        #expect(try parse("log", "--limit=7").command == .run(AnyCommand(LogCommand(limit: 7))))
         #expect(usageError("log", "--limit", "0") != nil)
         #expect(usageError("buy", "x", "--limit", "3")?.description.contains("--limit") == true)
     }
@@ -109,7 +109,7 @@ struct ArgumentsTests {
 
     @Test(arguments: ResetScope.allCases)
     func resetScopes(scope: ResetScope) throws {
-        #expect(try parse("reset", scope.rawValue).command == .reset(scope))
+        #expect(try parse("reset", scope.rawValue).command == .run(AnyCommand(ResetCommand(scope: scope))))
     }
 
     @Test func resetNeedsAKnownScope() {
@@ -122,9 +122,9 @@ struct ArgumentsTests {
 
     @Test func settingsSetTakesANameAndAValue() throws {
         #expect(try parse("settings", "set", "canMakePayments", "false").command
-                == .setSetting(name: "canMakePayments", value: "false"))
+                == .run(AnyCommand(SettingsCommand.set(name: "canMakePayments", value: "false"))))
         #expect(try parse("--json", "settings", "set", "storefront", "DEU").command
-                == .setSetting(name: "storefront", value: "DEU"))
+                == .run(AnyCommand(SettingsCommand.set(name: "storefront", value: "DEU"))))
     }
 
     @Test func settingsWithTheWrongOperandsIsAUsageError() {
@@ -215,23 +215,23 @@ struct ArgumentsTests {
     // MARK: - Help and version
 
     @Test func helpOnEverything() throws {
-        #expect(try parse("--help").command == .help(nil))
-        #expect(try parse("-h").command == .help(nil))
-        #expect(try parse("help").command == .help(nil))
-        #expect(try parse("--store", "x", "--help").command == .help(nil))
+        #expect(try parse("--help").command == .run(AnyCommand(HelpCommand())))
+        #expect(try parse("-h").command == .run(AnyCommand(HelpCommand())))
+        #expect(try parse("help").command == .run(AnyCommand(HelpCommand())))
+        #expect(try parse("--store", "x", "--help").command == .run(AnyCommand(HelpCommand())))
     }
 
     @Test(arguments: ["products", "buy", "restore", "transactions", "entitlements", "consume", "reset", "settings", "log"])
     func helpOnOneCommand(name: String) throws {
-        #expect(try parse(name, "--help").command == .help(name))
-        #expect(try parse("--help", name).command == .help(name))
-        #expect(try parse("help", name).command == .help(name))
+        #expect(try parse(name, "--help").command == .run(AnyCommand(HelpCommand(topic: name))))
+        #expect(try parse("--help", name).command == .run(AnyCommand(HelpCommand(topic: name))))
+        #expect(try parse("help", name).command == .run(AnyCommand(HelpCommand(topic: name))))
     }
 
     @Test func helpIgnoresTheCommandsOwnOperandRules() throws {
         // `buy --help` needs no PRODUCT_ID; a bad one does not hide the help.
-        #expect(try parse("buy", "-h").command == .help("buy"))
-        #expect(try parse("reset", "bogus", "--help").command == .help("reset"))
+        #expect(try parse("buy", "-h").command == .run(AnyCommand(HelpCommand(topic: "buy"))))
+        #expect(try parse("reset", "bogus", "--help").command == .run(AnyCommand(HelpCommand(topic: "reset"))))
     }
 
     @Test func helpOnAnUnknownCommandIsAUsageError() {

@@ -47,7 +47,7 @@ struct CommandTableTests {
         let command = try #require(CommandHelp.named(name))
         let invocation = try #require(Self.parsed(command), "no operands from the table make \(name) parse")
         #expect(invocation.command != .paywall)
-        if name != "help" { #expect(invocation.command != .help(nil)) }
+        if name != "help" { #expect(invocation.command != .run(AnyCommand(HelpCommand()))) }
     }
 
     @Test func theParserRefusesACommandTheTableLacks() {
@@ -167,18 +167,18 @@ struct CommandTableTests {
     // MARK: - The new commands
 
     @Test func completionsTakeOneKnownShell() throws {
-        #expect(try Invocation.parse(["completions", "zsh"]).command == .completions(.zsh))
+        #expect(try Invocation.parse(["completions", "zsh"]).command == .run(AnyCommand(CompletionsCommand(shell: .zsh))))
         #expect(expectUsageError(["completions", "tcsh"])?.description.contains("bash, zsh or fish") == true)
         #expect(expectUsageError(["completions"])?.command == "completions")
-        #expect(try Invocation.parse(["man"]).command == .manPage)
+        #expect(try Invocation.parse(["man"]).command == .run(AnyCommand(ManCommand())))
         #expect(expectUsageError(["man", "1"])?.command == "man")
     }
 
     @Test func theCompletionHelperTakesWhatTheScriptsAsk() throws {
-        #expect(try Invocation.parse(["__complete", "products"]).command == .complete(.products))
-        #expect(try Invocation.parse(["__complete", "groups"]).command == .complete(.groups))
+        #expect(try Invocation.parse(["__complete", "products"]).command == .run(AnyCommand(CompleteCommand(request: .products))))
+        #expect(try Invocation.parse(["__complete", "groups"]).command == .run(AnyCommand(CompleteCommand(request: .groups))))
         #expect(try Invocation.parse(["-c", "x.json", "__complete", "setting-values", "storefront"]).command
-                == .complete(.settingValues("storefront")))
+                == .run(AnyCommand(CompleteCommand(request: .settingValues("storefront")))))
         #expect(expectUsageError(["__complete", "accounts"]) != nil)
     }
 

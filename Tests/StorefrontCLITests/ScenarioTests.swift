@@ -20,7 +20,7 @@ final class Printed: Sendable {
 struct ScenarioCommandTableTests {
     @Test func replayAndRecordAreInTheCommandTable() throws {
         let replay = try Invocation.parse(["replay", "a.scenario", "b.scenario", "--junit", "out.xml", "--keep"])
-        #expect(replay.command == .replay(paths: ["a.scenario", "b.scenario"], junit: "out.xml", keep: true))
+        #expect(replay.command == .run(AnyCommand(ReplayCommand(paths: ["a.scenario", "b.scenario"], junit: "out.xml", keep: true))))
         #expect(try Invocation.parse(["--record", "flow.scenario"]).recordPath == "flow.scenario")
         #expect(throws: UsageError.self) { try Invocation.parse(["replay"]) }
         #expect(throws: UsageError.self) { try Invocation.parse(["buy", "x", "--junit", "j.xml"]) }
@@ -162,7 +162,7 @@ struct ReplayTests {
     @Test func aBrokenRefundRuleFailsTheRefundScenario() async throws {
         var hooks = ScenarioHooks()
         hooks.command = { session, command in
-            if case .refund(let id, _, _) = command { return Report(json: .object([:]), "Refunded \(id)") }
+            if let refund = command.value(RefundCommand.self) { return Report(json: .object([:]), "Refunded \(refund.transactionID)") }
             return try await session.report(for: command)
         }
         let printed = Printed()

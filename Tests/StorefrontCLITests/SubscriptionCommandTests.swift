@@ -20,9 +20,9 @@ struct SubscriptionArgumentsTests {
     }
 
     @Test func clock() throws {
-        #expect(try parse("clock") == .clock)
-        #expect(try parse("clock", "advance", "P1M") == .advanceClock(ISODuration(months: 1)))
-        #expect(try parse("clock", "advance", "PT6H", "--json") == .advanceClock(ISODuration(hours: 6)))
+        #expect(try parse("clock") == .run(AnyCommand(ClockCommand.show)))
+        #expect(try parse("clock", "advance", "P1M") == .run(AnyCommand(ClockCommand.advance(ISODuration(months: 1)))))
+        #expect(try parse("clock", "advance", "PT6H", "--json") == .run(AnyCommand(ClockCommand.advance(ISODuration(hours: 6)))))
         #expect(usageError("clock", "advance", "1M")?.description.contains("ISO-8601 duration") == true)
         #expect(usageError("clock", "advance", "P0D")?.command == "clock", "advancing by nothing is refused")
         #expect(usageError("clock", "advance")?.command == "clock")
@@ -31,18 +31,18 @@ struct SubscriptionArgumentsTests {
     }
 
     @Test func status() throws {
-        #expect(try parse("status") == .status(groupID: nil))
-        #expect(try parse("status", "premium", "--json") == .status(groupID: "premium"))
+        #expect(try parse("status") == .run(AnyCommand(StatusCommand(groupID: nil))))
+        #expect(try parse("status", "premium", "--json") == .run(AnyCommand(StatusCommand(groupID: "premium"))))
         #expect(usageError("status", "a", "b")?.description.contains("at most a GROUP_ID") == true)
     }
 
     @Test func autoRenewExpireRenew() throws {
-        #expect(try parse("auto-renew", "premium", "off") == .autoRenew(group: "premium", on: false))
-        #expect(try parse("auto-renew", "premium", "on") == .autoRenew(group: "premium", on: true))
+        #expect(try parse("auto-renew", "premium", "off") == .run(AnyCommand(AutoRenewCommand(group: "premium", on: false))))
+        #expect(try parse("auto-renew", "premium", "on") == .run(AnyCommand(AutoRenewCommand(group: "premium", on: true))))
         #expect(usageError("auto-renew", "premium", "maybe")?.command == "auto-renew")
         #expect(usageError("auto-renew", "premium")?.command == "auto-renew")
-        #expect(try parse("expire", "premium") == .expire(group: "premium"))
-        #expect(try parse("renew", "barcode_month_subscription") == .renew(group: "barcode_month_subscription"))
+        #expect(try parse("expire", "premium") == .run(AnyCommand(ExpireCommand(group: "premium"))))
+        #expect(try parse("renew", "barcode_month_subscription") == .run(AnyCommand(RenewCommand(group: "barcode_month_subscription"))))
         #expect(usageError("expire")?.command == "expire")
         #expect(usageError("renew", "a", "b")?.command == "renew")
     }

@@ -56,11 +56,11 @@ struct TesterCommandArgumentsTests {
     }
 
     @Test(arguments: [
-        ("approve", Command.approve(transactionID: 2_000_000_001)),
-        ("decline", .decline(transactionID: 2_000_000_001)),
-        ("resolve", .resolve(transactionID: 2_000_000_001)),
-        ("delete-transaction", .deleteTransaction(transactionID: 2_000_000_001)),
-        ("refund", .refund(transactionID: 2_000_000_001, reason: .other)),
+        ("approve", Command.run(AnyCommand(ApproveCommand(requestID: 2_000_000_001)))),
+        ("decline", .run(AnyCommand(DeclineCommand(requestID: 2_000_000_001)))),
+        ("resolve", .run(AnyCommand(ResolveCommand(requestID: 2_000_000_001)))),
+        ("delete-transaction", .run(AnyCommand(DeleteTransactionCommand(transactionID: 2_000_000_001)))),
+        ("refund", .run(AnyCommand(RefundCommand(transactionID: 2_000_000_001, reason: .other)))),
     ])
     func transactionCommands(name: String, command: Command) throws {
         #expect(try Invocation.parse([name, "2000000001"]).command == command)
@@ -73,14 +73,14 @@ struct TesterCommandArgumentsTests {
                 #expect(error.command == name, "\(bad)")
             }
         }
-        #expect(try Invocation.parse([name, "--help"]).command == .help(name))
+        #expect(try Invocation.parse([name, "--help"]).command == .run(AnyCommand(HelpCommand(topic: name))))
     }
 
     @Test func refundTakesAReason() throws {
-        #expect(try parse("refund", "7", "--reason", "developerIssue") == .refund(transactionID: 7, reason: .developerIssue))
-        #expect(try parse("refund", "--reason=other", "7") == .refund(transactionID: 7, reason: .other))
-        #expect(try parse("refund", "7", "--prorated", "33.333") == .refund(transactionID: 7, reason: .other, share: .prorated(milliunits: 33_333)))
-        #expect(try parse("refund", "7", "--prorated=remaining") == .refund(transactionID: 7, reason: .other, share: .timeRemaining))
+        #expect(try parse("refund", "7", "--reason", "developerIssue") == .run(AnyCommand(RefundCommand(transactionID: 7, reason: .developerIssue))))
+        #expect(try parse("refund", "--reason=other", "7") == .run(AnyCommand(RefundCommand(transactionID: 7, reason: .other))))
+        #expect(try parse("refund", "7", "--prorated", "33.333") == .run(AnyCommand(RefundCommand(transactionID: 7, reason: .other, share: .prorated(milliunits: 33_333)))))
+        #expect(try parse("refund", "7", "--prorated=remaining") == .run(AnyCommand(RefundCommand(transactionID: 7, reason: .other, share: .timeRemaining))))
         let error = usageError("refund", "7", "--reason", "fraud")
         #expect(error?.description.contains("developerIssue or other") == true)
         for share in ["100", "0", "12.3456", "half"] {
@@ -89,9 +89,9 @@ struct TesterCommandArgumentsTests {
     }
 
     @Test func accounts() throws {
-        #expect(try parse("accounts") == .accounts)
-        #expect(try parse("accounts", "create", "qa@x") == .createAccount(name: "qa@x"))
-        #expect(try parse("accounts", "switch", "qa@x") == .switchAccount(name: "qa@x"))
+        #expect(try parse("accounts") == .run(AnyCommand(AccountsCommand.list)))
+        #expect(try parse("accounts", "create", "qa@x") == .run(AnyCommand(AccountsCommand.create(name: "qa@x"))))
+        #expect(try parse("accounts", "switch", "qa@x") == .run(AnyCommand(AccountsCommand.switchTo(name: "qa@x"))))
         for bad in [["accounts", "create"], ["accounts", "switch"], ["accounts", "delete", "a"],
                     ["accounts", "create", "a", "b"], ["accounts", "create", ""], ["accounts", "qa@x"]] {
             do {
@@ -105,10 +105,10 @@ struct TesterCommandArgumentsTests {
 
     @Test func settingsSetOnce() throws {
         #expect(try parse("settings", "set", "purchaseError", "networkError", "--once")
-                == .setSetting(name: "purchaseError", value: "networkError", once: true))
+                == .run(AnyCommand(SettingsCommand.set(name: "purchaseError", value: "networkError", once: true))))
         #expect(try parse("--once", "settings", "set", "purchaseError", "networkError")
-                == .setSetting(name: "purchaseError", value: "networkError", once: true))
-        #expect(try parse("settings", "set", "latency", "250") == .setSetting(name: "latency", value: "250", once: false))
+                == .run(AnyCommand(SettingsCommand.set(name: "purchaseError", value: "networkError", once: true))))
+        #expect(try parse("settings", "set", "latency", "250") == .run(AnyCommand(SettingsCommand.set(name: "latency", value: "250", once: false))))
         #expect(usageError("settings", "set", "purchaseError", "networkError", "--once=true")?
             .description.contains("takes no value") == true)
     }
