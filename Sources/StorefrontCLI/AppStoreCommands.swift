@@ -197,8 +197,7 @@ struct AutoRenewCommand: StorefrontCommand {
     var needsCatalog: Bool { true }
 
     func run(in session: Session) async throws -> Report? {
-        try await session.appStore.setAutoRenew(groupID: group, on)
-        return try await session.status(group, headline: "Auto-renew is \(on ? "on" : "off").")
+        try await session.reported(try await session.appStore.setAutoRenewReporting(groupID: group, on), group: group)
     }
 }
 
@@ -222,8 +221,7 @@ struct ExpireCommand: StorefrontCommand {
     var needsCatalog: Bool { true }
 
     func run(in session: Session) async throws -> Report? {
-        try await session.appStore.expireSubscription(groupID: group)
-        return try await session.status(group, headline: "Expired now.")
+        try await session.reported(try await session.appStore.expireSubscriptionReporting(groupID: group), group: group)
     }
 }
 
@@ -250,8 +248,7 @@ struct RenewCommand: StorefrontCommand {
     var needsCatalog: Bool { true }
 
     func run(in session: Session) async throws -> Report? {
-        try await session.appStore.renewSubscription(groupID: group)
-        return try await session.status(group, headline: "Renewed now.")
+        try await session.reported(try await session.appStore.renewSubscriptionReporting(groupID: group), group: group)
     }
 }
 
@@ -292,6 +289,11 @@ extension Session {
         try await appStore.deleteTransaction(id)
         return Report(json: .object(["deleted": .integer(id)]),
                       "Deleted transaction \(id) from \(TerminalText.sanitized(store.account))'s history.")
+    }
+
+    /// What a subscription control did, in the engine's sentence, over the group's status.
+    func reported(_ outcome: ActionOutcome, group: String) async throws -> Report {
+        try await status(group, headline: TerminalText.sanitized(outcome.sentence)).saying(outcome)
     }
 
     func status(_ group: String?, headline: String? = nil) async throws -> Report {

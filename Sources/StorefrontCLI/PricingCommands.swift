@@ -251,8 +251,7 @@ extension Session {
             let (increase, reported) = try await appStore.consentToPriceIncreaseReporting(productID)
             return Report(reported, ["priceIncrease": increase.json])
         }
-        let reported = try await appStore.declinePriceIncreaseReporting(productID)
-        return try await status(productID, headline: TerminalText.sanitized(reported.sentence)).saying(reported)
+        return try await reported(try await appStore.declinePriceIncreaseReporting(productID), group: productID)
     }
 
     func messages() async throws -> Report {

@@ -227,13 +227,7 @@ extension Session {
     }
 
     func reset(_ scope: ResetScope) async throws -> Report {
-        try await testSession.reset(scope)
-        let json = JSON.object(["reset": .string(scope.rawValue), "account": .string(store.account)])
-        return switch scope {
-        case .app: Report(json: json, "Reset the app: owned products and balances are gone, as after deleting the app. Restore brings purchases back.")
-        case .account: Report(json: json, "Reset account \(TerminalText.sanitized(store.account)): its history, settings and app state are gone.")
-        case .all: Report(json: json, "Reset everything in \(TerminalText.sanitized(store.path)).")
-        }
+        Report(try await testSession.resetReporting(scope), ["reset": .string(scope.rawValue), "account": .string(store.account)])
     }
 
     func settings() async throws -> Report {

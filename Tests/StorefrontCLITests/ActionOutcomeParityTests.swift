@@ -59,6 +59,12 @@ struct ActionOutcomeParityTests {
              paywall: { _ in .consentToPriceIncrease(productID: Demo.monthly) }),
         Case(name: "price increase declined", prepare: priceIncrease, cli: { _ in ["price-increase", "decline", Demo.monthly] },
              paywall: { _ in .declinePriceIncrease(productID: Demo.monthly) }),
+        Case(name: "expire", prepare: bought(Demo.monthly), cli: { _ in ["expire", "premium"] }, paywall: { _ in .expire(groupID: "premium") }),
+        Case(name: "renew", prepare: bought(Demo.monthly), cli: { _ in ["renew", "premium"] }, paywall: { _ in .renew(groupID: "premium") }),
+        Case(name: "auto-renew off", prepare: bought(Demo.monthly), cli: { _ in ["auto-renew", "premium", "off"] },
+             paywall: { _ in .autoRenew(groupID: "premium", on: false) }),
+        Case(name: "reset app", prepare: bought(Demo.goPro), cli: { _ in ["reset", "app"] }, paywall: { _ in .reset(.app) }),
+        Case(name: "reset account", prepare: bought(Demo.goPro), cli: { _ in ["reset", "account"] }, paywall: { _ in .reset(.account) }),
     ]
 
     @Test(arguments: cases)

@@ -191,7 +191,7 @@ struct SubscriptionCommandTests {
         let yearly = try await sandbox.subscribe(Demo.yearly)
         let off = try await sandbox.storefront("auto-renew", premiumGroup, "off")
         off.expect(exit: 0)
-        #expect(off.stdout.hasPrefix("Auto-renew is off."))
+        #expect(off.stdout.hasPrefix("Auto-renew is off for Annual Subscription: it ends "), "\(off.stdout)")
         #expect(off.stdout.contains("off"))
         let products = try await sandbox.storefront("products")
         let row = try #require(products.stdout.split(separator: "\n").first { $0.hasPrefix(Demo.yearly) })
@@ -211,7 +211,7 @@ struct SubscriptionCommandTests {
         let yearly = try await sandbox.subscribe(Demo.yearly)
         let expired = try await sandbox.storefront("expire", premiumGroup)
         expired.expect(exit: 0)
-        #expect(expired.stdout.hasPrefix("Expired now."))
+        #expect(expired.stdout.hasPrefix("Expired Annual Subscription now: it does not renew."), "\(expired.stdout)")
         #expect(expired.stdout.contains("expired"))
         #expect(try await sandbox.statuses().first?["state"] as? String == "expired")
         let entitlements = try await sandbox.storefront("entitlements", "--json").jsonObject()
@@ -219,7 +219,7 @@ struct SubscriptionCommandTests {
 
         let renewed = try await sandbox.storefront("renew", Demo.yearly)  // a product id names its group
         renewed.expect(exit: 0)
-        #expect(renewed.stdout.hasPrefix("Renewed now."))
+        #expect(renewed.stdout.hasPrefix("Renewed Annual Subscription now: transaction "), "\(renewed.stdout)")
         let history = try await sandbox.history()
         #expect(history.count == 2)
         #expect(history.first?["reason"] as? String == "renewal")
