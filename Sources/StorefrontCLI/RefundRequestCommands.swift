@@ -102,8 +102,14 @@ extension Session {
     func beginRefundRequest(_ id: Int64, reason: RefundRequestReason) async throws -> Report {
         let (request, reported) = try await app.beginRefundRequestReporting(transactionID: id, reason: reason)
         let transaction = try await app.transaction(id: id)
-        return Report(reported, ["status": .string("success"), "request": request.json(productID: transaction.productID),
-                                 "transaction": transaction.json])
+        var report = Report(reported, ["status": .string("success"), "request": request.json(productID: transaction.productID),
+                                       "transaction": transaction.json])
+        // The sentence names the commands; here, the whole line to paste, for this store.
+        if request.status == .pending {
+            let command = "\(ShellWord.storefront(store: store.path)) refund-request"
+            report.lines.append("Decide it as the App Store: \(command) approve \(id), or \(command) decline \(id)")
+        }
+        return report
     }
 
     func decideRefundRequest(_ id: Int64, approve: Bool, reason: Transaction.RevocationReason?) async throws -> Report {

@@ -1,4 +1,5 @@
 import Foundation
+import StoreEngine
 import Testing
 
 /// `refund-request`: a request the app made is said by `products` and `transactions` in the
@@ -11,7 +12,11 @@ struct RefundRequestCommandTests {
         let product = "com.razeware.razefaces.swiftshopping"
         let bought = try await sandbox.storefront("buy", product, "--json").jsonObject()
         let id = try #require(((bought["transaction"] as? [String: Any])?["id"] as? NSNumber)?.stringValue, "\(bought)")
-        try await sandbox.storefront("refund-request", "begin", id).expect(exit: 0)
+        let begun = try await sandbox.storefront("refund-request", "begin", id)
+        begun.expect(exit: 0)
+        // The line to paste decides it on this store, not the default one.
+        let decide = "storefront --store \(ShellWord.word(sandbox.store)) refund-request"
+        #expect(begun.stdout.contains("\(decide) approve \(id), or \(decide) decline \(id)"), "\(begun.stdout)")
 
         let products = try await sandbox.storefront("products", "--json").jsonObject()
         let row = try #require((products["products"] as? [[String: Any]])?.first { $0["id"] as? String == product })
