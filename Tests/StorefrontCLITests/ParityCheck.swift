@@ -88,7 +88,16 @@ final class ParityCheck {
         // and a price increase waiting: some 150 columns): the paywall cuts what does not fit.
         var paywall = StorefrontUI.State(size: Size(columns: Self.columns, rows: 60), account: store.account, storePath: path,
                                          paywall: catalog.paywall)
-        _ = update(&paywall, .loaded(snapshot))
+        // The launch's load: its effects are the App Store's messages (shown or held), nothing else —
+        // no store command, no purchase, no second load (the paywall on this store would do them).
+        let launched = update(&paywall, .loaded(snapshot))
+        for effect in launched {
+            let message = switch effect {
+            case .displayMessage, .deferMessage: true
+            default: false
+            }
+            check(message, "the paywall's first load asked for \(effect)")
+        }
         let screen = render(paywall).lines
 
         // StorefrontKit, as an app calls it.
