@@ -503,9 +503,9 @@ extension Session {
     }
 
     func consume(_ productID: String, quantity: Int) async throws -> Report {
-        let balance = try await app.consume(productID, quantity: quantity)
-        return Report(json: .object(["productID": .string(productID), "consumed": .integer(quantity), "balance": .integer(balance)]),
-                      "Consumed \(quantity) of \(TerminalText.sanitized(productID)); balance \(balance).")
+        let reported = try await app.consumeReporting(productID, quantity: quantity)
+        let balance: JSON? = if case .consumed(_, _, let balance) = reported { .integer(balance) } else { nil }
+        return Report(reported, ["productID": .string(productID), "consumed": .integer(quantity), "balance": balance])
     }
 
     func verify(_ jws: String) async throws -> Report {

@@ -123,7 +123,7 @@ func reducePaywall(_ state: inout State, _ action: PaywallAction) -> [Effect] {
         return [.load]
     case .consumed(let productID, let balance):
         state.busy = nil
-        state.flash = "Consumed 1 × \(name(of: productID, in: state)) · balance \(balance)"
+        state.flash = ActionOutcome.consumed(product: name(of: productID, in: state), quantity: 1, balance: balance).sentence
         return [.load]
     case .consumeFailed(let message):
         state.busy = nil

@@ -3,6 +3,7 @@ import Scenarios
 import StoreEngine
 import StorefrontCLI
 @testable import StorefrontUI
+import TerminalCore
 import Testing
 
 /// What an action did is the engine's ``ActionOutcome``, said in one wording (issue 40, item 2): the
@@ -93,6 +94,32 @@ struct ActionOutcomeParityTests {
         #expect(json?["summary"] == .string(said), "--json's summary: \(String(describing: json))")
         // One price format and one date format: never a bare amount or an ISO date.
         #expect(!said.contains("T09:00") && !said.contains(" 9.99 "), "\(said)")
+    }
+
+    @Test("consume: the CLI's line, its --json summary and the paywall's note after c are one sentence")
+    func consumeSaysTheSame() async throws {
+        let folder = try TemporaryFolder(prefix: "storefront-outcomes")
+        let clock: @Sendable () -> Date = { ParityTests.start }
+        let prepare = Self.bought(Demo.coins)
+        let cliPath = folder.path("cli.sqlite")
+        _ = try await prepare(try Store(catalog: ParityTests.catalog, path: cliPath, now: clock))
+        let commands = CLI.scenarioCommandLine
+        let text = try await commands.run(["consume", Demo.coins], catalog: ParityTests.catalog, storePath: cliPath, now: clock)
+        let json = try await commands.run(["consume", Demo.coins, "--json"], catalog: ParityTests.catalog,
+                                          storePath: folder.path("json.sqlite"), now: clock, preparedBy: prepare)
+        let paywallStore = try Store(catalog: ParityTests.catalog, path: folder.path("paywall.sqlite"), now: clock)
+        _ = try await prepare(paywallStore)
+        let engine = EngineEffects(store: paywallStore, latency: .zero)
+        var state = StorefrontUI.State(size: Size(columns: 200, rows: 40), account: paywallStore.account,
+                                       storePath: paywallStore.path, paywall: ParityTests.catalog.paywall)
+        let launched = try #require(await engine.perform(.load))
+        #expect(update(&state, launched).isEmpty, "the launch asks for nothing more")
+        let consumed = try #require(await engine.perform(.consume(productID: Demo.coins)))
+        #expect(update(&state, consumed) == [.load])
+        let said = try #require(state.flash)
+        #expect(said == "Consumed 1 × 100 Coins: the balance is 0.")
+        #expect(text.lines.first == said, "CLI: \(text.lines)")
+        #expect(json?["summary"] == .string(said) && json?["action"] == .string("consumed"), "\(String(describing: json))")
     }
 }
 

@@ -83,7 +83,7 @@ struct UpdateTests {
         state.selection = index(of: coins)
         #expect(update(&state, .key(.character("c"))) == [.consume(productID: coins)])
         #expect(update(&state, .paywall(.consumed(productID: coins, balance: 1))) == [.load])
-        #expect(state.flash == "Consumed 1 × 100 Coins · balance 1")
+        #expect(state.flash == "Consumed 1 × 100 Coins: the balance is 1.")
     }
 
     @Test("l on the Transaction Manager says where the log is (it has none), and leaves the paywall's as it was")

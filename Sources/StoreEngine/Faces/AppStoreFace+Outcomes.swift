@@ -85,6 +85,12 @@ extension AppStoreFace {
 }
 
 extension AppFace {
+    /// ``consume(_:quantity:)``, reported: the balance left.
+    public func consumeReporting(_ productID: String, quantity: Int = 1) async throws -> ActionOutcome {
+        let balance = try await consume(productID, quantity: quantity)
+        return .consumed(product: try await product(id: productID)?.displayName ?? productID, quantity: quantity, balance: balance)
+    }
+
     /// ``beginRefundRequest(transactionID:reason:outcome:)``, reported.
     public func beginRefundRequestReporting(transactionID: Int64, reason: RefundRequestReason = .other) async throws
         -> (RefundRequest, ActionOutcome) {
