@@ -460,9 +460,10 @@ extension Session {
 
     func restore() async throws -> Report {
         let restored = try await app.sync()
-        let json = JSON.object(["count": .integer(restored.count), "restored": .array(restored.map(\.json))])
-        return Report(json: json, ["Restored \(restored.count) purchase\(restored.count == 1 ? "" : "s")."]
-                      + restored.map { "  \(TerminalText.sanitized($0.productID))" })
+        var report = Report(ActionOutcome.restored(count: restored.count),
+                            ["count": .integer(restored.count), "restored": .array(restored.map(\.json))])
+        report.lines += restored.map { "  \(TerminalText.sanitized($0.productID))" }
+        return report
     }
 
     /// The requests waiting for a parent (Ask to Buy) or the user (interrupted), oldest first.

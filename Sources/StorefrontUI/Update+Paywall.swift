@@ -115,7 +115,7 @@ func reducePaywall(_ state: inout State, _ action: PaywallAction) -> [Effect] {
         return [.load]
     case .restored(let count):
         state.busy = nil
-        state.flash = "Restored \(count) purchase\(count == 1 ? "" : "s")"
+        state.flash = ActionOutcome.restored(count: count).sentence
         return [.load]
     case .restoreFailed(let message):
         state.busy = nil

@@ -96,30 +96,47 @@ struct ActionOutcomeParityTests {
         #expect(!said.contains("T09:00") && !said.contains(" 9.99 "), "\(said)")
     }
 
-    @Test("consume: the CLI's line, its --json summary and the paywall's note after c are one sentence")
-    func consumeSaysTheSame() async throws {
+    /// An app action the paywall takes as an effect of its own (c, r), not a store command.
+    struct AppAction: Sendable, CustomTestStringConvertible {
+        var name: String
+        var prepare: @Sendable (Store) async throws -> Int64
+        var cli: [String]
+        var effect: Effect
+        var said: String
+        var testDescription: String { name }
+    }
+
+    static let appActions: [AppAction] = [
+        AppAction(name: "consume", prepare: bought(Demo.coins), cli: ["consume", Demo.coins], effect: .consume(productID: Demo.coins),
+                  said: "Consumed 1 × 100 Coins: the balance is 0."),
+        AppAction(name: "restore", prepare: bought(Demo.goPro), cli: ["restore"], effect: .restore, said: "Restored 1 purchase."),
+    ]
+
+    @Test("consume and restore: the CLI's line, its --json summary and the paywall's note after c or r are one sentence",
+          arguments: appActions)
+    func appActionsSayTheSame(_ action: AppAction) async throws {
         let folder = try TemporaryFolder(prefix: "storefront-outcomes")
         let clock: @Sendable () -> Date = { ParityTests.start }
-        let prepare = Self.bought(Demo.coins)
         let cliPath = folder.path("cli.sqlite")
-        _ = try await prepare(try Store(catalog: ParityTests.catalog, path: cliPath, now: clock))
+        _ = try await action.prepare(try Store(catalog: ParityTests.catalog, path: cliPath, now: clock))
         let commands = CLI.scenarioCommandLine
-        let text = try await commands.run(["consume", Demo.coins], catalog: ParityTests.catalog, storePath: cliPath, now: clock)
-        let json = try await commands.run(["consume", Demo.coins, "--json"], catalog: ParityTests.catalog,
-                                          storePath: folder.path("json.sqlite"), now: clock, preparedBy: prepare)
+        let text = try await commands.run(action.cli, catalog: ParityTests.catalog, storePath: cliPath, now: clock)
+        let json = try await commands.run(action.cli + ["--json"], catalog: ParityTests.catalog,
+                                          storePath: folder.path("json.sqlite"), now: clock, preparedBy: action.prepare)
         let paywallStore = try Store(catalog: ParityTests.catalog, path: folder.path("paywall.sqlite"), now: clock)
-        _ = try await prepare(paywallStore)
+        _ = try await action.prepare(paywallStore)
         let engine = EngineEffects(store: paywallStore, latency: .zero)
         var state = StorefrontUI.State(size: Size(columns: 200, rows: 40), account: paywallStore.account,
                                        storePath: paywallStore.path, paywall: ParityTests.catalog.paywall)
         let launched = try #require(await engine.perform(.load))
         #expect(update(&state, launched).isEmpty, "the launch asks for nothing more")
-        let consumed = try #require(await engine.perform(.consume(productID: Demo.coins)))
-        #expect(update(&state, consumed) == [.load])
+        let done = try #require(await engine.perform(action.effect))
+        #expect(update(&state, done) == [.load])
         let said = try #require(state.flash)
-        #expect(said == "Consumed 1 × 100 Coins: the balance is 0.")
+        #expect(said == action.said)
         #expect(text.lines.first == said, "CLI: \(text.lines)")
-        #expect(json?["summary"] == .string(said) && json?["action"] == .string("consumed"), "\(String(describing: json))")
+        #expect(json?["summary"] == .string(said) && json?["action"] == .string(action.name == "consume" ? "consumed" : "restored"),
+                "\(String(describing: json))")
     }
 }
 

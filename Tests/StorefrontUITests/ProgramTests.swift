@@ -64,7 +64,7 @@ struct ProgramTests {
         let restoreRow = try #require(canvas.lines.firstIndex { $0.contains("[ Restore Purchases ]") })
         let x = canvas.lines[restoreRow].distance(of: "[ Restore")
         terminal.input = [.click(x: x + 2, y: restoreRow)]
-        #expect(await program.run(until: { $0.flash == "Restored 1 purchase" && $0.snapshot?.owned[iPhoneRage] != nil },
+        #expect(await program.run(until: { $0.flash == "Restored 1 purchase." && $0.snapshot?.owned[iPhoneRage] != nil },
                                   timeout: patience))
     }
 

@@ -108,9 +108,9 @@ struct PaywallWholeStateTests {
         assertUpdate(&state, .click(.restore))
         assertUpdate(&state, .paywall(.restored(count: 3)), effects: [.load]) {
             $0.busy = nil
-            $0.flash = "Restored 3 purchases"
+            $0.flash = "Restored 3 purchases."
         }
-        assertUpdate(&state, .paywall(.restored(count: 1)), effects: [.load]) { $0.flash = "Restored 1 purchase" }
+        assertUpdate(&state, .paywall(.restored(count: 1)), effects: [.load]) { $0.flash = "Restored 1 purchase." }
     }
 
     @Test("a failed restore is an alert, and the store is read again")

@@ -29,12 +29,14 @@ public enum ActionOutcome: Sendable, Hashable {
     case autoRenewSet(on: Bool, product: String, date: Date?)
     /// The app deleted, the account's history cleared, or the whole store emptied (`reset`).
     case reset(ResetScope, account: String, store: String)
+    /// Restore Purchases (`AppStore.sync()`): how many purchases it gave back.
+    case restored(count: Int)
     /// The app used up some of a consumable (`consume`): the balance left.
     case consumed(product: String, quantity: Int, balance: Int)
 
     /// Its name for scripts (`--json`'s `action`): `approved`, `resolved`, `declined`, `boughtOutside`,
     /// `refunded`, `refundRequested`, `priceIncreaseAgreed`, `priceIncreaseDeclined`, `expired`, `renewed`,
-    /// `autoRenewSet`, `reset`, `consumed`.
+    /// `autoRenewSet`, `reset`, `restored`, `consumed`.
     public var name: String {
         switch self {
         case .approved: "approved"
@@ -49,6 +51,7 @@ public enum ActionOutcome: Sendable, Hashable {
         case .renewed: "renewed"
         case .autoRenewSet: "autoRenewSet"
         case .reset: "reset"
+        case .restored: "restored"
         case .consumed: "consumed"
         }
     }
@@ -91,6 +94,7 @@ public enum ActionOutcome: Sendable, Hashable {
             "Reset the app: owned products and balances are gone, as after deleting the app. Restore brings purchases back."
         case .reset(.account, let account, _): "Reset account \(account): its history, settings and app state are gone."
         case .reset(.all, _, let store): "Reset everything in \(store)."
+        case .restored(let count): "Restored \(count) purchase\(count == 1 ? "" : "s")."
         case .consumed(let product, let quantity, let balance): "Consumed \(quantity) × \(product): the balance is \(balance)."
         }
     }
