@@ -247,8 +247,8 @@ extension Session {
 
     func setSetting(_ name: String, _ value: String, once: Bool) async throws -> Report {
         let stored = try await testSession.setSetting(name, to: value, once: once)
-        return Report(json: .object(["name": .string(name), "value": .string(stored), "once": .bool(once)]),
-                      "\(name) = \(stored)\(once ? " (once: the next call only)" : "")")
+        return Report(ActionOutcome.settingChanged(name: name, value: stored, once: once),
+                      ["name": .string(name), "value": .string(stored), "once": .bool(once)])
     }
 
     func log(limit: Int) async throws -> Report {

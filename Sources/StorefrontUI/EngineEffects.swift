@@ -220,7 +220,7 @@ public final class EngineEffects: Sendable {
                 message = try await appStore.purchaseOutsideAppReporting(productID).sentence
             case .setSetting(let name, let value, let once):
                 let stored = try await session.setSetting(name, to: value, once: once)
-                message = "\(name) = \(stored)\(once ? " (once)" : "")"
+                message = ActionOutcome.settingChanged(name: name, value: stored, once: once).sentence
             case .switchAccount(let account):
                 let switched = try await session.switchAccount(to: account)
                 use(switched)

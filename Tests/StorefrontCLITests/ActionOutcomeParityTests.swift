@@ -64,6 +64,10 @@ struct ActionOutcomeParityTests {
         Case(name: "renew", prepare: bought(Demo.monthly), cli: { _ in ["renew", "premium"] }, paywall: { _ in .renew(groupID: "premium") }),
         Case(name: "auto-renew off", prepare: bought(Demo.monthly), cli: { _ in ["auto-renew", "premium", "off"] },
              paywall: { _ in .autoRenew(groupID: "premium", on: false) }),
+        Case(name: "setting", prepare: { _ in 0 }, cli: { _ in ["settings", "set", "askToBuy", "true"] },
+             paywall: { _ in .setSetting(name: "askToBuy", value: "true", once: false) }),
+        Case(name: "setting once", prepare: { _ in 0 }, cli: { _ in ["settings", "set", "purchaseError", "networkError", "--once"] },
+             paywall: { _ in .setSetting(name: "purchaseError", value: "networkError", once: true) }),
         Case(name: "reset app", prepare: bought(Demo.goPro), cli: { _ in ["reset", "app"] }, paywall: { _ in .reset(.app) }),
         Case(name: "reset account", prepare: bought(Demo.goPro), cli: { _ in ["reset", "account"] }, paywall: { _ in .reset(.account) }),
     ]

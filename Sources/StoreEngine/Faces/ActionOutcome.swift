@@ -29,6 +29,8 @@ public enum ActionOutcome: Sendable, Hashable {
     case autoRenewSet(on: Bool, product: String, date: Date?)
     /// The app deleted, the account's history cleared, or the whole store emptied (`reset`).
     case reset(ResetScope, account: String, store: String)
+    /// A setting changed (`settings set`, the Settings screen): the value stored, for every call or the next only.
+    case settingChanged(name: String, value: String, once: Bool)
     /// Restore Purchases (`AppStore.sync()`): how many purchases it gave back.
     case restored(count: Int)
     /// The app used up some of a consumable (`consume`): the balance left.
@@ -36,7 +38,7 @@ public enum ActionOutcome: Sendable, Hashable {
 
     /// Its name for scripts (`--json`'s `action`): `approved`, `resolved`, `declined`, `boughtOutside`,
     /// `refunded`, `refundRequested`, `priceIncreaseAgreed`, `priceIncreaseDeclined`, `expired`, `renewed`,
-    /// `autoRenewSet`, `reset`, `restored`, `consumed`.
+    /// `autoRenewSet`, `reset`, `settingChanged`, `restored`, `consumed`.
     public var name: String {
         switch self {
         case .approved: "approved"
@@ -51,6 +53,7 @@ public enum ActionOutcome: Sendable, Hashable {
         case .renewed: "renewed"
         case .autoRenewSet: "autoRenewSet"
         case .reset: "reset"
+        case .settingChanged: "settingChanged"
         case .restored: "restored"
         case .consumed: "consumed"
         }
@@ -94,6 +97,7 @@ public enum ActionOutcome: Sendable, Hashable {
             "Reset the app: owned products and balances are gone, as after deleting the app. Restore brings purchases back."
         case .reset(.account, let account, _): "Reset account \(account): its history, settings and app state are gone."
         case .reset(.all, _, let store): "Reset everything in \(store)."
+        case .settingChanged(let name, let value, let once): "\(name) = \(value)" + (once ? " (once: the next call only)" : "")
         case .restored(let count): "Restored \(count) purchase\(count == 1 ? "" : "s")."
         case .consumed(let product, let quantity, let balance): "Consumed \(quantity) × \(product): the balance is \(balance)."
         }
