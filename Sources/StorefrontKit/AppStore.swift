@@ -71,7 +71,7 @@ public struct Storefront: Sendable, Hashable, Identifiable {
             AsyncStream { continuation in
                 guard let context else { return }  // no store: a change never comes
                 let changes = context.store.changes.changes(includingUnfinished: false)
-                let task = Task {
+                let task = Task(executorPreference: StoreKitExecutor.monitors) {
                     var last = start
                     await StoreContext.readAfterEachChange(changes, { try await context.store.app.storefront() }) { now in
                         guard now.countryCode != last else { return }

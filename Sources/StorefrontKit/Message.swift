@@ -93,7 +93,7 @@ enum MessagesMonitor {
     static func stream(context: StoreContext) -> AsyncStream<Message> {
         AsyncStream { continuation in
             let changes = context.store.changes.changes(includingUnfinished: false)
-            let task = Task { await watch(context, changes, continuation) }
+            let task = Task(executorPreference: StoreKitExecutor.monitors) { await watch(context, changes, continuation) }
             continuation.onTermination = { _ in task.cancel() }
         }
     }

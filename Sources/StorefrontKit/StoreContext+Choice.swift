@@ -90,7 +90,7 @@ extension StoreContext {
     ) -> AsyncStream<Element> {
         if let scope { return make(scope) }
         return AsyncStream { continuation in
-            let task = Task {
+            let task = Task(executorPreference: StoreKitExecutor.monitors) {
                 var active: StoreContext?
                 var inner: Task<Void, Never>?
                 for await _ in choiceChanges() {
@@ -99,7 +99,7 @@ extension StoreContext {
                     inner?.cancel()
                     active = chosen
                     inner = chosen.map { store in
-                        Task { for await element in make(store) { continuation.yield(element) } }
+                        Task(executorPreference: StoreKitExecutor.monitors) { for await element in make(store) { continuation.yield(element) } }
                     }
                 }
                 inner?.cancel()

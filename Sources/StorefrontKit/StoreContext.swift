@@ -165,6 +165,11 @@ package final class StoreKitExecutor: TaskExecutor, @unchecked Sendable {
 
     package init(label: String) { queue = DispatchQueue(label: label) }
 
+    /// Where the sequences an app iterates (`Transaction.updates`, `Message.messages`, status and
+    /// storefront updates) watch the store: off Swift's shared pool, so a busy or blocked pool (two
+    /// threads on a two-core machine) does not hold back what another process wrote.
+    package static let monitors = StoreKitExecutor(label: "storefrontkit.monitors")
+
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }

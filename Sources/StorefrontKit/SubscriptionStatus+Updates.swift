@@ -35,7 +35,7 @@ extension Product.SubscriptionInfo.Status {
     public static var all: AsyncStream<(groupID: String, statuses: [Product.SubscriptionInfo.Status])> {
         let context = try? StoreContext.resolve()
         return AsyncStream { continuation in
-            let task = Task {
+            let task = Task(executorPreference: StoreKitExecutor.monitors) {
                 if let context, let statuses = try? await context.store.app.subscriptionStatuses() {
                     for (group, members) in StatusMonitor.grouped(statuses) {
                         continuation.yield((groupID: group, statuses: members.map { Product.SubscriptionInfo.Status($0, context: context) }))
@@ -65,7 +65,7 @@ enum StatusMonitor {
     static func stream(context: StoreContext) -> AsyncStream<Product.SubscriptionInfo.Status> {
         AsyncStream { continuation in
             let changes = context.store.changes.changes(includingUnfinished: false)
-            let task = Task { await watch(context, changes, continuation) }
+            let task = Task(executorPreference: StoreKitExecutor.monitors) { await watch(context, changes, continuation) }
             continuation.onTermination = { _ in task.cancel() }
         }
     }

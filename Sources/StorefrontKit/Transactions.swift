@@ -23,7 +23,7 @@ extension Transaction {
             let context = try? StoreContext.resolve()
             return Transactions {
                 AsyncStream { continuation in
-                    let task = Task {
+                    let task = Task(executorPreference: StoreKitExecutor.monitors) {
                         if let context, let list = try? await load(context) {
                             for transaction in list { continuation.yield(Transaction.verification(of: transaction, context: context)) }
                         }
@@ -81,7 +81,7 @@ enum UpdatesMonitor {
         AsyncStream { continuation in
             guard let context else { return }  // no store: an update never comes
             let changes = context.store.changes.changes()
-            let task = Task { await watch(context, changes, continuation) }
+            let task = Task(executorPreference: StoreKitExecutor.monitors) { await watch(context, changes, continuation) }
             continuation.onTermination = { _ in task.cancel() }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 import StorefrontKit
 import StorefrontKitTest
@@ -72,6 +73,32 @@ import Testing
         }
     }
 
+    @Test func messagesArriveWhileSwiftsSharedPoolIsBlocked() async throws {
+        // The app's own work blocks every thread of the shared pool (two on this machine) for 2 s;
+        // the test itself waits off the pool. A message sent meanwhile arrives before the pool is free.
+        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
+            let session = try SKTestSession(contentsOf: catalogURL)
+            try await session.run {
+                let messages = Message.messages
+                let freed = Counter()
+                let width = ProcessInfo.processInfo.activeProcessorCount
+                let blockers = (0..<width).map { _ in
+                    Task.detached {
+                        _ = sleep(2)
+                        freed.value.add(1, ordering: .sequentiallyConsistent)
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(100))
+                try session.sendMessage(reason: .generic)
+                let message = await firstElement(of: messages, within: 20)
+                let whileBlocked = freed.value.load(ordering: .sequentiallyConsistent) == 0
+                #expect(message?.reason == .generic)
+                #expect(whileBlocked, "the message waited for the shared pool")
+                for blocker in blockers { await blocker.value }
+            }
+        }
+    }
+
     @Test func messagesFromAnotherProcessArrive() async throws {
         let session = try SKTestSession(contentsOf: catalogURL)
         try await session.run {
@@ -85,4 +112,9 @@ import Testing
             #expect(await firstElement(of: messages, within: 20) { $0.reason == .billingIssue } != nil)
         }
     }
+}
+
+/// A count shared with detached tasks.
+private final class Counter: Sendable {
+    let value = Atomic<Int>(0)
 }

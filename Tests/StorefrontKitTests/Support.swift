@@ -26,8 +26,16 @@ func first(of sequence: Transaction.Transactions, within seconds: Double,
 }
 
 /// The first element of any of StorefrontKit's endless sequences (updates, messages) within `seconds`, else nil.
+/// Off Swift's shared pool, as `Listener` is: a full parallel run keeps the pool's two threads busy, and
+/// the wait would measure its queue rather than the delivery.
 func firstElement<Sequence: AsyncSequence & Sendable>(of sequence: Sequence, within seconds: Double,
                                                       where matches: @escaping @Sendable (Sequence.Element) -> Bool = { _ in true })
+    async -> Sequence.Element? where Sequence.Element: Sendable {
+    await withTaskExecutorPreference(OffPoolExecutor.shared) { await firstElementOnAnyThread(of: sequence, within: seconds, where: matches) }
+}
+
+private func firstElementOnAnyThread<Sequence: AsyncSequence & Sendable>(
+    of sequence: Sequence, within seconds: Double, where matches: @escaping @Sendable (Sequence.Element) -> Bool)
     async -> Sequence.Element? where Sequence.Element: Sendable {
     await withTaskGroup(of: Sequence.Element?.self) { group in
         group.addTask {
