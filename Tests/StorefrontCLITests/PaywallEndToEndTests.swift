@@ -28,8 +28,10 @@ final class TmuxSession {
         let quoted = (host?.command(paywall) ?? paywall).map { "'" + $0 + "'" }.joined(separator: " ")
         // After the program ends the pane stays, showing its exit status, until the test stops the
         // server (ten minutes at most: a loaded run once read the screen after a minute's sleep had ended).
-        // `timeout`, so a paywall whose test was killed midway does not run on forever.
-        let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' \(environment) timeout --foreground 120 \(quoted); echo EXIT=$?; sleep 600"
+        // `timeout`, so a paywall whose test was killed midway does not run on forever: longer than the
+        // waits of one test together (each may take `patience`); at 120 s a loaded run killed paywalls
+        // whose tests were still waiting for them.
+        let command = "cd '\(sandbox.folder.path)' && env HOME='\(sandbox.home)' \(environment) timeout --foreground 600 \(quoted); echo EXIT=$?; sleep 600"
         let session = try #require(Tmux(command: command, columns: columns, rows: rows, session: "paywall",
                                         socketPrefix: "storefront-e2e"), "tmux new-session failed")
         return TmuxSession(sandbox, session)
