@@ -56,7 +56,15 @@ struct PaywallSheetsEndToEndTests {
             #expect(sheet.contains { $0.contains("$4.99/month → $9.99/month") })
             #expect(sheetIsWhole(sheet, columns: 100))
             try await session.send("Enter")
-            try await session.waitFor("the agreement") { $0.contains { $0.contains("Agreed: Monthly Subscription renews at $9.99/month") } }
+            // The note ("Agreed: …") goes after a few seconds, and a loaded run's screen reads can come
+            // further apart: the sheet closes, and the store says agreed (read while the paywall runs).
+            try await session.waitFor("the sheet to close") { !$0.contains { $0.contains("Subscription Price Increase") } }
+            let deadline = ContinuousClock.now + patience
+            while ContinuousClock.now < deadline {
+                let statuses = try await sandbox.storefront("status", "--json").jsonObject().objects("statuses")
+                if statuses.first?["renewalInfo"].flatMap({ ($0 as? [String: Any])?["priceIncreaseStatus"] as? String }) == "agreed" { break }
+                try await Task.sleep(for: .milliseconds(200))
+            }
         }
         let status = try await sandbox.storefront("status", "--json").jsonObject().objects("statuses")
         #expect(status.first?["renewalInfo"].flatMap { ($0 as? [String: Any])?["priceIncreaseStatus"] as? String } == "agreed",
