@@ -131,6 +131,12 @@ public actor Store {
         return try priced(item, in: try storefront())
     }
 
+    /// A product's display name in the storefront, or its id when the catalog has no such product:
+    /// how every action's outcome names it.
+    func productName(_ productID: String) throws -> String {
+        try product(id: productID)?.displayName ?? productID
+    }
+
     /// Whether this account may make payments (`AppStore.canMakePayments`).
     func canMakePayments() throws -> Bool {
         try value(.canMakePayments)

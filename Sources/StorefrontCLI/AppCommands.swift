@@ -411,11 +411,12 @@ extension Session {
              billingPlan: BillingPlanType? = nil) async throws -> Report {
         let signature = try await offerSignature(offerSigning, productID: productID, offerID: offerID,
                                                  appAccountToken: appAccountToken)
-        let purchase = try await app.buy(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
-                                         offerSignature: signature, winBackOfferID: winBackOfferID,
-                                         billingPlanType: billingPlan, choice: choice)
+        let reported = try await app.buyReporting(productID, quantity: quantity, appAccountToken: appAccountToken, offerID: offerID,
+                                                  offerSignature: signature, winBackOfferID: winBackOfferID,
+                                                  billingPlanType: billingPlan, choice: choice)
+        guard case .bought(let purchase, _, _, _) = reported else { return Report(reported, [:]) }
         let outcome = purchase.outcome
-        let json = JSON.object([
+        var report = Report(reported, [
             "result": .string(outcome.result.name),
             "outcome": .string(outcome.name),
             "transaction": outcome.transaction?.json,
@@ -426,36 +427,10 @@ extension Session {
             "change": { if case .changeScheduled(let change) = outcome { change.json }
                         else if case .purchased(_, let change?) = outcome { change.json } else { nil } }(),
         ])
-        let name = try await displayName(productID)
-        var lines: [String] = []
-        switch outcome {
-        case .alreadyOwned(let transaction):
-            lines.append("You've already purchased \(name). It was restored for free (transaction \(transaction.id)).")
-        case .changeScheduled(let change):
-            lines.append("Subscribed to \(name): the \(change.summary). Nothing is charged now; \(try await displayName(change.fromProductID)) runs until then (transaction \(change.current.id)).")
-        case .purchased(let transaction, let change):
-            if TransactionFacts.isFreeTrial(transaction) {
-                lines.append("Started the free trial of \(name) — transaction \(transaction.id).")
-            } else if let commitment = transaction.commitment, let terms = transaction.monthlyPlanTerms,
-                      let payment = transaction.commitmentPayment {
-                lines.append("Subscribed to \(name) for \(terms) (\(payment), commitment until \(StatusText.shortDate(commitment.commitmentExpiresDate))) — transaction \(transaction.id).")
-            } else if transaction.offerType == .winBack {
-                lines.append("Resubscribed to \(name) with the win-back offer \(TerminalText.sanitized(transaction.offerID ?? "")) for \(transaction.displayPrice) — transaction \(transaction.id).")
-            } else {
-                lines.append("Purchased \(name)\(quantity > 1 ? " × \(quantity)" : "") for \(transaction.displayPrice) — transaction \(transaction.id).")
-            }
-            if let change { lines.append("The App Store noted: \(change.summary).") }
-            if let warning = purchase.warning {
-                console.err("storefront: warning: \(warning)")
-            } else if !purchase.isFinished {
-                lines.append("Not finished: finishTransactions is false, so the app \"crashed\" before finish(). It is delivered again at the next launch.")
-            }
-        case .userCancelled:
-            lines.append("The purchase of \(name) was cancelled (userCancelled).")
-        case .pending(let request):
-            lines.append("\(request.reason.sentence(for: name)) Request \(request.id); answer with: \(request.reason.nextStep(id: request.id, store: store.path))")
-        }
-        return Report(json: json, lines)
+        // The sentence first, as every front end says it; then what only a terminal reader needs.
+        if case .purchased(_, let change?) = outcome { report.lines.append("The App Store noted: \(TerminalText.sanitized(change.summary)).") }
+        if let warning = purchase.warning { console.err("storefront: warning: \(warning)") }
+        return report
     }
 
     func restore() async throws -> Report {

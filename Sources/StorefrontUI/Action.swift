@@ -2,17 +2,9 @@ import StoreEngine
 
 /// How a purchase ended, as the alert or the checkmark reports it.
 public enum PurchaseReport: Equatable, Sendable {
-    /// Purchased, or for an owned product restored for free (`restored`).
-    case success(transactionID: Int64, restored: Bool)
-    /// A downgrade or crossgrade to another period: nothing charged now, it starts at the renewal.
-    case changeScheduled(SubscriptionChange)
-    case userCancelled
-    /// Waiting for Ask to Buy approval or an interrupted purchase's action; `requestID` is the
-    /// request the Transaction Manager lists (and `approve`, `resolve` take).
-    case pending(Transaction.PendingReason?, requestID: Int64? = nil)
-    /// Purchased, but the app left it unfinished: it "crashed" before `finish()` (`finishTransactions`
-    /// false) and delivered nothing; the next launch delivers it.
-    case unfinished(transactionID: Int64)
+    /// What the purchase came to, in the engine's words (``ActionOutcome/bought(_:product:quantity:store:)``):
+    /// purchased (or left unfinished), restored for free, a change scheduled, pending, or cancelled.
+    case ended(ActionOutcome)
     /// Purchased, but it reached the app unverified (`verificationError`): the app refused it and left it
     /// unfinished, delivered at the next launch if it verifies then. `error` is the verification error's name.
     case unverified(transactionID: Int64, error: String)

@@ -108,22 +108,18 @@ public final class EngineEffects: Sendable {
                 case .failure(let failure): return .paywall(.purchased(productID: productID, .notSigned(failure.message)))
                 }
                 // Busy is not broken: nothing was charged when the lock could not be had, so ask again.
-                let purchase = try await whenBusyRetry {
-                    try await store.app.buy(productID, offerID: options.offerID, offerSignature: options.signature,
-                                            winBackOfferID: options.winBackOfferID, billingPlanType: billingPlan, choice: choice)
+                let reported = try await whenBusyRetry {
+                    try await store.app.buyReporting(productID, offerID: options.offerID, offerSignature: options.signature,
+                                                     winBackOfferID: options.winBackOfferID, billingPlanType: billingPlan, choice: choice)
                 }
-                let report: PurchaseReport = switch purchase.outcome {
-                case .purchased(let transaction, _) where !purchase.isFinished:
+                // Left unfinished (finishTransactions false): the app holds it until its next launch.
+                if case .bought(let purchase, _, _, _) = reported, case .purchased(let transaction, _) = purchase.outcome,
+                   !purchase.isFinished {
                     hold(transaction.id)
-                case .purchased(let transaction, _): .success(transactionID: transaction.id, restored: false)
-                case .alreadyOwned(let transaction): .success(transactionID: transaction.id, restored: true)
-                case .changeScheduled(let change): .changeScheduled(change)
-                case .userCancelled: .userCancelled
-                case .pending(let request): .pending(request.reason, requestID: request.id)
                 }
-                return .paywall(.purchased(productID: productID, report))
+                return .paywall(.purchased(productID: productID, .ended(reported)))
             } catch StoreError.failedVerification(let error, let id) {
-                _ = hold(id)
+                hold(id)
                 return .paywall(.purchased(productID: productID, .unverified(transactionID: id, error: error.rawValue)))
             } catch let error as StoreError {
                 return .paywall(.purchased(productID: productID, .failed(name: error.name, domain: error.domain, message: error.message)))
@@ -291,10 +287,9 @@ public final class EngineEffects: Sendable {
         return snapshot
     }
 
-    /// Remembers a transaction the app left unfinished, and reports it so.
-    private func hold(_ id: Int64) -> PurchaseReport {
+    /// Remembers a transaction the app left unfinished: this run does not deliver it again.
+    private func hold(_ id: Int64) {
         held.withLock { _ = $0.insert(id) }
-        return .unfinished(transactionID: id)
     }
 
     func simulateLatency() async {

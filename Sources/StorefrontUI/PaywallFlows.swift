@@ -53,34 +53,20 @@ func consume(_ state: inout State) -> [Effect] {
 func purchaseEnded(_ state: inout State, _ productID: String, _ report: PurchaseReport) {
     let product = name(of: productID, in: state)
     switch report {
-    case .success(_, restored: true):
-        state.flash = "Restored \(product) for free"
-    case .success:
-        state.flash = "Purchased \(product)"
-    case .unfinished(let id):
-        state.flash = "Purchased \(product), left unfinished (tx \(id)): nothing delivered; the next launch delivers it"
+    case .ended(let outcome):
+        guard case .bought(let purchase, _, _, _) = outcome, case .pending(let request) = purchase.outcome else {
+            state.flash = outcome.sentence
+            return
+        }
+        // The engine's sentence names the command for this paywall's store: pasted in another
+        // terminal, it acts on this one. The advice must act on this request: t opens the manager on it.
+        state.manager.focus = request.id
+        let key = request.reason == .interrupted ? "v" : "a"
+        state.sheet = .alert(title: "Purchase Pending", message: outcome.sentence + " In the Transaction Manager: t, then \(key).")
     case .unverified(let id, let error):
         state.sheet = .alert(title: "Unverified Transaction",
                              message: "Transaction \(id) for \(product) reached the app unverified (\(error)). The app does not "
                                  + "deliver it and leaves it unfinished: the next launch delivers it if it verifies then.")
-    case .changeScheduled(let change):
-        // Short enough for the status line beside Restore: the row itself names the plan ("Starts …").
-        let when = change.effectiveDate.map { "for " + StatusText.shortDate($0) } ?? "for the next renewal"
-        state.flash = "\(change.kind.title) scheduled \(when): nothing charged now"
-    case .userCancelled:
-        // Esc on the sheet and the "cancel" outcome alike: the user's own choice, said on the status line.
-        state.flash = "Purchase of \(product) cancelled (userCancelled)"
-    case .pending(let reason, let requestID):
-        let reason = reason ?? .askToBuy
-        // The command names this paywall's store: pasted in another terminal, it acts on this one.
-        let command = reason.nextStep(id: requestID, store: state.storePath)
-        let action = switch reason {
-        case .interrupted: "Resolve it in the Transaction Manager (t, then v) or with \(command)."
-        case .askToBuy: "Approve it in the Transaction Manager (t, then a) or with \(command)."
-        }
-        // The advice must act on this request: t opens the manager on it.
-        state.manager.focus = requestID
-        state.sheet = .alert(title: "Purchase Pending", message: reason.sentence(for: product) + " " + action)
     case .failed(let name, let domain, let message):
         state.sheet = .alert(title: "Purchase Failed",
                              message: "\(domain.map { $0 + "." } ?? "")\(name): \(message)")

@@ -333,19 +333,15 @@ func drawStatus(_ state: State, row: Int, limit: Int? = nil, into canvas: inout 
     let status: String?
     switch state.busy {
     case .loading: status = "\(spinner(state)) \(state.loadError == nil ? "Loading…" : "Retrying: loading the products again…")"
-    case .purchasing(let id): status = "\(spinner(state)) Purchasing \(displayName(id, state))…"
+    case .purchasing(let id): status = "\(spinner(state)) Purchasing \(name(of: id, in: state))…"
     case .restoring: status = "\(spinner(state)) Restoring purchases…"
-    case .consuming(let id): status = "\(spinner(state)) Consuming \(displayName(id, state))…"
+    case .consuming(let id): status = "\(spinner(state)) Consuming \(name(of: id, in: state))…"
     case .working(let what): status = "\(spinner(state)) \(what)"
     case nil: status = state.flash
     }
     if let status {
         canvas.put(TerminalText.truncated(status, to: limit ?? canvas.width - 3), x: 2, y: row, style: Style(bold: true, color: .yellow))
     }
-}
-
-private func displayName(_ productID: String, _ state: State) -> String {
-    state.products.first { $0.id == productID }?.displayName ?? productID
 }
 
 private func drawFooter(_ state: State, row: Int, into canvas: inout Canvas) {

@@ -46,7 +46,7 @@ struct RecordEndToEndTests {
         let steps = recorded.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
         #expect(steps.contains("select com.razeware.razefaces.swiftshopping"), "\(recorded)")
         #expect(steps.contains("press enter enter"), "\(recorded)")
-        #expect(steps.contains("expect screen \"Purchased Swift Shopping\""), "\(recorded)")
+        #expect(steps.contains("expect screen \"Purchased Swift Shopping for $0.99 (transaction 2000000001).\""), "\(recorded)")
         #expect(steps.contains("expect owned com.razeware.razefaces.swiftshopping"), "\(recorded)")
         #expect(steps.contains("clock advance P7D"), "\(recorded)")
         #expect(steps.contains("refund LAST --reason developerIssue"), "\(recorded)")

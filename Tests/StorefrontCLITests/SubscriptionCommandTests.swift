@@ -254,8 +254,9 @@ struct SubscriptionCommandTests {
 
         let downgrade = try await sandbox.storefront("buy", Demo.monthly)
         downgrade.expect(exit: 0)
-        #expect(downgrade.stdout.contains("downgrade to \(Demo.monthly) takes effect at the next renewal"))
-        #expect(!downgrade.stdout.contains("Not finished"))
+        #expect(downgrade.stdout.hasPrefix("Downgrade to Monthly Subscription from "), "\(downgrade)")
+        #expect(downgrade.stdout.contains(": nothing is charged now."), "\(downgrade)")
+        #expect(!downgrade.stdout.contains("left unfinished"))
         #expect(try await sandbox.history().count == 2, "no transaction for a downgrade")
         let info = try #require(try await sandbox.statuses().first?["renewalInfo"] as? [String: Any])
         #expect(info["autoRenewPreference"] as? String == Demo.monthly)
@@ -289,9 +290,8 @@ struct SubscriptionCommandTests {
         let run = try await sandbox.storefront("buy", Demo.quarterly)
         run.expect(exit: 0)
         let renewal = StatusText.shortDate(try Date(try #require(trial["expirationDate"] as? String), strategy: .iso8601))
-        #expect(run.stdout.contains("Subscribed to 3-Month Subscription: the crossgrade to \(Demo.quarterly) takes effect at the next renewal, \(renewal)."),
+        #expect(run.stdout.hasPrefix("Crossgrade to 3-Month Subscription from \(renewal): nothing is charged now."),
                 "\(run)")
-        #expect(run.stdout.contains("Nothing is charged now; Monthly Subscription runs until then"), "\(run)")
         #expect(try await sandbox.history().count == 1, "no transaction for a crossgrade that waits")
         let info = try #require(try await sandbox.statuses().first?["renewalInfo"] as? [String: Any])
         #expect(info["autoRenewPreference"] as? String == Demo.quarterly && info["currentProductID"] as? String == Demo.monthly)

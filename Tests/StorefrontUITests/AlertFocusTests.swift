@@ -17,13 +17,13 @@ struct AlertFocusTests {
         assertUpdate(&state, .key(.character("p"))) { $0.screen = .paywall }
         let interrupted = transaction(nightlyRage, id: 2_000_000_005, status: .pending, pending: .interrupted,
                                       purchased: fixedDate.addingTimeInterval(13 * 3600))
-        let effects = update(&state, .paywall(.purchased(productID: nightlyRage, .pending(.interrupted, requestID: interrupted.id))))
+        let effects = update(&state, .paywall(.purchased(productID: nightlyRage, bought(.pending(pendingRequest(nightlyRage, id: interrupted.id, reason: .interrupted)), nightlyRage))))
         #expect(effects == [.load])
         guard case .alert("Purchase Pending", let message)? = state.sheet else {
             Issue.record("no Purchase Pending alert: \(String(describing: state.sheet))")
             return
         }
-        #expect(message.contains("(t, then v)") && message.contains("storefront --store /tmp/store.sqlite resolve 2000000005"), "\(message)")
+        #expect(message.contains("In the Transaction Manager: t, then v.") && message.contains("storefront --store /tmp/store.sqlite resolve 2000000005"), "\(message)")
         assertUpdate(&state, .key(.enter)) { $0.sheet = nil }
         assertUpdate(&state, .key(.character("t")), effects: [.loadHistory]) { $0.screen = .transactions }
         // The new request is the newest: the list grows at the top, under the old cursor.

@@ -76,11 +76,12 @@ struct BillingPlanRowTests {
                               now: StepClock(fixedDate).closure)
         let engine = EngineEffects(store: store, latency: .zero)
         let action = await engine.perform(.purchase(productID: yearly, billingPlan: .monthly))
-        guard case .paywall(.purchased(yearly, .success(let id, restored: false)))? = action else {
+        guard case .paywall(.purchased(yearly, .ended(.bought(let purchase, _, _, _))))? = action,
+              case .purchased(let transaction, nil) = purchase.outcome else {
             Issue.record("\(String(describing: action))")
             return
         }
-        let bought = try await store.app.transaction(id: id)
+        let bought = try await store.app.transaction(id: transaction.id)
         #expect(bought.commitment?.billingPlanType == .monthly && bought.commitment?.totalBillingPeriods == 12)
         #expect(bought.price == Decimal(string: "9.99"))
     }

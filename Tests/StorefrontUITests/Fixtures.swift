@@ -95,3 +95,10 @@ func renewalInfo(_ productID: String) -> RenewalInfo {
                 renewalDate: nil, recentSubscriptionStartDate: fixedDate, environment: .xcode, currency: "USD", renewalPrice: 4.99,
                 jwsRepresentation: nil)
 }
+
+/// The engine's report of a purchase of a demo product that came to `outcome`, as the paywall's Buy
+/// gets it (for a scheduled change, `productID` is the plan it changes to).
+func bought(_ outcome: PurchaseOutcome, _ productID: String, finished: Bool = true) -> PurchaseReport {
+    .ended(.bought(AppPurchase(outcome: outcome, isFinished: finished), product: demoCatalog.product(id: productID)!.displayName,
+                   quantity: 1, store: "/tmp/store.sqlite"))
+}

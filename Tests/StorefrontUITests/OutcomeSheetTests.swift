@@ -114,7 +114,7 @@ struct OutcomeSheetTests {
     func pendingAlerts() {
         var state = sheetOpen()
         send(&state, .key(.enter), expecting: [.purchase(productID: swiftShopping)])
-        #expect(update(&state, .paywall(.purchased(productID: swiftShopping, .pending(.askToBuy)))) == [.load])
+        #expect(update(&state, .paywall(.purchased(productID: swiftShopping, bought(.pending(pendingRequest(swiftShopping, reason: .askToBuy)), swiftShopping)))) == [.load])
         guard case .alert(let title, let message) = state.sheet else {
             Issue.record("no alert: \(String(describing: state.sheet))")
             return
@@ -126,7 +126,7 @@ struct OutcomeSheetTests {
         send(&state, .key(.enter), expecting: [])
         send(&state, .key(.enter), expecting: [])
         send(&state, .key(.enter), expecting: [.purchase(productID: swiftShopping)])
-        send(&state, .paywall(.purchased(productID: swiftShopping, .pending(.interrupted))), expecting: [.load])
+        send(&state, .paywall(.purchased(productID: swiftShopping, bought(.pending(pendingRequest(swiftShopping, reason: .interrupted)), swiftShopping))), expecting: [.load])
         guard case .alert(_, let interrupted) = state.sheet else {
             Issue.record("no alert")
             return

@@ -115,24 +115,26 @@ struct SubscriptionStatusTests {
         try await withDemoStore { store, _ in
             let effects = EngineEffects(store: store, latency: .zero)
             let bought = await effects.perform(.purchase(productID: yearly))
-            guard case .paywall(.purchased(yearly, .success(let yearlyID, restored: false)))? = bought else {
+            guard case .paywall(.purchased(yearly, .ended(.bought(let yearlyPurchase, _, _, _))))? = bought,
+                  case .purchased(let yearlyTransaction, nil) = yearlyPurchase.outcome else {
                 Issue.record("expected the yearly plan purchased, got \(String(describing: bought))")
                 return
             }
             let action = await effects.perform(.purchase(productID: monthly))
-            guard case .paywall(.purchased(monthly, .changeScheduled(let change)))? = action else {
+            guard case .paywall(.purchased(monthly, .ended(.bought(let monthlyPurchase, _, _, _))))? = action,
+                  case .changeScheduled(let change) = monthlyPurchase.outcome else {
                 Issue.record("expected a scheduled downgrade, got \(String(describing: action))")
                 return
             }
             #expect(change.kind == .downgrade && change.isScheduled)
-            #expect(change.current.id == yearlyID)
+            #expect(change.current.id == yearlyTransaction.id)
             #expect(try await store.app.transactions().count == 1, "nothing new was charged")
 
             var state = State(size: Size(columns: 100, rows: 30), account: store.account, storePath: store.path,
                               paywall: demoCatalog.paywall)
             #expect(update(&state, try #require(action)) == [.load])
             let flash = try #require(state.flash)
-            #expect(flash.contains("nothing charged now"), "\(flash)")
+            #expect(flash.contains("nothing is charged now"), "\(flash)")
             #expect(flash.contains("Dec 1, 2027"), "\(flash)")
             #expect(!flash.contains("Purchased"), "\(flash)")
         }

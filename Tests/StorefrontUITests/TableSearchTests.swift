@@ -54,7 +54,7 @@ struct TableSearchTests {
         #expect(update(&state, .key(.enter)).isEmpty)
         #expect(state.sheet == .confirm(productID: coins))
         send(&state, .key(.escape), expecting: [.purchase(productID: coins, outcome: .cancel)])
-        send(&state, .paywall(.purchased(productID: coins, .userCancelled)), expecting: [.load])
+        send(&state, .paywall(.purchased(productID: coins, bought(.userCancelled, coins))), expecting: [.load])
         #expect(update(&state, .key(.escape)).isEmpty)
         #expect(state.search == TableSearch() && state.sheet == nil, "Esc clears the search first")
         #expect(state.selection == index(of: coins), "the cursor stays on the product it was on")

@@ -58,8 +58,8 @@ struct UnfinishedTransactionTests {
         #expect(try await perform(.purchase(productID: swiftShopping), effects, &state) == [.load])
         #expect(state.sheet == nil)
         let flash = try #require(state.flash)
-        #expect(flash.hasPrefix("Purchased Swift Shopping, left unfinished (tx "))
-        #expect(flash.hasSuffix("nothing delivered; the next launch delivers it"))
+        #expect(flash.hasPrefix("Purchased Swift Shopping, left unfinished (transaction "))
+        #expect(flash.hasSuffix("nothing delivered; the next launch delivers it."))
         #expect(try await perform(.load, effects, &state) == [])
         #expect(state.snapshot?.owned[swiftShopping] == nil)
         // The engine's standing: the App Store has it, the app does not yet (and no "r restores": the next launch delivers it);

@@ -66,12 +66,12 @@ struct UpdateTests {
     @Test("pending and cancelled purchases say so")
     func pendingAndCancelled() {
         var state = loadedState()
-        send(&state, .paywall(.purchased(productID: swiftShopping, .pending(.askToBuy))), expecting: [.load])
+        send(&state, .paywall(.purchased(productID: swiftShopping, bought(.pending(pendingRequest(swiftShopping, reason: .askToBuy)), swiftShopping))), expecting: [.load])
         #expect(state.sheet.map { if case .alert(let title, _) = $0 { title } else { "" } } == "Purchase Pending")
         send(&state, .key(.escape), expecting: [])
-        #expect(update(&state, .paywall(.purchased(productID: swiftShopping, .userCancelled))) == [.load])
+        #expect(update(&state, .paywall(.purchased(productID: swiftShopping, bought(.userCancelled, swiftShopping)))) == [.load])
         #expect(state.sheet == nil)
-        #expect(state.flash == "Purchase of Swift Shopping cancelled (userCancelled)")
+        #expect(state.flash == "The purchase of Swift Shopping was cancelled (userCancelled).")
     }
 
     @Test("c consumes only consumables")
@@ -135,7 +135,7 @@ struct UpdateTests {
         #expect(state.selection == 2)
         #expect(state.sheet == .confirm(productID: demoCatalog.products[2].id))
         #expect(update(&state, .click(.confirm)) == [.purchase(productID: demoCatalog.products[2].id)])
-        send(&state, .paywall(.purchased(productID: demoCatalog.products[2].id, .success(transactionID: 1, restored: false))), expecting: [.load])
+        send(&state, .paywall(.purchased(productID: demoCatalog.products[2].id, bought(.purchased(purchase(demoCatalog.products[2].id), change: nil), demoCatalog.products[2].id))), expecting: [.load])
         #expect(update(&state, .click(.restore)) == [.restore])
     }
 
@@ -185,8 +185,9 @@ struct UpdateTests {
     @Test("a status note goes after six seconds of ticks; an alert stays")
     func flashExpires() {
         var state = loadedState()
-        send(&state, .paywall(.purchased(productID: swiftShopping, .success(transactionID: 1, restored: false))), expecting: [.load])
-        #expect(state.flash == "Purchased Swift Shopping")
+        send(&state, .paywall(.purchased(productID: swiftShopping, bought(.purchased(purchase(swiftShopping), change: nil), swiftShopping))),
+             expecting: [.load])
+        #expect(state.flash == "Purchased Swift Shopping for $0.99 (transaction 2000000001).")
         // Every fifth tick looks for another process's changes; no tick does anything else here.
         let due = { (tick: Int) -> [Effect] in tick % 5 == 0 ? [.checkForChanges] : [] }
         for tick in 1..<flashTicks { send(&state, .tick, expecting: due(tick)) }

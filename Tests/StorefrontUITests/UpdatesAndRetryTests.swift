@@ -34,7 +34,7 @@ struct UpdatesAndRetryTests {
         send(&state, .key(.enter), expecting: [])
         send(&state, .key(.enter), expecting: [.purchase(productID: "barcode_year_subscription")])
         #expect(update(&state, .dataVersion(2)).isEmpty, "no load in the middle of a purchase")
-        send(&state, .paywall(.purchased(productID: state.products[0].id, .userCancelled)), expecting: [.load])
+        send(&state, .paywall(.purchased(productID: state.products[0].id, bought(.userCancelled, state.products[0].id))), expecting: [.load])
         #expect(update(&state, .dataVersion(2)) == [.load])
     }
 
@@ -102,7 +102,7 @@ struct UpdatesAndRetryTests {
         #expect(update(&state, .key(.enter)).isEmpty)
         #expect(state.sheet == .confirm(productID: coins), "loaded, network drops, Buy: reproducible")
         send(&state, .key(.escape), expecting: [.purchase(productID: coins, outcome: .cancel)])
-        send(&state, .paywall(.purchased(productID: coins, .userCancelled)), expecting: [.load])
+        send(&state, .paywall(.purchased(productID: coins, bought(.userCancelled, coins))), expecting: [.load])
         #expect(update(&state, .key(.character("c"))) == [.consume(productID: coins)], "the balance is the app's own")
         send(&state, .paywall(.consumed(productID: coins, balance: 2)), expecting: [.load])
         #expect(update(&state, .key(.character("r"))) == [.load], "r retries, not restores")

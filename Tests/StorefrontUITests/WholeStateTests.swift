@@ -25,10 +25,10 @@ struct PaywallWholeStateTests {
             $0.sheet = nil
             $0.busy = .purchasing(productID: swiftShopping)
         }
-        assertUpdate(&state, .paywall(.purchased(productID: swiftShopping, .success(transactionID: 7, restored: false))),
+        assertUpdate(&state, .paywall(.purchased(productID: swiftShopping, bought(.purchased(purchase(swiftShopping, id: 7), change: nil), swiftShopping))),
                      effects: [.load]) {
             $0.busy = nil
-            $0.flash = "Purchased Swift Shopping"
+            $0.flash = "Purchased Swift Shopping for $0.99 (transaction 7)."
         }
     }
 
@@ -54,9 +54,9 @@ struct PaywallWholeStateTests {
             $0.sheet = nil
             $0.busy = .purchasing(productID: product.id)
         }
-        assertUpdate(&state, .paywall(.purchased(productID: product.id, .userCancelled)), effects: [.load]) {
+        assertUpdate(&state, .paywall(.purchased(productID: product.id, bought(.userCancelled, product.id))), effects: [.load]) {
             $0.busy = nil
-            $0.flash = "Purchase of \(product.displayName) cancelled (userCancelled)"
+            $0.flash = "The purchase of \(product.displayName) was cancelled (userCancelled)."
         }
     }
 
@@ -72,10 +72,10 @@ struct PaywallWholeStateTests {
             $0.sheet = nil
             $0.busy = .purchasing(productID: swiftShopping)
         }
-        assertUpdate(&state, .paywall(.purchased(productID: swiftShopping, .success(transactionID: 1, restored: true))),
+        assertUpdate(&state, .paywall(.purchased(productID: swiftShopping, bought(.alreadyOwned(purchase(swiftShopping)), swiftShopping))),
                      effects: [.load]) {
             $0.busy = nil
-            $0.flash = "Restored Swift Shopping for free"
+            $0.flash = "Restored Swift Shopping for free: the account owns it already (transaction 2000000001)."
         }
         assertUpdate(&state, .click(.buy(row))) {
             $0.sheet = .alreadyOwned(productID: swiftShopping)
@@ -92,10 +92,13 @@ struct PaywallWholeStateTests {
     func pending() {
         var state = loadedState()
         let reason = StoreEngine.Transaction.PendingReason.askToBuy
+        let request = pendingRequest(swiftShopping, reason: reason)
         let message = reason.sentence(for: "Swift Shopping")
-            + " Approve it in the Transaction Manager (t, then a) or with storefront --store /tmp/store.sqlite approve."
-        assertUpdate(&state, .paywall(.purchased(productID: swiftShopping, .pending(.askToBuy))), effects: [.load]) {
+            + " Request 2000000009: storefront --store /tmp/store.sqlite approve 2000000009 (or decline 2000000009)."
+            + " In the Transaction Manager: t, then a."
+        assertUpdate(&state, .paywall(.purchased(productID: swiftShopping, bought(.pending(request), swiftShopping))), effects: [.load]) {
             $0.sheet = .alert(title: "Purchase Pending", message: message)
+            $0.manager.focus = request.id
         }
         assertUpdate(&state, .sheet(.alert(.enter))) { $0.sheet = nil }
     }

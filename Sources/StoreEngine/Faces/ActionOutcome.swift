@@ -5,6 +5,10 @@ import Foundation
 /// and scenarios (which run the CLI's commands) see the same words. Made by the faces'
 /// `…Reporting` calls, which take the action and name its product.
 public enum ActionOutcome: Sendable, Hashable {
+    /// The app bought it (`buy`, the paywall's Buy): purchased (delivered and finished, or left
+    /// unfinished), restored for free, a change of plan scheduled, pending, or cancelled. `store` is
+    /// the store as a pending request's next step names it (``Transaction/PendingReason/nextStep(id:store:)``).
+    case bought(AppPurchase, product: String, quantity: Int, store: String?)
     /// A parent approved an Ask to Buy request: purchased, or a change of plan scheduled.
     case approved(requestID: Int64, PurchaseOutcome, product: String)
     /// The user completed an interrupted purchase: purchased, or a change of plan scheduled.
@@ -36,11 +40,12 @@ public enum ActionOutcome: Sendable, Hashable {
     /// The app used up some of a consumable (`consume`): the balance left.
     case consumed(product: String, quantity: Int, balance: Int)
 
-    /// Its name for scripts (`--json`'s `action`): `approved`, `resolved`, `declined`, `boughtOutside`,
+    /// Its name for scripts (`--json`'s `action`): `bought`, `approved`, `resolved`, `declined`, `boughtOutside`,
     /// `refunded`, `refundRequested`, `priceIncreaseAgreed`, `priceIncreaseDeclined`, `expired`, `renewed`,
     /// `autoRenewSet`, `reset`, `settingChanged`, `restored`, `consumed`.
     public var name: String {
         switch self {
+        case .bought: "bought"
         case .approved: "approved"
         case .resolved: "resolved"
         case .declined: "declined"
@@ -63,6 +68,7 @@ public enum ActionOutcome: Sendable, Hashable {
     /// the storefront's (``PriceText``), per period for a subscription.
     public var sentence: String {
         switch self {
+        case .bought(let purchase, let product, let quantity, let store): Self.bought(purchase, product, quantity, store: store)
         case .approved(let id, let outcome, let product): Self.completed("Approved", id, outcome, product)
         case .resolved(let id, let outcome, let product): Self.completed("Resolved", id, outcome, product)
         case .declined(let id, let product): "Declined transaction \(id) (\(product)): declined; nothing was charged."
@@ -71,7 +77,7 @@ public enum ActionOutcome: Sendable, Hashable {
             case .alreadyOwned(let transaction):
                 "The account owns \(product) already (transaction \(transaction.id)): nothing was charged."
             case .changeScheduled(let change):
-                "Scheduled a \(change.kind.rawValue) to \(product) outside the app \(Self.when(change)): nothing is charged now."
+                "Scheduled a \(Self.change(change, to: product)) outside the app \(Self.when(change)): nothing is charged now."
             case .purchased(let transaction, _):
                 "Purchased \(product) outside the app (transaction \(transaction.id)): the app receives it as an update."
             case .pending(let request): request.reason.sentence(for: product)
@@ -103,11 +109,47 @@ public enum ActionOutcome: Sendable, Hashable {
         }
     }
 
+    /// A purchase the app made: what it came to, the transaction's id where there is one.
+    private static func bought(_ purchase: AppPurchase, _ product: String, _ quantity: Int, store: String?) -> String {
+        let bought = product + (quantity > 1 ? " × \(quantity)" : "")
+        switch purchase.outcome {
+        case .alreadyOwned(let transaction):
+            return "Restored \(product) for free: the account owns it already (transaction \(transaction.id))."
+        case .changeScheduled(let change):
+            // Short, so that at 80 columns the paywall's status line keeps "nothing is charged now".
+            let what = Self.change(change, to: product)
+            let date = change.effectiveDate.map(StatusText.shortDate) ?? "the next renewal"
+            return what.prefix(1).uppercased() + what.dropFirst() + " from \(date): nothing is charged now."
+        case .purchased(let transaction, _) where !purchase.isFinished && purchase.warning == nil:
+            // finishTransactions false: the app "crashed" before finish().
+            return "Purchased \(bought), left unfinished (transaction \(transaction.id)): nothing delivered; the next launch delivers it."
+        case .purchased(let transaction, _):
+            let id = "transaction \(transaction.id)"
+            if TransactionFacts.isFreeTrial(transaction) { return "Started the free trial of \(product) (\(id))." }
+            if let commitment = transaction.commitment, let terms = transaction.monthlyPlanTerms, let payment = transaction.commitmentPayment {
+                return "Subscribed to \(product) for \(terms) (\(payment), commitment until \(StatusText.shortDate(commitment.commitmentExpiresDate)); \(id))."
+            }
+            if transaction.offerType == .winBack {
+                return "Resubscribed to \(product) with the win-back offer \(transaction.offerID ?? "") for \(transaction.displayPrice) (\(id))."
+            }
+            return "Purchased \(bought) for \(transaction.displayPrice) (\(id))."
+        case .pending(let request):
+            return request.reason.sentence(for: product) + " Request \(request.id): \(request.reason.nextStep(id: request.id, store: store))."
+        case .userCancelled:
+            return "The purchase of \(product) was cancelled (userCancelled)."
+        }
+    }
+
+    /// "downgrade to Monthly", "promotional offer SPRING on Annual".
+    private static func change(_ change: SubscriptionChange, to product: String) -> String {
+        change.kind == .promotionalOffer ? "promotional offer \(change.offerID ?? "") on \(product)" : "\(change.kind.rawValue) to \(product)"
+    }
+
     /// An approved or resolved request: purchased, or a change of plan scheduled for the renewal.
     private static func completed(_ verb: String, _ id: Int64, _ outcome: PurchaseOutcome, _ product: String) -> String {
         switch outcome {
         case .changeScheduled(let change):
-            "\(verb) transaction \(id): a \(change.kind.rawValue) to \(product) \(when(change)); nothing is charged now."
+            "\(verb) transaction \(id): a \(Self.change(change, to: product)) \(when(change)); nothing is charged now."
         case .purchased, .alreadyOwned:
             "\(verb) transaction \(id) (\(product)): purchased; the app receives it as an update."
         case .pending(let request): "\(verb) transaction \(id): " + request.reason.sentence(for: product)
