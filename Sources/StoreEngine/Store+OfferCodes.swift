@@ -59,6 +59,15 @@ extension Store {
         return try outcome.get()
     }
 
+    /// "3 months free, then $39.99/year": a code offer's terms in the storefront, from the catalog;
+    /// nil when the catalog no longer has the offer.
+    func codeOfferTerms(_ offerID: String?, productID: String) throws -> String? {
+        guard let terms = catalog.product(id: productID)?.subscription,
+              let offer = terms.offers.first(where: { $0.kind == .code && $0.codeOfferID == offerID }),
+              let product = try product(id: productID) else { return nil }
+        return StatusText.offerTerms(catalog.productOffer(offer, of: terms, in: try storefront()), product)
+    }
+
     /// Why this account cannot redeem `code` for `offer` now, if it cannot: expired, a one-time
     /// code used, the custom codes' limit or this customer's reached, or not for this customer.
     private func codeRefusal(_ code: String, offer: SubscriptionOffer, offerID: String, item: CatalogProduct,

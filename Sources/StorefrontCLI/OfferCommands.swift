@@ -324,15 +324,10 @@ extension Session {
 
 extension Session {
     func redeem(_ code: String) async throws -> Report {
-        let outcome = try await appStore.redeemOfferCode(code)
-        // A scheduled change names the plan and offer the renewal takes, not the subscription kept until then.
+        let reported = try await appStore.redeemOfferCodeReporting(code)
+        guard case .redeemed(_, let outcome, _, _, _) = reported else { return Report(reported, [:]) }
         let scheduled: SubscriptionChange? = if case .changeScheduled(let change) = outcome { change } else { nil }
-        let json = JSON.object(["result": .string(outcome.result.name), "outcome": .string(outcome.name),
-                                "transaction": outcome.transaction?.json, "change": scheduled?.json])
-        guard let transaction = outcome.transaction else { return Report(json: json, "Redeemed \(TerminalText.sanitized(code)).") }
-        let name = try await displayName(scheduled?.toProductID ?? transaction.productID)
-        let offer = scheduled.map { $0.offerID } ?? transaction.offerID
-        let when = scheduled?.effectiveDate.map { " from the renewal on \(StatusText.shortDate($0))" } ?? ""
-        return Report(json: json, "Redeemed \(TerminalText.sanitized(code)): \(name), offer \(TerminalText.sanitized(offer ?? ""))\(when) — transaction \(transaction.id), arriving in the app as an update.")
+        return Report(reported, ["result": .string(outcome.result.name), "outcome": .string(outcome.name),
+                                 "transaction": outcome.transaction?.json, "change": scheduled?.json])
     }
 }

@@ -6,25 +6,6 @@ import StoreEngine
 // transaction reaches the app as an update, as on a device; a bad, used, expired or ineligible code
 // stays on the sheet with StoreKit's error, so it can be corrected.
 
-/// What a redeemed offer code gave.
-public struct Redemption: Equatable, Sendable {
-    public var code: String
-    public var productID: String
-    /// The offer's identifier as the transaction records it (its reference name, else its id).
-    public var offerID: String?
-    /// "3 months free, then $39.99/year"; nil when the catalog no longer has the offer.
-    public var terms: String?
-    /// The transaction made now; nil when the offer waits for the subscriber's next renewal.
-    public var transactionID: Int64?
-    /// When a subscriber's offer starts (the next renewal).
-    public var startsAt: Date?
-
-    public init(code: String, productID: String, offerID: String?, terms: String?, transactionID: Int64?, startsAt: Date? = nil) {
-        (self.code, self.productID, self.offerID, self.terms) = (code, productID, offerID, terms)
-        (self.transactionID, self.startsAt) = (transactionID, startsAt)
-    }
-}
-
 /// How long a code may be typed: App Store codes are far shorter.
 let redeemCodeLimit = 64
 
@@ -58,12 +39,13 @@ func redeemKey(_ state: inout State, code: String, error: String?, _ key: Key) -
     return []
 }
 
-/// The App Store's answer: what the code gave (and the load that delivers its transaction), or its error on the sheet.
-func redeemed(_ state: inout State, code: String, _ result: Result<Redemption, CommandFailure>) -> [Effect] {
+/// The App Store's answer: what the code gave, in the engine's words (and the load that delivers its
+/// transaction), or its error on the sheet.
+func redeemed(_ state: inout State, code: String, _ result: Result<ActionOutcome, CommandFailure>) -> [Effect] {
     state.busy = nil
     switch result {
     case .success(let redemption):
-        state.sheet = .alert(title: "Offer Code Redeemed", message: redemptionText(redemption, state))
+        state.sheet = .alert(title: "Offer Code Redeemed", message: TerminalText.sanitized(redemption.sentence))
     case .failure(let failure):
         if case .redeemCode? = state.sheet {
             state.sheet = .redeemCode(code: code, error: failure.message)
@@ -73,20 +55,6 @@ func redeemed(_ state: inout State, code: String, _ result: Result<Redemption, C
     }
     // The log shows the attempt; a new transaction arrives as an update with this load.
     return [.load]
-}
-
-/// "FREE3A: Annual Subscription, offer “Three months free”: 3 months free, then $39.99/year. …"
-func redemptionText(_ redemption: Redemption, _ state: State) -> String {
-    var text = "\(redemption.code): \(name(of: redemption.productID, in: state))"
-    if let offer = redemption.offerID { text += ", offer \"\(offer)\"" }
-    if let terms = redemption.terms { text += ": \(terms)" }
-    if let id = redemption.transactionID {
-        text += ". Transaction \(id) reaches the app as an update."
-    } else {
-        let when = redemption.startsAt.map { " on \(StatusText.shortDate($0))" } ?? ""
-        text += ". It starts at the subscription's next renewal\(when): nothing charged now."
-    }
-    return TerminalText.sanitized(text)
 }
 
 /// The sheet: the field with a cursor, the error of the last try, or the spinner while redeeming.

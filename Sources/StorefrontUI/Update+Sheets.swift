@@ -25,7 +25,7 @@ public enum SheetAction: Equatable, Sendable {
     case messages(Key)
     case refundRequest(Key)
     /// The App Store's answer to the Redeem Code sheet: what the code gave, or StoreKit's error.
-    case redeemed(code: String, Result<Redemption, CommandFailure>)
+    case redeemed(code: String, Result<ActionOutcome, CommandFailure>)
     /// The engine's prediction for a promotional offer on the purchase sheet: why Confirm would end (nil: it passes).
     case offerPredicted(OfferAttempt, OfferRefusal?)
 }

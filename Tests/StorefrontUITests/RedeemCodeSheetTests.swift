@@ -39,18 +39,13 @@ struct RedeemCodeSheetTests {
         send(&state, .key(.character("o")), expecting: [])
         typed("FREE3A", into: &state)
         send(&state, .key(.enter), expecting: [.redeem(code: "FREE3A")])
-        let redemption = Redemption(code: "FREE3A", productID: yearly, offerID: "Three months free",
-                                    terms: "3 months free, then $39.99/year", transactionID: 2_000_000_001)
+        let redemption = ActionOutcome.redeemed(code: "FREE3A", .purchased(purchase(yearly), change: nil), product: "Annual Subscription",
+                                                offer: "Three months free", terms: "3 months free, then $39.99/year")
         #expect(update(&state, .sheet(.redeemed(code: "FREE3A", .success(redemption)))) == [.load])
         #expect(state.busy == nil)
         guard case .alert(let title, let message)? = state.sheet else { Issue.record("no alert: \(String(describing: state.sheet))"); return }
         #expect(title == "Offer Code Redeemed")
-        #expect(message == "FREE3A: Annual Subscription, offer \"Three months free\": 3 months free, then $39.99/year. "
-                    + "Transaction 2000000001 reaches the app as an update.")
-        // A subscriber's code waits for the renewal: nothing now.
-        let later = Redemption(code: "FREE3A", productID: yearly, offerID: "Three months free", terms: nil, transactionID: nil,
-                               startsAt: Date(timeIntervalSince1970: 1_827_619_200))
-        #expect(redemptionText(later, state).hasSuffix("It starts at the subscription's next renewal on Dec 1, 2027: nothing charged now."))
+        #expect(message == redemption.sentence, "the engine's sentence, as redeem prints it")
     }
 
     @Test("a bad code stays on the sheet with StoreKit's error, the code kept to correct; an edit clears the error")

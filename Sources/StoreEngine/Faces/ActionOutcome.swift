@@ -15,6 +15,9 @@ public enum ActionOutcome: Sendable, Hashable {
     case resolved(requestID: Int64, PurchaseOutcome, product: String)
     /// A parent declined an Ask to Buy request: nothing charged.
     case declined(requestID: Int64, product: String)
+    /// An offer code redeemed (`redeem`, the paywall's Redeem Code sheet): the offer and its terms, made
+    /// now or from the subscriber's next renewal. `terms` is nil when the catalog no longer has the offer.
+    case redeemed(code: String, PurchaseOutcome, product: String, offer: String?, terms: String?)
     /// Bought on another device (or a promoted purchase): the app gets it as an update.
     case boughtOutside(PurchaseOutcome, product: String)
     /// The App Store refunded a transaction: revoked, the entitlement gone.
@@ -40,12 +43,13 @@ public enum ActionOutcome: Sendable, Hashable {
     /// The app used up some of a consumable (`consume`): the balance left.
     case consumed(product: String, quantity: Int, balance: Int)
 
-    /// Its name for scripts (`--json`'s `action`): `bought`, `approved`, `resolved`, `declined`, `boughtOutside`,
+    /// Its name for scripts (`--json`'s `action`): `bought`, `redeemed`, `approved`, `resolved`, `declined`, `boughtOutside`,
     /// `refunded`, `refundRequested`, `priceIncreaseAgreed`, `priceIncreaseDeclined`, `expired`, `renewed`,
     /// `autoRenewSet`, `reset`, `settingChanged`, `restored`, `consumed`.
     public var name: String {
         switch self {
         case .bought: "bought"
+        case .redeemed: "redeemed"
         case .approved: "approved"
         case .resolved: "resolved"
         case .declined: "declined"
@@ -69,6 +73,9 @@ public enum ActionOutcome: Sendable, Hashable {
     public var sentence: String {
         switch self {
         case .bought(let purchase, let product, let quantity, let store): Self.bought(purchase, product, quantity, store: store)
+        case .redeemed(let code, let outcome, let product, let offer, let terms):
+            "Redeemed \(code): \(product)" + (offer.map { ", offer \"\($0)\"" } ?? "") + (terms.map { ": \($0)" } ?? "")
+                + Self.redemption(outcome, product)
         case .approved(let id, let outcome, let product): Self.completed("Approved", id, outcome, product)
         case .resolved(let id, let outcome, let product): Self.completed("Resolved", id, outcome, product)
         case .declined(let id, let product): "Declined transaction \(id) (\(product)): declined; nothing was charged."
@@ -137,6 +144,17 @@ public enum ActionOutcome: Sendable, Hashable {
             return request.reason.sentence(for: product) + " Request \(request.id): \(request.reason.nextStep(id: request.id, store: store))."
         case .userCancelled:
             return "The purchase of \(product) was cancelled (userCancelled)."
+        }
+    }
+
+    /// How a redemption ended: made now (an update for the app), or from the next renewal.
+    private static func redemption(_ outcome: PurchaseOutcome, _ product: String) -> String {
+        switch outcome {
+        case .changeScheduled(let change): " \(when(change)): nothing is charged now."
+        case .purchased(let transaction, _), .alreadyOwned(let transaction):
+            " (transaction \(transaction.id)): the app receives it as an update."
+        case .pending(let request): ". " + request.reason.sentence(for: product)
+        case .userCancelled: ": cancelled (userCancelled)."
         }
     }
 
