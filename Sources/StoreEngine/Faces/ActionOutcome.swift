@@ -13,8 +13,9 @@ public enum ActionOutcome: Sendable, Hashable {
     case declined(requestID: Int64, product: String)
     /// Bought on another device (or a promoted purchase): the app gets it as an update.
     case boughtOutside(PurchaseOutcome, product: String)
-    /// The App Store refunded a transaction: revoked, the entitlement gone.
-    case refunded(Transaction, product: String)
+    /// The App Store refunded a transaction: revoked, the entitlement gone, and the shares of
+    /// `revokedShares` family members with it.
+    case refunded(Transaction, product: String, revokedShares: Int = 0)
     /// The app asked for a refund; the App Store waits, or decided at once (`refundRequestOutcome`).
     case refundRequested(RefundRequest, product: String)
     /// The customer agreed to a price increase: `price` (per period) from `date`.
@@ -77,8 +78,9 @@ public enum ActionOutcome: Sendable, Hashable {
             case .pending(let request): request.reason.sentence(for: product)
             case .userCancelled: "The purchase of \(product) outside the app was cancelled."
             }
-        case .refunded(let transaction, let product):
-            "Refunded transaction \(transaction.id) (\(product)): revoked (\((transaction.revocationReason ?? .other).rawValue)); the entitlement is gone."
+        case .refunded(let transaction, let product, let shares):
+            "Refunded transaction \(transaction.id) (\(product)): revoked (\((transaction.revocationReason ?? .other).rawValue)); the entitlement is gone"
+                + (shares == 0 ? "." : "; \(shares) family member\(shares == 1 ? "'s share is" : "s' shares are") revoked too.")
         case .refundRequested(let request, let product):
             "Asked for a refund of transaction \(request.transactionID) (\(product)), \(request.reason.rawValue): "
                 + Self.decision(request)

@@ -22,11 +22,11 @@ extension AppStoreFace {
         return .declined(requestID: id, product: try await productName(request.productID))
     }
 
-    /// ``refund(_:reason:share:)``, reported.
+    /// ``refund(_:reason:share:)``, reported: with how many family members' shares were revoked with it.
     public func refundReporting(_ id: Int64, reason: Transaction.RevocationReason = .other,
                                 share: RefundShare = .full) async throws -> ActionOutcome {
-        let transaction = try await refund(id, reason: reason, share: share)
-        return .refunded(transaction, product: try await productName(transaction.productID))
+        let (transaction, revoked) = try await store.refundRevokingShares(id, reason: reason, share: share)
+        return .refunded(transaction, product: try await productName(transaction.productID), revokedShares: revoked.count)
     }
 
     /// ``purchaseOutsideApp(_:quantity:appAccountToken:offerID:offerSignature:winBackOfferID:choice:)``, reported.
