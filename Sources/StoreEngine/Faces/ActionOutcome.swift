@@ -83,7 +83,7 @@ public enum ActionOutcome: Sendable, Hashable {
                 + (shares == 0 ? "." : "; \(shares) family member\(shares == 1 ? "'s share is" : "s' shares are") revoked too.")
         case .refundRequested(let request, let product):
             "Asked for a refund of transaction \(request.transactionID) (\(product)), \(request.reason.rawValue): "
-                + Self.decision(request)
+                + Self.decision(request.status, transactionID: request.transactionID)
         case .priceIncreaseAgreed(let product, let price, let date):
             "Agreed: \(product) renews at \(price) from \(StatusText.shortDate(date))."
         case .priceIncreaseDeclined(let product):
@@ -118,11 +118,12 @@ public enum ActionOutcome: Sendable, Hashable {
     }
 
     /// What the App Store did with a refund request: waiting, or decided at once (`refundRequestOutcome`).
-    private static func decision(_ request: RefundRequest) -> String {
-        switch request.status {
-        case .pending: "the App Store decides (refund-request approve \(request.transactionID), or decline \(request.transactionID))."
-        case .approved: "approved at once (refundRequestOutcome): refunded; the app gets the revocation as an update."
-        case .declined: "declined at once (refundRequestOutcome): nothing changes for the app."
+    /// The Request a Refund sheet says the same before Submit (``RefundRequestPreview``).
+    static func decision(_ status: RefundRequest.Status, transactionID id: Int64) -> String {
+        switch status {
+        case .pending: "the App Store decides (refund-request approve \(id), or decline \(id))."
+        case .approved: "approved at once (refundRequestOutcome approve): refunded; the app gets the revocation as an update."
+        case .declined: "declined at once (refundRequestOutcome decline): nothing changes for the app."
         }
     }
 
