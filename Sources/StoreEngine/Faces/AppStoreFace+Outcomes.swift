@@ -39,11 +39,10 @@ extension AppStoreFace {
     public func consentToPriceIncreaseReporting(_ productID: String) async throws -> (PriceIncrease, ActionOutcome) {
         let increase = try await consentToPriceIncrease(productID)
         let period = catalog.product(id: productID)?.subscription?.period
-        return (increase, .priceIncreaseAgreed(product: try await productName(productID), price: increase.newPriceText(per: period),
-                                               from: increase.effectiveDate ?? increase.noticeEnds))
+        return (increase, increase.answers(product: try await productName(productID), period: period).agree)
     }
 
-    /// ``declinePriceIncrease(_:)``, reported.
+    /// ``declinePriceIncrease(_:)``, reported (the consent sheet's ``PriceIncreaseAnswers/cancel``).
     public func declinePriceIncreaseReporting(_ productID: String) async throws -> ActionOutcome {
         try await declinePriceIncrease(productID)
         return .priceIncreaseDeclined(product: try await productName(productID))
