@@ -87,15 +87,22 @@ extension Store {
     /// `share` is how much is given back (``RefundShare``; the whole unless chosen).
     @discardableResult
     func refund(_ id: Int64, reason: Transaction.RevocationReason = .other, share: RefundShare = .full) throws -> Transaction {
+        try refundRevokingShares(id, reason: reason, share: share).transaction
+    }
+
+    /// ``refund(_:reason:share:)``, with the family members' shares revoked with it (`refund` says how many).
+    func refundRevokingShares(_ id: Int64, reason: Transaction.RevocationReason = .other,
+                              share: RefundShare = .full) throws -> (transaction: Transaction, revokedShares: [Transaction]) {
         let date = try currentTime()
         return try ledger.write {
             try refund(try transaction(id: id), reason: reason, share: share, at: date)
         }
     }
 
-    /// Refunds `transaction` (of any account: a refund request names its own), inside a write.
+    /// Refunds `transaction` (of any account: a refund request names its own), inside a write:
+    /// the refunded transaction and the shares revoked with it.
     func refund(_ original: Transaction, reason: Transaction.RevocationReason, share: RefundShare = .full,
-                at date: Date) throws -> Transaction {
+                at date: Date) throws -> (transaction: Transaction, revokedShares: [Transaction]) {
         var transaction = original
         let (id, account) = (transaction.id, transaction.account)
         guard transaction.status == .purchased, transaction.revocationDate == nil else {
@@ -124,8 +131,8 @@ extension Store {
         }
         try notify(.refund, transaction: stored, record: record, account: account, at: date)
         try settleRefundRequest(of: id, at: date)
-        try revokeShares(of: stored, reason: reason, at: date)
-        return try ledger.transaction(id: id) ?? stored
+        let revoked = try revokeShares(of: stored, reason: reason, at: date)
+        return (try ledger.transaction(id: id) ?? stored, revoked)
     }
 
     /// Deletes a transaction from the account's history (the Transaction Manager's Delete).

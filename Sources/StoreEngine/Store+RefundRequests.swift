@@ -11,23 +11,10 @@ extension Store {
     func beginRefundRequest(transactionID id: Int64, reason: RefundRequestReason = .other,
                             outcome chosen: RefundRequestOutcome? = nil) async throws -> RefundRequest {
         try await simulateLatency()
-        if try value(.offline) { throw StoreError.simulated(.networkError, cause: "offline is true") }
+        let outcome = try refundRequestOutcome(chosen)
         let date = try currentTime()
-        let outcome = try chosen ?? value(.refundRequestOutcome)
         return try ledger.write {
-            guard let transaction = try ledger.transaction(id: id), transaction.account == account else {
-                throw RefundRequestError.failed(transactionID: id, reason: "no transaction \(id) in \(account)'s history")
-            }
-            guard transaction.status == .purchased else {
-                throw RefundRequestError.failed(transactionID: id, reason: "it is \(transaction.status.rawValue), not purchased")
-            }
-            if try ledger.refundRequest(transactionID: id) != nil { throw RefundRequestError.duplicateRequest(transactionID: id) }
-            guard transaction.revocationDate == nil else {
-                throw RefundRequestError.failed(transactionID: id, reason: "it is refunded already")
-            }
-            guard transaction.ownershipType == .purchased else {
-                throw RefundRequestError.failed(transactionID: id, reason: "it is shared by family: only the purchaser can ask for a refund")
-            }
+            let transaction = try requestableTransaction(id)
             let request = RefundRequest(transactionID: id, account: account, reason: reason, requestDate: date, status: .pending)
             try ledger.saveRefundRequest(request)
             try disableAutoRenew(refunding: transaction, at: date)
@@ -41,6 +28,48 @@ extension Store {
             case .decline: return try decide(request, approve: false, reason: nil, at: date)
             }
         }
+    }
+
+    /// What Submit on the Request a Refund sheet would do, by ``beginRefundRequest(transactionID:reason:outcome:)``'s
+    /// own checks in one read, writing nothing: the request made and how the App Store decides it, or why it fails.
+    func refundRequestPreview(transactionID id: Int64) throws -> RefundRequestPreview {
+        do {
+            let outcome = try refundRequestOutcome(nil)
+            return try ledger.read {
+                _ = try requestableTransaction(id)
+                return .requested(transactionID: id, status: outcome.status)
+            }
+        } catch let error as RefundRequestError {
+            return .refused(error)
+        } catch let error as StoreError {
+            return .failed(error)
+        }
+    }
+
+    /// How the App Store decides a request now (`chosen`, else the `refundRequestOutcome` setting);
+    /// throws `networkError` when `offline`, before the App Store hears of it.
+    private func refundRequestOutcome(_ chosen: RefundRequestOutcome?) throws -> RefundRequestOutcome {
+        if try value(.offline) { throw StoreError.simulated(.networkError, cause: "offline is true") }
+        return try chosen ?? value(.refundRequestOutcome)
+    }
+
+    /// The transaction a refund request is about, inside a read or a write; throws ``RefundRequestError``
+    /// for one the account cannot ask about (not its own, not purchased, asked before, refunded, shared by family).
+    private func requestableTransaction(_ id: Int64) throws -> Transaction {
+        guard let transaction = try ledger.transaction(id: id), transaction.account == account else {
+            throw RefundRequestError.failed(transactionID: id, reason: "no transaction \(id) in \(account)'s history")
+        }
+        guard transaction.status == .purchased else {
+            throw RefundRequestError.failed(transactionID: id, reason: "it is \(transaction.status.rawValue), not purchased")
+        }
+        if try ledger.refundRequest(transactionID: id) != nil { throw RefundRequestError.duplicateRequest(transactionID: id) }
+        guard transaction.revocationDate == nil else {
+            throw RefundRequestError.failed(transactionID: id, reason: "it is refunded already")
+        }
+        guard transaction.ownershipType == .purchased else {
+            throw RefundRequestError.failed(transactionID: id, reason: "it is shared by family: only the purchaser can ask for a refund")
+        }
+        return transaction
     }
 
     /// A refund request for a subscription turns its auto-renew off at once: Apple's DID_CHANGE_RENEWAL_STATUS

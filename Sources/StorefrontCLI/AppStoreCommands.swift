@@ -276,8 +276,8 @@ extension Session {
     /// Reports a transaction an App Store action changed (decline, refund).
     func changed(_ reported: ActionOutcome) async throws -> Report {
         switch reported {
-        case .refunded(let transaction, _):
-            return Report(reported, ["transaction": transaction.json])
+        case .refunded(let transaction, _, let shares):
+            return Report(reported, ["transaction": transaction.json, "revokedShares": .integer(Int64(shares))])
         case .declined(let id, _):
             return Report(reported, ["transaction": try await appStore.transaction(id: id).json])
         default:

@@ -106,4 +106,6 @@ public enum Effect: Equatable, Sendable {
     case deferMessage(Int64)
     /// Ask the engine what Confirm would meet with the purchase sheet's promotional offer.
     case predictOffer(OfferAttempt)
+    /// Ask the engine what Submit on the Request a Refund sheet would do for a transaction.
+    case previewRefundRequest(transactionID: Int64)
 }

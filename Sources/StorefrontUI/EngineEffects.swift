@@ -193,6 +193,15 @@ public final class EngineEffects: Sendable {
             } catch {
                 return nil
             }
+        case .previewRefundRequest(let id):
+            // As the offer's: no answer on an error, asked again at the next load.
+            do {
+                return .sheet(.refundRequestPreviewed(transactionID: id, try await whenBusyRetry {
+                    try await store.app.refundRequestPreview(transactionID: id)
+                }))
+            } catch {
+                return nil
+            }
         }
     }
 

@@ -52,7 +52,8 @@ func keyHelp(for screen: Screen, _ g: Glyphs, recording: Bool = false) -> [KeyHe
             KeyHelp(keys: "v", does: "resolve the selected interrupted purchase", hint: "v resolve"),
             KeyHelp(keys: "f", does: "refund the selected transaction: choose the reason (developerIssue, other) with ← →", hint: "f refund"),
             KeyHelp(keys: "b", does: "request a refund of the selected transaction as the app does (Transaction.beginRefundRequest): "
-                        + "choose the reason; the App Store decides later (refund-request approve|decline), the state says refund requested"),
+                        + "choose the reason; the sheet says what Submit does (the App Store decides later, or at once as "
+                        + "refundRequestOutcome says, or the error), the state says refund requested"),
             KeyHelp(keys: "e", does: "expire the selected subscription now", hint: "e expire"),
             KeyHelp(keys: "n", does: "renew the selected subscription now", hint: "n renew"),
             KeyHelp(keys: "u", does: "turn the selected subscription's auto-renew on or off (the line under the list says which)", hint: "u auto-renew"),

@@ -167,29 +167,11 @@ func focusLines(_ field: SheetField, _ text: String, _ selection: OfferSelection
 /// What the App Store sheet predicts for the promotional offer it shows: the engine's answer
 /// (``AppStoreFace/offerRefusal(_:)``), asked for when the sheet comes to show an attempt and
 /// again when the store changes under it — not with every snapshot, as it signs and verifies.
-public struct OfferPrediction: Equatable, Sendable {
-    /// The attempt last asked about.
-    public private(set) var asked: OfferAttempt?
-    /// The attempt last answered, and why Confirm would end with it (nil: it passes).
-    public private(set) var answer: OfferAttempt?
-    public private(set) var refusal: OfferRefusal?
+public typealias OfferPrediction = SheetPrediction<OfferAttempt, OfferRefusal?>
 
-    public init() {}
-
+extension SheetPrediction where Question == OfferAttempt, Answer == OfferRefusal? {
     /// The refusal for `attempt`, once answered: nil while it passes or is still being asked.
-    func refusal(for attempt: OfferAttempt) -> OfferRefusal? { answer == attempt ? refusal : nil }
-
-    mutating func answered(_ attempt: OfferAttempt, _ refusal: OfferRefusal?) {
-        (answer, self.refusal) = (attempt, refusal)
-        if asked == attempt { asked = nil }
-    }
-
-    /// Whether to ask about `attempt` now: it is new to the sheet, or the store changed.
-    mutating func ask(_ attempt: OfferAttempt, storeChanged: Bool) -> Bool {
-        guard storeChanged || (answer != attempt && asked != attempt) else { return false }
-        asked = attempt
-        return true
-    }
+    func refusal(for attempt: OfferAttempt) -> OfferRefusal? { answer(for: attempt) ?? nil }
 }
 
 /// The promotional offer the open App Store sheet would sign, with its chosen fault.
@@ -202,11 +184,5 @@ func shownOfferAttempt(_ state: State) -> OfferAttempt? {
 /// After each action: the engine is asked what Confirm would meet when the sheet shows another
 /// promotional offer or fault, and again after a load (a key made, a subscription lapsed).
 func predictOffer(_ state: inout State, after action: Action) -> [Effect] {
-    let storeChanged = if case .loaded = action { true } else { false }
-    guard let attempt = shownOfferAttempt(state) else {
-        // An answer about the store as it was is no answer once the sheet opens again.
-        if storeChanged { state.offerPrediction = OfferPrediction() }
-        return []
-    }
-    return state.offerPrediction.ask(attempt, storeChanged: storeChanged) ? [.predictOffer(attempt)] : []
+    state.offerPrediction.ask(about: shownOfferAttempt(state), after: action).map { [.predictOffer($0)] } ?? []
 }

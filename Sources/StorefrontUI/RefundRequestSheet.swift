@@ -3,9 +3,11 @@ import StoreEngine
 // The refund request sheet an app opens with `Transaction.beginRefundRequest` (b on the paywall's
 // row or on the Transaction Manager's selected transaction; f there is the App Store's own refund):
 // the customer picks a reason and submits. The App Store decides later — `storefront refund-request
-// approve|decline ID` in another terminal, or the `refundRequestOutcome` setting — and the decision
-// reaches the screen like any other change: a granted refund as an update (the checkmark goes), a
-// declined one as a note; meanwhile the rows say "Refund requested".
+// approve|decline ID` in another terminal — or at once, as the `refundRequestOutcome` setting says,
+// and the decision reaches the screen like any other change: a granted refund as an update (the
+// checkmark goes), a declined one as a note; meanwhile the rows say "Refund requested". The sheet
+// says which before Submit, or why Submit fails: the engine's answer by the request's own checks
+// (``AppFace/refundRequestPreview(transactionID:)``), asked when the sheet opens.
 
 /// The reasons the sheet offers, as Apple's `consumptionRequestReason`, with the customer's words.
 let refundRequestReasons: [(RefundRequestReason, String)] = [
@@ -61,8 +63,8 @@ func refundRequestKey(_ state: inout State, id: Int64, productID: String, reason
 func refundRequestContent(id: Int64, productID: String, reason: RefundRequestReason, _ state: State, inner: Int) -> SheetContent {
     let g = state.glyphs
     var body: [(String, Style)] = [("\(name(of: productID, in: state)) \(g.dot) transaction \(id)", bold)]
-    body += wrap("Why do you want a refund? The App Store decides later; a refund reaches the app as an update "
-                 + "(Transaction.beginRefundRequest).", inner).map { ($0, .plain) }
+    body += wrap("Why do you want a refund? A refund reaches the app as an update (Transaction.beginRefundRequest).", inner)
+        .map { ($0, .plain) }
     body.append(("", .plain))
     let width = refundRequestReasons.map { $0.0.rawValue.count }.max() ?? 0
     for (choice, words) in refundRequestReasons {
@@ -70,8 +72,22 @@ func refundRequestContent(id: Int64, productID: String, reason: RefundRequestRea
         let text = "\(selected ? g.pointer : " ") \(choice.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(words)"
         body.append((TerminalText.truncated(text, to: inner), selected ? Style(bold: true, reverse: true) : .plain))
     }
+    body.append(("", .plain))
+    // What Submit will do: the engine's answer, once it came.
+    if let preview = state.refundRequestPrediction.answer(for: id) {
+        body += wrap(TerminalText.sanitized(preview.sentence), inner).map { ($0, preview.fails ? Style(color: .red) : dim) }
+    } else {
+        body.append(("Submit: asking the App Store...", dim))
+    }
     return SheetContent(title: "Request a Refund", body: body,
                         buttons: [("[ Submit \(g.enter) ]", .confirm), ("[ Cancel esc ]", .cancel)])
+}
+
+/// After each action: the engine is asked what Submit would do when the sheet opens on a
+/// transaction, and again after a load (a setting changed, the request made in another terminal).
+func predictRefundRequest(_ state: inout State, after action: Action) -> [Effect] {
+    let shown: Int64? = if case .refundRequest(let id, _, _)? = state.sheet { id } else { nil }
+    return state.refundRequestPrediction.ask(about: shown, after: action).map { [.previewRefundRequest(transactionID: $0)] } ?? []
 }
 
 // MARK: - Rows and news

@@ -179,6 +179,8 @@ public struct State: Equatable, Sendable {
     public var recording: String?
     /// What the purchase sheet predicts for its promotional offer, as the engine last answered.
     public var offerPrediction = OfferPrediction()
+    /// What Submit on the Request a Refund sheet will do, as the engine last answered for its transaction.
+    public var refundRequestPrediction = SheetPrediction<Int64, RefundRequestPreview>()
 
     public init(size: Size, glyphs: Glyphs = .unicode, account: String, storePath: String, paywall: Paywall) {
         self.size = size

@@ -28,6 +28,8 @@ public enum SheetAction: Equatable, Sendable {
     case redeemed(code: String, Result<ActionOutcome, CommandFailure>)
     /// The engine's prediction for a promotional offer on the purchase sheet: why Confirm would end (nil: it passes).
     case offerPredicted(OfferAttempt, OfferRefusal?)
+    /// The engine's answer to what Submit on the Request a Refund sheet would do for a transaction.
+    case refundRequestPreviewed(transactionID: Int64, RefundRequestPreview)
 }
 
 extension SheetAction {
@@ -86,6 +88,9 @@ func reduceSheet(_ state: inout State, _ action: SheetAction) -> [Effect] {
     case (_, .offerPredicted(let attempt, let refusal)):
         // Kept whatever is open: the sheet shows it only while it shows that attempt.
         state.offerPrediction.answered(attempt, refusal)
+    case (_, .refundRequestPreviewed(let id, let preview)):
+        // As the offer's: shown only while the sheet shows that transaction.
+        state.refundRequestPrediction.answered(id, preview)
     default:
         break
     }

@@ -16,7 +16,7 @@ public func update(_ state: inout State, _ action: Action) -> [Effect] {
         effects += apply(&state, .key(state.pendingKeys.removeFirst()))
     }
     // A message from the App Store that arrived, once nothing else is open.
-    return effects + receiveMessages(&state) + predictOffer(&state, after: action)
+    return effects + receiveMessages(&state) + predictOffer(&state, after: action) + predictRefundRequest(&state, after: action)
 }
 
 /// At most this many keys wait for a write: a held-down key does not pile up for minutes.

@@ -19,6 +19,8 @@ struct ActionOutcomeParityTests {
         var prepare: @Sendable (Store) async throws -> Int64
         var cli: @Sendable (Int64) -> [String]
         var paywall: @Sendable (Int64) -> StoreCommand
+        /// How the sentence ends, where the case is about its words.
+        var says: String? = nil
         var testDescription: String { name }
     }
 
@@ -33,6 +35,13 @@ struct ActionOutcomeParityTests {
 
     static func bought(_ productID: String) -> @Sendable (Store) async throws -> Int64 {
         { store in try #require(try await store.app.buy(productID).outcome.transaction).id }
+    }
+
+    /// Go Pro, family-shareable, bought by the organizer of a family of three: two members share it.
+    static let familyBought: @Sendable (Store) async throws -> Int64 = { store in
+        try await store.testSession.createFamily("Smiths")
+        for member in ["kid@local", "partner@local"] { try await store.testSession.addFamilyMember(member, to: "Smiths") }
+        return try #require(try await store.app.buy(Demo.goPro).outcome.transaction).id
     }
 
     static let priceIncrease: @Sendable (Store) async throws -> Int64 = { store in
@@ -52,7 +61,10 @@ struct ActionOutcomeParityTests {
              paywall: { _ in .buyOutside(productID: Demo.goPro) }),
         Case(name: "buy outside, owned", prepare: bought(Demo.goPro), cli: { _ in ["buy", Demo.goPro, "--outside"] },
              paywall: { _ in .buyOutside(productID: Demo.goPro) }),
-        Case(name: "refund", prepare: bought(Demo.swiftShopping), cli: { ["refund", "\($0)"] }, paywall: { .refund($0) }),
+        Case(name: "refund", prepare: bought(Demo.swiftShopping), cli: { ["refund", "\($0)"] }, paywall: { .refund($0) },
+             says: "the entitlement is gone."),
+        Case(name: "refund, shared by family", prepare: familyBought, cli: { ["refund", "\($0)"] }, paywall: { .refund($0) },
+             says: "the entitlement is gone; 2 family members' shares are revoked too."),
         Case(name: "refund request", prepare: bought(Demo.swiftShopping),
              cli: { ["refund-request", "begin", "\($0)", "--request-reason", "unintendedPurchase"] },
              paywall: { .requestRefund($0, reason: .unintendedPurchase) }),
@@ -96,6 +108,7 @@ struct ActionOutcomeParityTests {
         let line = try #require(text.lines.first)
         #expect(line == said, "CLI: \(line)\npaywall: \(said)")
         #expect(json?["summary"] == .string(said), "--json's summary: \(String(describing: json))")
+        if let says = action.says { #expect(said.hasSuffix(says), "\(said)") }
         // One price format and one date format: never a bare amount or an ISO date.
         #expect(!said.contains("T09:00") && !said.contains(" 9.99 "), "\(said)")
     }

@@ -197,12 +197,14 @@ struct GoldenScreenTests {
         try assertGolden("sheet-price-increase", state)
     }
 
-    @Test("the app's refund request (b): the reasons", arguments: goldenSizes)
+    @Test("the app's refund request (b): the reasons, and what Submit does as the engine answered", arguments: goldenSizes)
     func refundRequestSheet(size: Size) throws {
         var state = paywall(size)
         #expect(update(&state, .paywall(.select(index(of: swiftShopping)))).isEmpty)
-        #expect(update(&state, .key(.character("b"))).isEmpty)
+        guard let id = state.snapshot?.owned[swiftShopping]?.id else { Issue.record("no purchase"); return }
+        #expect(update(&state, .key(.character("b"))) == [.previewRefundRequest(transactionID: id)])
         guard case .refundRequest? = state.sheet else { Issue.record("\(String(describing: state.sheet))"); return }
+        #expect(update(&state, .sheet(.refundRequestPreviewed(transactionID: id, .requested(transactionID: id, status: .pending)))).isEmpty)
         try assertGolden("sheet-refund-request", state)
     }
 

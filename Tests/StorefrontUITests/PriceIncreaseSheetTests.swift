@@ -36,8 +36,9 @@ struct PriceIncreaseSheetTests {
         let text = sheetText(state)
         #expect(sheetTitle(state) == "Subscription Price Increase")
         #expect(text.contains("$4.99/month → $9.99/month"), "\(text)")
-        #expect(text.contains("from Jan 8, 2027, the first renewal at the new price"))
-        #expect(text.contains("If you do not agree by then, the subscription ends on that date."))
+        #expect(text.contains("⏎ → Agreed: Monthly Subscription renews at $9.99/month from Jan 8, 2027."), "\(text)")
+        #expect(text.contains("x → Declined the new price of Monthly Subscription: auto-renew is off; it ends at the period's end."))
+        #expect(text.contains("esc → Not now: it waits (m opens it again); not agreed by Jan 8, 2027, the subscription ends then."))
         #expect(text.contains("[ Agree ⏎ ]   [ Not Now esc ]   [ Cancel Subscription x ]"))
         #expect(statusText(state.products[index(of: monthly)], state).hasSuffix("· price increase pending, renews at $9.99 (m)"))
         #expect(update(&state, .loaded(waiting())).isEmpty, "handled once: the next load does not show it again")
@@ -119,19 +120,41 @@ struct PriceIncreaseSheetTests {
         #expect(render(state).lines.allSatisfy { $0.unicodeScalars.allSatisfy(\.isASCII) })
     }
 
+    /// A month after buying the monthly plan its price went up to $9.99 with consent: the paywall on that store.
+    func consentWaits(_ store: Store, _ clock: StepClock) async throws -> (State, EngineEffects) {
+        _ = try await store.app.buy(monthly)
+        clock.set(fixedDate.addingTimeInterval(8 * 86_400))  // a paid month since Dec 8
+        _ = try await store.appStore.processRenewals()
+        _ = try await store.appStore.changePrice(monthly, to: Decimal(string: "9.99")!, requireConsent: true)
+        return try await enginePaywall(store)
+    }
+
     @Test("on the engine: the message of a consent-required increase opens the sheet; Agree makes it agreed")
     func onTheEngine() async throws {
         try await withDemoStore { store, clock in
-            _ = try await store.app.buy(monthly)
-            clock.set(fixedDate.addingTimeInterval(8 * 86_400))  // a paid month since Dec 8
-            _ = try await store.appStore.processRenewals()
-            _ = try await store.appStore.changePrice(monthly, to: Decimal(string: "9.99")!, requireConsent: true)
-            var (state, engine) = try await enginePaywall(store)
+            var (state, engine) = try await consentWaits(store, clock)
             #expect(state.sheet == .priceIncrease(productID: monthly))
             #expect(try await store.app.messages().allSatisfy { $0.state == .displayed }, "shown, so not shown again")
             await settle(&state, update(&state, .key(.enter)), on: engine)
             #expect(state.flash?.hasPrefix("Agreed: Monthly Subscription renews at $9.99/month from") == true, "\(state.flash ?? "")")
             #expect(try await store.app.renewalInfo()["premium"]?.priceIncreaseStatus == .agreed)
+        }
+    }
+
+    /// The sheet worked out "from DATE" and the prices itself; Agree's note came from the engine. Now
+    /// each answer's line is the sentence that answer reports, from the engine's values.
+    @Test("on the engine: the sheet's Agree and Cancel Subscription lines are the notes those answers then show",
+          arguments: [(Key.enter, "⏎ → Agreed: Monthly Subscription renews at $9.99/month from"),
+                      (Key.character("x"), "x → Declined the new price of Monthly Subscription:")])
+    func linesAreTheAnswers(key: Key, line: String) async throws {
+        try await withDemoStore { store, clock in
+            var (state, engine) = try await consentWaits(store, clock)
+            #expect(state.sheet == .priceIncrease(productID: monthly))
+            let shown = sheetText(state)
+            #expect(shown.contains(line), "\(shown)")
+            await settle(&state, update(&state, .key(key)), on: engine)
+            let said = try #require(state.flash)
+            #expect(shown.contains(String(line.prefix { $0 != " " }) + " → " + said), "sheet: \(shown)\nnote: \(said)")
         }
     }
 }

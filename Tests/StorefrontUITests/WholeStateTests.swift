@@ -314,8 +314,9 @@ struct SheetWholeStateTests {
         var state = managerWithPurchase()
         let id: Int64 = 2_000_000_001
         let (first, second) = (refundRequestReasons[0].0, refundRequestReasons[1].0)
-        assertUpdate(&state, .key(.character("b"))) {
+        assertUpdate(&state, .key(.character("b")), effects: [.previewRefundRequest(transactionID: id)]) {
             $0.sheet = .refundRequest(transactionID: id, productID: swiftShopping, reason: first)
+            _ = $0.refundRequestPrediction.ask(about: id, after: .tick)
         }
         assertUpdate(&state, .key(.escape)) {
             $0.sheet = nil

@@ -20,8 +20,9 @@ public enum ActionOutcome: Sendable, Hashable {
     case redeemed(code: String, PurchaseOutcome, product: String, offer: String?, terms: String?)
     /// Bought on another device (or a promoted purchase): the app gets it as an update.
     case boughtOutside(PurchaseOutcome, product: String)
-    /// The App Store refunded a transaction: revoked, the entitlement gone.
-    case refunded(Transaction, product: String)
+    /// The App Store refunded a transaction: revoked, the entitlement gone, and the shares of
+    /// `revokedShares` family members with it.
+    case refunded(Transaction, product: String, revokedShares: Int = 0)
     /// The app asked for a refund; the App Store waits, or decided at once (`refundRequestOutcome`).
     case refundRequested(RefundRequest, product: String)
     /// The customer agreed to a price increase: `price` (per period) from `date`.
@@ -90,11 +91,12 @@ public enum ActionOutcome: Sendable, Hashable {
             case .pending(let request): request.reason.sentence(for: product)
             case .userCancelled: "The purchase of \(product) outside the app was cancelled."
             }
-        case .refunded(let transaction, let product):
-            "Refunded transaction \(transaction.id) (\(product)): revoked (\((transaction.revocationReason ?? .other).rawValue)); the entitlement is gone."
+        case .refunded(let transaction, let product, let shares):
+            "Refunded transaction \(transaction.id) (\(product)): revoked (\((transaction.revocationReason ?? .other).rawValue)); the entitlement is gone"
+                + (shares == 0 ? "." : "; \(shares) family member\(shares == 1 ? "'s share is" : "s' shares are") revoked too.")
         case .refundRequested(let request, let product):
             "Asked for a refund of transaction \(request.transactionID) (\(product)), \(request.reason.rawValue): "
-                + Self.decision(request)
+                + Self.decision(request.status, transactionID: request.transactionID)
         case .priceIncreaseAgreed(let product, let price, let date):
             "Agreed: \(product) renews at \(price) from \(StatusText.shortDate(date))."
         case .priceIncreaseDeclined(let product):
@@ -176,11 +178,12 @@ public enum ActionOutcome: Sendable, Hashable {
     }
 
     /// What the App Store did with a refund request: waiting, or decided at once (`refundRequestOutcome`).
-    private static func decision(_ request: RefundRequest) -> String {
-        switch request.status {
-        case .pending: "the App Store decides (refund-request approve \(request.transactionID), or decline \(request.transactionID))."
-        case .approved: "approved at once (refundRequestOutcome): refunded; the app gets the revocation as an update."
-        case .declined: "declined at once (refundRequestOutcome): nothing changes for the app."
+    /// The Request a Refund sheet says the same before Submit (``RefundRequestPreview``).
+    static func decision(_ status: RefundRequest.Status, transactionID id: Int64) -> String {
+        switch status {
+        case .pending: "the App Store decides (refund-request approve \(id), or decline \(id))."
+        case .approved: "approved at once (refundRequestOutcome approve): refunded; the app gets the revocation as an update."
+        case .declined: "declined at once (refundRequestOutcome decline): nothing changes for the app."
         }
     }
 

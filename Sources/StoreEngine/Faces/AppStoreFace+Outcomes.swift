@@ -22,11 +22,11 @@ extension AppStoreFace {
         return .declined(requestID: id, product: try await store.productName(request.productID))
     }
 
-    /// ``refund(_:reason:share:)``, reported.
+    /// ``refund(_:reason:share:)``, reported: with how many family members' shares were revoked with it.
     public func refundReporting(_ id: Int64, reason: Transaction.RevocationReason = .other,
                                 share: RefundShare = .full) async throws -> ActionOutcome {
-        let transaction = try await refund(id, reason: reason, share: share)
-        return .refunded(transaction, product: try await store.productName(transaction.productID))
+        let (transaction, revoked) = try await store.refundRevokingShares(id, reason: reason, share: share)
+        return .refunded(transaction, product: try await store.productName(transaction.productID), revokedShares: revoked.count)
     }
 
     /// ``purchaseOutsideApp(_:quantity:appAccountToken:offerID:offerSignature:winBackOfferID:choice:)``, reported.
@@ -39,11 +39,10 @@ extension AppStoreFace {
     public func consentToPriceIncreaseReporting(_ productID: String) async throws -> (PriceIncrease, ActionOutcome) {
         let increase = try await consentToPriceIncrease(productID)
         let period = catalog.product(id: productID)?.subscription?.period
-        return (increase, .priceIncreaseAgreed(product: try await store.productName(productID), price: increase.newPriceText(per: period),
-                                               from: increase.effectiveDate ?? increase.noticeEnds))
+        return (increase, increase.answers(product: try await store.productName(productID), period: period).agree)
     }
 
-    /// ``declinePriceIncrease(_:)``, reported.
+    /// ``declinePriceIncrease(_:)``, reported (the consent sheet's ``PriceIncreaseAnswers/cancel``).
     public func declinePriceIncreaseReporting(_ productID: String) async throws -> ActionOutcome {
         try await declinePriceIncrease(productID)
         return .priceIncreaseDeclined(product: try await store.productName(productID))

@@ -24,8 +24,12 @@ public enum PriceText {
 extension PriceIncrease {
     /// The new price as its storefront writes it (``PriceText``), per `period`: "$9.99/month".
     public func newPriceText(per period: ISODuration?) -> String {
-        let currency = AppStoreStorefront.named(storefront)?.currency ?? Storefront.unitedStates.currency
-        return StatusText.pricePerPeriod(PriceText.display(newPrice, currency: currency, storefront: storefront), period)
+        StatusText.pricePerPeriod(PriceText.display(newPrice, storefront: storefront), period)
+    }
+
+    /// The price renewals charge until the increase, written as ``newPriceText(per:)``: "$4.99/month".
+    public func oldPriceText(per period: ISODuration?) -> String {
+        StatusText.pricePerPeriod(PriceText.display(oldPrice, storefront: storefront), period)
     }
 }
 
