@@ -60,20 +60,31 @@ public actor Store {
 
     /// Opens (or creates) the store at `path`, a new store file being made from `template`, a closed
     /// store file's bytes (a test session's, made once for its configuration file).
+    /// - Parameter catalogFile: the catalog's file, absolute, kept in a file store as the one it
+    ///   last ran with (`Store+CatalogFile.swift`); nil: the store's record is left as it is.
     package init(catalog: Catalog, path: String, account: String? = nil, createFolder: Bool = false,
-                 durability: Durability = .full, template: [UInt8]?, now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
-        self.catalog = catalog
-        self.durability = durability
-        self.shortestPeriod = catalog.shortestSubscriptionPeriod
+                 durability: Durability = .full, template: [UInt8]?, catalogFile: String? = nil,
+                 now: @escaping @Sendable () -> Date = Date.init) throws(StoreFileError) {
         let address = StoreAddress(path)
-        self.path = address.shown
-        self.address = address
-        self.now = now
         let ledger = try Ledger.open(address, bundleID: catalog.bundleID, createFolder: createFolder, durability: durability,
                                      template: template, now: now)
         // Without a catalog the app's bundle id is the one the file's transactions were signed
         // for, so they stay verified and a refund re-signs them for the same app.
         if catalog.isAbsent { ledger.adoptSignedBundleID() }
+        try self.init(catalog: catalog, ledger: ledger, address: address, account: account, durability: durability,
+                      catalogFile: catalogFile, now: now)
+    }
+
+    /// Opens the store on `ledger`, opened already at `address` (for `catalog`'s bundle id).
+    init(catalog: Catalog, ledger: Ledger, address: StoreAddress, account: String?, durability: Durability,
+         catalogFile: String?, now: @escaping @Sendable () -> Date) throws(StoreFileError) {
+        let path = address.location
+        self.catalog = catalog
+        self.durability = durability
+        self.shortestPeriod = catalog.shortestSubscriptionPeriod
+        self.path = address.shown
+        self.address = address
+        self.now = now
         self.ledger = ledger
         self.signer = ledger.signingIdentity
         self.ledgerPublicKeyPEM = signer.publicKeyPEM
@@ -85,6 +96,8 @@ public actor Store {
         }
         // What the catalog brings (Ask to Buy, the time rate, …) is kept in the file, for every process.
         Self.recordStartingSettings(of: catalog, in: ledger)
+        // A path is one host's: a store in a database keeps none (`Store+CatalogFile.swift`).
+        if let catalogFile, address.isFile { Self.recordCatalogFile(catalogFile, in: ledger) }
         // Every signedDate is store time. The ledger is only used on this actor's executor.
         ledger.signingTime = { [unowned self] in try self.assumeIsolated { try $0.currentTime() } }
     }

@@ -48,7 +48,7 @@ public enum StoreAddress: Sendable, Equatable {
         }
     }
 
-    /// Whether the store is a file, beside which notes (the catalog it last ran with) can be kept.
+    /// Whether the store is a file (one host's, so it may keep a path such as its catalog's).
     public var isFile: Bool {
         if case .file = self { return true }
         return false

@@ -91,6 +91,36 @@ public enum CLI {
         case failed(CommandFailure)
     }
 
+    /// How a command ends when its catalog or store could not be opened, with what to do.
+    private static func openingFailure(_ error: StoreOpeningError, _ invocation: Invocation) -> Ending {
+        func failed(_ message: String, _ lines: [String], _ code: ExitCode) -> Ending {
+            .failed(CommandFailure(name: code.name, message: message, lines: lines, code: code))
+        }
+        let needsCatalog = invocation.catalogGiven
+            ? "Pass the catalog with --catalog PATH."
+            : "This command needs the catalog: pass it with --catalog PATH (default ./products.json, else the one .storekit file in this folder, else the one this store file last ran with)."
+        switch error {
+        case .ambiguous(_, let files):
+            let message = StoreLocation.ambiguity(files)
+            return failed(message, ["storefront: error: \(message)"], .catalogMissing)
+        case .noCatalog:
+            return failed(error.description, ["storefront: error: \(TerminalText.sanitized(error.description))", needsCatalog], .catalogMissing)
+        case .catalog(let error):
+            // The message quotes catalog text (ids, keys), which is data: never raw escapes on the terminal.
+            let line = "storefront: error: \(TerminalText.sanitized(error.description))"
+            switch error.kind {
+            case .missing, .unreadable: return failed(error.description, [line, needsCatalog], .catalogMissing)
+            case .malformed, .invalid: return failed(error.description, [line], .badCatalog)
+            }
+        case .store(let error):
+            let line = "storefront: error: store file \(error.description)"
+            if error.isBusy { return failed("store file \(error.description)", [line, busyHint], .storeBusy) }
+            return failed("store file \(error.description)",
+                          [line, "The file was left as it is. Use --store PATH (or STOREFRONT_STORE) for another store file."],
+                          .storeUnusable)
+        }
+    }
+
     /// Runs a parsed command line; every failure comes back to be reported in one place.
     private static func run(_ invocation: Invocation, environment: [String: String], console: Console,
                             paywall: PaywallRunner?) async -> Ending {
@@ -110,65 +140,26 @@ public enum CLI {
         let context = CommandContext(invocation: invocation, console: console, location: location, defaultStore: defaultStore)
         if case .run(let command) = invocation.command, let code = await command.value.runAlone(context) { return exit(code) }
 
-        let catalog: Catalog
-        var catalogFile: String?
+        // The catalog and the store by the engine's one rule: named, else the folder's, else the one
+        // the store last ran with (for a command that needs one).
+        let store: Store
         do {
-            switch location.catalog {
-            case .file(let path, _):
-                // The paywall's recorder names the file it used (a .storekit found here).
-                invocation.catalogPath = path
-                catalog = try Catalog.load(contentsOf: path)
-                catalogFile = path
-            case .none where !invocation.command.needsCatalog:
-                catalog = .absent
-            case .none:
-                // None named, none here: the catalog this store file last ran with.
-                if let remembered = RememberedCatalog.path(beside: location.storePath) {
-                    invocation.catalogPath = remembered
-                    catalogFile = remembered
-                }
-                catalog = try Catalog.load(contentsOf: invocation.catalogPath)
-            case .ambiguous(_, let files):
-                let message = StoreLocation.ambiguity(files)
-                return failed(message, ["storefront: error: \(message)"], .catalogMissing)
-            }
+            let opened = try location.open(account: invocation.account, needsCatalog: invocation.command.needsCatalog)
+            store = opened.store
+            // The paywall's recorder names the file it used (a .storekit found here, the store's last).
+            if let path = opened.catalog.path { invocation.catalogPath = path }
         } catch {
-            // The message quotes catalog text (ids, keys), which is data: never raw escapes on the terminal.
-            let line = "storefront: error: \(TerminalText.sanitized(error.description))"
-            switch error.kind {
-            case .missing, .unreadable:
-                return failed(error.description, [line, invocation.catalogGiven
-                    ? "Pass the catalog with --catalog PATH."
-                    : "This command needs the catalog: pass it with --catalog PATH (default ./products.json, else the one .storekit file in this folder, else the one this store file last ran with)."],
-                    .catalogMissing)
-            case .malformed, .invalid:
-                return failed(error.description, [line], .badCatalog)
-            }
+            return openingFailure(error, invocation)
         }
         // Once, in a line: every command would otherwise repeat them all; `catalog check` lists them
         // and the paywall shows them when it opens.
-        if !catalog.notes.isEmpty {
+        if case let notes = store.catalog.notes.count, notes > 0 {
             let file = TerminalText.sanitized(invocation.catalogPath)
-            console.err("storefront: note: reading \(file) made \(catalog.notes.count) note\(catalog.notes.count == 1 ? "" : "s") "
+            console.err("storefront: note: reading \(file) made \(notes) note\(notes == 1 ? "" : "s") "
                         + "(what it repaired or ignored); storefront catalog check \(file) lists them")
         }
 
-        let store: Store
-        do {
-            store = try Store(catalog: catalog, path: location.storePath, account: invocation.account,
-                              createFolder: location.createsFolder)
-        } catch {
-            let line = "storefront: error: store file \(error.description)"
-            if error.isBusy {
-                return failed("store file \(error.description)", [line, busyHint], .storeBusy)
-            }
-            return failed("store file \(error.description)",
-                          [line, "The file was left as it is. Use --store PATH (or STOREFRONT_STORE) for another store file."],
-                          .storeUnusable)
-        }
-
         for warning in store.warnings { console.err("storefront: warning: \(warning)") }
-        if let catalogFile { RememberedCatalog.remember(catalogFile, beside: location.storePath) }
         let session = Session(store: store, invocation: invocation, console: console)
         do {
             // The store opens: renewals that fell due while nothing ran are made now, in order.

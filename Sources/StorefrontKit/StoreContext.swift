@@ -127,27 +127,21 @@ public enum StorefrontKit {
     static func openDefault() throws -> StoreContext { try open(catalog: nil, store: nil, account: nil) }
 
     /// Opens the catalog and store file found by the engine's rule (``StoreLocation``), as the CLI
-    /// finds them; a catalog is looked for in `folder` (nil: the current folder).
+    /// finds them; a catalog is looked for in `folder` (nil: the current folder), else the store's last.
     static func open(catalog: String?, store: String?, account: String?, folder: String? = nil) throws -> StoreContext {
         let location = StoreLocation.find(catalog: catalog, store: store,
                                           folder: folder ?? FileManager.default.currentDirectoryPath)
-        let catalogPath: String
-        switch location.catalog {
-        case .file(let path, _): catalogPath = path
-        case .none(let folder):
-            throw ConfigurationError(description: "no catalog: no products.json or .storekit file in \(folder); call StorefrontKit.configure(catalog:)")
-        case .ambiguous(let folder, let files):
-            throw ConfigurationError(description: "several .storekit files in \(folder) (\(files.joined(separator: ", "))); call StorefrontKit.configure(catalog:) to choose one")
-        }
-        let loaded: Catalog
-        do { loaded = try Catalog.load(contentsOf: catalogPath) } catch {
-            throw ConfigurationError(description: "catalog \(catalogPath): \(error.description)")
-        }
         do {
-            return StoreContext(store: try Store(catalog: loaded, path: location.storePath, account: account,
-                                                 createFolder: location.createsFolder))
+            return StoreContext(store: try location.open(account: account).store)
         } catch {
-            throw ConfigurationError(description: "store file \(error.description)")
+            let description = switch error {
+            case .noCatalog: "\(error); call StorefrontKit.configure(catalog:)"
+            case .ambiguous(let folder, let files):
+                "several .storekit files in \(folder) (\(files.joined(separator: ", "))); call StorefrontKit.configure(catalog:) to choose one"
+            case .catalog(let failure): "catalog \(failure.description)"
+            case .store: error.description
+            }
+            throw ConfigurationError(description: description)
         }
     }
 }

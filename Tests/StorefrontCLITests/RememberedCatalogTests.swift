@@ -1,9 +1,10 @@
 import Foundation
+import StoreEngine
 @testable import StorefrontCLI
 import Testing
 
 /// The one catalog rule for every command that reads products: the catalog named, else the one
-/// this store file last ran with (approve and resolve in another folder, as decline runs).
+/// this store file last ran with, kept in the store (approve and resolve in another folder, as decline runs).
 @Suite("Catalog location: the one this store file last ran with (process)")
 struct RememberedCatalogTests {
     /// The id of the account's one pending request, as `transactions --pending --json` lists it.
@@ -58,5 +59,50 @@ struct RememberedCatalogTests {
         let remembered = try await sandbox.run(["--store", sandbox.store, "products", "--json"])
         remembered.expect(exit: 0)
         #expect(remembered.stdout.contains("only.one"), "\(remembered)")
+    }
+
+    /// The `catalog.path` row the store keeps.
+    func rememberedCatalog(_ sandbox: Sandbox) throws -> String? {
+        try Ledger(path: sandbox.store).setting("catalog.path", account: "")
+    }
+
+    @Test("the catalog is kept in the store, not in a file beside it")
+    func keptInTheStore() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.storefront("products").expect(exit: 0)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store + ".catalog"), "a side file was written")
+        #expect(try rememberedCatalog(sandbox) == (Binary.catalog as NSString).standardizingPath)
+        let anywhere = try await sandbox.run(["--store", sandbox.store, "products", "--json"])
+        anywhere.expect(exit: 0)
+        #expect(anywhere.stdout.contains("iphonerage"), "\(anywhere)")
+    }
+
+    @Test("an old store with only the side file still opens with its catalog, recorded in the store now; the side file stays")
+    func anOldStoresSideFile() async throws {
+        let sandbox = try Sandbox()
+        // An old store: made without a catalog, its catalog named beside it as earlier versions kept it.
+        try await sandbox.run(["--store", sandbox.store, "settings"]).expect(exit: 0)
+        let side = try sandbox.write("store.sqlite.catalog", Binary.catalog + "\n")
+        #expect(side == sandbox.store + ".catalog")
+        let products = try await sandbox.run(["--store", sandbox.store, "products", "--json"])
+        products.expect(exit: 0)
+        #expect(products.stdout.contains("iphonerage"), "\(products)")
+        #expect(try rememberedCatalog(sandbox) == Binary.catalog)
+        #expect(FileManager.default.fileExists(atPath: side), "a user's file is never deleted silently")
+    }
+
+    @Test("a remembered catalog that is gone says what to do (66); one that is malformed is named (65)")
+    func goneOrMalformed() async throws {
+        let sandbox = try Sandbox()
+        let catalog = try sandbox.write("shop.json", try String(contentsOfFile: Binary.catalog, encoding: .utf8))
+        try await sandbox.storefront(["products"], catalog: catalog).expect(exit: 0)
+        _ = try sandbox.write("shop.json", "{ \"products\": [")
+        let malformed = try await sandbox.run(["--store", sandbox.store, "products"])
+        malformed.expect(exit: 65)
+        #expect(malformed.stderr.contains(catalog), "\(malformed)")
+        try FileManager.default.removeItem(atPath: catalog)
+        let gone = try await sandbox.run(["--store", sandbox.store, "products"])
+        gone.expect(exit: 66)
+        #expect(gone.stderr.contains(catalog) && gone.stderr.contains("is gone") && gone.stderr.contains("--catalog"), "\(gone)")
     }
 }

@@ -22,4 +22,17 @@ import Testing
         let context = try StorefrontKit.open(catalog: nil, store: folder + "/store.sqlite", account: nil, folder: folder)
         #expect(context.store.catalog.products.map(\.id) == ["com.example.shop.unlock"])
     }
+
+    /// An app configured with only a store gets the catalog the store last ran with (the paywall's,
+    /// the CLI's), as the CLI's second terminal does.
+    @Test func aStoreAloneOpensWithTheCatalogItLastRanWith() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kit-last-catalog-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder + "/elsewhere", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = folder + "/store.sqlite"
+        _ = try StorefrontKit.open(catalog: catalogURL.path, store: store, account: nil)
+        let context = try StorefrontKit.open(catalog: nil, store: store, account: nil, folder: folder + "/elsewhere")
+        let products = try await StoreContext.$current.withValue(context) { try await Product.products(for: [ID.goPro]) }
+        #expect(products.map(\.id) == [ID.goPro])
+    }
 }

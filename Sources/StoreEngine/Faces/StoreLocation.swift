@@ -5,8 +5,10 @@ import Foundation
 ///
 /// The catalog: the one named (`--catalog`, `StorefrontKit.configure(catalog:)`); else
 /// `products.json` in the folder; else the one `.storekit` file there — hidden files skipped
-/// (the `._Shop.storekit` a Mac's copy leaves beside `Shop.storekit`); else none. Two or more
-/// `.storekit` files and no products.json: which one is meant is not guessed.
+/// (the `._Shop.storekit` a Mac's copy leaves beside `Shop.storekit`); else, when opened for what
+/// needs products (``open(account:needsCatalog:durability:)``), the one a file store last ran with
+/// (`Store+CatalogFile.swift`); else none. Two or more `.storekit` files and no products.json: which
+/// one is meant is not guessed.
 ///
 /// The store file: the one named (`--store`, `configure(store:)`); else `$STOREFRONT_STORE`;
 /// else `$XDG_STATE_HOME/storefront/store.sqlite`, else `~/.local/state/storefront/store.sqlite`
@@ -20,6 +22,8 @@ public struct StoreLocation: Sendable, Equatable {
         case productsJSON
         /// The only (visible) `.storekit` file in the folder.
         case onlyStoreKitFile
+        /// None named and none in the folder: the one the store last ran with, kept in the store.
+        case lastRan
     }
 
     /// Why a store file was chosen.
