@@ -160,8 +160,6 @@ struct ActionOutcomeParityTests {
                   starts: "The purchase of Go Pro is pending Ask to Buy approval", alertAdds: " In the Transaction Manager: t, then a."),
         AppAction(name: "redeem", prepare: { _ in 0 }, cli: ["redeem", "FREE3A"], effect: .redeem(code: "FREE3A"), action: "redeemed",
                   starts: "Redeemed FREE3A: Annual Subscription, offer \"", alertAdds: ""),
-        AppAction(name: "redeem, subscribed", prepare: bought(Demo.yearly), cli: ["redeem", "FREE3A"], effect: .redeem(code: "FREE3A"),
-                  action: "redeemed", starts: "Redeemed FREE3A: Annual Subscription, offer \"", alertAdds: ""),
     ]
 
     @Test("Buy, consume and restore: the CLI's line, its --json summary and the paywall's note (or alert) are one sentence",
