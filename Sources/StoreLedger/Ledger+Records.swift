@@ -200,6 +200,7 @@ extension Ledger {
             return try db.rows("SELECT value FROM settings WHERE account = ? AND name = ?", account, name) { $0.text(.value) }.first
         }
         if let settings = memo.accounts[account] { return settings[name] }
+        settingQueries += 1
         let settings = Dictionary(try db.rows("SELECT name, value FROM settings WHERE account = ?", account) {
             ($0.text(.name), $0.text(.value))
         }, uniquingKeysWith: { first, _ in first })
