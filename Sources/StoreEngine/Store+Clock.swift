@@ -6,7 +6,7 @@ extension Store {
 
     /// The store's time now: real time, scaled by `timeRate` and moved by `clock advance`.
     func currentTime() throws -> Date {
-        try virtualClock()?.storeTime(at: now()) ?? now()
+        try readingSettings { try virtualClock()?.storeTime(at: now()) ?? now() }
     }
 
     /// The store's clock and its rate, for `storefront clock`.

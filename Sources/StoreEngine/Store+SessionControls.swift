@@ -10,11 +10,10 @@ extension Store {
     /// Every setting with its value for this account.
     func settings() throws -> [SettingValue] {
         try SettingDefinition.all.map { definition in
-            let stored = try ledger.setting(definition.name, account: scopeKey(definition))
+            let (value, isSet) = try lookUp(definition)
             let onceMark = definition.acceptsOnce ? try ledger.setting(definition.name + Self.onceSuffix, account: "") : nil
-            let once = stored != nil && onceMark == "true"
-            return SettingValue(name: definition.name, value: try stored ?? defaultValue(definition),
-                                scope: definition.scope, isDefault: stored == nil, once: once)
+            return SettingValue(name: definition.name, value: value, scope: definition.scope, isDefault: !isSet,
+                                once: isSet && onceMark == "true")
         }
     }
 
@@ -67,19 +66,41 @@ extension Store {
 
     /// A setting's stored string, else its default.
     func storedValue(_ definition: SettingDefinition) throws -> String {
-        try ledger.setting(definition.name, account: scopeKey(definition)) ?? (try defaultValue(definition))
+        try lookUp(definition).value
+    }
+
+    /// A setting's value, and whether the tester set it: what the tester set, else its default
+    /// (``defaultValue(_:starting:)``). The two rows that may decide, the setting's and its
+    /// starting value's, are read in one statement.
+    func lookUp(_ definition: SettingDefinition) throws -> (value: String, isSet: Bool) {
+        var keys = [(name: definition.name, account: scopeKey(definition))]
+        // The storefront's default is the catalog's, never a starting value.
+        if definition.id != .storefront { keys.append((Self.startingSetting(definition.name), "")) }
+        let found = try ledger.firstSetting(of: keys)
+        if let found, found.index == 0 { return (found.value, true) }
+        return (defaultValue(definition, starting: found?.value), false)
+    }
+
+    /// Runs `body` with the clock's settings and `names`' (with their starting values) read first,
+    /// in one statement: a check that needs the store's time and a setting or two makes one round
+    /// trip for them, not one each (issue 44). Inside a write or read it just runs.
+    func readingSettings<T>(_ names: [SettingName] = [], _ body: () throws -> T) throws -> T {
+        let definitions = ([.timeRate] + names).map(\.definition)
+        let settings = definitions.flatMap { [$0.name, Self.startingSetting($0.name)] } + [Self.anchorRealSetting, Self.anchorStoreSetting]
+        let accounts = [""] + (definitions.contains { $0.scope == .account } ? [account] : [])
+        return try ledger.readingSettings(settings, of: accounts, body)
     }
 
     func scopeKey(_ definition: SettingDefinition) -> String {
         definition.scope == .account ? account : ""
     }
 
-    /// A setting's value until one is set: the starting value a catalog wrote into the store file
-    /// (see `recordStartingSettings`), else what this catalog's starting settings map to (a file
-    /// that could not be written), else the built-in default.
-    func defaultValue(_ definition: SettingDefinition) throws -> String {
+    /// A setting's value until one is set: its starting value (`starting`, the value a catalog
+    /// wrote into the store file: see `recordStartingSettings`), else what this catalog's starting
+    /// settings map to (a file that could not be written), else the built-in default.
+    func defaultValue(_ definition: SettingDefinition, starting: String?) -> String {
         if definition.id == .storefront { return catalog.defaultStorefront }
-        if let value = try startingValue(definition) { return value }
+        if let starting { return starting }
         if let text = catalog.settingDefaults[definition.name], let value = definition.normalize(text, catalog) {
             return value
         }

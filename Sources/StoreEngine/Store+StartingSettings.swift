@@ -46,9 +46,4 @@ extension Store {
             try ledger.setSetting(startingCatalogSetting, account: "", value: record)
         }
     }
-
-    /// A setting's starting value as the store file keeps it; nil when no catalog wrote one.
-    func startingValue(_ definition: SettingDefinition) throws -> String? {
-        try ledger.setting(Self.startingSetting(definition.name), account: "")
-    }
 }

@@ -20,8 +20,7 @@ extension Store {
         if catalog.isAbsent { return 0 }
         // A subscription price that changed in the catalog since the last run is a price change, made once.
         try noticeCatalogPriceChanges()
-        let date = try currentTime()
-        let billingIssues = try value(.billingIssues)
+        let (date, billingIssues) = try readingSettings([.billingIssues]) { (try currentTime(), try value(.billingIssues)) }
         var made = 0
         var idleBatches = 0
         // An account's family too: a subscription shared with it renews with its purchaser.
@@ -58,7 +57,8 @@ extension Store {
 
     /// Whether renewals (or billing steps) are due by the store's time now.
     func renewalsDue() throws -> Bool {
-        try dueAnywhere(at: try currentTime(), try value(.billingIssues))
+        let (date, billingIssues) = try readingSettings([.billingIssues]) { (try currentTime(), try value(.billingIssues)) }
+        return try dueAnywhere(at: date, billingIssues)
     }
 
     func dueAnywhere(at date: Date, _ billingIssues: Bool, scope: Set<String>? = nil) throws -> Bool {

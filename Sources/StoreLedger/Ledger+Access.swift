@@ -12,7 +12,9 @@ extension Ledger {
     /// - Parameter durable: false for a record that may be made again, never a purchase: a
     ///   killed process loses nothing, a power cut may lose it.
     package func write<T>(durable: Bool = true, _ body: () throws -> T) throws -> T {
-        try remembering { try db.transaction(durable: durable, body) }
+        // Settings read ahead are not kept across a write (``readingSettings(_:of:_:)``).
+        settingsRead = nil
+        return try remembering { try db.transaction(durable: durable, body) }
     }
 
     /// Runs `body` on one state of the store: every read in it sees the same commit, however

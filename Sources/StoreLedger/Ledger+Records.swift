@@ -194,10 +194,13 @@ extension Ledger {
     // MARK: - Settings
 
     package func setting(_ name: String, account: String) throws(DatabaseError) -> String? {
+        if settingsMemo == nil, let read = settingsRead, read.holds(name, account: account) { return read.values[account]?[name] }
         guard var memo = settingsMemo else {
+            settingQueries += 1
             return try db.rows("SELECT value FROM settings WHERE account = ? AND name = ?", account, name) { $0.text(.value) }.first
         }
         if let settings = memo.accounts[account] { return settings[name] }
+        settingQueries += 1
         let settings = Dictionary(try db.rows("SELECT name, value FROM settings WHERE account = ?", account) {
             ($0.text(.name), $0.text(.value))
         }, uniquingKeysWith: { first, _ in first })
@@ -206,17 +209,61 @@ extension Ledger {
         return settings[name]
     }
 
+    /// Of `keys`, in order of precedence, the first setting set: its position in `keys` and its
+    /// value. Outside a write or read all are read in one statement (a setting and its starting
+    /// value: one round trip on PostgreSQL, not two); inside one, from what it remembers.
+    package func firstSetting(of keys: [(name: String, account: String)]) throws(DatabaseError) -> (index: Int, value: String)? {
+        let remembered = settingsMemo != nil || keys.allSatisfy { settingsRead?.holds($0.name, account: $0.account) == true }
+        let values = remembered ? nil : try settingRows(names: keys.map { $0.name }, accounts: keys.map { $0.account })
+        for (index, key) in keys.enumerated() {
+            let value = if let values { values[key.account]?[key.name] } else { try setting(key.name, account: key.account) }
+            if let value { return (index, value) }
+        }
+        return nil
+    }
+
+    /// Runs `body` with the settings `names` of each of `accounts` read first, in one statement,
+    /// and its reads of them answered by that read: a check that needs a handful (the clock's,
+    /// billing's) makes one round trip, not one each, and sees them as of one instant. Only
+    /// outside a write or read (which remember settings anyway), and only until a write begins
+    /// or a setting changes: nothing is kept across a write, or past `body`.
+    package func readingSettings<T>(_ names: [String], of accounts: [String], _ body: () throws -> T) throws -> T {
+        guard settingsMemo == nil, settingsRead == nil else { return try body() }
+        let values = try settingRows(names: names, accounts: accounts)
+        settingsRead = SettingsRead(names: Set(names), accounts: Set(accounts), values: values)
+        defer { settingsRead = nil }
+        return try body()
+    }
+
+    /// The settings among `names` of the accounts among `accounts` that are set, by account then name: one statement.
+    private func settingRows(names: [String], accounts: [String]) throws(DatabaseError) -> [String: [String: String]] {
+        func unique(_ values: [String]) -> [String] { var seen = Set<String>(); return values.filter { seen.insert($0).inserted } }
+        let (names, accounts) = (unique(names), unique(accounts))
+        func placeholders(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
+        settingQueries += 1
+        var values: [String: [String: String]] = [:]
+        try db.query("""
+            SELECT account, name, value FROM settings
+            WHERE account IN (\(placeholders(accounts.count))) AND name IN (\(placeholders(names.count)))
+            """, accounts + names) { row in
+            values[row.text(.account), default: [:]][row.text(.name)] = row.text(.value)
+        }
+        return values
+    }
+
     package func setSetting(_ name: String, account: String, value: String) throws(DatabaseError) {
         try db.run("""
             INSERT INTO settings (account, name, value) VALUES (?, ?, ?)
             ON CONFLICT (account, name) DO UPDATE SET value = excluded.value
             """, account, name, value)
         settingsMemo?.accounts[account]?[name] = value
+        settingsRead = nil
     }
 
     package func removeSetting(_ name: String, account: String) throws(DatabaseError) {
         try db.run("DELETE FROM settings WHERE account = ? AND name = ?", account, name)
         settingsMemo?.accounts[account]?[name] = nil
+        settingsRead = nil
     }
 
     // MARK: - Events
@@ -279,4 +326,14 @@ extension Ledger {
 /// read in one statement the first time one of them is asked for.
 struct SettingsMemo {
     var accounts: [String: [String: String]] = [:]
+}
+
+/// Settings read together ahead of the reads they answer (``Ledger/readingSettings(_:of:_:)``).
+struct SettingsRead {
+    let names: Set<String>
+    let accounts: Set<String>
+    /// Those set, by account then name.
+    let values: [String: [String: String]]
+
+    func holds(_ name: String, account: String) -> Bool { names.contains(name) && accounts.contains(account) }
 }

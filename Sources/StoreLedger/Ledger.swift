@@ -69,6 +69,10 @@ package final class Ledger {
     /// Each account's settings, read whole once per write or read (``write(durable:_:)``,
     /// ``read(_:)``), which no other connection can change meanwhile; nil outside one.
     var settingsMemo: SettingsMemo?
+    /// Settings read ahead for a check outside a write or read (``readingSettings(_:of:_:)``); nil otherwise.
+    var settingsRead: SettingsRead?
+    /// How many statements have read settings: what a test counts to check a command's round trips.
+    package internal(set) var settingQueries = 0
 
     /// Opens the store file at `path`, creating it (and, with `createFolder`,
     /// its folder) when there is none: from `template`, a closed store file's bytes, when given.
