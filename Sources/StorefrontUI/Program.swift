@@ -13,6 +13,8 @@ public final class Program {
     private var state: State
     private let terminal: any Terminal<ClickTarget>
     private let perform: @Sendable (Effect) async -> Action?
+    /// Where effects and subscriptions run: Swift's shared pool when nil.
+    private let executor: (any TaskExecutor)?
     private let timeZone: TimeZone
     /// Results of effects, handed over from background tasks.
     private let inbox = Inbox()
@@ -26,10 +28,15 @@ public final class Program {
     /// Why the loop stopped by itself: the terminal could no longer be read (``Terminal/inputLost``).
     public private(set) var stoppedBecause: String?
 
-    /// - Parameter perform: runs one effect against the engine and returns the action reporting its result.
+    /// - Parameters:
+    ///   - executor: where effects and subscriptions run: Swift's shared pool when nil (the executable).
+    ///     Tests give one of their own, so that the engine's work does not wait behind every other
+    ///     test's on the pool (a full parallel run kept a first load queued for minutes).
+    ///   - perform: runs one effect against the engine and returns the action reporting its result.
     public init(state: State, terminal: any Terminal<ClickTarget>, timeZone: TimeZone = .current, stop: StopSignal = StopSignal(),
-                perform: @escaping @Sendable (Effect) async -> Action?) {
+                executor: (any TaskExecutor)? = nil, perform: @escaping @Sendable (Effect) async -> Action?) {
         self.state = state
+        self.executor = executor
         self.stop = stop
         self.terminal = terminal
         self.timeZone = timeZone
@@ -39,7 +46,7 @@ public final class Program {
     /// Actions that come unasked for while the loop runs: the store's change feed
     /// (``EngineEffects/storeChanges()``). Ended when the loop ends.
     public func subscribe(to actions: AsyncStream<Action>) {
-        subscriptions.append(Task { [inbox] in
+        subscriptions.append(Task(executorPreference: executor) { [inbox] in
             for await action in actions { inbox.arrived(action) }
         })
     }
@@ -119,7 +126,7 @@ public final class Program {
     private func launch(_ effects: [Effect]) {
         for effect in effects {
             inbox.expect()
-            Task { [perform, inbox] in
+            Task(executorPreference: executor) { [perform, inbox] in
                 inbox.post(await perform(effect))
             }
         }
