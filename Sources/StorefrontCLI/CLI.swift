@@ -96,7 +96,7 @@ public enum CLI {
         func failed(_ message: String, _ lines: [String], _ code: ExitCode) -> Ending {
             .failed(CommandFailure(name: code.name, message: message, lines: lines, code: code))
         }
-        let needsCatalog = invocation.catalogGiven
+        let catalogHint = invocation.catalogGiven
             ? "Pass the catalog with --catalog PATH."
             : "This command needs the catalog: pass it with --catalog PATH (default ./products.json, else the one .storekit file in this folder, else the one this store file last ran with)."
         switch error {
@@ -104,12 +104,12 @@ public enum CLI {
             let message = StoreLocation.ambiguity(files)
             return failed(message, ["storefront: error: \(message)"], .catalogMissing)
         case .noCatalog:
-            return failed(error.description, ["storefront: error: \(TerminalText.sanitized(error.description))", needsCatalog], .catalogMissing)
+            return failed(error.description, ["storefront: error: \(TerminalText.sanitized(error.description))", catalogHint], .catalogMissing)
         case .catalog(let error):
             // The message quotes catalog text (ids, keys), which is data: never raw escapes on the terminal.
             let line = "storefront: error: \(TerminalText.sanitized(error.description))"
             switch error.kind {
-            case .missing, .unreadable: return failed(error.description, [line, needsCatalog], .catalogMissing)
+            case .missing, .unreadable: return failed(error.description, [line, catalogHint], .catalogMissing)
             case .malformed, .invalid: return failed(error.description, [line], .badCatalog)
             }
         case .store(let error):
@@ -153,7 +153,8 @@ public enum CLI {
         }
         // Once, in a line: every command would otherwise repeat them all; `catalog check` lists them
         // and the paywall shows them when it opens.
-        if case let notes = store.catalog.notes.count, notes > 0 {
+        let notes = store.catalog.notes.count
+        if notes > 0 {
             let file = TerminalText.sanitized(invocation.catalogPath)
             console.err("storefront: note: reading \(file) made \(notes) note\(notes == 1 ? "" : "s") "
                         + "(what it repaired or ignored); storefront catalog check \(file) lists them")
