@@ -55,31 +55,30 @@ struct FaceValidationTests {
         }
     }
 
-    @Test("the sheet's preview and the purchase agree on every combination of conditions")
-    func previewAgreesWithPurchase() async throws {
-        for mask in 0..<32 {
-            try await withStoreFixture { fixture in
-                let store = try fixture.open()
-                try await store.testSession.set(.canMakePayments, to: mask & 1 == 0)
-                try await store.testSession.set(.offline, to: mask & 2 != 0)
-                if mask & 4 != 0 { try await store.testSession.set(.purchaseError, to: .systemError) }
-                try await store.testSession.set(.askToBuy, to: mask & 8 != 0)
-                try await store.testSession.set(.interruptedPurchases, to: mask & 16 != 0)
-                // Read as the snapshot reads them (the snapshot itself is refused offline, as loading products is).
-                let expected = try await store.purchaseConditions().expected
-                let made: PurchaseConditions.Expected
-                do {
-                    switch try await store.app.purchase("pro") {
-                    case .pending(let request): made = request.reason == .askToBuy ? .askToBuy : .interrupted
-                    default: made = .succeeds
-                    }
-                } catch StoreError.purchaseNotAllowed {
-                    made = .notAllowed
-                } catch StoreError.simulated(let error, _) {
-                    made = .fails(error)
+    /// One case a combination, so the 32 stores are made side by side.
+    @Test("the sheet's preview and the purchase agree on every combination of conditions", arguments: 0..<32)
+    func previewAgreesWithPurchase(mask: Int) async throws {
+        try await withStoreFixture { fixture in
+            let store = try fixture.open()
+            try await store.testSession.set(.canMakePayments, to: mask & 1 == 0)
+            try await store.testSession.set(.offline, to: mask & 2 != 0)
+            if mask & 4 != 0 { try await store.testSession.set(.purchaseError, to: .systemError) }
+            try await store.testSession.set(.askToBuy, to: mask & 8 != 0)
+            try await store.testSession.set(.interruptedPurchases, to: mask & 16 != 0)
+            // Read as the snapshot reads them (the snapshot itself is refused offline, as loading products is).
+            let expected = try await store.purchaseConditions().expected
+            let made: PurchaseConditions.Expected
+            do {
+                switch try await store.app.purchase("pro") {
+                case .pending(let request): made = request.reason == .askToBuy ? .askToBuy : .interrupted
+                default: made = .succeeds
                 }
-                #expect(made == expected, "conditions \(mask)")
+            } catch StoreError.purchaseNotAllowed {
+                made = .notAllowed
+            } catch StoreError.simulated(let error, _) {
+                made = .fails(error)
             }
+            #expect(made == expected, "conditions \(mask)")
         }
     }
 }
