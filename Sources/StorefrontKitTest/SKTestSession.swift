@@ -63,14 +63,14 @@ public final class SKTestSession: Sendable {
         return names.filter { $0.hasSuffix(".resources") }.sorted().map { folder.appendingPathComponent($0) }
     }
 
-    /// A session on the `.storekit` or products.json file at `url`, in a new temporary store file.
+    /// A session on the `.storekit` or products.json file at `url`, in a new temporary store file
+    /// (in memory, `/dev/shm`, unless `TMPDIR` names a folder: see `SessionFolder`).
     public init(contentsOf url: URL) throws {
         let catalog: Catalog
         do { catalog = try SessionStoreTemplate.catalog(at: url) } catch {
             throw StorefrontKit.ConfigurationError(description: "catalog \(url.path): \(error.description)")
         }
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sktestsession-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try SessionFolder.make()
         do {
             let store = try SessionStoreTemplate.store(catalog: catalog, from: url, at: folder.appendingPathComponent("store.sqlite").path)
             context = StoreContext(store: store)

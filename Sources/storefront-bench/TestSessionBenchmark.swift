@@ -29,7 +29,8 @@ enum TestSessionBenchmark {
 
 extension TestSessionBenchmark {
     /// Figures 13 and 13a on the repository's products.json (in the current folder), buying its first
-    /// non-consumable; the engine's baseline on the same file, in the same temporary folder as the sessions'.
+    /// non-consumable; the engine's baseline on the same file, a durable store in the temporary folder
+    /// (the sessions' stores are in memory when the machine has a roomy /dev/shm: `SessionFolder`).
     static func figures(progress: (String) -> Void) async throws -> [Figure] {
         let catalogPath = FileManager.default.currentDirectoryPath + "/products.json"
         guard let productID = EngineBenchmarks.firstNonConsumable(catalogPath: catalogPath) else {

@@ -1,6 +1,6 @@
 import Foundation
 import StorefrontKit
-import StorefrontKitTest
+@testable import StorefrontKitTest
 import Testing
 
 /// `SKTestSession` with Xcode's declarations: `Int` identifiers, `clearTransactions()`, both
@@ -124,5 +124,26 @@ import Testing
         }
         try await session.setSimulatedError(.generic(.unknown), forAPI: .subscriptionStatus)
         #expect(await session.simulatedError(forAPI: .subscriptionStatus) == .generic(.unknown))
+    }
+
+    /// A session's store is in a folder of its own under `SessionFolder.parent` (memory where the
+    /// machine has a roomy tmpfs, unless TMPDIR chooses), and the folder goes with the session.
+    @Test func aSessionsStoreIsInAFolderOfItsOwnGoneAtItsEnd() throws {
+        var session: SKTestSession? = try SKTestSession(contentsOf: catalogURL)
+        let path = try #require(session?.storePath)
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        #expect(folder.deletingLastPathComponent().standardizedFileURL.path == SessionFolder.parent.standardizedFileURL.path)
+        #expect(folder.lastPathComponent.hasPrefix("sktestsession-") && FileManager.default.fileExists(atPath: path))
+        session = nil
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
+
+    /// Memory is a tmpfs with room: never /proc or a missing folder; /dev/shm where it is one.
+    @Test func memoryIsATmpfsWithRoom() {
+        #expect(!SessionFolder.isRoomyMemory("/proc"))
+        #expect(!SessionFolder.isRoomyMemory("/no/such/folder"))
+        if ProcessInfo.processInfo.environment["TMPDIR"] == nil, SessionFolder.isRoomyMemory("/dev/shm") {
+            #expect(SessionFolder.parent.path == "/dev/shm")
+        }
     }
 }
