@@ -3,7 +3,7 @@
 #
 #   scripts/with-postgres.sh COMMAND...
 #
-# Starts a real cluster in a new folder under /tmp, listening on a Unix socket in that folder
+# Starts a real cluster in a new folder under /dev/shm or /tmp (below), listening on a Unix socket in that folder
 # only (listen_addresses=''), exports STOREFRONT_TEST_POSTGRES (a libpq URI naming the socket
 # folder, its port and the superuser), runs the command, then stops the cluster and removes the folder
 # whatever the command's exit. Exits with the command's status; fails, saying why (the server
