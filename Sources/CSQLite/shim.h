@@ -3,6 +3,11 @@
 #include <sqlite3.h>
 #include <string.h>
 
+/// Turns off SQLite's memory statistics, which take one process-wide mutex around every
+/// allocation of every connection (sqlite3_config is variadic: it does not import into Swift).
+/// Only before SQLite initializes; SQLITE_MISUSE after, changing nothing.
+static inline int csqlite_memory_statistics_off(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
+
 /// SQLITE_TRANSIENT does not import into Swift: it is a cast of -1 to a function pointer.
 static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
 

@@ -44,6 +44,10 @@ package final class SQLiteDatabase: LedgerConnection {
     /// A zero-length C string, bound for an empty Swift string.
     nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar> = UnsafePointer(strdup("")!)
 
+    /// SQLite's process-wide settings, before its first connection: no memory statistics (nothing
+    /// reads them, and they serialize every connection's allocations on one mutex).
+    private static let configureOnce: Void = { _ = csqlite_memory_statistics_off() }()
+
     /// Opens (and with `create`, creates) the database at `path`; with `uri`,
     /// `path` is a `file:` URI whose parameters (`mode=ro`, `immutable=1`) apply. Without,
     /// `path` is a file's path and nothing else (``plainPath(_:)``).
@@ -52,6 +56,7 @@ package final class SQLiteDatabase: LedgerConnection {
         if create { flags |= SQLITE_OPEN_CREATE }
         if uri { flags |= SQLITE_OPEN_URI }
         flags |= SQLITE_OPEN_NOMUTEX
+        Self.configureOnce
         let status = sqlite3_open_v2(uri ? path : Self.plainPath(path), &handle, flags, nil)
         guard status == SQLITE_OK else {
             let error = Self.error(status, handle)
