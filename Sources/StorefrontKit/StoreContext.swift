@@ -148,26 +148,17 @@ public enum StorefrontKit {
 
 // MARK: - Threads of StorefrontKit's own
 
-/// A task executor on a serial dispatch queue of its own. A serial queue is overcommitting: Dispatch
-/// gives it a thread even while every thread of Swift's shared pool (one per core) is busy or blocked,
-/// so work run here never queues behind the rest of the process's tasks. StoreKit 1's queue and
-/// requests run their work on one each (so its callbacks reach the main queue promptly in a busy
-/// test process), and each synchronous wait for the store runs on a fresh one.
-package final class StoreKitExecutor: TaskExecutor, @unchecked Sendable {
-    // Immutable; DispatchQueue is thread-safe.
-    private let queue: DispatchQueue
+/// StorefrontKit's tasks that must not wait behind Swift's shared pool. A serial queue is
+/// overcommitting: Dispatch gives it a thread even while every thread of the pool is busy or
+/// blocked. StoreKit 1's queue and requests run their work on one each (so its callbacks reach the
+/// main queue promptly in a busy test process), and each synchronous wait for the store on a fresh one.
+package typealias StoreKitExecutor = DispatchTaskExecutor
 
-    package init(label: String) { queue = DispatchQueue(label: label) }
-
+extension DispatchTaskExecutor {
     /// Where the sequences an app iterates (`Transaction.updates`, `Message.messages`, status and
     /// storefront updates) watch the store: off Swift's shared pool, so a busy or blocked pool (two
     /// threads on a two-core machine) does not hold back what another process wrote.
-    package static let monitors = StoreKitExecutor(label: "storefrontkit.monitors")
-
-    package func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
+    package static let monitors = DispatchTaskExecutor(label: "storefrontkit.monitors")
 }
 
 // MARK: - Waiting for the store from synchronous code

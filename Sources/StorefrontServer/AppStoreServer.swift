@@ -78,13 +78,18 @@ public final class AppStoreServer: @unchecked Sendable {
         return http.port
     }
 
+    /// Where the sender lock is watched and waited for: off Swift's shared pool, whose threads
+    /// blocking work elsewhere can hold for seconds (a replica would send on, or not take over,
+    /// that long), and which a lock's own checks (a round trip to PostgreSQL) must not block.
+    private static let lockWatch = DispatchTaskExecutor(label: "storefront.serve.sender-lock")
+
     /// Looks again each second: sends once the other server stops, or once the lock can be
     /// made (the folder in its place removed), saying so; a changed reason is said once too.
     private func waitForLock(_ first: SenderLock.Outcome) {
         let lock = senderLock, log = log
         tasks.withLock { tasks in
             guard !tasks.stopped else { return }
-            tasks.takeover = Task.detached { [weak self] in
+            tasks.takeover = Task.detached(executorPreference: Self.lockWatch) { [weak self] in
                 var said = first
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
@@ -140,7 +145,7 @@ public final class AppStoreServer: @unchecked Sendable {
             // A PostgreSQL session can break while this process lives (a restarted server, a
             // network cut): the server drops the lock with it, and another replica may take it.
             // Sending on would deliver every notification twice: stop, and wait for the lock again.
-            tasks.watch = Task.detached { [weak self] in
+            tasks.watch = Task.detached(executorPreference: Self.lockWatch) { [weak self] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
                     guard !Task.isCancelled else { return }

@@ -328,15 +328,8 @@ public final class StoreChangeFeed: Sendable {
 }
 
 /// Where the watching thread's looks start: a dispatch queue, not Swift's shared pool.
-private final class LookExecutor: TaskExecutor, @unchecked Sendable {
-    // Immutable; DispatchQueue is thread-safe.
-    private let queue = DispatchQueue(label: "storefront.changes.looks")
-    static let shared = LookExecutor()
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
+private enum LookExecutor {
+    static let shared = DispatchTaskExecutor(label: "storefront.changes.looks")
 }
 
 /// inotify on the store file's folder, for the file and its write-ahead log: a folder watch sees
