@@ -36,6 +36,9 @@ let package = Package(
         /// libpq (libpq-dev's header) for the ledger's PostgreSQL backend, loaded with dlopen when
         /// the first connection opens: linked, it and its ~20 libraries cost every process ~4.5 ms of CPU at start.
         .target(name: "CLibPQ"),
+        /// libcrypto started before main without its exit-time clean-up, which freed OpenSSL's
+        /// tables under threads still signing as a process exited.
+        .target(name: "COpenSSLExit", linkerSettings: [.linkedLibrary("crypto")]),
         /// glibc's malloc settings the executable makes at start (one arena: docs/performance.md, memory).
         .target(name: "CMalloc"),
 
@@ -44,7 +47,7 @@ let package = Package(
         /// money and storefronts. No SQLite, no OpenSSL.
         .target(name: "StoreCatalog"),
         /// Keys, the store's certificate authority, JWS and the seals' HMAC: the only target on libcrypto.
-        .target(name: "StoreSigning", dependencies: ["StoreCatalog", "COpenSSL"]),
+        .target(name: "StoreSigning", dependencies: ["StoreCatalog", "COpenSSL", "COpenSSLExit"]),
         /// The store: a SQLite file or PostgreSQL, every SQL statement, schema and migrations, and
         /// the records the ledger keeps. The only target on SQLite and on libpq.
         .target(name: "StoreLedger", dependencies: ["StoreCatalog", "StoreSigning", "CSQLite", "CLibPQ"]),
