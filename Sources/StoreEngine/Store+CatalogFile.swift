@@ -15,7 +15,7 @@ import Foundation
 /// - An old store with no row and a side file `STORE.catalog` (one absolute path, as earlier
 ///   versions kept it) opens with the catalog the side file names, which is recorded in the store
 ///   then; the side file is left where it is.
-/// - `reset all` clears the row with every other setting; the next run with a catalog writes it again.
+/// - `reset all` keeps the row while it clears every other setting: the store still runs with that catalog.
 extension Store {
     /// The store-wide settings row keeping the catalog file the store last ran with.
     static let catalogFileSetting = "catalog.path"

@@ -107,9 +107,15 @@ extension Store {
         return definition.defaultValue
     }
 
-    /// Wipes the app's side, this account, or the whole store file's contents.
+    /// Wipes the app's side, this account, or the whole store file's contents. The catalog the
+    /// store last ran with (``catalogFileSetting``) is kept: it is what the store runs with, not
+    /// what a tester did, and a second terminal in another folder still finds it.
     func reset(_ scope: ResetScope) throws {
-        try ledger.write { try ledger.reset(scope, account: account) }
+        try ledger.write {
+            let catalogFile = scope == .all ? try ledger.setting(Self.catalogFileSetting, account: "") : nil
+            try ledger.reset(scope, account: account)
+            if let catalogFile { try ledger.setSetting(Self.catalogFileSetting, account: "", value: catalogFile) }
+        }
     }
 
     /// The account's newest transaction state changes, oldest first.

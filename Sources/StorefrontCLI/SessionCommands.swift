@@ -61,7 +61,8 @@ struct ResetCommand: StorefrontCommand {
               app       as deleting the app: its owned-products cache and consumable balances
                         (for every account); the App Store's history stays, so restore works
               account   the account's transactions, settings, log and app-side state
-              all       the whole store file's contents (transaction ids are never reused)
+              all       the whole store file's contents; transaction ids are never reused,
+                        and the catalog the store runs with is kept
             """,
         operands: [.words(["app", "account", "all"])])
 

@@ -45,6 +45,23 @@ import Testing
         }
     }
 
+    /// `reset all` empties the store but keeps the catalog it runs with: a second terminal in
+    /// another folder still opens it (it forgot it, and said there was no catalog).
+    @Test func resetAllKeepsTheCatalogTheStoreRunsWith() async throws {
+        try await withTemporaryFolder { folder in
+            let (shop, elsewhere, store, catalog) = try layout(folder)
+            let first = try open(store, from: shop)
+            try await first.store.testSession.setSetting("storefront", to: "GBR")
+            try await first.store.reset(.all)
+            #expect(try Ledger(path: store).setting(Store.catalogFileSetting, account: "") == catalog)
+            let second = try open(store, from: elsewhere)
+            #expect(second.catalog == .file(path: catalog, reason: .lastRan))
+            // Every other setting is gone.
+            let storefront = try await second.store.testSession.settings().first { $0.name == "storefront" }
+            #expect(storefront?.isDefault == true && storefront?.value != "GBR", "\(String(describing: storefront))")
+        }
+    }
+
     @Test func aCatalogNamedIsTheOneRememberedNext() async throws {
         try await withTemporaryFolder { folder in
             let (shop, elsewhere, store, _) = try layout(folder)
