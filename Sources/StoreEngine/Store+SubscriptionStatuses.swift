@@ -9,6 +9,20 @@ extension Store {
         return try statuses(at: try currentTime())
     }
 
+    /// Each subscription group's first status (the account's own before one its family shares),
+    /// only where that one is in billing retry, its renewal info unsigned: the only statuses whose
+    /// state can be `inGracePeriod`, for a reader that marks grace periods and nothing else
+    /// (`transactions`, whose rows say "expired" or "grace period"). Each as
+    /// ``subscriptionStatuses()`` gives it, without a signature and a seal check for every group
+    /// of the account (a hundred groups: a third of a `transactions` process's work).
+    func billingRetryStatuses() throws -> [SubscriptionStatus] {
+        try processRenewals()
+        var groups = Set<String>()
+        return try statuses(at: try currentTime(), signed: false) { record in
+            groups.insert(record.groupID).inserted && record.billingRetrySince != nil
+        }
+    }
+
     /// The statuses at `date`, renewals due already made.
     ///
     /// As Apple's renewal info: `renewalDate` is the newest period's end in every state
@@ -19,9 +33,11 @@ extension Store {
     /// subscriptions first, then those its family shares with it (a group may have both, as Apple's).
     /// `signed` false leaves the renewal info's `jwsRepresentation` nil (a P-256 signature each): for
     /// a reader that never shows or hands it on (the paywall's snapshot).
-    func statuses(at date: Date, account: String? = nil, signed: Bool = true) throws -> [SubscriptionStatus] {
+    /// `including`: which groups' records to make a status of (every one by default).
+    func statuses(at date: Date, account: String? = nil, signed: Bool = true,
+                  including: (SubscriptionRecord) -> Bool = { _ in true }) throws -> [SubscriptionStatus] {
         let account = account ?? self.account
-        let records = try ledger.subscriptionStates(account: account) + sharedRecords(account: account)
+        let records = try (ledger.subscriptionStates(account: account) + sharedRecords(account: account)).filter(including)
         let latest = try ledger.latestTransactions(originalIDs: records.map(\.originalID))
         return try records.compactMap { record -> SubscriptionStatus? in
             guard let latest = latest[record.originalID] else { return nil }

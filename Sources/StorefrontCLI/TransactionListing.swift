@@ -28,9 +28,10 @@ extension Session {
         writer.finish(end, footer: try await footer(end, page))
     }
 
-    /// Each subscription group's status: a row's state says whether its period is in a grace period.
+    /// The status of each subscription group that can be in its grace period (in billing retry):
+    /// a row's state says whether its period is in a grace period.
     func subscriptionsByGroup() async throws -> [String: SubscriptionStatus] {
-        Dictionary(try await appStore.subscriptionStatuses().map { ($0.groupID, $0) }) { own, _ in own }
+        Dictionary(try await appStore.billingRetryStatuses().map { ($0.groupID, $0) }) { own, _ in own }
     }
 
     /// The refund requests the app made, by transaction: a row's state says one while it stands.

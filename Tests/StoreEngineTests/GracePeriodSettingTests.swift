@@ -79,4 +79,28 @@ struct GracePeriodSettingTests {
             #expect(try await status(other, "premium").state == .inGracePeriod)
         }
     }
+
+    /// What `transactions` asks for its rows' "grace period": each group's status where it is in
+    /// billing retry, as the full statuses say it, unsigned; a group subscribed is left out.
+    @Test("billing retry statuses: the groups in billing retry only, as subscriptionStatuses says them, unsigned")
+    func billingRetryStatuses() async throws {
+        try await withLifecycleStore { fixture in
+            let store = try fixture.open()
+            _ = try await buy(store, "pro.monthly")
+            try await store.setSetting("billingIssues", to: "true")
+            try await store.setSetting("gracePeriod", to: "true")
+            try await store.testSession.set(.gracePeriodDuration, to: 16)
+            fixture.clock.set(utc(2025, 2, 20))
+            _ = try await buy(store, "news.weekly")
+            let all = try await store.subscriptionStatuses()
+            #expect(all.map(\.state) == [.subscribed, .inGracePeriod], "news, then pro: \(all.map(\.groupID))")
+            let retrying = try await store.billingRetryStatuses()
+            #expect(retrying.map(\.groupID) == ["pro"])
+            let full = try #require(all.first { $0.groupID == "pro" })
+            var unsigned = full
+            unsigned.renewalInfo.jwsRepresentation = nil
+            #expect(full.renewalInfo.jwsRepresentation != nil)
+            #expect(retrying.first == unsigned)
+        }
+    }
 }

@@ -100,6 +100,10 @@ public struct AppStoreFace: Sendable {
     /// Each subscription group's status, as the App Store knows it.
     public func subscriptionStatuses() async throws -> [SubscriptionStatus] { try await store.subscriptionStatuses() }
 
+    /// Each group's first status where it is in billing retry, unsigned: the only ones that can be
+    /// in their grace period, for a reader that marks grace periods and nothing else.
+    package func billingRetryStatuses() async throws -> [SubscriptionStatus] { try await store.billingRetryStatuses() }
+
     /// The store's StoreKit 1 event log for this account: every state change the App Store made, oldest first.
     public func events(limit: Int = 100) async throws -> [TransactionEvent] { try await store.events(limit: limit) }
 
