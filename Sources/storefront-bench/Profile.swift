@@ -60,6 +60,16 @@ enum Profile {
             }
             print("20 SKTestSession tests: median " + milliseconds(median(times)) + ", fastest " + milliseconds(times.min()!)
                   + String(format: "; CPU %.2f ms a test", (cpuSeconds() - before) / 20 * 1000))
+        case "kit":
+            // Figure 9's StorefrontKit launch beside its baseline, restore, on 10,000 transactions (seeded if missing).
+            if !FileManager.default.fileExists(atPath: storePath) {
+                _ = try await SyntheticData.seedStore(catalog, transactions: 10_000, at: storePath)
+            }
+            let kit = try await KitBenchmark.launch(catalogPath: catalogPath, productIDs: catalog.products.map(\.id),
+                                                    storePath: storePath, runs: runs)
+            let restore = try await EngineBenchmarks.restore(catalog, storePath: storePath, runs: runs).times
+            print("products(for:) (\(kit.products)) + currentEntitlements (\(kit.entitlements)): median " + milliseconds(median(kit.times))
+                  + "; restore: median " + milliseconds(median(restore)))
         case "snapshot":
             // What the paywall reads for its first screen, on a store of 10,000 transactions (seeded if missing).
             if !FileManager.default.fileExists(atPath: storePath) {

@@ -3,7 +3,7 @@ import Foundation
 
 // `make bench`: every figure beside a baseline run now, on this machine, or beside its limit.
 // Usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N]
-//        storefront-bench --profile load|load-times|seed|restore|purchase|buy|session|snapshot|paint|keypress|serve   (one run of one part, for valgrind --tool=callgrind; load-times: figure 6a alone)
+//        storefront-bench --profile load|load-times|seed|restore|purchase|buy|session|kit|snapshot|paint|keypress|serve   (one run of one part, for valgrind --tool=callgrind; load-times: figure 6a alone)
 //        storefront-bench --profile first-paint   (figures 1, 1a, 1b, 1c, 2, 2a and 5 alone)
 //        storefront-bench --profile latency|test-loop|test-session|postgresql   (figures 11 and 11a, 12, 13 and 13a, or 14–14c, alone)
 
@@ -18,7 +18,7 @@ var options = ["--storefront": ".build/release/storefront", "--work": ".build/be
 var arguments = CommandLine.arguments.dropFirst()
 while let name = arguments.popFirst() {
     guard options[name] != nil, let value = arguments.popFirst() else {
-        FileHandle.standardError.write(Data("usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N] [--profile load|load-times|seed|restore|purchase|buy|session|snapshot|paint|keypress|serve|first-paint|latency|test-loop|test-session|postgresql]\n".utf8))
+        FileHandle.standardError.write(Data("usage: storefront-bench [--storefront PATH] [--work FOLDER] [--runs N] [--profile load|load-times|seed|restore|purchase|buy|session|kit|snapshot|paint|keypress|serve|first-paint|latency|test-loop|test-session|postgresql]\n".utf8))
         exit(64)
     }
     options[name] = value
