@@ -135,7 +135,7 @@ extension Store {
         guard item.type == .consumable else { throw StoreError.notConsumable(productID: productID) }
         guard quantity >= 1 else { throw StoreError.invalidQuantity(quantity) }
         return try ledger.write {
-            let balance = try ledger.balances(account: account)[productID] ?? 0
+            let balance = try ledger.balance(account: account, productID: productID)
             guard balance >= quantity else {
                 throw StoreError.insufficientBalance(productID: productID, balance: balance, requested: quantity)
             }

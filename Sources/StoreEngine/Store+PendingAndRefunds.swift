@@ -120,7 +120,7 @@ extension Store {
         // Waiting for the app again: the next look delivers the revocation.
         if transaction.isFinished { try ledger.markUnfinished(id) }
         if transaction.productType == .consumable, transaction.isFinished {
-            let balance = try ledger.balances(account: account)[transaction.productID] ?? 0
+            let balance = try ledger.balance(account: account, productID: transaction.productID)
             try ledger.addToBalance(account: account, productID: transaction.productID,
                                     amount: -min(balance, transaction.purchasedQuantity))
         }

@@ -33,9 +33,16 @@ extension Ledger {
         hex(hmac(key: key, Array("\(table.name)\n".utf8) + row.canonicalBytes(columns: table.columns)))
     }
 
+    /// ``recordSeal(of:in:key:)`` by this ledger's keyed hasher, fed from SQLite's buffers: every
+    /// read of a balance or a renewal state checks one (a delivery's balance read checked them
+    /// all, each through three one-shot digests: most of a paint that delivered many consumables).
+    func recordSeal(of row: Row, in table: SealedRecordTable) -> String {
+        Self.hex(sealHasher.mac(row: row, columns: table.columns, prefix: Array("\(table.name)\n".utf8)))
+    }
+
     /// Whether a row of `table`, read with its columns and `seal`, carries its own seal.
     func isSealed(_ row: Row, in table: SealedRecordTable) -> Bool {
-        row.optionalText(.seal) == Self.recordSeal(of: row, in: table, key: sealKey)
+        row.optionalText(.seal) == recordSeal(of: row, in: table)
     }
 
     static func selectList(_ table: SealedRecordTable) -> String {
@@ -50,7 +57,7 @@ extension Ledger {
     func resealRecord(_ table: SealedRecordTable, _ keys: [any SQLBindable]) throws(DatabaseError) {
         var pair: (old: String?, new: String)?
         try db.query("SELECT \(Self.selectList(table)) FROM \(table.name) WHERE \(Self.whereKeys(table))", keys) { row in
-            pair = (row.optionalText(.seal), Self.recordSeal(of: row, in: table, key: sealKey))
+            pair = (row.optionalText(.seal), recordSeal(of: row, in: table))
         }
         guard let pair, pair.old != pair.new else { return }
         try db.query("UPDATE \(table.name) SET seal = ? WHERE \(Self.whereKeys(table))", [pair.new as any SQLBindable] + keys) { (_: Row) throws(DatabaseError) in }

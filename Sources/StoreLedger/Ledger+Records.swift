@@ -181,9 +181,19 @@ extension Ledger {
         return balances
     }
 
+    /// One consumable's balance: 0 when it has none, or its row's seal does not match (edited).
+    package func balance(account: String, productID: String) throws(DatabaseError) -> Int {
+        var balance = 0
+        try db.query("SELECT \(Self.selectList(Self.sealedBalances)) FROM app_balances WHERE account = ? AND product_id = ?",
+                     [account, productID]) { row in
+            if isSealed(row, in: Self.sealedBalances) { balance = row.int(.balance) }
+        }
+        return balance
+    }
+
     /// Adds `amount` (negative to spend) to a sealed balance; an edited one is replaced, from 0.
     package func addToBalance(account: String, productID: String, amount: Int) throws(DatabaseError) {
-        let balance = try balances(account: account)[productID] ?? 0
+        let balance = try balance(account: account, productID: productID)
         try db.run("""
             INSERT INTO app_balances (account, product_id, balance) VALUES (?, ?, ?)
             ON CONFLICT (account, product_id) DO UPDATE SET balance = excluded.balance

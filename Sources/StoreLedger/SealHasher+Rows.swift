@@ -3,9 +3,11 @@ import StoreSigning
 import StoreCatalog
 
 extension SealHasher {
-    /// The seal's HMAC of a row's columns `columns`, in that order, in ``CanonicalBytes``' encoding.
-    package func mac(row: Row, columns: [Column]) -> [UInt8] {
+    /// The seal's HMAC of a row's columns `columns`, in that order, in ``CanonicalBytes``' encoding,
+    /// after `prefix` (a sealed record's table name).
+    package func mac(row: Row, columns: [Column], prefix: [UInt8] = []) -> [UInt8] {
         start()
+        pending += prefix
         for column in columns {
             if row.isNull(column) {
                 pending += [UInt8(ascii: "n"), UInt8(ascii: ";")]
