@@ -26,11 +26,15 @@ run: build
 ## Each phase's time goes to .build/make-test-times.txt (scripts/timed.sh; `make bench` shows it).
 ## The tests run beside one throwaway PostgreSQL cluster (scripts/with-postgres.sh,
 ## docs/postgresql-tests.md), which fails the run when it cannot start.
+## The suites with exit tests (#expect(processExitsWith:)) run on their own: once one has run,
+## Swift Testing's monitor thread spins for the rest of its process (docs/performance.md).
+EXIT_TEST_SUITES = OpenSSLExitTests|RowAccessByNameTests
 test: test-clock deps oracle commit
 	./scripts/timed.sh build ./scripts/no-warnings.sh $(SWIFT) build --build-tests
 	./scripts/timed.sh tests ./scripts/with-postgres.sh sh -c '\
 		STOREFRONT_TEST_BACKEND=postgresql $(SWIFT) test --skip-build --filter StoreEngineTests && \
-		$(SWIFT) test --skip-build'
+		$(SWIFT) test --skip-build --filter "$(EXIT_TEST_SUITES)" && \
+		$(SWIFT) test --skip-build --skip "$(EXIT_TEST_SUITES)"'
 	./scripts/timed.sh examples-build ./scripts/no-warnings.sh $(SWIFT) build --package-path Examples $(EXAMPLES_SCRATCH) --build-tests
 	./scripts/timed.sh examples-tests $(SWIFT) test --package-path Examples $(EXAMPLES_SCRATCH) --skip-build
 	./scripts/timed.sh storeapp-build ./scripts/no-warnings.sh $(SWIFT) build --package-path Examples/StoreApp $(EXAMPLES_SCRATCH) --build-tests

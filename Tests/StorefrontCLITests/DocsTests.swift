@@ -263,6 +263,25 @@ struct DocsTests {
         }
     }
 
+    /// `make test` runs the suites with exit tests apart (Swift Testing's monitor spins for the
+    /// rest of a process once one has run): each such suite is one the Makefile names.
+    @Test("every suite with an exit test is in the Makefile's EXIT_TEST_SUITES")
+    func exitTestSuitesRunApart() throws {
+        let makefile = try String(contentsOfFile: Repository.file("Makefile"), encoding: .utf8)
+        let line = try #require(makefile.split(separator: "\n").first { $0.hasPrefix("EXIT_TEST_SUITES = ") })
+        let named = Set(line.dropFirst("EXIT_TEST_SUITES = ".count).split(separator: "|").map(String.init))
+        let files = FileManager.default.enumerator(atPath: Repository.file("Tests"))?.compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") } ?? []
+        var suites: Set<String> = []
+        for file in files {
+            let text = try String(contentsOfFile: Repository.file("Tests/" + file), encoding: .utf8)
+            guard text.contains("await #expect(" + "processExitsWith:") else { continue }  // split: not this file
+            for match in text.matches(of: /\nstruct (\w+)/) { suites.insert(String(match.output.1)) }
+        }
+        #expect(suites.count >= 2, "suites with exit tests: \(suites)")
+        #expect(suites == named, "suites with exit tests \(suites.sorted()); the Makefile names \(named.sorted())")
+    }
+
     // MARK: - Reading Markdown
 
     /// The body rows of every Markdown table whose header line is `header` (separator rows skipped).
