@@ -60,6 +60,10 @@ public final class SigningKey: @unchecked Sendable {
     public convenience init(pem: String) throws(VerificationFailure) {
         // BIO_new_mem_buf does not copy: the text must live while the BIO reads it.
         let key: OpaquePointer? = pem.withCString { text in
+            // The store's P-256 keys by the EC decoders alone; any other key (the receipts' RSA key) by every decoder.
+            if pem.hasPrefix("-----BEGIN PRIVATE KEY-----"), let key = cossl_read_private_key_pem(text, strlen(text), "EC") {
+                return key
+            }
             let bio = BIO_new_mem_buf(text, -1)
             defer { BIO_free(bio) }
             return pem.contains("PRIVATE KEY") ? PEM_read_bio_PrivateKey(bio, nil, nil, nil) : PEM_read_bio_PUBKEY(bio, nil, nil, nil)

@@ -8,6 +8,37 @@ struct SigningTests {
     let key = try! SigningKey.generate()
     let payload = JSON.object(["transactionId": .string("2000000001"), "price": .integer(990), "productId": .string("p")])
 
+    /// A P-256 key is read by the EC decoders alone; an RSA key, a public key and the older
+    /// "EC PRIVATE KEY" form by every decoder: each comes back as the same key, and junk is refused.
+    @Test("keys read back from PEM: P-256 (PKCS#8 and SEC 1), RSA and public keys are the same keys; junk is refused")
+    func keysReadBackFromPEM() throws {
+        let read = try SigningKey(pem: key.privateKeyPEM)
+        #expect(read.hasSamePublicKey(as: key) && read.privateKeyPEM == key.privateKeyPEM)
+        #expect(try key.verify(read.sign(payload)).payload == payload, "the key read back signs as the original")
+        let rsa = try SigningKey.generateRSA()
+        #expect(try SigningKey(pem: rsa.privateKeyPEM).privateKeyPEM == rsa.privateKeyPEM)
+        #expect(try SigningKey(pem: key.publicKeyPEM).hasSamePublicKey(as: key))
+        let sec1 = try #require(Self.openssl(["ec"], input: key.privateKeyPEM))
+        #expect(sec1.hasPrefix("-----BEGIN EC PRIVATE KEY-----"))
+        #expect(try SigningKey(pem: sec1).privateKeyPEM == key.privateKeyPEM)
+        #expect(throws: VerificationFailure.self) { try SigningKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
+    }
+
+    /// The `openssl` command's output for `input`, nil when it fails.
+    static func openssl(_ arguments: [String], input: String) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        let (stdin, stdout) = (Pipe(), Pipe())
+        (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, FileHandle.nullDevice)
+        guard (try? process.run()) != nil else { return nil }
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try? stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? String(decoding: output, as: UTF8.self) : nil
+    }
+
     @Test("a signed JWS verifies and gives back its header and payload")
     func roundTrip() throws {
         let jws = try key.sign(payload)
