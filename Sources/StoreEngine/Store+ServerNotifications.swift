@@ -142,22 +142,26 @@ extension Store {
         return try ledger.notifications(filter, after: after, limit: limit)
     }
 
-    /// The oldest notification `url` still waits for, and whether its next attempt is due at the store's time now.
-    func nextNotification(for url: String, kept: Bool = false) throws -> (notification: ServerNotification, due: Bool)? {
-        // A receiver kept in the store gets what was recorded after it was added; a --notify URL all it has not had.
-        let receiver = try ledger.receivers().first { $0.url == url }
-        // One removed since the sender read the list gets nothing more (not everything from the start).
-        if kept, receiver == nil { return nil }
-        let after = receiver?.afterNotificationID ?? 0
-        let retries = notificationRetryDelays(in: try ledger.environment())  // none but in Production
-        guard let next = try ledger.nextUndelivered(to: url, after: after, maxAttempts: retries.count + 1)
-        else { return nil }
-        guard let last = next.attempts.last else { return (next, true) }
-        let due = last.date.addingTimeInterval(retries[next.attempts.count - 1])
-        let now = try currentTime()
-        // An attempt dated after now was made before the clock went back (`reset all`): its
-        // retry is due now, not after the whole gap (it would hold up every later one).
-        return (next, due <= now || last.date > now)
+    /// The oldest notification `url` still waits for, whether its next attempt is due at the
+    /// store's time now, and that time (the attempt's date): one read of the store.
+    func nextNotification(for url: String, kept: Bool = false) throws
+        -> (notification: ServerNotification, due: Bool, now: Date)? {
+        try ledger.read {
+            // A receiver kept in the store gets what was recorded after it was added; a --notify URL all it has not had.
+            let receiver = try ledger.receivers().first { $0.url == url }
+            // One removed since the sender read the list gets nothing more (not everything from the start).
+            if kept, receiver == nil { return nil }
+            let after = receiver?.afterNotificationID ?? 0
+            let retries = notificationRetryDelays(in: try ledger.environment())  // none but in Production
+            guard let next = try ledger.nextUndelivered(to: url, after: after, maxAttempts: retries.count + 1)
+            else { return nil }
+            let now = try currentTime()
+            guard let last = next.attempts.last else { return (next, true, now) }
+            let due = last.date.addingTimeInterval(retries[next.attempts.count - 1])
+            // An attempt dated after now was made before the clock went back (`reset all`): its
+            // retry is due now, not after the whole gap (it would hold up every later one).
+            return (next, due <= now || last.date > now, now)
+        }
     }
 
     /// Keeps one delivery attempt, dated by the store's clock (or `date`, when it was made then).

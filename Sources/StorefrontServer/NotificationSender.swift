@@ -74,8 +74,14 @@ final class NotificationSender: @unchecked Sendable {
         for await _ in changes {
             let targets = urls.isEmpty ? ((try? await face.receivers())?.map(\.url) ?? []) : urls
             let kept = urls.isEmpty
+            let distinct = Set(targets)
+            // One receiver (the usual --notify) is served on this task: no child task between the change and its POST.
+            guard distinct.count > 1 else {
+                if let url = distinct.first, let retry = await deliver(to: url, kept: kept) { feed.wake(atStoreTime: retry) }
+                continue
+            }
             await withTaskGroup(of: Void.self) { group in
-                for url in Set(targets) {
+                for url in distinct {
                     group.addTask { if let retry = await self.deliver(to: url, kept: kept) { feed.wake(atStoreTime: retry) } }
                 }
             }
@@ -115,9 +121,9 @@ final class NotificationSender: @unchecked Sendable {
     func deliver(to url: String, kept: Bool = false) async -> Date? {
         if case .some(let wait?) = await recordKept(for: url) { return wait }
         let before = unrecorded.withLock { $0.removeValue(forKey: url) }
-        while !Task.isCancelled, let (notification, due) = try? await face.nextNotification(for: url, kept: kept) {
+        // Each attempt is dated by the store's clock when its notification was read, before the POST.
+        while !Task.isCancelled, let (notification, due, date) = try? await face.nextNotification(for: url, kept: kept) {
             guard due else { return face.retryDate(of: notification) }
-            let date = (try? await face.now()) ?? Date()
             let result = await post(notification.signedPayload, to: url)
             do {
                 try await record(notification.id, url, result, date)

@@ -152,10 +152,12 @@ public struct AppStoreFace: Sendable {
         try await store.notifications(filter, after: after, limit: limit)
     }
 
-    /// The oldest notification `url` has not received, and whether its next attempt is due
-    /// (Apple's schedule in Production: 1, 12, 24, 48, 72 hours after each failure, store time; Sandbox sends once).
+    /// The oldest notification `url` has not received, whether its next attempt is due
+    /// (Apple's schedule in Production: 1, 12, 24, 48, 72 hours after each failure, store time; Sandbox sends once),
+    /// and the store's time it was read at (an attempt made now is dated so).
     /// With `kept`, `url` is a receiver kept in the store: nil once it is no longer kept.
-    public func nextNotification(for url: String, kept: Bool = false) async throws -> (notification: ServerNotification, due: Bool)? {
+    public func nextNotification(for url: String, kept: Bool = false) async throws
+        -> (notification: ServerNotification, due: Bool, now: Date)? {
         try await store.nextNotification(for: url, kept: kept)
     }
 
