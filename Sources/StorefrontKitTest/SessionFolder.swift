@@ -10,10 +10,9 @@ import Foundation
 enum SessionFolder {
     /// The folder the sessions' folders are made in, chosen once a process.
     static let parent: URL = {
-        let environment = ProcessInfo.processInfo.environment
-        if let chosen = environment["TMPDIR"], !chosen.isEmpty { return FileManager.default.temporaryDirectory }
-        return isRoomyMemory("/dev/shm") ? URL(fileURLWithPath: "/dev/shm", isDirectory: true)
-                                         : FileManager.default.temporaryDirectory
+        let chosen = ProcessInfo.processInfo.environment["TMPDIR"].map { !$0.isEmpty } ?? false
+        return !chosen && isRoomyMemory("/dev/shm") ? URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+                                                    : FileManager.default.temporaryDirectory
     }()
 
     /// A tmpfs (so says /proc/mounts) this process may write in, with 256 MB free or more.

@@ -12,8 +12,7 @@ struct ServerCrashTests: ServerHarness {
     static func rows(_ path: String, _ sql: String) throws -> [[String]] {
         var db: OpaquePointer?
         defer { sqlite3_close(db) }
-        _ = csqlite_memory_statistics_off()  // SQLiteDatabase's setting, whichever opens first (SQLiteSettingsTests)
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw StoreFileTests.SQLiteFailure(message: "open \(path)") }
+        guard openWithSQLite(path, &db, flags: SQLITE_OPEN_READONLY) == SQLITE_OK else { throw StoreFileTests.SQLiteFailure(message: "open \(path)") }
         sqlite3_busy_timeout(db, 10_000)
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {

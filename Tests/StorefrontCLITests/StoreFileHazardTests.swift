@@ -21,8 +21,7 @@ struct StoreFileHazardTests {
     func count(_ sandbox: Sandbox) throws -> Int {
         var db: OpaquePointer?, statement: OpaquePointer?
         defer { sqlite3_finalize(statement); sqlite3_close(db) }
-        _ = csqlite_memory_statistics_off()  // SQLiteDatabase's setting, whichever opens first (SQLiteSettingsTests)
-        guard sqlite3_open_v2(sandbox.store, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK,
+        guard openWithSQLite(sandbox.store, &db, flags: SQLITE_OPEN_READONLY) == SQLITE_OK,
               sqlite3_prepare_v2(db, "SELECT count(*) FROM transactions", -1, &statement, nil) == SQLITE_OK,
               sqlite3_step(statement) == SQLITE_ROW else { return -1 }
         return Int(sqlite3_column_int64(statement, 0))

@@ -10,8 +10,7 @@ struct StoreFileTests {
     static func sqlite(_ path: String, _ sql: String) throws {
         var db: OpaquePointer?
         defer { sqlite3_close(db) }
-        _ = csqlite_memory_statistics_off()  // SQLiteDatabase's setting, whichever opens first (SQLiteSettingsTests)
-        guard sqlite3_open(path, &db) == SQLITE_OK else {
+        guard openWithSQLite(path, &db) == SQLITE_OK else {
             throw SQLiteFailure(message: String(cString: sqlite3_errmsg(db)))
         }
         var message: UnsafeMutablePointer<CChar>?
@@ -248,8 +247,7 @@ struct StoreFileTests {
         try await sandbox.storefront("buy", Demo.coins).expect(exit: 0)
         // Keep a connection open so -wal and -shm exist, as while the paywall runs.
         var db: OpaquePointer?
-        _ = csqlite_memory_statistics_off()  // SQLiteDatabase's setting, whichever opens first (SQLiteSettingsTests)
-        #expect(sqlite3_open(sandbox.store, &db) == SQLITE_OK)
+        #expect(openWithSQLite(sandbox.store, &db) == SQLITE_OK)
         defer { sqlite3_close(db) }
         #expect(sqlite3_exec(db, "SELECT count(*) FROM transactions", nil, nil, nil) == SQLITE_OK)
         for file in [sandbox.store, sandbox.store + "-wal", sandbox.store + "-shm"] {
