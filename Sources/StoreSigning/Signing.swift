@@ -1,6 +1,7 @@
 import COpenSSL
 import Foundation
 import StoreCatalog
+import Synchronization
 
 /// Why a JWS did not verify.
 public struct VerificationFailure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -74,13 +75,29 @@ public final class SigningKey: @unchecked Sendable {
 
     /// The private key as PKCS#8 PEM.
     public var privateKeyPEM: String {
-        Self.pem { bio in PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) }
+        if let known = pemTexts.withLock({ $0.privateKey }) { return known }
+        let made = Self.pem { bio in PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) }
+        pemTexts.withLock { $0.privateKey = made }
+        return made
     }
 
     /// The public key as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`),
     /// for a server or the `openssl` command line to verify with.
     public var publicKeyPEM: String {
-        Self.pem { bio in PEM_write_bio_PUBKEY(bio, key) }
+        if let known = pemTexts.withLock({ $0.publicKey }) { return known }
+        let made = Self.pem { bio in PEM_write_bio_PUBKEY(bio, key) }
+        pemTexts.withLock { $0.publicKey = made }
+        return made
+    }
+
+    /// The key's PEM texts, each written once: OpenSSL 3's encoders take about 0.2 ms a text, and
+    /// every open of a store asks for both (its seal key, the public key it hands out), while
+    /// the key itself is read once in the process (ParsedSigningCache).
+    private let pemTexts = Mutex(PEMTexts())
+
+    private struct PEMTexts {
+        var privateKey: String?
+        var publicKey: String?
     }
 
     /// A short, stable id of the public key: the first 16 hex digits of the

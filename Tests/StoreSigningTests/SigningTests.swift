@@ -24,6 +24,20 @@ struct SigningTests {
         #expect(throws: VerificationFailure.self) { try SigningKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
     }
 
+    /// A key's PEM texts are written once and kept (every open of a store asks for both): each is
+    /// still that key's own, the same each time it is asked for, and a public key has no private one.
+    @Test func pemTextsAreEachKeysOwn() throws {
+        let other = try SigningKey.generate()
+        for _ in 0..<2 {
+            #expect(key.privateKeyPEM != other.privateKeyPEM && key.publicKeyPEM != other.publicKeyPEM)
+            #expect(try SigningKey(pem: other.privateKeyPEM).hasSamePublicKey(as: other))
+            #expect(try SigningKey(pem: key.publicKeyPEM).hasSamePublicKey(as: key))
+        }
+        let publicOnly = try SigningKey(pem: key.publicKeyPEM)
+        #expect(publicOnly.privateKeyPEM.isEmpty && publicOnly.privateKeyPEM.isEmpty)
+        #expect(publicOnly.publicKeyPEM == key.publicKeyPEM)
+    }
+
     /// The `openssl` command's output for `input`, nil when it fails.
     static func openssl(_ arguments: [String], input: String) -> String? {
         let process = Process()
