@@ -29,35 +29,30 @@ enum GrowthBenchmark {
     static let limit = 1.5
 
     /// The store files by size: paint, restore, `transactions --limit 50` and a purchase at each.
-    /// Each run goes over every size in turn, so that all sizes see the same moments of a shared
-    /// machine: a growth factor is a ratio of two sizes, and sizes measured one after another
-    /// put the machine's drift into it (a 100,000 store's restore once took longer than the
-    /// 1,000,000 one's).
     static func run(binary: String, catalog: Catalog, catalogPath: String, stores: [(size: Int, path: String)],
                     work: String, runs: Int, progress: (String) -> Void) async throws -> [Series] {
-        var paints = [[Duration]](repeating: [], count: stores.count)
-        var restores = [[Duration]](repeating: [], count: stores.count)
-        var lists = [[Duration]](repeating: [], count: stores.count)
-        progress("7. growth at " + stores.map { $0.size.formatted() }.joined(separator: ", ")
-                 + " transactions in turn, \(runs) runs: paint, restore, transactions --limit 50")
-        for _ in 0..<runs {
-            for (index, store) in stores.enumerated() {
-                let program = PaintBenchmark.storefront(binary: binary, catalog: catalog, catalogPath: catalogPath,
-                                                        storePath: store.path)
-                paints[index].append(try PaintBenchmark.run(program, home: work, presses: 0, quitKeys: Array("q".utf8)).firstPaint)
-                restores[index] += try await EngineBenchmarks.restore(catalog, storePath: store.path, runs: 1).times
-                lists[index].append(try ProcessRun.run(binary, ["--store", store.path, "transactions", "--limit", "50"],
-                                                       work: work).elapsed)
+        var paint = Series(measure: "First complete paint (10,000 products)", unit: .milliseconds, values: [])
+        var restore = Series(measure: "Restore + current entitlements", unit: .milliseconds, values: [])
+        var listing = Series(measure: "`transactions --limit 50`, whole process", unit: .milliseconds, values: [])
+        var purchase = Series(measure: "A durable purchase (consumable)", unit: .milliseconds, values: [])
+        for (size, path) in stores {
+            progress("7. growth at \(size.formatted()) transactions: paint, restore, transactions --limit 50")
+            let program = PaintBenchmark.storefront(binary: binary, catalog: catalog, catalogPath: catalogPath, storePath: path)
+            var paints: [Duration] = []
+            for _ in 0..<runs {
+                paints.append(try PaintBenchmark.run(program, home: work, presses: 0, quitKeys: Array("q".utf8)).firstPaint)
             }
+            paint.values.append(median(paints).milliseconds)
+            restore.values.append(median(try await EngineBenchmarks.restore(catalog, storePath: path, runs: runs).times).milliseconds)
+            var lists: [Duration] = []
+            for _ in 0..<runs {
+                lists.append(try ProcessRun.run(binary, ["--store", path, "transactions", "--limit", "50"], work: work).elapsed)
+            }
+            listing.values.append(median(lists).milliseconds)
         }
         progress("7. growth: purchases on the three store files in turn, 41 each")
-        let purchases = try await purchaseTimes(catalog, storePaths: stores.map(\.path), count: 41)
-        func series(_ measure: String, _ times: [[Duration]]) -> Series {
-            Series(measure: measure, unit: .milliseconds, values: times.map { median($0).milliseconds })
-        }
-        return [series("First complete paint (10,000 products)", paints), series("Restore + current entitlements", restores),
-                series("`transactions --limit 50`, whole process", lists),
-                Series(measure: "A durable purchase (consumable)", unit: .milliseconds, values: purchases.map(\.milliseconds))]
+        purchase.values = try await purchaseTimes(catalog, storePaths: stores.map(\.path), count: 41).map(\.milliseconds)
+        return [paint, restore, listing, purchase]
     }
 
     /// The median time of `count` consumable purchases on each store file, each durable: one on
