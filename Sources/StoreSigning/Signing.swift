@@ -75,19 +75,13 @@ public final class SigningKey: @unchecked Sendable {
 
     /// The private key as PKCS#8 PEM.
     public var privateKeyPEM: String {
-        if let known = pemTexts.withLock({ $0.privateKey }) { return known }
-        let made = Self.pem { bio in PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) }
-        pemTexts.withLock { $0.privateKey = made }
-        return made
+        written(\.privateKey) { bio in PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) }
     }
 
     /// The public key as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`),
     /// for a server or the `openssl` command line to verify with.
     public var publicKeyPEM: String {
-        if let known = pemTexts.withLock({ $0.publicKey }) { return known }
-        let made = Self.pem { bio in PEM_write_bio_PUBKEY(bio, key) }
-        pemTexts.withLock { $0.publicKey = made }
-        return made
+        written(\.publicKey) { bio in PEM_write_bio_PUBKEY(bio, key) }
     }
 
     /// The key's PEM texts, each written once: OpenSSL 3's encoders take about 0.2 ms a text, and
@@ -98,6 +92,14 @@ public final class SigningKey: @unchecked Sendable {
     private struct PEMTexts {
         var privateKey: String?
         var publicKey: String?
+    }
+
+    /// The text `write` makes, kept at `text` the first time.
+    private func written(_ text: WritableKeyPath<PEMTexts, String?> & Sendable, _ write: (OpaquePointer?) -> Int32) -> String {
+        if let known = pemTexts.withLock({ $0[keyPath: text] }) { return known }
+        let made = Self.pem(write)
+        pemTexts.withLock { $0[keyPath: text] = made }
+        return made
     }
 
     /// A short, stable id of the public key: the first 16 hex digits of the
